@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cudnnCreate, cudnnDestroy, cudnnSetStream, cudnnGetStream. */
+#include <stdlib.h>
+
+#include "api_impl.h"
+#include "core/cpu.h"
+#include "core/fail.h"
+#include "core/handle.h"
+#include "core/memory.h"
+
+/* Threads of a new handle: FREEDNN_NUM_THREADS when set to a positive
+ * number, otherwise one per logical processor. */
+static size_t
+default_threads(void)
+{
+    const char *env = getenv("FREEDNN_NUM_THREADS");
+    if (env != NULL) {
+        char *end;
+        long n = strtol(env, &end, 10);
+        if (*end == '\0' && n > 0 && n <= 1024)
+            return (size_t)n;
+    }
+    return fdnn_cpu_count();
+}
+
+cudnnStatus_t
+fdnn_api_cudnnCreate(cudnnHandle_t *handle)
+{
+    RETURN_IF_NULL(handle);
+    struct cudnnContext *h = calloc(1, sizeof(*h));
+    if (h == NULL)
+        return FDNN_ALLOC_FAILED("cannot allocate a handle");
+    h->magic = FDNN_HANDLE_MAGIC;
+    h->isa = fdnn_cpu_max_isa();
+    h->num_threads = 1;
+    cudnnStatus_t status = fdnn_handle_set_threads(h, default_threads());
+    if (status != CUDNN_STATUS_SUCCESS) {
+        free(h);
+        return status;
+    }
+    *handle = h;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_api_cudnnDestroy(cudnnHandle_t handle)
+{
+    RETURN_IF_ERROR(fdnn_handle_check(handle));
+    if (handle->pool != NULL)
+        pthreadpool_destroy(handle->pool);
+    fdnn_aligned_free(handle->scratch);
+    handle->magic = 0;
+    free(handle);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_api_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
+{
+    RETURN_IF_ERROR(fdnn_handle_check(handle));
+    handle->stream = streamId;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_api_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
+{
+    RETURN_IF_ERROR(fdnn_handle_check(handle));
+    RETURN_IF_NULL(streamId);
+    *streamId = handle->stream;
+    return CUDNN_STATUS_SUCCESS;
+}

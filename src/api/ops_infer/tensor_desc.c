@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tensor descriptors: create, set (4d, 4dEx, Nd, NdEx), get, size, destroy. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_impl.h"
+#include "core/fail.h"
+#include "core/tensor.h"
+
+/* cuDNN rejects descriptors of more than 2^31 - 1 elements. */
+#define MAX_TENSOR_ELEMENTS ((int64_t)INT_MAX)
+
+static cudnnStatus_t
+check_desc(cudnnTensorDescriptor_t desc)
+{
+    if (desc == NULL)
+        return FDNN_BAD_PARAM("tensorDesc is NULL");
+    if (desc->magic != FDNN_TENSOR_MAGIC)
+        return FDNN_BAD_PARAM("tensorDesc is not a tensor descriptor (destroyed or never created)");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Elements per vector of the NCHW_VECT_C types; 0 for the others. */
+static int
+vect_count(cudnnDataType_t dtype)
+{
+    switch (dtype) {
+    case CUDNN_DATA_INT8x4:
+    case CUDNN_DATA_UINT8x4: return 4;
+    case CUDNN_DATA_INT8x32: return 32;
+    default: return 0;
+    }
+}
+
+/* Validates dims and strides and stores them.  `vect` > 1 means the channel
+ * dimension is given in elements and stored as vectors. */
+static cudnnStatus_t
+store(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnDataType_t dtype, int nb, const int *dims,
+      const int *strides, int vect)
+{
+    if (!fdnn_dtype_is_valid(dtype))
+        return FDNN_BAD_PARAM("dataType is %d, not a cudnnDataType_t", (int)dtype);
+    if (nb < 1 || nb > CUDNN_DIM_MAX)
+        return FDNN_BAD_PARAM("nbDims is %d, expected 1 to %d", nb, CUDNN_DIM_MAX);
+    int64_t elements = 1;
+    for (int i = 0; i < nb; i++) {
+        if (dims[i] <= 0)
+            return FDNN_BAD_PARAM("dimA[%d] is %d, must be positive", i, dims[i]);
+        if (strides[i] <= 0)
+            return FDNN_BAD_PARAM("strideA[%d] is %d, must be positive", i, strides[i]);
+        elements *= dims[i];
+        if (elements > MAX_TENSOR_ELEMENTS)
+            return FDNN_NOT_SUPPORTED("the tensor has more than 2^31-1 elements");
+    }
+    /* The largest offset must be addressable with 32-bit strides, as cuDNN's
+     * kernels index them. */
+    int64_t last = 0;
+    for (int i = 0; i < nb; i++)
+        last += (int64_t)(dims[i] - 1) * strides[i];
+    if (last > MAX_TENSOR_ELEMENTS)
+        return FDNN_NOT_SUPPORTED("the tensor spans more than 2^31-1 elements");
+    desc->format = format;
+    desc->dtype = dtype;
+    desc->nb_dims = nb;
+    desc->vect = vect;
+    for (int i = 0; i < CUDNN_DIM_MAX; i++) {
+        desc->dims[i] = i < nb ? dims[i] : 0;
+        desc->strides[i] = i < nb ? strides[i] : 0;
+    }
+    desc->is_set = true;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Packed strides for `format` over NCHW-ordered dims.  NCHW_VECT_C strides
+ * count vectors of `vect` channels. */
+static cudnnStatus_t
+packed_strides(cudnnTensorFormat_t format, int nb, const int *dims, int vect, int *strides)
+{
+    int64_t s = 1;
+    switch (format) {
+    case CUDNN_TENSOR_NCHW:
+        for (int i = nb - 1; i >= 0; i--) {
+            strides[i] = (int)s;
+            s *= dims[i];
+            if (s > INT_MAX)
+                s = INT_MAX; /* rejected by store() through the element count */
+        }
+        return CUDNN_STATUS_SUCCESS;
+    case CUDNN_TENSOR_NHWC:
+    case CUDNN_TENSOR_NCHW_VECT_C: {
+        int c = format == CUDNN_TENSOR_NCHW_VECT_C ? dims[1] / vect : dims[1];
+        strides[1] = 1;
+        s = c;
+        for (int i = nb - 1; i >= 2; i--) {
+            strides[i] = (int)s;
+            s *= dims[i];
+            if (s > INT_MAX)
+                s = INT_MAX;
+        }
+        strides[0] = (int)s;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    }
+    return FDNN_BAD_PARAM("format is %d, not a cudnnTensorFormat_t", (int)format);
+}
+
+static cudnnStatus_t
+set_with_format(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnDataType_t dtype, int nb,
+                const int *dims)
+{
+    if (format != CUDNN_TENSOR_NCHW && format != CUDNN_TENSOR_NHWC && format != CUDNN_TENSOR_NCHW_VECT_C)
+        return FDNN_BAD_PARAM("format is %d, not a cudnnTensorFormat_t", (int)format);
+    if (!fdnn_dtype_is_valid(dtype))
+        return FDNN_BAD_PARAM("dataType is %d, not a cudnnDataType_t", (int)dtype);
+    if (nb < 3 || nb > CUDNN_DIM_MAX)
+        return FDNN_BAD_PARAM("nbDims is %d, expected 3 to %d", nb, CUDNN_DIM_MAX);
+    for (int i = 0; i < nb; i++)
+        if (dims[i] <= 0)
+            return FDNN_BAD_PARAM("dimA[%d] is %d, must be positive", i, dims[i]);
+    int vect = 1;
+    if (format == CUDNN_TENSOR_NCHW_VECT_C) {
+        vect = vect_count(dtype);
+        if (vect == 0)
+            return FDNN_BAD_PARAM("NCHW_VECT_C needs INT8x4, UINT8x4 or INT8x32 data, not %s",
+                                  fdnn_dtype_name(dtype));
+        if (dims[1] % vect != 0)
+            return FDNN_BAD_PARAM("NCHW_VECT_C needs C (%d) to be a multiple of %d", dims[1], vect);
+    } else if (vect_count(dtype) != 0) {
+        return FDNN_BAD_PARAM("%s data needs the NCHW_VECT_C format", fdnn_dtype_name(dtype));
+    }
+    int strides[CUDNN_DIM_MAX];
+    RETURN_IF_ERROR(packed_strides(format, nb, dims, vect, strides));
+    return store(desc, format, dtype, nb, dims, strides, vect);
+}
+
+cudnnStatus_t
+fdnn_api_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
+{
+    RETURN_IF_NULL(tensorDesc);
+    struct cudnnTensorStruct *d = calloc(1, sizeof(*d));
+    if (d == NULL)
+        return FDNN_ALLOC_FAILED("cannot allocate a tensor descriptor");
+    d->magic = FDNN_TENSOR_MAGIC;
+    *tensorDesc = d;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_api_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
+{
+    if (tensorDesc == NULL)
+        return CUDNN_STATUS_SUCCESS; /* as cuDNN: destroying NULL is a no-op */
+    RETURN_IF_ERROR(check_desc(tensorDesc));
+    tensorDesc->magic = 0;
+    free(tensorDesc);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_api_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format,
+                                    cudnnDataType_t dataType, int n, int c, int h, int w)
+{
+    RETURN_IF_ERROR(check_desc(tensorDesc));
+    const int dims[4] = {n, c, h, w};
+    return set_with_format(tensorDesc, format, dataType, 4, dims);
+}
+
+cudnnStatus_t
+fdnn_api_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c,
+                                      int h, int w, int nStride, int cStride, int hStride, int wStride)
+{
+    RETURN_IF_ERROR(check_desc(tensorDesc));
+    if (vect_count(dataType) != 0)
+        return FDNN_BAD_PARAM("%s data needs cudnnSetTensor4dDescriptor with NCHW_VECT_C",
+                              fdnn_dtype_name(dataType));
+    const int dims[4] = {n, c, h, w};
+    const int strides[4] = {nStride, cStride, hStride, wStride};
+    return store(tensorDesc, CUDNN_TENSOR_NCHW, dataType, 4, dims, strides, 1);
+}
+
+cudnnStatus_t
+fdnn_api_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims,
+                                    const int *dimA, const int *strideA)
+{
+    RETURN_IF_ERROR(check_desc(tensorDesc));
+    RETURN_IF_NULL(dimA);
+    RETURN_IF_NULL(strideA);
+    if (vect_count(dataType) != 0)
+        return FDNN_BAD_PARAM("%s data needs cudnnSetTensorNdDescriptorEx with NCHW_VECT_C",
+                              fdnn_dtype_name(dataType));
+    return store(tensorDesc, CUDNN_TENSOR_NCHW, dataType, nbDims, dimA, strideA, 1);
+}
+
+cudnnStatus_t
+fdnn_api_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format,
+                                      cudnnDataType_t dataType, int nbDims, const int *dimA)
+{
+    RETURN_IF_ERROR(check_desc(tensorDesc));
+    RETURN_IF_NULL(dimA);
+    return set_with_format(tensorDesc, format, dataType, nbDims, dimA);
+}
+
+cudnnStatus_t
+fdnn_api_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n,
+                                    int *c, int *h, int *w, int *nStride, int *cStride, int *hStride,
+                                    int *wStride)
+{
+    RETURN_IF_ERROR(check_desc(tensorDesc));
+    if (!tensorDesc->is_set)
+        return FDNN_BAD_PARAM("tensorDesc was never set");
+    if (tensorDesc->nb_dims != 4)
+        return FDNN_BAD_PARAM("tensorDesc has %d dimensions, expected 4", tensorDesc->nb_dims);
+    int *outs[8] = {n, c, h, w, nStride, cStride, hStride, wStride};
+    for (int i = 0; i < 8; i++)
+        if (outs[i] == NULL)
+            return FDNN_BAD_PARAM("output pointer %d of 8 (n, c, h, w, strides) is NULL", i + 1);
+    RETURN_IF_NULL(dataType);
+    *dataType = tensorDesc->dtype;
+    *n = tensorDesc->dims[0];
+    *c = tensorDesc->dims[1];
+    *h = tensorDesc->dims[2];
+    *w = tensorDesc->dims[3];
+    *nStride = tensorDesc->strides[0];
+    *cStride = tensorDesc->strides[1];
+    *hStride = tensorDesc->strides[2];
+    *wStride = tensorDesc->strides[3];
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_api_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested,
+                                    cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)
+{
+    RETURN_IF_ERROR(check_desc(tensorDesc));
+    if (!tensorDesc->is_set)
+        return FDNN_BAD_PARAM("tensorDesc was never set");
+    if (nbDimsRequested < 0)
+        return FDNN_BAD_PARAM("nbDimsRequested is %d, must not be negative", nbDimsRequested);
+    RETURN_IF_NULL(dataType);
+    RETURN_IF_NULL(nbDims);
+    if (nbDimsRequested > 0) {
+        RETURN_IF_NULL(dimA);
+        RETURN_IF_NULL(strideA);
+    }
+    *dataType = tensorDesc->dtype;
+    *nbDims = tensorDesc->nb_dims;
+    for (int i = 0; i < nbDimsRequested && i < tensorDesc->nb_dims; i++) {
+        dimA[i] = tensorDesc->dims[i];
+        strideA[i] = tensorDesc->strides[i];
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_api_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
+{
+    RETURN_IF_NULL(size);
+    fdnn_tensor_t t;
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(tensorDesc, "tensorDesc", &t));
+    *size = (size_t)fdnn_tensor_span(&t) * fdnn_dtype_size(t.dtype);
+    return CUDNN_STATUS_SUCCESS;
+}

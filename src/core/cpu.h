@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The CPU: instruction-set levels and their detection.  Detected once per
+ * process (read-only afterwards); FREEDNN_MAX_ISA caps the level
+ * ("scalar", "avx2", "avx512"). */
+#ifndef FDNN_CORE_CPU_H
+#define FDNN_CORE_CPU_H
+
+#include <stddef.h>
+
+/* Ordered: a higher level implies every lower one. */
+typedef enum fdnn_isa {
+    FDNN_ISA_SCALAR = 0, /* portable C, always correct */
+    FDNN_ISA_AVX2 = 1,   /* AVX2 + FMA + F16C */
+    FDNN_ISA_AVX512 = 2, /* AVX-512 F, BW, VL, DQ */
+    FDNN_ISA_COUNT
+} fdnn_isa_t;
+
+/* The best level this CPU supports, capped by FREEDNN_MAX_ISA. */
+fdnn_isa_t fdnn_cpu_max_isa(void);
+
+/* The best level the CPU itself supports, ignoring the cap. */
+fdnn_isa_t fdnn_cpu_detected_isa(void);
+
+const char *fdnn_isa_name(fdnn_isa_t isa);
+
+/* Parses "scalar", "avx2", "avx512"; returns -1 for anything else. */
+int fdnn_isa_from_name(const char *name);
+
+/* Logical processors available to this process. */
+size_t fdnn_cpu_count(void);
+
+/* Per-core data cache sizes in bytes (0 when unknown). */
+size_t fdnn_cpu_l1d_bytes(void);
+size_t fdnn_cpu_l2_bytes(void);
+
+/* A short human name of the processor ("AMD EPYC 9B45"). */
+const char *fdnn_cpu_name(void);
+
+#endif /* FDNN_CORE_CPU_H */

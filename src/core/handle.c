@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Handle life cycle and scratch memory.  See handle.h. */
+#include "core/handle.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "core/memory.h"
+
+cudnnStatus_t
+fdnn_handle_check(cudnnHandle_t handle)
+{
+    if (handle == NULL)
+        return FDNN_BAD_PARAM("handle is NULL");
+    if (handle->magic != FDNN_HANDLE_MAGIC)
+        return FDNN_BAD_PARAM("handle %p was not created by cudnnCreate or was destroyed", (void *)handle);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+void *
+fdnn_handle_scratch(cudnnHandle_t handle, size_t bytes)
+{
+    if (bytes <= handle->scratch_bytes)
+        return handle->scratch;
+    fdnn_aligned_free(handle->scratch);
+    handle->scratch = fdnn_aligned_alloc(bytes);
+    handle->scratch_bytes = handle->scratch != NULL ? bytes : 0;
+    if (handle->scratch == NULL)
+        FDNN_ALLOC_FAILED("cannot allocate %zu bytes of scratch memory", bytes);
+    return handle->scratch;
+}
+
+cudaStream_t
+fdnn_handle_stream_or_null(cudnnHandle_t handle)
+{
+    if (handle == NULL || handle->magic != FDNN_HANDLE_MAGIC)
+        return NULL;
+    return handle->stream;
+}
+
+cudnnStatus_t
+fdnn_handle_set_threads(cudnnHandle_t handle, size_t threads)
+{
+    if (threads == handle->num_threads)
+        return CUDNN_STATUS_SUCCESS;
+    pthreadpool_t pool = NULL;
+    if (threads > 1) {
+        pool = pthreadpool_create(threads);
+        if (pool == NULL)
+            return FDNN_ALLOC_FAILED("cannot start a pool of %zu threads", threads);
+    }
+    if (handle->pool != NULL)
+        pthreadpool_destroy(handle->pool);
+    handle->pool = pool;
+    handle->num_threads = threads;
+    return CUDNN_STATUS_SUCCESS;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The cuDNN handle on the CPU: a thread pool, the ISA level chosen for it, a
+ * stream (only an ordering token: every call completes before it returns)
+ * and reusable scratch memory.  Handles are independent; one handle must not
+ * be used by two threads at once (as in cuDNN). */
+#ifndef FDNN_CORE_HANDLE_H
+#define FDNN_CORE_HANDLE_H
+
+#include <pthreadpool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cpu.h"
+#include "cudnn.h"
+
+#define FDNN_HANDLE_MAGIC 0x48444e4eu /* "NNDH" */
+
+struct cudnnContext {
+    uint32_t magic;
+    cudaStream_t stream;
+    pthreadpool_t pool; /* NULL when the handle runs on one thread */
+    size_t num_threads;
+    fdnn_isa_t isa;
+    void *scratch; /* 64-byte aligned, grown on demand, freed with the handle */
+    size_t scratch_bytes;
+};
+
+/* BAD_PARAM with a reason unless `handle` is a live handle. */
+cudnnStatus_t fdnn_handle_check(cudnnHandle_t handle);
+
+/* Scratch memory of at least `bytes` bytes, 64-byte aligned, owned by the
+ * handle and valid until the next call on it.  NULL (with a reason recorded)
+ * when memory runs out. */
+void *fdnn_handle_scratch(cudnnHandle_t handle, size_t bytes);
+
+/* The stream of a handle, or NULL for a NULL handle (for log records). */
+cudaStream_t fdnn_handle_stream_or_null(cudnnHandle_t handle);
+
+/* Sets the number of worker threads (>= 1). */
+cudnnStatus_t fdnn_handle_set_threads(cudnnHandle_t handle, size_t threads);
+
+#endif /* FDNN_CORE_HANDLE_H */

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Plain tensor views.  See tensor.h. */
+#include "core/tensor.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/fail.h"
+
+size_t
+fdnn_dtype_size(cudnnDataType_t dtype)
+{
+    switch (dtype) {
+    case CUDNN_DATA_FLOAT: return 4;
+    case CUDNN_DATA_DOUBLE: return 8;
+    case CUDNN_DATA_HALF: return 2;
+    case CUDNN_DATA_INT8: return 1;
+    case CUDNN_DATA_INT32: return 4;
+    case CUDNN_DATA_INT8x4: return 4;
+    case CUDNN_DATA_UINT8: return 1;
+    case CUDNN_DATA_UINT8x4: return 4;
+    case CUDNN_DATA_INT8x32: return 32;
+    case CUDNN_DATA_BFLOAT16: return 2;
+    case CUDNN_DATA_INT64: return 8;
+    case CUDNN_DATA_BOOLEAN: return 1;
+    case CUDNN_DATA_FP8_E4M3: return 1;
+    case CUDNN_DATA_FP8_E5M2: return 1;
+    case CUDNN_DATA_FAST_FLOAT_FOR_FP8: return 1;
+    }
+    return 0;
+}
+
+bool
+fdnn_dtype_is_valid(cudnnDataType_t dtype)
+{
+    return fdnn_dtype_size(dtype) != 0;
+}
+
+const char *
+fdnn_dtype_name(cudnnDataType_t dtype)
+{
+    switch (dtype) {
+    case CUDNN_DATA_FLOAT: return "f32";
+    case CUDNN_DATA_DOUBLE: return "f64";
+    case CUDNN_DATA_HALF: return "f16";
+    case CUDNN_DATA_BFLOAT16: return "bf16";
+    case CUDNN_DATA_INT8: return "s8";
+    case CUDNN_DATA_UINT8: return "u8";
+    case CUDNN_DATA_INT32: return "s32";
+    case CUDNN_DATA_INT64: return "s64";
+    case CUDNN_DATA_INT8x4: return "s8x4";
+    case CUDNN_DATA_UINT8x4: return "u8x4";
+    case CUDNN_DATA_INT8x32: return "s8x32";
+    case CUDNN_DATA_BOOLEAN: return "bool";
+    case CUDNN_DATA_FP8_E4M3: return "f8e4m3";
+    case CUDNN_DATA_FP8_E5M2: return "f8e5m2";
+    case CUDNN_DATA_FAST_FLOAT_FOR_FP8: return "ff8";
+    }
+    return "invalid";
+}
+
+cudnnStatus_t
+fdnn_tensor_from_desc(cudnnTensorDescriptor_t desc, const char *what, fdnn_tensor_t *out)
+{
+    if (desc == NULL)
+        return FDNN_BAD_PARAM("%s is NULL", what);
+    if (desc->magic != FDNN_TENSOR_MAGIC)
+        return FDNN_BAD_PARAM("%s is not a tensor descriptor (destroyed or never created)", what);
+    if (!desc->is_set)
+        return FDNN_BAD_PARAM("%s was created but never set", what);
+    memset(out, 0, sizeof(*out));
+    out->dtype = desc->dtype;
+    out->ndim = desc->nb_dims;
+    for (int i = 0; i < CUDNN_DIM_MAX; i++) {
+        out->dims[i] = i < desc->nb_dims ? desc->dims[i] : 1;
+        out->strides[i] = i < desc->nb_dims ? desc->strides[i] : 0;
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_tensor_from_filter(cudnnFilterDescriptor_t desc, const char *what, fdnn_tensor_t *out)
+{
+    if (desc == NULL)
+        return FDNN_BAD_PARAM("%s is NULL", what);
+    if (desc->magic != FDNN_FILTER_MAGIC)
+        return FDNN_BAD_PARAM("%s is not a filter descriptor (destroyed or never created)", what);
+    if (!desc->is_set)
+        return FDNN_BAD_PARAM("%s was created but never set", what);
+    memset(out, 0, sizeof(*out));
+    out->dtype = desc->dtype;
+    out->ndim = desc->nb_dims;
+    int n = desc->nb_dims;
+    for (int i = 0; i < CUDNN_DIM_MAX; i++)
+        out->dims[i] = i < n ? desc->dims[i] : 1;
+    /* Packed strides of the storage order: NCHW is K,C,spatial...; NHWC is
+     * K,spatial...,C. */
+    int64_t s = 1;
+    if (desc->format == CUDNN_TENSOR_NHWC) {
+        out->strides[1] = s;
+        s *= out->dims[1];
+        for (int i = n - 1; i >= 2; i--) {
+            out->strides[i] = s;
+            s *= out->dims[i];
+        }
+        out->strides[0] = s;
+    } else {
+        for (int i = n - 1; i >= 0; i--) {
+            out->strides[i] = s;
+            s *= out->dims[i];
+        }
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+int64_t
+fdnn_tensor_elements(const fdnn_tensor_t *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; i++)
+        n *= t->dims[i];
+    return n;
+}
+
+int64_t
+fdnn_tensor_span(const fdnn_tensor_t *t)
+{
+    int64_t last = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->dims[i] == 0)
+            return 0;
+        last += (t->dims[i] - 1) * t->strides[i];
+    }
+    return last + 1;
+}
+
+bool
+fdnn_tensor_same_dims(const fdnn_tensor_t *a, const fdnn_tensor_t *b)
+{
+    if (a->ndim != b->ndim)
+        return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->dims[i] != b->dims[i])
+            return false;
+    return true;
+}
+
+bool
+fdnn_tensor_is_packed(const fdnn_tensor_t *t)
+{
+    int64_t s = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        if (t->dims[i] != 1 && t->strides[i] != s)
+            return false;
+        s *= t->dims[i];
+    }
+    return true;
+}
+
+void
+fdnn_tensor_to_string(const fdnn_tensor_t *t, char *buf, size_t size)
+{
+    size_t len = (size_t)snprintf(buf, size, "%s:", fdnn_dtype_name(t->dtype));
+    for (int i = 0; i < t->ndim && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? "x" : "", (long long)t->dims[i]);
+    if (len < size)
+        len += (size_t)snprintf(buf + len, size - len, ":");
+    for (int i = 0; i < t->ndim && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? "x" : "", (long long)t->strides[i]);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tensor and filter descriptors, and the plain tensor view that everything
+ * below the API layer works on.
+ *
+ * Nothing below src/api reads a descriptor: the API layer turns each one into
+ * an fdnn_tensor_t (dims and strides in elements, 64-bit) and passes that
+ * down. */
+#ifndef FDNN_CORE_TENSOR_H
+#define FDNN_CORE_TENSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cudnn.h"
+
+#define FDNN_TENSOR_MAGIC 0x524e5354u /* "TSNR" */
+#define FDNN_FILTER_MAGIC 0x544c4946u /* "FILT" */
+
+struct cudnnTensorStruct {
+    uint32_t magic;
+    bool is_set;
+    cudnnDataType_t dtype;
+    cudnnTensorFormat_t format; /* as given; NCHW for strided descriptors */
+    int nb_dims;
+    int dims[CUDNN_DIM_MAX];    /* NCHW_VECT_C: C counts vectors * vect */
+    int strides[CUDNN_DIM_MAX]; /* in elements (vectors for NCHW_VECT_C) */
+    int vect;                   /* elements per vector: 1, 4 or 32 */
+};
+
+struct cudnnFilterStruct {
+    uint32_t magic;
+    bool is_set;
+    cudnnDataType_t dtype;
+    cudnnTensorFormat_t format;
+    int nb_dims;
+    int dims[CUDNN_DIM_MAX]; /* always K, C, [D,] H, W, whatever the format */
+};
+
+/* A tensor as kernels see it.  dims/strides are in elements of `dtype`;
+ * dims beyond `ndim` are 1 with stride 0. */
+typedef struct fdnn_tensor {
+    cudnnDataType_t dtype;
+    int ndim;
+    int64_t dims[CUDNN_DIM_MAX];
+    int64_t strides[CUDNN_DIM_MAX];
+} fdnn_tensor_t;
+
+/* Bytes per element of a data type; 0 for an invalid enumerator.  The
+ * vectorised types count one vector (INT8x4: 4 bytes). */
+size_t fdnn_dtype_size(cudnnDataType_t dtype);
+bool fdnn_dtype_is_valid(cudnnDataType_t dtype);
+const char *fdnn_dtype_name(cudnnDataType_t dtype);
+
+/* BAD_PARAM (with `what` in the reason) unless desc is a created, set tensor
+ * descriptor; on success fills *out. */
+cudnnStatus_t fdnn_tensor_from_desc(cudnnTensorDescriptor_t desc, const char *what, fdnn_tensor_t *out);
+
+/* Same for a filter descriptor: strides are the packed strides of its format
+ * expressed in KCRS order. */
+cudnnStatus_t fdnn_tensor_from_filter(cudnnFilterDescriptor_t desc, const char *what, fdnn_tensor_t *out);
+
+/* Number of elements (product of dims). */
+int64_t fdnn_tensor_elements(const fdnn_tensor_t *t);
+
+/* Elements spanned from the first to one past the last element: the size of
+ * the buffer the tensor needs. */
+int64_t fdnn_tensor_span(const fdnn_tensor_t *t);
+
+bool fdnn_tensor_same_dims(const fdnn_tensor_t *a, const fdnn_tensor_t *b);
+
+/* True when the tensor is dense in NCHW order (row-major strides). */
+bool fdnn_tensor_is_packed(const fdnn_tensor_t *t);
+
+/* The canonical string of a tensor, e.g. "f32:32x64x56x56:200704x3136x56x1",
+ * used in problem strings and logs. */
+void fdnn_tensor_to_string(const fdnn_tensor_t *t, char *buf, size_t size);
+
+#endif /* FDNN_CORE_TENSOR_H */

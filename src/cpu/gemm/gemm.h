@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The one packed, blocked GEMM core that every GEMM-shaped computation of
+ * FreeDNN goes through (convolution solvers, RNN, attention, the fully
+ * connected layers of the demo).
+ *
+ *   C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C
+ *
+ * Row-major with leading dimensions in elements; op(X) is X or X^T.  When
+ * beta == 0, C is never read (NaN in C is ignored).  The optional epilogue is
+ * applied to every element of C after the product:
+ *   C[i][j] = act(C[i][j] + bias_row[i] + bias_col[j])
+ * (each bias pointer may be NULL).
+ *
+ * Threads: the work is split over `pool` (NULL = the calling thread) into a
+ * fixed set of blocks that does not depend on the thread count, and each
+ * element of C is computed by one thread with a fixed order of summation over
+ * k, so results are bitwise identical for any thread count on one ISA.
+ *
+ * Memory: packing buffers come from `scratch` when its size is at least
+ * fdnn_sgemm_scratch_size(...); otherwise the call allocates (and frees)
+ * them itself.  Kernels never allocate. */
+#ifndef FDNN_CPU_GEMM_H
+#define FDNN_CPU_GEMM_H
+
+#include <pthreadpool.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/cpu.h"
+
+typedef enum fdnn_gemm_act {
+    FDNN_GEMM_ACT_NONE = 0,
+    FDNN_GEMM_ACT_RELU = 1,
+} fdnn_gemm_act_t;
+
+typedef struct fdnn_sgemm_args {
+    bool trans_a, trans_b;
+    size_t m, n, k;
+    float alpha;
+    const float *a;
+    size_t lda;
+    const float *b;
+    size_t ldb;
+    float beta;
+    float *c;
+    size_t ldc;
+    const float *bias_row; /* m entries or NULL */
+    const float *bias_col; /* n entries or NULL */
+    fdnn_gemm_act_t act;
+} fdnn_sgemm_args_t;
+
+/* Bytes of scratch that fdnn_sgemm needs to run without allocating. */
+size_t fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_isa_t isa);
+
+/* Returns false only when scratch was too small and allocation failed. */
+bool fdnn_sgemm(const fdnn_sgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa, void *scratch,
+                size_t scratch_bytes);
+
+/* Double precision, same contract (no epilogue activation). */
+typedef struct fdnn_dgemm_args {
+    bool trans_a, trans_b;
+    size_t m, n, k;
+    double alpha;
+    const double *a;
+    size_t lda;
+    const double *b;
+    size_t ldb;
+    double beta;
+    double *c;
+    size_t ldc;
+} fdnn_dgemm_args_t;
+
+void fdnn_dgemm(const fdnn_dgemm_args_t *args, pthreadpool_t pool);
+
+#endif /* FDNN_CPU_GEMM_H */

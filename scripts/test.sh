@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Every test: installs what is missing, builds the release tree and runs the
+# whole suite (unit, ABI, cuDNN 9 cross-checks, PyTorch oracle, install and
+# doctor tests), then builds with AddressSanitizer + UndefinedBehaviorSanitizer
+# and runs the C tests again, then checks that generated files are current.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+jobs=$(nproc)
+
+echo "== generated files are current"
+python3 tools/gen_api.py all --check
+
+echo "== release build"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+ninja -C build -j"$jobs"
+(cd build && ctest --output-on-failure -j"$jobs")
+
+echo "== ASan + UBSan build"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFREEDNN_SANITIZE=ON >/dev/null
+ninja -C build-asan -j"$jobs"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+   ctest --output-on-failure -j"$jobs" -LE oracle)

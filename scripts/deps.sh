@@ -5,7 +5,7 @@
 set -euo pipefail
 packages=(cmake ninja-build gcc g++ clang python3 pkg-config xz-utils
           libpthreadpool-dev libcpuinfo-dev libdnnl-dev
-          python3-numpy python3-torch dataset-fashion-mnist)
+          python3-numpy python3-torch dataset-fashion-mnist zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

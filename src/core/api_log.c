@@ -16,6 +16,7 @@
 
 #include "core/fail.h"
 #include "core/handle.h"
+#include "core/tensor.h"
 #include "enum_names.h"
 
 /* ---- failure reasons (fail.h) ---------------------------------------- */
@@ -181,12 +182,42 @@ fdnn_log_param_ptr(fdnn_api_record_t *rec, const char *name, const char *type, c
     rec_append(rec, "i!     %s: type=%s; location=host; addr=%p;\n", name, type, p);
 }
 
+/* Tensor and filter descriptors are expanded one level, as cuDNN 8 does:
+ * data type, dims and strides.  Other descriptors show their address. */
+static void
+describe_dims(fdnn_api_record_t *rec, const char *label, int n, const int *v)
+{
+    rec_append(rec, "i!         %s: type=int; val=[", label);
+    for (int i = 0; i < n && i < CUDNN_DIM_MAX; i++)
+        rec_append(rec, "%s%d", i ? "," : "", v[i]);
+    rec_append(rec, "];\n");
+}
+
 void
 fdnn_log_param_desc(fdnn_api_record_t *rec, const char *name, const char *type, const void *p)
 {
     if (strcmp(type, "cudnnHandle_t") == 0)
         rec->handle = (cudnnHandle_t)p;
-    rec_append(rec, "i!     %s: type=%s; addr=%p;\n", name, type, p);
+    const struct cudnnTensorStruct *t = p;
+    const struct cudnnFilterStruct *f = p;
+    if (p != NULL && strcmp(type, "cudnnTensorDescriptor_t") == 0 && t->magic == FDNN_TENSOR_MAGIC && t->is_set) {
+        rec_append(rec, "i!     %s: type=%s:\n", name, type);
+        rec_append(rec, "i!         dataType: type=cudnnDataType_t; val=%s (%d);\n",
+                   fdnn_enum_name_cudnnDataType_t((int)t->dtype), (int)t->dtype);
+        rec_append(rec, "i!         nbDims: type=int; val=%d;\n", t->nb_dims);
+        describe_dims(rec, "dimA", t->nb_dims, t->dims);
+        describe_dims(rec, "strideA", t->nb_dims, t->strides);
+    } else if (p != NULL && strcmp(type, "cudnnFilterDescriptor_t") == 0 && f->magic == FDNN_FILTER_MAGIC &&
+               f->is_set) {
+        rec_append(rec, "i!     %s: type=%s:\n", name, type);
+        rec_append(rec, "i!         dataType: type=cudnnDataType_t; val=%s (%d);\n",
+                   fdnn_enum_name_cudnnDataType_t((int)f->dtype), (int)f->dtype);
+        describe_dims(rec, "dimA", f->nb_dims, f->dims);
+        rec_append(rec, "i!         format: type=cudnnTensorFormat_t; val=%s (%d);\n",
+                   fdnn_enum_name_cudnnTensorFormat_t((int)f->format), (int)f->format);
+    } else {
+        rec_append(rec, "i!     %s: type=%s; addr=%p;\n", name, type, p);
+    }
 }
 
 /* Formats the common tail of a record and hands it to the callback or the

@@ -118,6 +118,18 @@ test_callback(void)
     CHECK(strstr(last_msg, "value is NULL") != NULL);
     CHECK(count == 4);
 
+    /* Tensor descriptors are expanded one level in the record. */
+    cudnnTensorDescriptor_t t;
+    CHECK_OK(cudnnCreateTensorDescriptor(&t));
+    CHECK_OK(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, 2, 3, 4, 5));
+    size_t bytes = 0;
+    CHECK_OK(cudnnGetTensorSizeInBytes(t, &bytes));
+    CHECK(bytes == 2 * 3 * 4 * 5 * sizeof(float));
+    CHECK(strstr(last_msg, "dimA: type=int; val=[2,3,4,5];") != NULL);
+    CHECK(strstr(last_msg, "strideA: type=int; val=[60,1,15,3];") != NULL);
+    CHECK(strstr(last_msg, "CUDNN_DATA_FLOAT") != NULL);
+    CHECK_OK(cudnnDestroyTensorDescriptor(t));
+
     CHECK_OK(cudnnSetCallback(0, NULL, NULL));
     callback_calls = 0;
     CHECK_OK(cudnnGetProperty(MAJOR_VERSION, &v));

@@ -72,4 +72,9 @@ typedef struct fdnn_dgemm_args {
 
 void fdnn_dgemm(const fdnn_dgemm_args_t *args, pthreadpool_t pool);
 
+/* fdnn_dgemm on an explicit ISA level (tests, handles with freednnSetIsa);
+ * fdnn_dgemm uses fdnn_cpu_max_isa().  Returns false only when the packing
+ * buffers could not be allocated (fdnn_dgemm then leaves C unchanged). */
+bool fdnn_dgemm_isa(const fdnn_dgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa);
+
 #endif /* FDNN_CPU_GEMM_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * fdnn_dgemm: the double instance of the blocked driver (gemm_driver.inc).
+ * Same contract as fdnn_sgemm, no epilogue, packing buffers allocated per
+ * call. */
+#include "cpu/gemm/gemm.h"
+#include "cpu/gemm/gemm_blocking.h"
+#include "cpu/kernels/gemm_ukernel.h"
+
+#define T double
+#define ARGS_T fdnn_dgemm_args_t
+#define EP_T fdnn_f64_gemm_epilogue_t
+#define UKFN_T fdnn_f64_gemm_ukernel_fn
+#define DRIVER(name) d_##name
+#define EPILOGUE_INIT(ep, args, first, last)          \
+    do {                                              \
+        (ep).alpha = (args)->alpha;                   \
+        (ep).beta = (first) ? (args)->beta : 1.0;     \
+        (ep).relu = false;                            \
+        (void)(last);                                 \
+    } while (0)
+#define EPILOGUE_SET_ROW(ep, args, last, row) ((ep).bias_row = NULL)
+#define EPILOGUE_SET_COL(ep, args, last, col) ((ep).bias_col = NULL)
+#include "cpu/gemm/gemm_driver.inc"
+
+static d_config_t
+dgemm_config(fdnn_isa_t isa)
+{
+    d_config_t cfg;
+    if (isa > fdnn_cpu_detected_isa())
+        isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
+    switch (isa) {
+    case FDNN_ISA_AVX512:
+        cfg.ukernel = fdnn_f64_gemm_ukernel_14x16__avx512;
+        cfg.mr = 14;
+        cfg.nr = 16;
+        break;
+    case FDNN_ISA_AVX2:
+        cfg.ukernel = fdnn_f64_gemm_ukernel_6x8__avx2;
+        cfg.mr = 6;
+        cfg.nr = 8;
+        break;
+    default:
+        cfg.ukernel = fdnn_f64_gemm_ukernel_4x8__scalar;
+        cfg.mr = 4;
+        cfg.nr = 8;
+        break;
+    }
+    fdnn_gemm_blocking_t blk = fdnn_gemm_blocking(cfg.mr, cfg.nr, sizeof(double));
+    cfg.kc = blk.kc;
+    cfg.mc = blk.mc;
+    cfg.nt = blk.nt;
+    cfg.mb = blk.mb;
+    cfg.nc = blk.nc;
+    return cfg;
+}
+
+bool
+fdnn_dgemm_isa(const fdnn_dgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa)
+{
+    if (args->m == 0 || args->n == 0)
+        return true;
+    d_config_t cfg = dgemm_config(isa);
+    void *scratch = NULL;
+    if (args->k > 0 && args->alpha != 0) {
+        scratch = fdnn_aligned_alloc(d_scratch_bytes(args, &cfg));
+        if (scratch == NULL)
+            return false;
+    }
+    if (fdnn_gemm_is_small(args->m, args->n, args->k))
+        pool = NULL;
+    d_run(args, &cfg, pool, scratch);
+    fdnn_aligned_free(scratch);
+    return true;
+}
+
+void
+fdnn_dgemm(const fdnn_dgemm_args_t *args, pthreadpool_t pool)
+{
+    (void)fdnn_dgemm_isa(args, pool, fdnn_cpu_max_isa());
+}

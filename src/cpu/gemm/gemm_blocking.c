@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Block sizes of the GEMM driver.  See gemm_blocking.h and docs/gemm.md. */
+#include "cpu/gemm/gemm_blocking.h"
+
+#include "core/cpu.h"
+
+static size_t
+clamp(size_t x, size_t lo, size_t hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+fdnn_gemm_blocking_t
+fdnn_gemm_blocking(size_t mr, size_t nr, size_t elem_bytes)
+{
+    size_t l1 = fdnn_cpu_l1d_bytes(), l2 = fdnn_cpu_l2_bytes();
+    if (l1 == 0)
+        l1 = 32 * 1024;
+    if (l2 == 0)
+        l2 = 1024 * 1024;
+    fdnn_gemm_blocking_t b;
+    /* kc: the B micro-panel (kc x nr) is reused by every A strip of the tile,
+     * so it should stay in L1 next to the streaming A strip: about half of
+     * L1.  A multiple of 8 keeps the panels 32-byte aligned. */
+    b.kc = clamp(l1 / 2 / (nr * elem_bytes) / 8 * 8, 64, 512);
+    /* mc: the A block (mc x kc) is reused for every NR strip of the tile and
+     * should stay in L2 (a quarter, leaving room for B and C); capped so a
+     * problem still splits into several parallel items. */
+    b.mc = clamp(l2 / 4 / (b.kc * elem_bytes) / mr, 1, 12) * mr;
+    /* nt: wide enough that reloading the A block is amortised. */
+    b.nt = 16 * nr;
+    /* Panels: a few MB of packed A and B at most. */
+    b.mb = 16 * b.mc;
+    b.nc = 8 * b.nt;
+    return b;
+}
+
+bool
+fdnn_gemm_is_small(size_t m, size_t n, size_t k)
+{
+    /* Below about 64 K multiply-adds one thread finishes in a few microseconds,
+     * less than it takes to wake the pool. */
+    return (double)m * (double)n * (double)(k > 0 ? k : 1) < 65536.0;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * fdnn_sgemm: the float instance of the blocked driver (gemm_driver.inc),
+ * the choice of microkernel per ISA and the block sizes from the caches. */
+#include <stdint.h>
+
+#include "cpu/gemm/gemm.h"
+#include "cpu/gemm/gemm_blocking.h"
+#include "cpu/kernels/gemm_ukernel.h"
+
+#define T float
+#define ARGS_T fdnn_sgemm_args_t
+#define EP_T fdnn_f32_gemm_epilogue_t
+#define UKFN_T fdnn_f32_gemm_ukernel_fn
+#define DRIVER(name) s_##name
+#define EPILOGUE_INIT(ep, args, first, last)                          \
+    do {                                                              \
+        (ep).alpha = (args)->alpha;                                   \
+        (ep).beta = (first) ? (args)->beta : 1.0f;                    \
+        (ep).relu = (last) && (args)->act == FDNN_GEMM_ACT_RELU;      \
+    } while (0)
+#define EPILOGUE_SET_ROW(ep, args, last, row) \
+    ((ep).bias_row = (last) && (args)->bias_row != NULL ? (args)->bias_row + (row) : NULL)
+#define EPILOGUE_SET_COL(ep, args, last, col) \
+    ((ep).bias_col = (last) && (args)->bias_col != NULL ? (args)->bias_col + (col) : NULL)
+#include "cpu/gemm/gemm_driver.inc"
+
+static s_config_t
+sgemm_config(fdnn_isa_t isa)
+{
+    s_config_t cfg;
+    if (isa > fdnn_cpu_detected_isa())
+        isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
+    switch (isa) {
+    case FDNN_ISA_AVX512:
+        cfg.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
+        cfg.mr = 14;
+        cfg.nr = 32;
+        break;
+    case FDNN_ISA_AVX2:
+        cfg.ukernel = fdnn_f32_gemm_ukernel_6x16__avx2;
+        cfg.mr = 6;
+        cfg.nr = 16;
+        break;
+    default:
+        cfg.ukernel = fdnn_f32_gemm_ukernel_4x16__scalar;
+        cfg.mr = 4;
+        cfg.nr = 16;
+        break;
+    }
+    fdnn_gemm_blocking_t blk = fdnn_gemm_blocking(cfg.mr, cfg.nr, sizeof(float));
+    cfg.kc = blk.kc;
+    cfg.mc = blk.mc;
+    cfg.nt = blk.nt;
+    cfg.mb = blk.mb;
+    cfg.nc = blk.nc;
+    return cfg;
+}
+
+size_t
+fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_isa_t isa)
+{
+    (void)num_threads; /* the panels are shared: the size does not depend on it */
+    if (args->m == 0 || args->n == 0 || args->k == 0 || args->alpha == 0)
+        return 0;
+    s_config_t cfg = sgemm_config(isa);
+    return s_scratch_bytes(args, &cfg);
+}
+
+bool
+fdnn_sgemm(const fdnn_sgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa, void *scratch, size_t scratch_bytes)
+{
+    if (args->m == 0 || args->n == 0)
+        return true;
+    s_config_t cfg = sgemm_config(isa);
+    size_t need = fdnn_sgemm_scratch_size(args, 1, isa);
+    void *own = NULL;
+    if (need > 0 && (scratch == NULL || scratch_bytes < need)) {
+        own = fdnn_aligned_alloc(need);
+        if (own == NULL)
+            return false;
+        scratch = own;
+    }
+    if (fdnn_gemm_is_small(args->m, args->n, args->k))
+        pool = NULL;
+    s_run(args, &cfg, pool, scratch);
+    fdnn_aligned_free(own);
+    return true;
+}

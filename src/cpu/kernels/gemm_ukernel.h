@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * GEMM microkernels: the register-tiled inner loop of the GEMM core
+ * (src/cpu/gemm/), one per element type, tile shape and ISA.
+ *
+ * A microkernel computes one MR x NR tile of C from two packed panels:
+ *
+ *   a: kc x MR floats, a[p * MR + i] = op(A)(i, p)   (rows past mr are zero)
+ *   b: kc x NR floats, b[p * NR + j] = op(B)(p, j)   (columns past nr are zero)
+ *
+ *   acc[i][j] = sum over p = 0 .. kc-1, in that order, of a[p][i] * b[p][j]
+ *               (one fused multiply-add per step on the SIMD kernels)
+ *   v = alpha * acc[i][j]
+ *   v = v                      when beta == 0 (C is not read)
+ *     = C[i][j] + v            when beta == 1
+ *     = v + beta * C[i][j]     otherwise
+ *   v = v + bias_row[i]        when bias_row != NULL
+ *   v = v + bias_col[j]        when bias_col != NULL
+ *   v = v < 0 ? 0 : v          when relu (NaN stays NaN)
+ *   C[i][j] = v                for i < mr, j < nr only
+ *
+ * C is row-major with leading dimension ldc (elements).  Only the mr x nr
+ * corner is read or written, so C may end right at a guard page.  The panels
+ * are 64-byte aligned (the driver carves them from aligned scratch).  Kernels
+ * allocate nothing, start no threads and trust their caller: preconditions
+ * are asserts. */
+#ifndef FDNN_CPU_KERNELS_GEMM_UKERNEL_H
+#define FDNN_CPU_KERNELS_GEMM_UKERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct fdnn_f32_gemm_epilogue {
+    float alpha;
+    float beta;
+    const float *bias_row; /* mr entries for this tile, or NULL */
+    const float *bias_col; /* nr entries for this tile, or NULL */
+    bool relu;
+} fdnn_f32_gemm_epilogue_t;
+
+typedef struct fdnn_f64_gemm_epilogue {
+    double alpha;
+    double beta;
+    const double *bias_row;
+    const double *bias_col;
+    bool relu;
+} fdnn_f64_gemm_epilogue_t;
+
+typedef void (*fdnn_f32_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+                                         float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+typedef void (*fdnn_f64_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+                                         double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+
+/* Portable C, any CPU. */
+void fdnn_f32_gemm_ukernel_4x16__scalar(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+                                        float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f64_gemm_ukernel_4x8__scalar(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+                                       double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+
+/* AVX2 + FMA. */
+void fdnn_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+                                      float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+                                     double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+
+/* AVX-512 F. */
+void fdnn_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+                                         float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
+                                         double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+
+#endif /* FDNN_CPU_KERNELS_GEMM_UKERNEL_H */

@@ -60,6 +60,13 @@ cudnnStatus_t fdnn_tensor_from_desc(cudnnTensorDescriptor_t desc, const char *wh
  * expressed in KCRS order. */
 cudnnStatus_t fdnn_tensor_from_filter(cudnnFilterDescriptor_t desc, const char *what, fdnn_tensor_t *out);
 
+/* Sets a tensor descriptor to the packed layout of `format` (as
+ * cudnnSetTensorNdDescriptorEx, with the same checks and statuses), for
+ * functions that derive a descriptor (cudnnInitTransformDest).  Defined in
+ * src/api/ops_infer/tensor_desc.c. */
+cudnnStatus_t fdnn_tensor_set_packed(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnDataType_t dtype,
+                                     int nb, const int *dims);
+
 /* Number of elements (product of dims). */
 int64_t fdnn_tensor_elements(const fdnn_tensor_t *t);
 

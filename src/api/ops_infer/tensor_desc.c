@@ -33,33 +33,55 @@ vect_count(cudnnDataType_t dtype)
     }
 }
 
-/* Validates dims and strides and stores them.  `vect` > 1 means the channel
- * dimension is given in elements and stored as vectors. */
+/* Data types a legacy tensor descriptor accepts.  cuDNN 9's runtime accepts
+ * FLOAT through BFLOAT16 and rejects INT64, BOOLEAN and the FP8 types (those
+ * exist only for the backend API); 8.9 behaves the same way for the types
+ * that existed before 8.6. */
+static bool
+dtype_is_legacy(cudnnDataType_t dtype)
+{
+    return (int)dtype >= (int)CUDNN_DATA_FLOAT && (int)dtype <= (int)CUDNN_DATA_BFLOAT16;
+}
+
+/* The checks every Set function shares: nbDims first, then the data type.
+ * cuDNN: fewer than 2 dims is BAD_PARAM, more than CUDNN_DIM_MAX is
+ * NOT_SUPPORTED (the documented "at least 4" is not enforced by the runtime:
+ * RNN data uses 3-d descriptors and 2-d ones are accepted). */
+static cudnnStatus_t
+check_nb_and_type(int nb, cudnnDataType_t dtype)
+{
+    if (nb > CUDNN_DIM_MAX)
+        return FDNN_NOT_SUPPORTED("nbDims is %d, more than CUDNN_DIM_MAX (%d)", nb, CUDNN_DIM_MAX);
+    if (nb < 2)
+        return FDNN_BAD_PARAM("nbDims is %d, expected 2 to %d", nb, CUDNN_DIM_MAX);
+    if (!dtype_is_legacy(dtype))
+        return FDNN_BAD_PARAM("dataType is %d, not a data type of legacy tensor descriptors", (int)dtype);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Validates dims and strides and stores them.  For NCHW_VECT_C (`vect` > 1)
+ * dims[1] counts elements (channels) and strides count vectors of `vect`
+ * channels, as cuDNN reports them. */
 static cudnnStatus_t
 store(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnDataType_t dtype, int nb, const int *dims,
       const int *strides, int vect)
 {
-    if (!fdnn_dtype_is_valid(dtype))
-        return FDNN_BAD_PARAM("dataType is %d, not a cudnnDataType_t", (int)dtype);
-    if (nb < 1 || nb > CUDNN_DIM_MAX)
-        return FDNN_BAD_PARAM("nbDims is %d, expected 1 to %d", nb, CUDNN_DIM_MAX);
+    RETURN_IF_ERROR(check_nb_and_type(nb, dtype));
     int64_t elements = 1;
     for (int i = 0; i < nb; i++) {
         if (dims[i] <= 0)
             return FDNN_BAD_PARAM("dimA[%d] is %d, must be positive", i, dims[i]);
+        /* cuDNN rejects a zero stride; a negative one would address memory
+         * before the base pointer, which we refuse as well (cuDNN 9 takes
+         * it and computes a meaningless size). */
         if (strides[i] <= 0)
             return FDNN_BAD_PARAM("strideA[%d] is %d, must be positive", i, strides[i]);
+    }
+    for (int i = 0; i < nb; i++) {
         elements *= dims[i];
         if (elements > MAX_TENSOR_ELEMENTS)
             return FDNN_NOT_SUPPORTED("the tensor has more than 2^31-1 elements");
     }
-    /* The largest offset must be addressable with 32-bit strides, as cuDNN's
-     * kernels index them. */
-    int64_t last = 0;
-    for (int i = 0; i < nb; i++)
-        last += (int64_t)(dims[i] - 1) * strides[i];
-    if (last > MAX_TENSOR_ELEMENTS)
-        return FDNN_NOT_SUPPORTED("the tensor spans more than 2^31-1 elements");
     desc->format = format;
     desc->dtype = dtype;
     desc->nb_dims = nb;
@@ -80,18 +102,20 @@ packed_strides(cudnnTensorFormat_t format, int nb, const int *dims, int vect, in
     int64_t s = 1;
     switch (format) {
     case CUDNN_TENSOR_NCHW:
+    case CUDNN_TENSOR_NCHW_VECT_C:
+        /* NCHW_VECT_C is N, C/vect, H, W, vect: NCHW order over vectors. */
         for (int i = nb - 1; i >= 0; i--) {
             strides[i] = (int)s;
-            s *= dims[i];
+            s *= i == 1 ? dims[i] / vect : dims[i];
             if (s > INT_MAX)
                 s = INT_MAX; /* rejected by store() through the element count */
         }
         return CUDNN_STATUS_SUCCESS;
-    case CUDNN_TENSOR_NHWC:
-    case CUDNN_TENSOR_NCHW_VECT_C: {
-        int c = format == CUDNN_TENSOR_NCHW_VECT_C ? dims[1] / vect : dims[1];
+    case CUDNN_TENSOR_NHWC: {
+        /* Channels innermost, then the spatial dims, then N.  With two dims
+         * there is no spatial dim and NHWC is the same as NCHW. */
         strides[1] = 1;
-        s = c;
+        s = dims[1];
         for (int i = nb - 1; i >= 2; i--) {
             strides[i] = (int)s;
             s *= dims[i];
@@ -109,15 +133,15 @@ static cudnnStatus_t
 set_with_format(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnDataType_t dtype, int nb,
                 const int *dims)
 {
+    RETURN_IF_ERROR(check_nb_and_type(nb, dtype));
     if (format != CUDNN_TENSOR_NCHW && format != CUDNN_TENSOR_NHWC && format != CUDNN_TENSOR_NCHW_VECT_C)
         return FDNN_BAD_PARAM("format is %d, not a cudnnTensorFormat_t", (int)format);
-    if (!fdnn_dtype_is_valid(dtype))
-        return FDNN_BAD_PARAM("dataType is %d, not a cudnnDataType_t", (int)dtype);
-    if (nb < 3 || nb > CUDNN_DIM_MAX)
-        return FDNN_BAD_PARAM("nbDims is %d, expected 3 to %d", nb, CUDNN_DIM_MAX);
     for (int i = 0; i < nb; i++)
         if (dims[i] <= 0)
             return FDNN_BAD_PARAM("dimA[%d] is %d, must be positive", i, dims[i]);
+    /* NCHW_VECT_C needs a vector type and C a multiple of its width.  The
+     * vector types themselves are accepted in the other formats too, one
+     * vector per element (as cuDNN does). */
     int vect = 1;
     if (format == CUDNN_TENSOR_NCHW_VECT_C) {
         vect = vect_count(dtype);
@@ -126,12 +150,18 @@ set_with_format(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnD
                                   fdnn_dtype_name(dtype));
         if (dims[1] % vect != 0)
             return FDNN_BAD_PARAM("NCHW_VECT_C needs C (%d) to be a multiple of %d", dims[1], vect);
-    } else if (vect_count(dtype) != 0) {
-        return FDNN_BAD_PARAM("%s data needs the NCHW_VECT_C format", fdnn_dtype_name(dtype));
     }
     int strides[CUDNN_DIM_MAX];
     RETURN_IF_ERROR(packed_strides(format, nb, dims, vect, strides));
     return store(desc, format, dtype, nb, dims, strides, vect);
+}
+
+cudnnStatus_t
+fdnn_tensor_set_packed(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnDataType_t dtype, int nb,
+                       const int *dims)
+{
+    RETURN_IF_ERROR(check_desc(desc));
+    return set_with_format(desc, format, dtype, nb, dims);
 }
 
 cudnnStatus_t
@@ -171,9 +201,6 @@ fdnn_api_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnD
                                       int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
     RETURN_IF_ERROR(check_desc(tensorDesc));
-    if (vect_count(dataType) != 0)
-        return FDNN_BAD_PARAM("%s data needs cudnnSetTensor4dDescriptor with NCHW_VECT_C",
-                              fdnn_dtype_name(dataType));
     const int dims[4] = {n, c, h, w};
     const int strides[4] = {nStride, cStride, hStride, wStride};
     return store(tensorDesc, CUDNN_TENSOR_NCHW, dataType, 4, dims, strides, 1);
@@ -186,9 +213,6 @@ fdnn_api_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDat
     RETURN_IF_ERROR(check_desc(tensorDesc));
     RETURN_IF_NULL(dimA);
     RETURN_IF_NULL(strideA);
-    if (vect_count(dataType) != 0)
-        return FDNN_BAD_PARAM("%s data needs cudnnSetTensorNdDescriptorEx with NCHW_VECT_C",
-                              fdnn_dtype_name(dataType));
     return store(tensorDesc, CUDNN_TENSOR_NCHW, dataType, nbDims, dimA, strideA, 1);
 }
 
@@ -209,8 +233,9 @@ fdnn_api_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cu
     RETURN_IF_ERROR(check_desc(tensorDesc));
     if (!tensorDesc->is_set)
         return FDNN_BAD_PARAM("tensorDesc was never set");
-    if (tensorDesc->nb_dims != 4)
-        return FDNN_BAD_PARAM("tensorDesc has %d dimensions, expected 4", tensorDesc->nb_dims);
+    /* cuDNN reports the first four dims of a descriptor with more. */
+    if (tensorDesc->nb_dims < 4)
+        return FDNN_BAD_PARAM("tensorDesc has %d dimensions, expected at least 4", tensorDesc->nb_dims);
     int *outs[8] = {n, c, h, w, nStride, cStride, hStride, wStride};
     for (int i = 0; i < 8; i++)
         if (outs[i] == NULL)
@@ -235,8 +260,7 @@ fdnn_api_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, in
     RETURN_IF_ERROR(check_desc(tensorDesc));
     if (!tensorDesc->is_set)
         return FDNN_BAD_PARAM("tensorDesc was never set");
-    if (nbDimsRequested < 0)
-        return FDNN_BAD_PARAM("nbDimsRequested is %d, must not be negative", nbDimsRequested);
+    /* A negative nbDimsRequested asks for no dims (cuDNN returns success). */
     RETURN_IF_NULL(dataType);
     RETURN_IF_NULL(nbDims);
     if (nbDimsRequested > 0) {
@@ -258,6 +282,9 @@ fdnn_api_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, siz
     RETURN_IF_NULL(size);
     fdnn_tensor_t t;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(tensorDesc, "tensorDesc", &t));
+    /* NCHW_VECT_C strides count vectors: span the vectors, not channels. */
+    if (tensorDesc->vect > 1)
+        t.dims[1] /= tensorDesc->vect;
     *size = (size_t)fdnn_tensor_span(&t) * fdnn_dtype_size(t.dtype);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * See tensor_ops_util.h. */
+#include "api/ops_infer/tensor_ops_util.h"
+
+#include <stdint.h>
+
+#include "core/fail.h"
+
+cudnnStatus_t
+fdnn_tops_view(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed, fdnn_tensor_t *out)
+{
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, out));
+    if (desc->format == CUDNN_TENSOR_NCHW_VECT_C)
+        return FDNN_NOT_SUPPORTED("%s is NCHW_VECT_C, which this operation does not take", what);
+    if ((unsigned)out->dtype >= 32 || !(allowed & (1u << out->dtype)))
+        return FDNN_NOT_SUPPORTED("%s has data type %s, which this operation does not take", what,
+                                  fdnn_dtype_name(out->dtype));
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_tops_broadcast(fdnn_tensor_t *x, const char *what, const fdnn_tensor_t *c, bool exact)
+{
+    if (x->ndim != c->ndim)
+        return FDNN_BAD_PARAM("%s has %d dims, the output %d", what, x->ndim, c->ndim);
+    for (int i = 0; i < c->ndim; i++) {
+        if (x->dims[i] == c->dims[i])
+            continue;
+        if (exact || x->dims[i] != 1)
+            return FDNN_BAD_PARAM("%s dim %d is %lld, the output's is %lld%s", what, i, (long long)x->dims[i],
+                                  (long long)c->dims[i], exact ? "" : " (must be equal or 1)");
+        x->dims[i] = c->dims[i];
+        x->strides[i] = 0;
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_tops_scale(const void *ptr, const char *what, bool f64, double *value)
+{
+    if (ptr == NULL)
+        return FDNN_BAD_PARAM("%s is NULL", what);
+    *value = f64 ? *(const double *)ptr : (double)*(const float *)ptr;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Byte range [lo, hi) a view touches. */
+static void
+byte_range(const fdnn_tensor_t *t, const void *p, uintptr_t *lo, uintptr_t *hi)
+{
+    int64_t span = 0;
+    for (int i = 0; i < t->ndim; i++)
+        span += (t->dims[i] - 1) * t->strides[i];
+    *lo = (uintptr_t)p;
+    *hi = (uintptr_t)p + (uintptr_t)((span + 1) * (int64_t)fdnn_dtype_size(t->dtype));
+}
+
+cudnnStatus_t
+fdnn_tops_check_alias(const fdnn_tensor_t *x, const void *xp, const char *what, const fdnn_tensor_t *c,
+                      const void *cp)
+{
+    uintptr_t xlo, xhi, clo, chi;
+    byte_range(x, xp, &xlo, &xhi);
+    byte_range(c, cp, &clo, &chi);
+    if (xhi <= clo || chi <= xlo)
+        return CUDNN_STATUS_SUCCESS;
+    bool same = xp == cp && x->dtype == c->dtype && x->ndim == c->ndim;
+    for (int i = 0; same && i < c->ndim; i++)
+        if (c->dims[i] > 1 && x->strides[i] != c->strides[i])
+            same = false;
+    if (!same)
+        return FDNN_BAD_PARAM("%s overlaps the output in memory with a different layout", what);
+    return CUDNN_STATUS_SUCCESS;
+}

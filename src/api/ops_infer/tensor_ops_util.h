@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Checks shared by the tensor-operation shims (tensor_ops.c, op_tensor.c,
+ * reduce_tensor.c, transform.c): turning descriptors into views the engines
+ * take, broadcasting, scaling factors and aliasing. */
+#ifndef FDNN_API_TENSOR_OPS_UTIL_H
+#define FDNN_API_TENSOR_OPS_UTIL_H
+
+#include <stdbool.h>
+
+#include "core/tensor.h"
+#include "cudnn.h"
+
+/* The view of a tensor operand.  BAD_PARAM for a bad descriptor;
+ * NOT_SUPPORTED for NCHW_VECT_C and the vector data types (the tensor
+ * operations take none), and for the types outside `allowed` (a bit mask of
+ * 1u << cudnnDataType_t). */
+cudnnStatus_t fdnn_tops_view(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed, fdnn_tensor_t *out);
+
+#define FDNN_TOPS_FLOAT_TYPES                                                                   \
+    ((1u << CUDNN_DATA_FLOAT) | (1u << CUDNN_DATA_DOUBLE) | (1u << CUDNN_DATA_HALF) |             \
+     (1u << CUDNN_DATA_BFLOAT16))
+#define FDNN_TOPS_ALL_TYPES                                                                     \
+    (FDNN_TOPS_FLOAT_TYPES | (1u << CUDNN_DATA_INT8) | (1u << CUDNN_DATA_UINT8) | (1u << CUDNN_DATA_INT32))
+
+/* BAD_PARAM unless x has c's number of dims and each of its dims equals
+ * c's or is 1 (`exact`: equals c's).  On success x's broadcast dims get
+ * stride 0 and c's extent. */
+cudnnStatus_t fdnn_tops_broadcast(fdnn_tensor_t *x, const char *what, const fdnn_tensor_t *c, bool exact);
+
+/* *alpha from a host scaling factor: a double for double compute, else a
+ * float.  BAD_PARAM when the pointer is NULL. */
+cudnnStatus_t fdnn_tops_scale(const void *ptr, const char *what, bool f64, double *value);
+
+/* BAD_PARAM when the memory of input x overlaps output c, unless both
+ * address exactly the same elements in the same order (an in-place
+ * elementwise operation, which is safe). */
+cudnnStatus_t fdnn_tops_check_alias(const fdnn_tensor_t *x, const void *xp, const char *what,
+                                     const fdnn_tensor_t *c, const void *cp);
+
+#endif /* FDNN_API_TENSOR_OPS_UTIL_H */

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The elementwise engine: flattens the views into the fewest dims, picks the
+ * row (the dim where c is densest) and runs rows, split into fixed pieces,
+ * on the handle's pool.  Each element is computed by exactly one task from
+ * its own inputs only, so any thread count gives the same bits. */
+#include <pthreadpool.h>
+
+#include "core/handle.h"
+#include "cpu/tensor/tensor_kernels.h"
+#include "cpu/tensor/tensor_ops.h"
+
+/* Elements per task along a row: large enough to amortise the task, small
+ * enough that a single long row still spreads over the threads. */
+#define PIECE 8192
+
+typedef void (*elt_task_fn)(const fdnn_elt_plan_t *, size_t);
+
+static elt_task_fn
+pick_task(fdnn_isa_t isa)
+{
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+    if (isa >= FDNN_ISA_AVX512)
+        return fdnn_elt_task__avx512;
+    if (isa >= FDNN_ISA_AVX2)
+        return fdnn_elt_task__avx2;
+#else
+    (void)isa;
+#endif
+    return fdnn_elt_task__scalar;
+}
+
+/* Builds the plan: drops dims of extent 1, orders the rest by c's stride
+ * (largest first, so the row is where c is densest) and merges neighbours
+ * that are contiguous in every tensor. */
+static void
+plan_init(const fdnn_eltwise_t *p, fdnn_elt_plan_t *pl)
+{
+    const bool has_a = p->op != FDNN_ELT_SET;
+    const bool has_b = p->op <= FDNN_ELT_MAX;
+    int nd = 0;
+    pl->p = p;
+    for (int i = 0; i < p->c.ndim; i++) {
+        if (p->c.dims[i] == 1)
+            continue;
+        pl->dims[nd] = p->c.dims[i];
+        pl->sc[nd] = p->c.strides[i];
+        pl->sa[nd] = has_a ? p->a.strides[i] : 0;
+        pl->sb[nd] = has_b ? p->b.strides[i] : 0;
+        nd++;
+    }
+    if (nd == 0) {
+        pl->dims[0] = 1;
+        pl->sc[0] = pl->sa[0] = pl->sb[0] = 0;
+        nd = 1;
+    }
+    /* insertion sort by c's stride, descending; stable for equal strides */
+    for (int i = 1; i < nd; i++)
+        for (int j = i; j > 0 && pl->sc[j - 1] < pl->sc[j]; j--) {
+            int64_t t;
+#define SWAP(arr) (t = arr[j], arr[j] = arr[j - 1], arr[j - 1] = t)
+            SWAP(pl->dims);
+            SWAP(pl->sc);
+            SWAP(pl->sa);
+            SWAP(pl->sb);
+#undef SWAP
+        }
+    /* merge dim i into i+1 when every tensor steps over it contiguously */
+    int out = 0;
+    for (int i = 1; i < nd; i++) {
+        int64_t n = pl->dims[i];
+        if (pl->sc[out] == pl->sc[i] * n && pl->sa[out] == pl->sa[i] * n && pl->sb[out] == pl->sb[i] * n) {
+            pl->dims[out] *= n;
+            pl->sc[out] = pl->sc[i];
+            pl->sa[out] = pl->sa[i];
+            pl->sb[out] = pl->sb[i];
+        } else {
+            out++;
+            pl->dims[out] = pl->dims[i];
+            pl->sc[out] = pl->sc[i];
+            pl->sa[out] = pl->sa[i];
+            pl->sb[out] = pl->sb[i];
+        }
+    }
+    pl->nd = out + 1;
+    pl->ec = fdnn_dtype_size(p->c.dtype);
+    pl->ea = has_a ? fdnn_dtype_size(p->a.dtype) : 0;
+    pl->eb = has_b ? fdnn_dtype_size(p->b.dtype) : 0;
+    int64_t row = pl->dims[pl->nd - 1];
+    pl->piece = row < PIECE ? row : PIECE;
+    pl->pieces = (row + pl->piece - 1) / pl->piece;
+}
+
+typedef struct elt_ctx {
+    const fdnn_elt_plan_t *plan;
+    elt_task_fn fn;
+} elt_ctx_t;
+
+static void
+run_task(void *arg, size_t task)
+{
+    const elt_ctx_t *ctx = arg;
+    ctx->fn(ctx->plan, task);
+}
+
+void
+fdnn_tensor_eltwise(cudnnHandle_t handle, const fdnn_eltwise_t *p)
+{
+    fdnn_elt_plan_t plan;
+    plan_init(p, &plan);
+    int64_t rows = 1;
+    for (int d = 0; d < plan.nd - 1; d++)
+        rows *= plan.dims[d];
+    elt_ctx_t ctx = {&plan, pick_task(handle->isa)};
+    pthreadpool_parallelize_1d(handle->pool, run_task, &ctx, (size_t)(rows * plan.pieces), 0);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The plans the tensor engines (eltwise.c, reduce.c) hand to their per-ISA
+ * task functions (tensor_kernels.inc, compiled once per ISA).  A plan is
+ * fully checked and flattened; a task is one independent unit of a parallel
+ * loop, so results never depend on how tasks are spread over threads. */
+#ifndef FDNN_CPU_TENSOR_TENSOR_KERNELS_H
+#define FDNN_CPU_TENSOR_TENSOR_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu/tensor/tensor_ops.h"
+
+/* Elements per block: rows are processed BLK elements at a time through
+ * stack buffers of the compute type. */
+#define FDNN_TENSOR_BLK 256
+
+/* Elementwise: dims[nd-1] is the row (the dim where c has its smallest
+ * stride); a task is piece `task % pieces` of row `task / pieces`. */
+typedef struct fdnn_elt_plan {
+    const fdnn_eltwise_t *p;
+    int nd;
+    int64_t dims[CUDNN_DIM_MAX];
+    int64_t sc[CUDNN_DIM_MAX], sa[CUDNN_DIM_MAX], sb[CUDNN_DIM_MAX]; /* in elements */
+    size_t ec, ea, eb;                                                /* element sizes */
+    int64_t piece, pieces;
+} fdnn_elt_plan_t;
+
+/* A partial result of one chunk of a split reduction. */
+typedef struct fdnn_red_partial {
+    double value;
+    int64_t index; /* -1: no element seen that counts (all NaN) */
+} fdnn_red_partial_t;
+
+/* Reduction: outputs run over the kept dims (row-major in a's dim order,
+ * which is also the packed index of the indices array); each output reduces
+ * the reduced dims, flattened row-major, in chunks of `chunk` elements. */
+typedef struct fdnn_red_plan {
+    const fdnn_reduce_t *p;
+    int nk, nr;
+    int64_t kdims[CUDNN_DIM_MAX], ka[CUDNN_DIM_MAX], kc[CUDNN_DIM_MAX];
+    int64_t rdims[CUDNN_DIM_MAX], ra[CUDNN_DIM_MAX];
+    int64_t outputs, rcount, chunk, nchunks;
+    size_t ea, ec;
+    fdnn_red_partial_t *partials; /* outputs * nchunks when nchunks > 1 */
+} fdnn_red_plan_t;
+
+#define FDNN_DECLARE_TENSOR_KERNELS(isa)                                               \
+    void fdnn_elt_task__##isa(const fdnn_elt_plan_t *plan, size_t task);               \
+    void fdnn_red_chunk_task__##isa(const fdnn_red_plan_t *plan, size_t task);         \
+    void fdnn_red_output_task__##isa(const fdnn_red_plan_t *plan, size_t output);
+
+FDNN_DECLARE_TENSOR_KERNELS(scalar)
+FDNN_DECLARE_TENSOR_KERNELS(avx2)
+FDNN_DECLARE_TENSOR_KERNELS(avx512)
+
+#endif /* FDNN_CPU_TENSOR_TENSOR_KERNELS_H */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The tensor operations below the API layer: one strided elementwise engine
+ * (cudnnSetTensor, ScaleTensor, AddTensor, OpTensor, TransformTensor[Ex])
+ * and one reduction engine (cudnnReduceTensor).
+ *
+ * Callers pass plain views (src/core/tensor.h) that are already checked:
+ * every input view has the dims of the output, with stride 0 along the dims
+ * it is broadcast over; data types are among FLOAT, DOUBLE, HALF, BFLOAT16,
+ * INT8, UINT8, INT32.  Nothing here reads a descriptor or allocates. */
+#ifndef FDNN_CPU_TENSOR_TENSOR_OPS_H
+#define FDNN_CPU_TENSOR_TENSOR_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/tensor.h"
+#include "cudnn.h"
+
+typedef enum fdnn_elt_op {
+    FDNN_ELT_ADD,  /* c = (alpha1*a + alpha2*b) + beta*c */
+    FDNN_ELT_MUL,  /* c = (alpha1*a) * (alpha2*b) + beta*c */
+    FDNN_ELT_MIN,  /* c = min(alpha1*a, alpha2*b) + beta*c */
+    FDNN_ELT_MAX,  /* c = max(alpha1*a, alpha2*b) + beta*c */
+    FDNN_ELT_SQRT, /* c = sqrt(alpha1*a) + beta*c */
+    FDNN_ELT_NOT,  /* c = (1 - alpha1*a) + beta*c */
+    FDNN_ELT_COPY, /* c = alpha1*a + beta*c */
+    FDNN_ELT_SET,  /* c = value */
+} fdnn_elt_op_t;
+
+/* One elementwise problem.  `beta == 0` never reads c (NaN in c stays out).
+ * MIN/MAX: with propagate_nan a NaN operand gives NaN, without it the other
+ * operand (fmin/fmax).  f64: compute in double (all tensors DOUBLE), else in
+ * float.  a may alias c when both views address the same elements. */
+typedef struct fdnn_eltwise {
+    fdnn_elt_op_t op;
+    bool propagate_nan;
+    bool f64;
+    double alpha1, alpha2, beta, value;
+    fdnn_tensor_t c;
+    void *c_data;
+    fdnn_tensor_t a; /* unused for SET */
+    const void *a_data;
+    fdnn_tensor_t b; /* only for ADD, MUL, MIN, MAX */
+    const void *b_data;
+} fdnn_eltwise_t;
+
+void fdnn_tensor_eltwise(cudnnHandle_t handle, const fdnn_eltwise_t *p);
+
+/* One reduction: c = alpha * reduce(a) + beta * c over the dims where c has
+ * extent 1 and a does not.  Indices (uint32, flattened over the reduced dims
+ * in row-major order of a's dims) are written when `indices` is non-NULL
+ * (MIN, MAX, AMAX only): the first position of the result. */
+typedef struct fdnn_reduce {
+    cudnnReduceTensorOp_t op;
+    bool propagate_nan;
+    bool f64;
+    double alpha, beta;
+    fdnn_tensor_t a;
+    const void *a_data;
+    fdnn_tensor_t c;
+    void *c_data;
+    uint32_t *indices; /* one per element of c, packed row-major; or NULL */
+} fdnn_reduce_t;
+
+/* Workspace bytes fdnn_tensor_reduce needs for this shape: nonzero only when
+ * few outputs reduce many elements and the reduction is split into fixed
+ * chunks (the split depends on the shape only, never on the threads). */
+size_t fdnn_tensor_reduce_workspace(const fdnn_tensor_t *a, const fdnn_tensor_t *c);
+
+void fdnn_tensor_reduce(cudnnHandle_t handle, const fdnn_reduce_t *p, void *workspace);
+
+#endif /* FDNN_CPU_TENSOR_TENSOR_OPS_H */

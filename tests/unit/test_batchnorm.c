@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Batch normalization against the float64 reference (src/ref/batchnorm_ref):
+ * forward training (y, saved and running statistics), backward (dx, dscale,
+ * dbias, dz), inference, the fused add + ReLU of the Ex forms, in both modes,
+ * in NCHW, NHWC and padded layouts, 4-D and 5-D, f32/f64/f16/bf16, on every
+ * ISA level and with 1 and 2 threads (bitwise equal), plus alpha/beta
+ * blending and the argument checks. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "freednn.h"
+#include "ref/batchnorm_ref.h"
+#include "test_norm_tensor.h"
+#include "testutil.h"
+
+static cudnnHandle_t handle;
+static cudnnActivationDescriptor_t relu_desc;
+
+typedef struct bcase {
+    int nd;
+    int dims[5];
+    int layout;
+    cudnnDataType_t dt;
+    cudnnBatchNormMode_t mode;
+    cudnnBatchNormOps_t ops;
+} bcase_t;
+
+static void
+param_set(void *buf, bool dbl, const double *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (dbl)
+            ((double *)buf)[i] = v[i];
+        else
+            ((float *)buf)[i] = (float)v[i];
+    }
+}
+
+static void
+param_get(const void *buf, bool dbl, double *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        v[i] = dbl ? ((const double *)buf)[i] : ((const float *)buf)[i];
+}
+
+static void
+run_case(const bcase_t *bc)
+{
+    char name[160];
+    snprintf(name, sizeof(name), "%dd %dx%dx%dx%dx%d %s dt=%d mode=%d ops=%d", bc->nd, bc->dims[0], bc->dims[1],
+             bc->dims[2], bc->dims[3], bc->nd == 5 ? bc->dims[4] : 1, layout_name[bc->layout], (int)bc->dt,
+             (int)bc->mode, (int)bc->ops);
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 1234 + (uint64_t)bc->dims[1]);
+    ttensor_t x, y, z, dy, dx, dz;
+    tt_make(&x, bc->nd, bc->dims, bc->layout, bc->dt);
+    tt_make(&y, bc->nd, bc->dims, bc->layout, bc->dt);
+    tt_make(&z, bc->nd, bc->dims, bc->layout, bc->dt);
+    tt_make(&dy, bc->nd, bc->dims, bc->layout, bc->dt);
+    tt_make(&dx, bc->nd, bc->dims, bc->layout, bc->dt);
+    tt_make(&dz, bc->nd, bc->dims, bc->layout, bc->dt);
+    bool relu = bc->ops != CUDNN_BATCHNORM_OPS_BN, add = bc->ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+    bool dbl = bc->dt == CUDNN_DATA_DOUBLE;
+    size_t pes = dbl ? 8 : 4;
+
+    cudnnTensorDescriptor_t pdesc;
+    cudnnCreateTensorDescriptor(&pdesc);
+    CHECK_OK(cudnnDeriveBNTensorDescriptor(pdesc, x.desc, bc->mode));
+    fdnn_ref_bn_shape_t sh = {bc->dims[0], bc->dims[1], x.elems / bc->dims[0] / bc->dims[1],
+                              bc->mode == CUDNN_BATCHNORM_PER_ACTIVATION};
+    int64_t F = fdnn_ref_bn_features(&sh), E = x.elems;
+
+    double *xv = tt_doubles(E), *zv = tt_doubles(E), *dyv = tt_doubles(E), *yr = tt_doubles(E);
+    double *dxr = tt_doubles(E), *dzr = tt_doubles(E), *got = tt_doubles(E);
+    double *scale = tt_doubles(F), *bias = tt_doubles(F), *rm0 = tt_doubles(F), *rv0 = tt_doubles(F);
+    double *mean = tt_doubles(F), *var = tt_doubles(F), *inv = tt_doubles(F), *rm = tt_doubles(F);
+    double *rv = tt_doubles(F), *dsr = tt_doubles(F), *dbr = tt_doubles(F), *pg = tt_doubles(F);
+    /* Channels get different offsets and spreads; the offset (up to 8 times
+     * the spread) exercises the shifted one-pass variance. */
+    for (int64_t i = 0; i < E; i++) {
+        int64_t c = (i / sh.s) % sh.c;
+        xv[i] = 4.0 * (double)(c % 3) + (1.0 + 0.25 * (double)(c % 4)) * fdnn_rng_uniform(&rng, -1, 1);
+    }
+    tt_random(&rng, zv, E, -1, 1);
+    tt_random(&rng, dyv, E, -1, 1);
+    tt_random(&rng, scale, F, 0.5, 1.5);
+    tt_random(&rng, bias, F, -0.5, 0.5);
+    tt_random(&rng, rm0, F, -1, 1);
+    tt_random(&rng, rv0, F, 0.5, 2);
+    /* Parameters are float for every data type but double. */
+    if (!dbl)
+        for (int64_t f = 0; f < F; f++) {
+            scale[f] = (float)scale[f];
+            bias[f] = (float)bias[f];
+            rm0[f] = (float)rm0[f];
+            rv0[f] = (float)rv0[f];
+        }
+    tt_set(&x, xv);
+    tt_set(&z, zv);
+    tt_set(&dy, dyv);
+    const double eps = 1e-4, factor = 0.3;
+
+    fdnn_ref_bn_stats(&sh, xv, eps, mean, var, inv);
+    fdnn_ref_bn_apply(&sh, xv, add ? zv : NULL, scale, bias, mean, inv, relu, yr);
+    memcpy(rm, rm0, sizeof(double) * (size_t)F);
+    memcpy(rv, rv0, sizeof(double) * (size_t)F);
+    fdnn_ref_bn_running(&sh, mean, var, factor, rm, rv);
+    /* The backward gets the saved statistics in the parameter type: the
+     * reference starts from the same rounded values (with N = 2 per
+     * activation dx is a difference of nearly equal terms and would show the
+     * float rounding of the saved inverse variance as a large error). */
+    double *mean_q = tt_doubles(F), *inv_q = tt_doubles(F), *dxr_exact = tt_doubles(E);
+    for (int64_t f = 0; f < F; f++) {
+        mean_q[f] = dbl ? mean[f] : (float)mean[f];
+        inv_q[f] = dbl ? inv[f] : (float)inv[f];
+    }
+    fdnn_ref_bn_backward(&sh, xv, dyv, yr, relu, scale, mean, inv, dxr_exact, dsr, dbr, add ? dzr : NULL);
+    fdnn_ref_bn_backward(&sh, xv, dyv, yr, relu, scale, mean_q, inv_q, dxr, dsr, dbr, add ? dzr : NULL);
+
+    void *p_scale = fdnn_guarded_alloc((size_t)F * pes), *p_bias = fdnn_guarded_alloc((size_t)F * pes);
+    void *p_rm = fdnn_guarded_alloc((size_t)F * pes), *p_rv = fdnn_guarded_alloc((size_t)F * pes);
+    void *p_sm = fdnn_guarded_alloc((size_t)F * pes), *p_si = fdnn_guarded_alloc((size_t)F * pes);
+    void *p_ds = fdnn_guarded_alloc((size_t)F * pes), *p_db = fdnn_guarded_alloc((size_t)F * pes);
+    param_set(p_scale, dbl, scale, F);
+    param_set(p_bias, dbl, bias, F);
+    size_t rsize = 0;
+    CHECK_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, bc->mode, bc->ops, relu_desc, x.desc,
+                                                                  &rsize));
+    void *reserve = fdnn_guarded_alloc(rsize > 0 ? rsize : 1); /* 0 bytes: see testutil */
+    size_t ysize = (size_t)y.span * y.esize, dxsize = (size_t)dx.span * dx.esize;
+    unsigned char *y_first = malloc(ysize), *dx_first = malloc(dxsize);
+    double one = 1.0, zero = 0.0;
+    float onef = 1.0f, zerof = 0.0f;
+    const void *a1 = dbl ? (const void *)&one : (const void *)&onef;
+    const void *b0 = dbl ? (const void *)&zero : (const void *)&zerof;
+    double tol = tt_tol(bc->dt);
+    /* Backward tolerance: dx sums M terms of size ~|dy| through the
+     * normalisation; for 16-bit types the input rounding dominates. */
+    double btol = bc->dt == CUDNN_DATA_FLOAT ? 1e-4 : bc->dt == CUDNN_DATA_DOUBLE ? 1e-9 : 4 * tol;
+
+    for (int isa = 0; isa < fdnn_test_isa_count(); isa++) {
+        CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(isa)));
+        for (int threads = 1; threads <= 2; threads++) {
+            CHECK_OK(freednnSetNumThreads(handle, threads));
+            tt_poison(&y);
+            fdnn_poison_bytes(p_sm, (size_t)F * pes);
+            fdnn_poison_bytes(p_si, (size_t)F * pes);
+            param_set(p_rm, dbl, rm0, F);
+            param_set(p_rv, dbl, rv0, F);
+            cudnnStatus_t st;
+            if (bc->ops == CUDNN_BATCHNORM_OPS_BN && threads == 1)
+                st = cudnnBatchNormalizationForwardTraining(handle, bc->mode, a1, b0, x.desc, x.buf, y.desc, y.buf,
+                                                            pdesc, p_scale, p_bias, factor, p_rm, p_rv, eps, p_sm,
+                                                            p_si);
+            else
+                st = cudnnBatchNormalizationForwardTrainingEx(
+                    handle, bc->mode, bc->ops, a1, b0, x.desc, x.buf, z.desc, add ? z.buf : NULL, y.desc, y.buf,
+                    pdesc, p_scale, p_bias, factor, p_rm, p_rv, eps, p_sm, p_si, relu_desc, NULL, 0, reserve,
+                    rsize);
+            CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s: forward training: %s", name, cudnnGetErrorString(st));
+            tt_get(&y, got);
+            double e = tt_err(got, yr, E);
+            CHECK_MSG(e <= tol, "%s isa %d threads %d: y error %g", name, isa, threads, e);
+            param_get(p_sm, dbl, pg, F);
+            e = tt_err(pg, mean, F);
+            CHECK_MSG(e <= tol, "%s: saved mean error %g", name, e);
+            param_get(p_si, dbl, pg, F);
+            e = tt_err(pg, inv, F);
+            CHECK_MSG(e <= (dbl ? 1e-9 : 1e-5), "%s: saved inv var error %g", name, e);
+            param_get(p_rm, dbl, pg, F);
+            e = tt_err(pg, rm, F);
+            CHECK_MSG(e <= tol, "%s: running mean error %g", name, e);
+            param_get(p_rv, dbl, pg, F);
+            e = tt_err(pg, rv, F);
+            CHECK_MSG(e <= (dbl ? 1e-9 : 1e-5), "%s: running var error %g", name, e);
+
+            tt_poison(&dx);
+            tt_poison(&dz);
+            fdnn_poison_bytes(p_ds, (size_t)F * pes);
+            fdnn_poison_bytes(p_db, (size_t)F * pes);
+            if (bc->ops == CUDNN_BATCHNORM_OPS_BN && threads == 1)
+                st = cudnnBatchNormalizationBackward(handle, bc->mode, a1, b0, a1, b0, x.desc, x.buf, dy.desc,
+                                                     dy.buf, dx.desc, dx.buf, pdesc, p_scale, p_ds, p_db, eps, p_sm,
+                                                     p_si);
+            else
+                st = cudnnBatchNormalizationBackwardEx(
+                    handle, bc->mode, bc->ops, a1, b0, a1, b0, x.desc, x.buf, y.desc, y.buf, dy.desc, dy.buf,
+                    dz.desc, add ? dz.buf : NULL, dx.desc, dx.buf, pdesc, p_scale, p_bias, p_ds, p_db, eps, p_sm,
+                    p_si, relu_desc, NULL, 0, reserve, rsize);
+            CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s: backward: %s", name, cudnnGetErrorString(st));
+            tt_get(&dx, got);
+            e = tt_err(got, dxr, E);
+            CHECK_MSG(e <= btol, "%s isa %d threads %d: dx error %g", name, isa, threads, e);
+            if (e > btol) for (int64_t i = 0; i < E; i++) if (fabs(got[i]-dxr[i]) > btol) { printf("  i=%ld got %.8g want %.8g\n", (long)i, got[i], dxr[i]); }
+            param_get(p_ds, dbl, pg, F);
+            e = tt_err(pg, dsr, F);
+            CHECK_MSG(e <= btol * 10, "%s: dscale error %g", name, e);
+            param_get(p_db, dbl, pg, F);
+            e = tt_err(pg, dbr, F);
+            CHECK_MSG(e <= btol * 10, "%s: dbias error %g", name, e);
+            if (add) {
+                tt_get(&dz, got);
+                e = tt_err(got, dzr, E);
+                CHECK_MSG(e <= tol, "%s: dz error %g", name, e);
+            }
+            /* Bitwise the same for 1 and 2 threads. */
+            if (threads == 1) {
+                memcpy(y_first, y.buf, ysize);
+                memcpy(dx_first, dx.buf, dxsize);
+            } else {
+                CHECK_MSG(memcmp(y_first, y.buf, ysize) == 0, "%s isa %d: y differs between 1 and 2 threads", name,
+                          isa);
+                CHECK_MSG(memcmp(dx_first, dx.buf, dxsize) == 0, "%s isa %d: dx differs between 1 and 2 threads",
+                          name, isa);
+            }
+        }
+    }
+
+    /* Backward without saved statistics (recomputed from x). */
+    if (!relu) {
+        tt_poison(&dx);
+        CHECK_OK(cudnnBatchNormalizationBackward(handle, bc->mode, a1, b0, a1, b0, x.desc, x.buf, dy.desc, dy.buf,
+                                                 dx.desc, dx.buf, pdesc, p_scale, p_ds, p_db, eps, NULL, NULL));
+        tt_get(&dx, got);
+        double e = tt_err(got, dxr_exact, E);
+        CHECK_MSG(e <= btol, "%s: dx (no saved stats) error %g", name, e);
+    }
+
+    /* Inference with the reference running statistics. */
+    {
+        double *inv_run = tt_doubles(F);
+        for (int64_t f = 0; f < F; f++) {
+            rm[f] = dbl ? rm[f] : (float)rm[f];
+            rv[f] = dbl ? rv[f] : (float)rv[f];
+            inv_run[f] = 1.0 / sqrt(rv[f] + eps);
+        }
+        fdnn_ref_bn_apply(&sh, xv, NULL, scale, bias, rm, inv_run, false, yr);
+        param_set(p_rm, dbl, rm, F);
+        param_set(p_rv, dbl, rv, F);
+        tt_poison(&y);
+        CHECK_OK(cudnnBatchNormalizationForwardInference(handle, bc->mode, a1, b0, x.desc, x.buf, y.desc, y.buf,
+                                                         pdesc, p_scale, p_bias, p_rm, p_rv, eps));
+        tt_get(&y, got);
+        double e = tt_err(got, yr, E);
+        CHECK_MSG(e <= tol, "%s: inference y error %g", name, e);
+        free(inv_run);
+    }
+
+    free(y_first);
+    free(dx_first);
+    fdnn_guarded_free(reserve);
+    void *pbufs[] = {p_scale, p_bias, p_rm, p_rv, p_sm, p_si, p_ds, p_db};
+    for (int i = 0; i < 8; i++)
+        fdnn_guarded_free(pbufs[i]);
+    double *arrs[] = {mean_q, inv_q, dxr_exact, xv, zv, dyv, yr, dxr, dzr, got, scale, bias, rm0, rv0, mean, var, inv, rm, rv, dsr, dbr, pg};
+    for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++)
+        free(arrs[i]);
+    cudnnDestroyTensorDescriptor(pdesc);
+    ttensor_t *ts[] = {&x, &y, &z, &dy, &dx, &dz};
+    for (int i = 0; i < 6; i++)
+        tt_free(ts[i]);
+}
+
+static void
+test_cases(void)
+{
+    static const int shapes[][6] = {
+        /* nd, n, c, d0, d1, d2 */
+        {4, 2, 3, 5, 7, 0},   {4, 1, 1, 1, 1, 0}, {4, 3, 1, 4, 4, 0}, {4, 1, 5, 1, 1, 0},
+        {4, 4, 16, 9, 11, 0}, {5, 2, 3, 2, 3, 4}, {4, 2, 17, 3, 3, 0}, {4, 8, 4, 1, 1, 0},
+    };
+    const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    int k = 0;
+    for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+        for (int layout = 0; layout < LAYOUT_COUNT; layout++)
+            for (int mode = 0; mode < 2; mode++) {
+                bcase_t bc = {.nd = shapes[s][0], .layout = layout, .mode = (cudnnBatchNormMode_t)(mode ? 1 : 0)};
+                for (int d = 0; d < bc.nd; d++)
+                    bc.dims[d] = shapes[s][1 + d];
+                /* N = 1 per activation has one sample per feature: variance 0
+                 * and the unbiased estimate undefined; skip. */
+                if (bc.mode == CUDNN_BATCHNORM_PER_ACTIVATION && bc.dims[0] == 1)
+                    continue;
+                if (bc.mode == CUDNN_BATCHNORM_SPATIAL && bc.dims[0] * (bc.nd == 5 ? bc.dims[2] * bc.dims[3] * bc.dims[4] : bc.dims[2] * bc.dims[3]) == 1)
+                    continue;
+                bc.dt = types[k % 4];
+                bc.ops = (cudnnBatchNormOps_t)(k % 3);
+                k++;
+                run_case(&bc);
+            }
+    /* SPATIAL_PERSISTENT is SPATIAL. */
+    bcase_t bc = {4, {4, 8, 6, 6}, LAYOUT_NHWC, CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
+                  CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION};
+    run_case(&bc);
+}
+
+/* y = alpha * bn(x) + beta * y, and the same blending of dx and of the
+ * parameter gradients. */
+static void
+test_blending(void)
+{
+    const int dims[4] = {2, 3, 4, 5};
+    ttensor_t x, y, dy, dx;
+    tt_make(&x, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    tt_make(&y, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    tt_make(&dy, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    tt_make(&dx, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 7);
+    int64_t E = x.elems;
+    double *xv = tt_doubles(E), *dyv = tt_doubles(E), *y0 = tt_doubles(E), *dx0 = tt_doubles(E);
+    double *yr = tt_doubles(E), *dxr = tt_doubles(E), *got = tt_doubles(E);
+    tt_random(&rng, xv, E, -2, 2);
+    tt_random(&rng, dyv, E, -1, 1);
+    tt_random(&rng, y0, E, -1, 1);
+    tt_random(&rng, dx0, E, -1, 1);
+    tt_set(&x, xv);
+    tt_set(&dy, dyv);
+    tt_set(&y, y0);
+    tt_set(&dx, dx0);
+    fdnn_ref_bn_shape_t sh = {2, 3, 20, false};
+    double scale[3] = {1, 0.5, 2}, bias[3] = {0, 1, -1}, mean[3], var[3], inv[3], ds[3], db[3];
+    float fs[3] = {1, 0.5f, 2}, fb[3] = {0, 1, -1}, sm[3], si[3], gds[3] = {1, 2, 3}, gdb[3] = {-1, -2, -3};
+    fdnn_ref_bn_stats(&sh, xv, 1e-5, mean, var, inv);
+    fdnn_ref_bn_apply(&sh, xv, NULL, scale, bias, mean, inv, false, yr);
+    fdnn_ref_bn_backward(&sh, xv, dyv, NULL, false, scale, mean, inv, dxr, ds, db, NULL);
+    cudnnTensorDescriptor_t pd;
+    cudnnCreateTensorDescriptor(&pd);
+    CHECK_OK(cudnnDeriveBNTensorDescriptor(pd, x.desc, CUDNN_BATCHNORM_SPATIAL));
+    float alpha = 2.0f, beta = 0.5f;
+    CHECK_OK(cudnnBatchNormalizationForwardTraining(handle, CUDNN_BATCHNORM_SPATIAL, &alpha, &beta, x.desc, x.buf,
+                                                    y.desc, y.buf, pd, fs, fb, 1.0, NULL, NULL, 1e-5, sm, si));
+    tt_get(&y, got);
+    for (int64_t i = 0; i < E; i++)
+        yr[i] = 2.0 * yr[i] + 0.5 * y0[i];
+    CHECK(tt_err(got, yr, E) < 2e-5);
+    CHECK_OK(cudnnBatchNormalizationBackward(handle, CUDNN_BATCHNORM_SPATIAL, &alpha, &beta, &alpha, &beta, x.desc,
+                                             x.buf, dy.desc, dy.buf, dx.desc, dx.buf, pd, fs, gds, gdb, 1e-5, sm, si));
+    tt_get(&dx, got);
+    for (int64_t i = 0; i < E; i++)
+        dxr[i] = 2.0 * dxr[i] + 0.5 * dx0[i];
+    CHECK(tt_err(got, dxr, E) < 1e-4);
+    for (int c = 0; c < 3; c++) {
+        CHECK(fabs(gds[c] - (2.0 * ds[c] + 0.5 * (c + 1))) < 1e-4);
+        CHECK(fabs(gdb[c] - (2.0 * db[c] - 0.5 * (c + 1))) < 1e-4);
+    }
+    cudnnDestroyTensorDescriptor(pd);
+    free(xv), free(dyv), free(y0), free(dx0), free(yr), free(dxr), free(got);
+    tt_free(&x), tt_free(&y), tt_free(&dy), tt_free(&dx);
+}
+
+static void
+test_bad_inputs(void)
+{
+    const int dims[4] = {2, 3, 4, 5}, dims_other[4] = {2, 3, 4, 6}, dims3[3] = {2, 3, 4};
+    ttensor_t x, y, yo, x3, xi;
+    tt_make(&x, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    tt_make(&y, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    tt_make(&yo, 4, dims_other, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    tt_make(&x3, 3, dims3, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    memset(&xi, 0, sizeof(xi));
+    cudnnCreateTensorDescriptor(&xi.desc);
+    cudnnSetTensor4dDescriptor(xi.desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_INT8, 2, 3, 4, 5);
+    for (int64_t i = 0; i < x.elems; i++)
+        ((float *)x.buf)[i] = (float)i;
+    cudnnTensorDescriptor_t pd, pd_act, pd_dbl;
+    cudnnCreateTensorDescriptor(&pd);
+    cudnnCreateTensorDescriptor(&pd_act);
+    cudnnCreateTensorDescriptor(&pd_dbl);
+    CHECK_OK(cudnnDeriveBNTensorDescriptor(pd, x.desc, CUDNN_BATCHNORM_SPATIAL));
+    CHECK_OK(cudnnDeriveBNTensorDescriptor(pd_act, x.desc, CUDNN_BATCHNORM_PER_ACTIVATION));
+    cudnnSetTensor4dDescriptor(pd_dbl, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, 1, 3, 1, 1);
+    CHECK_STATUS(cudnnDeriveBNTensorDescriptor(pd, x.desc, (cudnnBatchNormMode_t)3), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnDeriveBNTensorDescriptor(NULL, x.desc, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnDeriveBNTensorDescriptor(pd, NULL, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_BAD_PARAM);
+
+    float p[60], one = 1, zero = 0, rm[3], rv[3];
+    for (int i = 0; i < 60; i++)
+        p[i] = 1.0f;
+    const cudnnBatchNormMode_t S = CUDNN_BATCHNORM_SPATIAL;
+#define INFER(mode, xd, yd, pdesc, eps)                                                                           \
+    cudnnBatchNormalizationForwardInference(handle, mode, &one, &zero, xd, x.buf, yd, y.buf, pdesc, p, p, p, p, eps)
+    tt_poison(&y);
+    CHECK_STATUS(INFER(S, x.desc, y.desc, pd, -1.0), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(INFER(S, x.desc, y.desc, pd, NAN), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(INFER(S, x.desc, yo.desc, pd, 1e-5), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(INFER(S, x3.desc, x3.desc, pd, 1e-5), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(INFER(S, x.desc, y.desc, pd_act, 1e-5), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(INFER(CUDNN_BATCHNORM_PER_ACTIVATION, x.desc, y.desc, pd, 1e-5), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(INFER(S, x.desc, y.desc, pd_dbl, 1e-5), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(INFER((cudnnBatchNormMode_t)9, x.desc, y.desc, pd, 1e-5), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(INFER(S, xi.desc, xi.desc, pd, 1e-5), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnBatchNormalizationForwardInference(handle, S, &one, &zero, x.desc, NULL, y.desc, y.buf, pd, p,
+                                                         p, p, p, 1e-5),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnBatchNormalizationForwardInference(NULL, S, &one, &zero, x.desc, x.buf, y.desc, y.buf, pd, p,
+                                                         p, p, p, 1e-5),
+                 CUDNN_STATUS_BAD_PARAM);
+    /* Nothing was written by the failed calls. */
+    bool untouched = true;
+    for (int64_t i = 0; i < y.elems; i++)
+        untouched = untouched && isnan(((float *)y.buf)[i]);
+    CHECK(untouched);
+
+    CHECK_STATUS(cudnnBatchNormalizationForwardTraining(handle, S, &one, &zero, x.desc, x.buf, y.desc, y.buf, pd, p,
+                                                        p, 0.1, rm, NULL, 1e-5, NULL, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnBatchNormalizationForwardTraining(handle, S, &one, &zero, x.desc, x.buf, y.desc, y.buf, pd, p,
+                                                        p, 0.1, rm, rv, 1e-5, rm, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnBatchNormalizationForwardTraining(handle, S, &one, &zero, x.desc, x.buf, y.desc, y.buf, pd, p,
+                                                        p, 0.1, rm, rv, -1e-3, NULL, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnBatchNormalizationForwardTraining(handle, S, &one, &zero, x.desc, x.buf, y.desc, y.buf, pd, p,
+                                                        NULL, 0.1, rm, rv, 1e-5, NULL, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnBatchNormalizationBackward(handle, S, &one, &zero, &one, &zero, x.desc, x.buf, y.desc, y.buf,
+                                                 yo.desc, y.buf, pd, p, rm, rv, 1e-5, NULL, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnBatchNormalizationBackward(handle, S, &one, &zero, &one, &zero, x.desc, x.buf, y.desc, y.buf,
+                                                 y.desc, y.buf, pd, p, rm, rv, 1e-5, p, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnBatchNormalizationBackward(handle, S, &one, &zero, &one, &zero, x.desc, x.buf, y.desc, y.buf,
+                                                 y.desc, y.buf, pd, p, NULL, rv, 1e-5, NULL, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+
+    /* Ex: the reserve space of the fused activation. */
+    size_t need = 0;
+    const cudnnBatchNormOps_t RA = CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+    CHECK_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, S, RA, relu_desc, x.desc, &need));
+    CHECK(need > 0);
+    size_t none = 1;
+    CHECK_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, S, CUDNN_BATCHNORM_OPS_BN, NULL, x.desc,
+                                                                  &none));
+    CHECK(none == 0);
+    size_t ws = 1;
+    CHECK_OK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, S, RA, x.desc, NULL, y.desc, pd,
+                                                                      relu_desc, &ws));
+    CHECK(ws == 0);
+    ws = 1;
+    CHECK_OK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, S, RA, x.desc, y.desc, y.desc, NULL, y.desc,
+                                                               pd, relu_desc, &ws));
+    CHECK(ws == 0);
+    CHECK_STATUS(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, S, (cudnnBatchNormOps_t)5, relu_desc,
+                                                                      x.desc, &need),
+                 CUDNN_STATUS_BAD_PARAM);
+    unsigned char *reserve = fdnn_guarded_alloc(need);
+    CHECK_STATUS(cudnnBatchNormalizationForwardTrainingEx(handle, S, RA, &one, &zero, x.desc, x.buf, NULL, NULL,
+                                                          y.desc, y.buf, pd, p, p, 0.1, rm, rv, 1e-5, NULL, NULL,
+                                                          relu_desc, NULL, 0, reserve, need - 1),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnBatchNormalizationForwardTrainingEx(handle, S, RA, &one, &zero, x.desc, x.buf, NULL, NULL,
+                                                          y.desc, y.buf, pd, p, p, 0.1, rm, rv, 1e-5, NULL, NULL,
+                                                          relu_desc, NULL, 0, NULL, need),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnBatchNormalizationForwardTrainingEx(handle, S, CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION, &one,
+                                                          &zero, x.desc, x.buf, yo.desc, y.buf, y.desc, y.buf, pd, p,
+                                                          p, 0.1, rm, rv, 1e-5, NULL, NULL, relu_desc, NULL, 0,
+                                                          reserve, need),
+                 CUDNN_STATUS_BAD_PARAM);
+    cudnnActivationDescriptor_t tanh_desc;
+    cudnnCreateActivationDescriptor(&tanh_desc);
+    cudnnSetActivationDescriptor(tanh_desc, CUDNN_ACTIVATION_TANH, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+    CHECK_STATUS(cudnnBatchNormalizationForwardTrainingEx(handle, S, RA, &one, &zero, x.desc, x.buf, NULL, NULL,
+                                                          y.desc, y.buf, pd, p, p, 0.1, rm, rv, 1e-5, NULL, NULL,
+                                                          tanh_desc, NULL, 0, reserve, need),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnBatchNormalizationBackwardEx(handle, S, RA, &one, &zero, &one, &zero, x.desc, x.buf, y.desc,
+                                                   y.buf, y.desc, y.buf, NULL, NULL, y.desc, y.buf, pd, p, p, rm, rv,
+                                                   1e-5, NULL, NULL, relu_desc, NULL, 0, reserve, need / 2),
+                 CUDNN_STATUS_BAD_PARAM);
+    cudnnDestroyActivationDescriptor(tanh_desc);
+    fdnn_guarded_free(reserve);
+#undef INFER
+    cudnnDestroyTensorDescriptor(pd);
+    cudnnDestroyTensorDescriptor(pd_act);
+    cudnnDestroyTensorDescriptor(pd_dbl);
+    cudnnDestroyTensorDescriptor(xi.desc);
+    tt_free(&x), tt_free(&y), tt_free(&yo), tt_free(&x3);
+}
+
+int
+main(void)
+{
+    CHECK_OK(cudnnCreate(&handle));
+    CHECK_OK(cudnnCreateActivationDescriptor(&relu_desc));
+    CHECK_OK(cudnnSetActivationDescriptor(relu_desc, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+    test_cases();
+    test_blending();
+    test_bad_inputs();
+    cudnnDestroyActivationDescriptor(relu_desc);
+    cudnnDestroy(handle);
+    return fdnn_test_finish("test_batchnorm");
+}

@@ -6,10 +6,15 @@
 #include "cpu/gemm/gemm_blocking.h"
 #include "cpu/kernels/gemm_ukernel.h"
 
+/* No SIMD transposing pack for double yet: the driver's portable loop. */
+typedef void (*d_pack_t_fn)(size_t rows, size_t cols, const double *src, size_t src_ld, double *dst,
+                            size_t dst_rows);
+
 #define T double
 #define ARGS_T fdnn_dgemm_args_t
 #define EP_T fdnn_f64_gemm_epilogue_t
 #define UKFN_T fdnn_f64_gemm_ukernel_fn
+#define PACKT_FN d_pack_t_fn
 #define DRIVER(name) d_##name
 #define EPILOGUE_INIT(ep, args, first, last)          \
     do {                                              \
@@ -26,6 +31,7 @@ static d_config_t
 dgemm_config(fdnn_isa_t isa)
 {
     d_config_t cfg;
+    cfg.pack_t = NULL;
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
     switch (isa) {

@@ -22,7 +22,7 @@ fdnn_gemm_blocking(size_t mr, size_t nr, size_t elem_bytes)
     /* kc: the B micro-panel (kc x nr) is reused by every A strip of the tile,
      * so it should stay in L1 next to the streaming A strip: about half of
      * L1.  A multiple of 8 keeps the panels 32-byte aligned. */
-    b.kc = clamp(l1 / 2 / (nr * elem_bytes) / 8 * 8, 64, 512);
+    b.kc = clamp(l1 * 2 / 3 / (nr * elem_bytes) / 8 * 8, 64, 512);
     /* mc: the A block (mc x kc) is reused for every NR strip of the tile and
      * should stay in L2 (a quarter, leaving room for B and C); capped so a
      * problem still splits into several parallel items. */

@@ -11,6 +11,7 @@
 #define ARGS_T fdnn_sgemm_args_t
 #define EP_T fdnn_f32_gemm_epilogue_t
 #define UKFN_T fdnn_f32_gemm_ukernel_fn
+#define PACKT_FN fdnn_f32_pack_t_fn
 #define DRIVER(name) s_##name
 #define EPILOGUE_INIT(ep, args, first, last)                          \
     do {                                                              \
@@ -33,16 +34,19 @@ sgemm_config(fdnn_isa_t isa)
     switch (isa) {
     case FDNN_ISA_AVX512:
         cfg.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
+        cfg.pack_t = fdnn_f32_pack_t__avx512;
         cfg.mr = 14;
         cfg.nr = 32;
         break;
     case FDNN_ISA_AVX2:
         cfg.ukernel = fdnn_f32_gemm_ukernel_6x16__avx2;
+        cfg.pack_t = fdnn_f32_pack_t__avx2;
         cfg.mr = 6;
         cfg.nr = 16;
         break;
     default:
         cfg.ukernel = fdnn_f32_gemm_ukernel_4x16__scalar;
+        cfg.pack_t = NULL;
         cfg.mr = 4;
         cfg.nr = 16;
         break;

@@ -68,4 +68,20 @@ void fdnn_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const 
 void fdnn_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
                                          double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
 
+/* Transposing pack of a panel: for a source of `rows` rows of `cols` floats
+ * (row r at src + r * src_ld, contiguous in c), writes
+ *
+ *   dst[c * dst_rows + r] = src[r * src_ld + c]   for r < rows, c < cols
+ *   dst[c * dst_rows + r] = 0                     for rows <= r < dst_rows
+ *
+ * i.e. the k-major, zero-padded strip layout the microkernels read, from a
+ * matrix stored with k contiguous (A not transposed, B transposed).
+ * rows <= dst_rows <= 32.  Reads and writes nothing outside those elements. */
+typedef void (*fdnn_f32_pack_t_fn)(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
+                                   size_t dst_rows);
+void fdnn_f32_pack_t__avx512(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
+                             size_t dst_rows);
+void fdnn_f32_pack_t__avx2(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
+                           size_t dst_rows);
+
 #endif /* FDNN_CPU_KERNELS_GEMM_UKERNEL_H */

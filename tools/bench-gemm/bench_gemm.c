@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * bench-gemm: throughput of fdnn_sgemm on the GEMM shapes of ResNet-50
+ * (1x1 convolutions as C[cout x HW] = W[cout x cin] * X[cin x HW], 3x3 ones
+ * through im2col with K = 9 cin, and the classifier), next to the measured
+ * FMA peak of one core and oneDNN's dnnl_sgemm.
+ *
+ *   bench-gemm                     the built-in list
+ *   bench-gemm 64x3136x256 ...     given shapes (M x N x K, no transposes)
+ *   options: --isa avx512|avx2|scalar   --batch B (N times B, default 1)
+ *
+ * Each number is the best of several runs (at least 10, at least 0.2 s in total: the best run is the one the machine left alone); the
+ * bench asserts nothing (no timed checks anywhere in the project). */
+#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/cpu.h"
+#include "core/memory.h"
+#include "cpu/gemm/gemm.h"
+
+#if defined(FDNN_BENCH_HAVE_DNNL)
+#include <oneapi/dnnl/dnnl.h>
+#endif
+
+double bench_fma_loop_avx512(size_t iters, float *sink);
+double bench_fma_loop_avx2(size_t iters, float *sink);
+
+static double
+now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* GFLOP/s of the FMA loop on the calling thread: the best of many short
+ * runs (about 1 ms each), so that a run that kept the core to itself counts
+ * even on a busy machine. */
+static double
+peak_gflops(fdnn_isa_t isa)
+{
+    float sink = 0;
+    double best = 0;
+    for (int rep = 0; rep < 200; rep++) {
+        double t0 = now(), flops;
+        if (isa == FDNN_ISA_AVX512)
+            flops = bench_fma_loop_avx512(200000, &sink);
+        else
+            flops = bench_fma_loop_avx2(200000, &sink);
+        double g = flops / (now() - t0) * 1e-9;
+        if (g > best)
+            best = g;
+    }
+    if (sink == 12345.f)
+        printf(" ");
+    return best;
+}
+
+typedef struct shape {
+    size_t m, n, k;
+    const char *what;
+} shape_t;
+
+static const shape_t resnet50[] = {
+    {64, 3136, 64, "res2 1x1 reduce (first)"},
+    {64, 3136, 256, "res2 1x1 reduce"},
+    {256, 3136, 64, "res2 1x1 expand"},
+    {64, 3136, 576, "res2 3x3 (im2col)"},
+    {128, 784, 512, "res3 1x1 reduce"},
+    {512, 784, 128, "res3 1x1 expand"},
+    {128, 784, 1152, "res3 3x3 (im2col)"},
+    {256, 196, 1024, "res4 1x1 reduce"},
+    {1024, 196, 256, "res4 1x1 expand"},
+    {256, 196, 2304, "res4 3x3 (im2col)"},
+    {512, 49, 2048, "res5 1x1 reduce"},
+    {2048, 49, 512, "res5 1x1 expand"},
+    {512, 49, 4608, "res5 3x3 (im2col)"},
+    {1000, 1, 2048, "fc, batch 1"},
+    {1000, 32, 2048, "fc, batch 32"},
+    {8, 3136, 64, "small M"},
+    {2048, 8, 512, "small N"},
+    {17, 1000, 300, "odd sizes"},
+};
+
+typedef bool (*run_fn)(const fdnn_sgemm_args_t *g, void *ctx);
+
+typedef struct fdnn_ctx {
+    pthreadpool_t pool;
+    fdnn_isa_t isa;
+    void *scratch;
+    size_t scratch_bytes;
+} fdnn_ctx_t;
+
+static bool
+run_fdnn(const fdnn_sgemm_args_t *g, void *ctx)
+{
+    fdnn_ctx_t *c = ctx;
+    return fdnn_sgemm(g, c->pool, c->isa, c->scratch, c->scratch_bytes);
+}
+
+#if defined(FDNN_BENCH_HAVE_DNNL)
+static bool
+run_dnnl(const fdnn_sgemm_args_t *g, void *ctx)
+{
+    (void)ctx;
+    return dnnl_sgemm(g->trans_a ? 'T' : 'N', g->trans_b ? 'T' : 'N', (dnnl_dim_t)g->m, (dnnl_dim_t)g->n,
+                      (dnnl_dim_t)g->k, g->alpha, g->a, (dnnl_dim_t)g->lda, g->b, (dnnl_dim_t)g->ldb, g->beta,
+                      g->c, (dnnl_dim_t)g->ldc) == dnnl_success;
+}
+#endif
+
+/* oneDNN here runs on OpenMP; its thread count is set through the OpenMP
+ * runtime it loaded (found at run time: we do not link OpenMP ourselves). */
+static void
+set_omp_threads(int n)
+{
+    void (*set)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (set != NULL)
+        set(n);
+}
+
+/* Best GFLOP/s over at least 10 runs and 0.2 s. */
+static double
+measure(run_fn fn, const fdnn_sgemm_args_t *g, void *ctx)
+{
+    double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
+    double best = 1e30, total = 0;
+    if (!fn(g, ctx))
+        return 0;
+    for (int rep = 0; rep < 10 || total < 0.2; rep++) {
+        double t0 = now();
+        fn(g, ctx);
+        double t = now() - t0;
+        total += t;
+        if (t < best)
+            best = t;
+        if (rep > 1000)
+            break;
+    }
+    return flops / best * 1e-9;
+}
+
+static void
+bench_shape(const shape_t *s, fdnn_isa_t isa, pthreadpool_t pool2, double peak)
+{
+    size_t m = s->m, n = s->n, k = s->k;
+    float *a = fdnn_aligned_alloc(m * k * sizeof(float));
+    float *b = fdnn_aligned_alloc(k * n * sizeof(float));
+    float *c = fdnn_aligned_alloc(m * n * sizeof(float));
+    for (size_t i = 0; i < m * k; i++)
+        a[i] = (float)((i * 7919) % 1000) * 1e-3f - 0.5f;
+    for (size_t i = 0; i < k * n; i++)
+        b[i] = (float)((i * 104729) % 1000) * 1e-3f - 0.5f;
+    memset(c, 0, m * n * sizeof(float));
+    fdnn_sgemm_args_t g = {.m = m, .n = n, .k = k, .alpha = 1, .a = a, .lda = k, .b = b, .ldb = n,
+                           .beta = 0, .c = c, .ldc = n};
+    size_t bytes = fdnn_sgemm_scratch_size(&g, 2, isa);
+    fdnn_ctx_t c1 = {NULL, isa, fdnn_aligned_alloc(bytes), bytes};
+    fdnn_ctx_t c2 = {pool2, isa, c1.scratch, bytes};
+    double g1 = measure(run_fdnn, &g, &c1);
+    double g2 = measure(run_fdnn, &g, &c2);
+    printf("%5zu %5zu %5zu  %7.1f %5.1f%%  %7.1f %5.1f%%", m, n, k, g1, 100 * g1 / peak, g2,
+           100 * g2 / (2 * peak));
+#if defined(FDNN_BENCH_HAVE_DNNL)
+    set_omp_threads(1);
+    double d1 = measure(run_dnnl, &g, NULL);
+    set_omp_threads(2);
+    double d2 = measure(run_dnnl, &g, NULL);
+    printf("  %7.1f %7.1f", d1, d2);
+#endif
+    printf("  %s\n", s->what);
+    fdnn_aligned_free(c1.scratch);
+    fdnn_aligned_free(a);
+    fdnn_aligned_free(b);
+    fdnn_aligned_free(c);
+}
+
+int
+main(int argc, char **argv)
+{
+    fdnn_isa_t isa = fdnn_cpu_max_isa();
+    size_t batch = 1;
+    shape_t given[64];
+    size_t ngiven = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc) {
+            int level = fdnn_isa_from_name(argv[++i]);
+            if (level < 0 || (fdnn_isa_t)level > fdnn_cpu_max_isa()) {
+                fprintf(stderr, "bench-gemm: ISA %s is unknown or not available\n", argv[i]);
+                return 2;
+            }
+            isa = (fdnn_isa_t)level;
+        } else if (strcmp(argv[i], "--batch") == 0 && i + 1 < argc) {
+            batch = (size_t)atoi(argv[++i]);
+        } else if (ngiven < 64 && sscanf(argv[i], "%zux%zux%zu", &given[ngiven].m, &given[ngiven].n,
+                                         &given[ngiven].k) == 3) {
+            given[ngiven++].what = "given";
+        } else {
+            fprintf(stderr, "usage: bench-gemm [--isa avx512|avx2|scalar] [--batch B] [MxNxK ...]\n");
+            return 2;
+        }
+    }
+    pthreadpool_t pool2 = pthreadpool_create(2);
+    double peak = peak_gflops(isa == FDNN_ISA_AVX512 ? FDNN_ISA_AVX512 : FDNN_ISA_AVX2);
+    printf("CPU %s, %zu logical processors, L1d %zu KiB, L2 %zu KiB\n", fdnn_cpu_name(), fdnn_cpu_count(),
+           fdnn_cpu_l1d_bytes() / 1024, fdnn_cpu_l2_bytes() / 1024);
+    printf("ISA %s; FMA peak (%s loop) %.1f GFLOP/s per core\n", fdnn_isa_name(isa),
+           isa == FDNN_ISA_AVX512 ? "zmm" : "ymm", peak);
+    printf("    M     N     K  1 thread  %%peak  2 threads %%peak(2)");
+#if defined(FDNN_BENCH_HAVE_DNNL)
+    printf("  dnnl(1) dnnl(2)");
+#endif
+    printf("   (GFLOP/s)\n");
+    const shape_t *list = ngiven > 0 ? given : resnet50;
+    size_t count = ngiven > 0 ? ngiven : sizeof(resnet50) / sizeof(resnet50[0]);
+    for (size_t i = 0; i < count; i++) {
+        shape_t s = list[i];
+        if (s.n > 1 || ngiven > 0)
+            s.n *= batch;
+        bench_shape(&s, isa, pool2, peak);
+    }
+    pthreadpool_destroy(pool2);
+    return 0;
+}

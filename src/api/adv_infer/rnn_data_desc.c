@@ -2,7 +2,6 @@
  * RNN data descriptors: a batch of variable-length sequences of vectors in
  * one of three layouts, the per-sequence lengths, and the symbol written to
  * the padding of unpacked outputs. */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +9,9 @@
 #include "core/fail.h"
 #include "core/rnn_desc.h"
 #include "core/tensor.h"
+
+/* cuDNN keeps time steps in 16 bits. */
+#define FDNN_RNN_MAX_SEQ_LENGTH 65535
 
 cudnnStatus_t
 fdnn_rnn_data_desc_check(cudnnRNNDataDescriptor_t desc, const char *what)
@@ -66,8 +68,12 @@ fdnn_api_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDa
                                    const int *seqLengthArray, void *paddingFill)
 {
     RETURN_IF_ERROR(check_created(rnnDataDesc));
+    RETURN_IF_NULL(seqLengthArray);
     if (!fdnn_dtype_is_valid(dataType))
         return FDNN_BAD_PARAM("dataType is %d, not a cudnnDataType_t", (int)dataType);
+    if (dataType != CUDNN_DATA_FLOAT && dataType != CUDNN_DATA_DOUBLE && dataType != CUDNN_DATA_HALF &&
+        dataType != CUDNN_DATA_BFLOAT16)
+        return FDNN_NOT_SUPPORTED("dataType %s is not supported for RNN data", fdnn_dtype_name(dataType));
     if ((unsigned)layout > CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED)
         return FDNN_BAD_PARAM("layout is %d, not a cudnnRNNDataLayout_t", (int)layout);
     if (maxSeqLength <= 0)
@@ -76,21 +82,25 @@ fdnn_api_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDa
         return FDNN_BAD_PARAM("batchSize is %d, must be positive", batchSize);
     if (vectorSize <= 0)
         return FDNN_BAD_PARAM("vectorSize is %d, must be positive", vectorSize);
-    RETURN_IF_NULL(seqLengthArray);
+    bool packed = layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED;
     for (int i = 0; i < batchSize; i++) {
         if (seqLengthArray[i] < 0 || seqLengthArray[i] > maxSeqLength)
             return FDNN_BAD_PARAM("seqLengthArray[%d] is %d, expected 0 to maxSeqLength (%d)", i, seqLengthArray[i],
                                   maxSeqLength);
-        if (layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED && i > 0 && seqLengthArray[i] > seqLengthArray[i - 1])
+        if (packed && seqLengthArray[i] == 0)
+            return FDNN_BAD_PARAM("SEQ_MAJOR_PACKED needs non-empty sequences, seqLengthArray[%d] is 0", i);
+        if (packed && i > 0 && seqLengthArray[i] > seqLengthArray[i - 1])
             return FDNN_BAD_PARAM("SEQ_MAJOR_PACKED needs non-increasing lengths, seqLengthArray[%d] is %d > %d", i,
                                   seqLengthArray[i], seqLengthArray[i - 1]);
     }
-    if (dataType != CUDNN_DATA_FLOAT && dataType != CUDNN_DATA_DOUBLE && dataType != CUDNN_DATA_HALF &&
-        dataType != CUDNN_DATA_BFLOAT16)
-        return FDNN_NOT_SUPPORTED("dataType %s is not supported for RNN data", fdnn_dtype_name(dataType));
-    if ((int64_t)maxSeqLength * batchSize * vectorSize > INT_MAX)
-        return FDNN_NOT_SUPPORTED("the RNN data has more than 2^31-1 elements (%d x %d x %d)", maxSeqLength,
-                                  batchSize, vectorSize);
+    /* The packed layout has no padding: its first (longest) sequence is the
+     * longest the descriptor allows. */
+    if (packed && seqLengthArray[0] != maxSeqLength)
+        return FDNN_BAD_PARAM("SEQ_MAJOR_PACKED needs seqLengthArray[0] (%d) == maxSeqLength (%d)", seqLengthArray[0],
+                              maxSeqLength);
+    if (maxSeqLength > FDNN_RNN_MAX_SEQ_LENGTH)
+        return FDNN_NOT_SUPPORTED("maxSeqLength is %d, at most %d is supported", maxSeqLength,
+                                  FDNN_RNN_MAX_SEQ_LENGTH);
 
     int *lengths = malloc((size_t)batchSize * sizeof(int));
     if (lengths == NULL)

@@ -6,8 +6,8 @@
  * Checks follow cuDNN 8.9 and, where its documentation does not say which
  * status a case gets, what NVIDIA's library answers (docs/descriptors-adv.md
  * lists the cases).  The order of the checks matters when several arguments
- * are wrong at once: enumerants, then sizes, then the projection, then
- * auxFlags, then the data type pair, as cuDNN does. */
+ * are wrong at once: enumerants, then sizes, then auxFlags, then the
+ * projection, then the data type pair, as cuDNN does. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,9 +166,9 @@ fdnn_api_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t a
         return FDNN_BAD_PARAM("projSize is %d, must be positive", (int)projSize);
     if (numLayers <= 0)
         return FDNN_BAD_PARAM("numLayers is %d, must be positive", (int)numLayers);
-    RETURN_IF_ERROR(check_projection(algo, cellMode, hiddenSize, projSize));
     if ((auxFlags & ~(uint32_t)CUDNN_RNN_PADDED_IO_ENABLED) != 0)
         return FDNN_BAD_PARAM("auxFlags is 0x%x, only CUDNN_RNN_PADDED_IO_ENABLED (0x1) is defined", auxFlags);
+    RETURN_IF_ERROR(check_projection(algo, cellMode, hiddenSize, projSize));
     RETURN_IF_ERROR(check_types(dataType, mathPrec));
 
     rnnDesc->algo = algo;

@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The Linux checks.  Each looks at what search.c found (and what probe.c
+ * learnt by loading it in a child) and ends in verdicts: what is wrong, in
+ * the words of the error users see, and the fix.  Numbers in comments refer
+ * to the failure table of ecosystem.md section 2. */
+#include "doctor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const checks8_all[] = {"cudnnOpsInferVersionCheck", "cudnnOpsTrainVersionCheck",
+                                          "cudnnCnnInferVersionCheck", "cudnnCnnTrainVersionCheck",
+                                          "cudnnAdvInferVersionCheck", "cudnnAdvTrainVersionCheck", NULL};
+static const char *const checks9_all[] = {"cudnnGraphVersionCheck", "cudnnOpsVersionCheck", "cudnnCnnVersionCheck",
+                                          "cudnnAdvVersionCheck", NULL};
+
+static struct dr_soname *
+family_shim(struct dr_ctx *ctx, int fam)
+{
+    for (int i = 0; i < ctx->n_sonames; i++)
+        if (ctx->sonames[i].family == fam && ctx->sonames[i].is_shim)
+            return &ctx->sonames[i];
+    return NULL;
+}
+
+static bool
+family_present(struct dr_ctx *ctx, int fam)
+{
+    for (int i = 0; i < ctx->n_sonames; i++)
+        if (ctx->sonames[i].family == fam && ctx->sonames[i].n > 0)
+            return true;
+    return false;
+}
+
+static struct dr_copy *
+winner(struct dr_soname *s)
+{
+    return s != NULL && s->winner >= 0 ? &s->copies[s->winner] : NULL;
+}
+
+static void
+vstr(char *dst, size_t n, const struct dr_copy *c)
+{
+    dr_version_str(dst, n, dr_copy_version(c));
+}
+
+/* What package provides a library, for the fix text. */
+static const char *
+provider(const char *name)
+{
+    if (dr_starts_with(name, "libcublasLt"))
+        return "cuBLASLt (CUDA toolkit or pip nvidia-cublas-cuXX)";
+    if (dr_starts_with(name, "libcublas"))
+        return "cuBLAS (CUDA toolkit or pip nvidia-cublas-cuXX)";
+    if (dr_starts_with(name, "libnvrtc"))
+        return "NVRTC (CUDA toolkit or pip nvidia-cuda-nvrtc-cuXX)";
+    if (dr_starts_with(name, "libcudart"))
+        return "the CUDA runtime";
+    if (dr_starts_with(name, "libz."))
+        return "zlib (Debian/Ubuntu: zlib1g)";
+    if (dr_starts_with(name, "libcudnn"))
+        return "the same cuDNN archive";
+    if (dr_starts_with(name, "libpthreadpool") || dr_starts_with(name, "libcpuinfo"))
+        return "FreeDNN's dependencies (Debian: libpthreadpool0, libcpuinfo0)";
+    return "its package";
+}
+
+/* Probes every copy: the shim with all version checks (and, for the chosen
+ * one, the self-test), each sub-library with its own check. */
+static void
+probe_all(struct dr_ctx *ctx, int selftest_family)
+{
+    for (int i = 0; i < ctx->n_sonames; i++) {
+        struct dr_soname *s = &ctx->sonames[i];
+        for (int k = 0; k < s->n; k++) {
+            struct dr_copy *c = &s->copies[k];
+            if (!c->loadable)
+                continue;
+            const char *own[2] = {s->check_fn, NULL};
+            const char *const *checks = s->is_shim ? (s->family == 8 ? checks8_all : checks9_all) : own;
+            bool st = s->is_shim && k == s->winner && s->family == selftest_family && !ctx->opt.no_selftest;
+            dr_probe_library(c->path, checks, st, ctx->opt.timeout_s, &c->probe);
+        }
+    }
+}
+
+static void
+check_found(struct dr_ctx *ctx, int fam, int expect_major)
+{
+    struct dr_soname *shim = family_shim(ctx, fam);
+    struct dr_copy *w = winner(shim);
+    char v[32], fix[600];
+    if (w != NULL) {
+        vstr(v, sizeof v, w);
+        dr_verdict(DR_OK, "found", NULL, "%s loads from %s (version %s, %s)", shim->name, w->path, v, w->origin);
+        return;
+    }
+    /* Is it somewhere the loader does not look?  (#7) */
+    const struct dr_copy *off = NULL;
+    for (int k = 0; shim != NULL && k < shim->n; k++)
+        if (!shim->copies[k].on_path && shim->copies[k].loadable)
+            off = &shim->copies[k];
+    if (off != NULL) {
+        char dir[DR_PATH];
+        dr_dirname(dir, sizeof dir, off->path);
+        dr_fmt(fix, sizeof fix, "export LD_LIBRARY_PATH=%s:$LD_LIBRARY_PATH (or add the folder to a file in "
+               "/etc/ld.so.conf.d/ and run ldconfig)", dir);
+        dr_verdict(fam == expect_major ? DR_FAIL : DR_WARN, "found", fix,
+                   "%s exists at %s but the loader does not search there: programs that load it by name fail "
+                   "with \"%s: cannot open shared object file\" (frameworks with their own RPATH, like PyTorch "
+                   "wheels, still find their copy)", shim->name, off->path, shim->name);
+        return;
+    }
+    dr_verdict(DR_FAIL, "found", "install cuDNN (the archive's lib/ folder, the libcudnn package, or pip "
+               "nvidia-cudnn-cuXX) or add the folder that holds it to LD_LIBRARY_PATH",
+               "%s is not found anywhere, but other cuDNN %d files are", shim != NULL ? shim->name : "the shim",
+               fam);
+}
+
+static void
+check_sublibs(struct dr_ctx *ctx, int fam)
+{
+    struct dr_soname *shim = family_shim(ctx, fam);
+    struct dr_copy *sw = winner(shim);
+    char dir[DR_PATH] = "the folder of the shim", fix[800];
+    if (sw != NULL)
+        dr_dirname(dir, sizeof dir, sw->path);
+    int missing = 0;
+    for (int i = 0; i < ctx->n_sonames; i++) {
+        struct dr_soname *s = &ctx->sonames[i];
+        if (s->family != fam || s->is_shim || s->winner >= 0)
+            continue;
+        missing++;
+        const struct dr_copy *off = NULL;
+        for (int k = 0; k < s->n; k++)
+            if (s->copies[k].loadable)
+                off = &s->copies[k];
+        if (off != NULL) {
+            char odir[DR_PATH];
+            dr_dirname(odir, sizeof odir, off->path);
+            dr_fmt(fix, sizeof fix, "put %s on LD_LIBRARY_PATH, or copy %s* from it into %s", odir, s->name, dir);
+            dr_verdict(DR_FAIL, "sublib-missing", fix,
+                       "%s is not on the loader path (a copy sits at %s): the first call that needs it fails "
+                       "with \"Could not load library %s ... Please make sure %s is in your library path!\" and "
+                       "the process aborts", s->name, off->path, s->name, s->name);
+        } else {
+            dr_fmt(fix, sizeof fix, "copy %s* from the same cuDNN %d archive (its lib/ folder) into %s", s->name,
+                   fam, dir);
+            dr_verdict(DR_FAIL, "sublib-missing", fix,
+                       "%s is missing: the first call that needs it fails with \"Could not load library %s\" "
+                       "and the process aborts", s->name, s->name);
+        }
+    }
+    if (missing == 0 && sw != NULL)
+        dr_verdict(DR_OK, "sublib-missing", NULL, "all cuDNN %d sub-libraries are on the loader path", fam);
+}
+
+/* #8: sub-libraries of different versions; also the shim's version checks. */
+static void
+check_mixed(struct dr_ctx *ctx, int fam)
+{
+    struct dr_soname *shim = family_shim(ctx, fam);
+    struct dr_copy *sw = winner(shim);
+    if (sw == NULL)
+        return;
+    long ref = dr_copy_version(sw);
+    char list[700] = "", v[32], item[300];
+    int bad = 0;
+    for (int i = 0; i < ctx->n_sonames; i++) {
+        struct dr_soname *s = &ctx->sonames[i];
+        struct dr_copy *w = winner(s);
+        if (s->family != fam || s->is_shim || w == NULL)
+            continue;
+        long ver = dr_copy_version(w);
+        if (ver == 0 || ref == 0 || ver == ref)
+            continue;
+        bad++;
+        vstr(v, sizeof v, w);
+        dr_fmt(item, sizeof item, "%s%s %s (%s)", bad > 1 ? ", " : "", s->name, v, w->real);
+        strncat(list, item, sizeof list - strlen(list) - 1);
+    }
+    char rv[32];
+    dr_version_str(rv, sizeof rv, ref);
+    if (bad > 0) {
+        dr_verdict(DR_FAIL, "sublib-mix",
+                   "use one installation: put all seven files of one cuDNN version in one folder and remove "
+                   "(or move off the path) the stray copies",
+                   "cuDNN sub-libraries of different versions are mixed: %s is %s but %s; expect \"undefined "
+                   "symbol ... version libcudnn_..._infer.so.%d\" or wrong results", shim->name, rv, list, fam);
+    } else if (ref != 0) {
+        dr_verdict(DR_OK, "sublib-mix", NULL, "the cuDNN %d sub-libraries on the path all have version %s", fam, rv);
+    }
+    for (int i = 0; i < sw->probe.n_checks; i++) {
+        int s = sw->probe.check_status[i];
+        if (s > 0)
+            dr_verdict(DR_FAIL, "sublib-mix", "install the sub-libraries from the same archive as the shim",
+                       "%s through %s returned status %d (a sub-library failed its version check or could not "
+                       "be loaded)", sw->probe.check_name[i], sw->path, s);
+    }
+}
+
+/* #9, #11, #12: two copies of one soname on the path. */
+static void
+check_shadow(struct dr_ctx *ctx, int fam)
+{
+    int found = 0;
+    for (int i = 0; i < ctx->n_sonames; i++) {
+        struct dr_soname *s = &ctx->sonames[i];
+        struct dr_copy *w = winner(s);
+        if (s->family != fam || w == NULL)
+            continue;
+        long wv = dr_copy_version(w);
+        for (int k = 0; k < s->n; k++) {
+            struct dr_copy *c = &s->copies[k];
+            if (k == s->winner || !c->on_path || !c->loadable)
+                continue;
+            found++;
+            char v1[32], v2[32], fix[800], dir[DR_PATH];
+            vstr(v1, sizeof v1, w);
+            vstr(v2, sizeof v2, c);
+            dr_dirname(dir, sizeof dir, w->path);
+            long cv = dr_copy_version(c);
+            if (wv != cv) {
+                dr_fmt(fix, sizeof fix, "remove the copy you do not want, or reorder: %s comes first because of "
+                       "%s (a folder earlier in LD_LIBRARY_PATH wins; RPATH beats LD_LIBRARY_PATH beats RUNPATH "
+                       "beats ld.so.cache)", dir, w->origin);
+                dr_verdict(DR_FAIL, "shadow", fix,
+                           "two copies of %s with different versions: %s (%s, from %s) is loaded and shadows %s "
+                           "(%s, from %s)", s->name, w->path, v1, w->origin, c->path, v2, c->origin);
+            } else {
+                dr_verdict(DR_WARN, "shadow", "keep one copy to avoid surprises when one of them is upgraded",
+                           "two copies of %s with the same version %s: %s loads, %s is shadowed", s->name, v1,
+                           w->path, c->path);
+            }
+        }
+    }
+    if (found == 0 && family_shim(ctx, fam)->winner >= 0)
+        dr_verdict(DR_OK, "shadow", NULL, "one copy of each cuDNN %d library on the loader path", fam);
+}
+
+/* Loads every winner; a failing dlopen names the missing piece (#7, #8). */
+static void
+check_load(struct dr_ctx *ctx, int fam)
+{
+    int bad = 0, loaded = 0;
+    for (int i = 0; i < ctx->n_sonames; i++) {
+        struct dr_soname *s = &ctx->sonames[i];
+        struct dr_copy *w = winner(s);
+        if (s->family != fam || w == NULL || ctx->opt.no_probe)
+            continue;
+        if (w->probe.loaded) {
+            loaded++;
+            continue;
+        }
+        bad++;
+        dr_verdict(DR_FAIL, "load", "see the missing file named in the message; the dependency checks below say "
+                   "where it should come from",
+                   "loading %s (%s) fails: %s%s", s->name, w->path,
+                   w->probe.timed_out ? "it hangs: " : "", w->probe.error);
+    }
+    if (bad == 0 && loaded > 0)
+        dr_verdict(DR_OK, "load", NULL, "all %d cuDNN %d libraries on the path load in a test process", loaded, fam);
+}
+
+/* Dependencies of every winner: DT_NEEDED, and for NVIDIA's library the
+ * ones it opens at run time (cuBLAS, cuBLASLt, NVRTC; #5, #20). */
+static void
+check_deps(struct dr_ctx *ctx, int fam)
+{
+    struct dr_copy *hits = calloc(4, sizeof *hits);
+    if (hits == NULL)
+        return;
+    int missing = 0;
+    char fix[600];
+    bool nvidia = false;
+    long cudart = 0;
+    struct dr_copy *sw = winner(family_shim(ctx, fam));
+    if (sw != NULL) {
+        nvidia = !sw->elf.exports_freednn && !sw->probe.is_freednn;
+        cudart = sw->probe.cudart;
+    }
+    for (int i = 0; i < ctx->n_sonames; i++) {
+        struct dr_soname *s = &ctx->sonames[i];
+        struct dr_copy *w = winner(s);
+        if (s->family != fam || w == NULL)
+            continue;
+        for (int d = 0; d < w->elf.n_needed; d++) {
+            int win;
+            dr_resolve(ctx, w->elf.needed[d], w->path, &w->elf, hits, 4, &win);
+            if (win >= 0)
+                continue;
+            missing++;
+            dr_fmt(fix, sizeof fix, "install %s, or add the folder that holds %s to LD_LIBRARY_PATH",
+                   provider(w->elf.needed[d]), w->elf.needed[d]);
+            dr_verdict(DR_FAIL, "deps", fix, "%s needs %s, which the loader cannot find", w->path, w->elf.needed[d]);
+        }
+    }
+    if (nvidia && cudart > 0) {
+        /* What cuDNN dlopens, as the sub-library that opens it sees it. */
+        long major = cudart / 1000;
+        char cublas[64], cublaslt[64], nvrtc[64];
+        dr_fmt(cublas, sizeof cublas, "libcublas.so.%ld", major);
+        dr_fmt(cublaslt, sizeof cublaslt, "libcublasLt.so.%ld", major);
+        dr_fmt(nvrtc, sizeof nvrtc, "libnvrtc.so.%ld", major);
+        const char *asker_name = fam == 8 ? "libcudnn_ops_infer.so.8" : "libcudnn_engines_precompiled.so.9";
+        struct dr_copy *asker = sw;
+        for (int i = 0; i < ctx->n_sonames; i++)
+            if (strcmp(ctx->sonames[i].name, asker_name) == 0 && winner(&ctx->sonames[i]) != NULL)
+                asker = winner(&ctx->sonames[i]);
+        const char *names[3] = {cublas, cublaslt, nvrtc};
+        for (int k = 0; k < 3; k++) {
+            int win;
+            dr_resolve(ctx, names[k], asker->path, &asker->elf, hits, 4, &win);
+            if (win < 0 && k == 2) /* 8.x builds also try the unversioned name */
+                dr_resolve(ctx, "libnvrtc.so", asker->path, &asker->elf, hits, 4, &win);
+            if (win >= 0)
+                continue;
+            missing++;
+            dr_fmt(fix, sizeof fix, "install %s for CUDA %ld, or add its folder to LD_LIBRARY_PATH", provider(names[k]),
+                   major);
+            dr_verdict(DR_FAIL, "deps", fix,
+                       "cuDNN (built for CUDA %ld) opens %s at run time and the loader cannot find it: "
+                       "convolutions fail with \"Could not load library ... %s: cannot open shared object file\"",
+                       major, names[k], names[k]);
+        }
+    }
+    if (missing == 0 && sw != NULL)
+        dr_verdict(DR_OK, "deps", NULL, "every dependency of the cuDNN %d libraries is found%s", fam,
+                   nvidia ? " (including cuBLAS, cuBLASLt and NVRTC, which it opens at run time)" : "");
+    free(hits);
+}
+
+/* The CUDA toolkit version at `root` (version.json, else CUDART_VERSION in
+ * include/cuda_runtime_api.h), as major*1000 + minor*10; 0 if unknown. */
+static long
+toolkit_version(const char *root)
+{
+    char path[DR_PATH];
+    unsigned char *text;
+    size_t size;
+    long v = 0;
+    dr_join(path, sizeof path, root, "version.json");
+    if (dr_read_file(path, 1 << 20, &text, &size) == 0) {
+        const char *p = strstr((const char *)text, "\"cuda\"");
+        p = p != NULL ? strstr(p, "\"version\"") : NULL;
+        int ma, mi;
+        if (p != NULL && sscanf(strchr(p + 9, '"') != NULL ? strchr(p + 9, '"') + 1 : "", "%d.%d", &ma, &mi) == 2)
+            v = ma * 1000L + mi * 10L;
+        free(text);
+        if (v > 0)
+            return v;
+    }
+    dr_join(path, sizeof path, root, "include/cuda_runtime_api.h");
+    if (dr_read_file(path, 1 << 22, &text, &size) == 0) {
+        const char *p = strstr((const char *)text, "#define CUDART_VERSION");
+        if (p != NULL)
+            v = strtol(p + 22, NULL, 10);
+        free(text);
+    }
+    return v;
+}
+
+/* #14, #15: the CUDA major cuDNN was built for vs toolkit and driver. */
+static void
+check_cuda(struct dr_ctx *ctx, int fam)
+{
+    struct dr_copy *sw = winner(family_shim(ctx, fam));
+    if (sw == NULL || !sw->probe.loaded)
+        return;
+    long cudart = sw->probe.cudart;
+    if (sw->probe.is_freednn) {
+        dr_verdict(DR_INFO, "cuda", NULL, "FreeDNN runs on the CPU: it reports CUDA runtime %ld.%ld for "
+                   "compatibility and needs no CUDA toolkit, driver or GPU", cudart / 1000, (cudart % 1000) / 10);
+        return;
+    }
+    if (cudart <= 0)
+        return;
+    long major = cudart / 1000;
+    const char *root = getenv("CUDA_HOME");
+    if (root == NULL || root[0] == 0)
+        root = getenv("CUDA_PATH");
+    if ((root == NULL || root[0] == 0) && !ctx->opt.no_system)
+        root = "/usr/local/cuda";
+    long tk = root != NULL && root[0] != 0 ? toolkit_version(root) : 0;
+    if (tk > 0 && tk / 1000 != major)
+        dr_verdict(DR_FAIL, "cuda", "install the cuDNN build for your CUDA major (archive name ..._cudaNN-archive, "
+                   "pip nvidia-cudnn-cuNN), or the matching CUDA toolkit",
+                   "cuDNN at %s is built for CUDA %ld (runtime %ld) but the toolkit at %s is CUDA %ld.%ld: its "
+                   "cuBLAS and NVRTC are of the wrong major", sw->path, major, cudart, root, tk / 1000,
+                   (tk % 1000) / 10);
+    else if (tk > 0)
+        dr_verdict(DR_OK, "cuda", NULL, "cuDNN is built for CUDA %ld.%ld; the toolkit at %s is CUDA %ld.%ld", major,
+                   (cudart % 1000) / 10, root, tk / 1000, (tk % 1000) / 10);
+    /* The driver: load libcuda.so.1 in a child and ask its version. */
+    struct dr_probe drv;
+    dr_probe_library("libcuda.so.1", NULL, false, ctx->opt.timeout_s, &drv);
+    if (!drv.loaded) {
+        dr_verdict(DR_INFO, "driver", NULL, "no NVIDIA driver (libcuda.so.1 does not load: %s); NVIDIA's cuDNN "
+                   "needs a GPU to run", drv.error);
+    } else if (drv.driver > 0 && drv.driver < cudart) {
+        dr_verdict(DR_FAIL, "driver", "update the NVIDIA driver (CUDA 12.x needs >= 525.60.13 on Linux) or use a "
+                   "cuDNN built for an older CUDA",
+                   "the driver supports CUDA up to %ld.%ld but cuDNN carries runtime %ld.%ld: \"CUDA driver version "
+                   "is insufficient for CUDA runtime version\"", drv.driver / 1000, (drv.driver % 1000) / 10,
+                   major, (cudart % 1000) / 10);
+    } else if (drv.driver > 0) {
+        dr_verdict(DR_OK, "driver", NULL, "the driver supports CUDA %ld.%ld, enough for runtime %ld.%ld",
+                   drv.driver / 1000, (drv.driver % 1000) / 10, major, (cudart % 1000) / 10);
+    }
+}
+
+/* #13: header version vs the library that loads. */
+static void
+check_headers(struct dr_ctx *ctx)
+{
+    if (ctx->n_headers == 0) {
+        dr_verdict(DR_INFO, "header", NULL, "no cuDNN headers found (they are only needed to build programs)");
+        return;
+    }
+    for (int i = 0; i < ctx->n_headers; i++) {
+        const struct dr_header *h = &ctx->headers[i];
+        int major = (int)(h->version / 10000);
+        char hv[32], lv[32], fix[900], incdir[DR_PATH];
+        dr_version_str(hv, sizeof hv, h->version);
+        struct dr_soname *shim = major == 8 || major == 9 ? family_shim(ctx, major) : NULL;
+        struct dr_copy *w = winner(shim);
+        if (w == NULL) {
+            if (h->paired || family_present(ctx, 8) || family_present(ctx, 9))
+                dr_verdict(DR_WARN, "header", "install the library that goes with this header, or remove the header",
+                           "%s says cuDNN %s but no libcudnn.so.%d is on the loader path: a program built with it "
+                           "will not start", h->path, hv, major);
+            continue;
+        }
+        long lver = dr_copy_version(w);
+        dr_version_str(lv, sizeof lv, lver);
+        if (lver != 0 && lver != h->version) {
+            dr_dirname(incdir, sizeof incdir, w->real);
+            dr_fmt(fix, sizeof fix, "build against the headers shipped with the library you run (the include/ "
+                   "folder beside %s), or replace %s with the %s headers", incdir, h->path, lv);
+            dr_verdict(DR_FAIL, "header", fix,
+                       "%s says cuDNN %s but the %s that loads (%s) is %s: programs compiled with this header "
+                       "see CUDNN_VERSION != cudnnGetVersion()", h->path, hv, shim->name, w->path, lv);
+        } else {
+            dr_verdict(DR_OK, "header", NULL, "%s (%s) matches the library that loads", h->path, hv);
+        }
+    }
+}
+
+/* A copy whose name and SONAME disagree is a renamed file; a 32-bit copy on
+ * the path is skipped by the loader. */
+static void
+check_files(struct dr_ctx *ctx)
+{
+    for (int i = 0; i < ctx->n_sonames; i++) {
+        struct dr_soname *s = &ctx->sonames[i];
+        for (int k = 0; k < s->n; k++) {
+            struct dr_copy *c = &s->copies[k];
+            if (!c->elf.ok) {
+                if (c->on_path)
+                    dr_verdict(DR_FAIL, "file", "replace it with the real library from the archive",
+                               "%s is not a usable library: %s", c->path, c->elf.error);
+                continue;
+            }
+            if (!c->loadable && c->on_path)
+                dr_verdict(DR_WARN, "file", "remove it from the library path; install the 64-bit library",
+                           "%s is a %d-bit %s file; the loader skips it and keeps searching", c->path,
+                           c->elf.elf_class == 2 ? 64 : 32, dr_elf_machine_name(c->elf.machine));
+            if (c->elf.soname[0] != 0 && strcmp(c->elf.soname, s->name) != 0)
+                dr_verdict(DR_WARN, "file", "use the file with the right SONAME instead of a renamed copy",
+                           "%s is found as %s but its SONAME is %s (a renamed copy)", c->real, s->name, c->elf.soname);
+        }
+    }
+}
+
+/* #10, #11: --expect MAJOR.MINOR with TensorFlow's rule (same major, minor
+ * at least the one compiled against). */
+static void
+check_expect(struct dr_ctx *ctx)
+{
+    int ma = 0, mi = 0;
+    if (ctx->opt.expect == NULL)
+        return;
+    if (sscanf(ctx->opt.expect, "%d.%d", &ma, &mi) < 1) {
+        dr_verdict(DR_FAIL, "expect", "pass --expect MAJOR.MINOR, e.g. --expect 8.9", "cannot read --expect %s",
+                   ctx->opt.expect);
+        return;
+    }
+    struct dr_copy *w = winner(ma == 8 || ma == 9 ? family_shim(ctx, ma) : NULL);
+    long v = w != NULL ? dr_copy_version(w) : 0;
+    char vs[32];
+    dr_version_str(vs, sizeof vs, v);
+    if (w == NULL)
+        dr_verdict(DR_FAIL, "expect", "install cuDNN of that major and put it on the loader path",
+                   "cuDNN %d.%d is expected but no libcudnn.so.%d loads", ma, mi, ma);
+    else if (v / 10000 != ma || (v / 100) % 100 < mi)
+        dr_verdict(DR_FAIL, "expect", "install cuDNN of the same major and an equal or higher minor, and make it "
+                   "come first on the loader path",
+                   "\"Loaded runtime CuDNN library: %s but source was compiled with: %d.%d\": %s is older than "
+                   "expected", vs, ma, mi, w->path);
+    else
+        dr_verdict(DR_OK, "expect", NULL, "%s is %s, compatible with %d.%d", w->path, vs, ma, mi);
+}
+
+/* #6: WSL exposes libcuda only in /usr/lib/wsl/lib. */
+static void
+check_wsl(struct dr_ctx *ctx)
+{
+    unsigned char *text;
+    size_t size;
+    if (ctx->opt.no_system || dr_read_file("/proc/version", 4096, &text, &size) != 0)
+        return;
+    bool wsl = strstr((const char *)text, "icrosoft") != NULL;
+    free(text);
+    if (!wsl)
+        return;
+    struct dr_copy *hits = calloc(4, sizeof *hits);
+    int win = -1;
+    if (hits != NULL)
+        dr_resolve(ctx, "libcuda.so", NULL, NULL, hits, 4, &win);
+    free(hits);
+    if (win < 0)
+        dr_verdict(DR_FAIL, "wsl", "export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or run ldconfig with "
+                   "/usr/lib/wsl/lib listed in /etc/ld.so.conf.d)",
+                   "this is WSL and libcuda.so is not on the loader path: cuDNN fails with \"libcuda.so: cannot "
+                   "open shared object file\"");
+    else
+        dr_verdict(DR_OK, "wsl", NULL, "WSL: libcuda.so is on the loader path");
+}
+
+static void
+report_env(void)
+{
+    static const char *const vars[] = {"CUDA_MODULE_LOADING", "CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE",
+                                       "CUDNN_LOGINFO_DBG", "CUDNN_LOGWARN_DBG", "CUDNN_LOGERR_DBG",
+                                       "CUDNN_LOGDEST_DBG", "CUDNN_LOGLEVEL_DBG", "CUBLAS_WORKSPACE_CONFIG",
+                                       "FREEDNN_MAX_ISA", "TORCH_CUDNN_V8_API_DISABLED", "TF_CUDNN_DETERMINISTIC"};
+    char list[1024] = "";
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v == NULL)
+            continue;
+        char item[256];
+        dr_fmt(item, sizeof item, "%s%s=%s", list[0] ? " " : "", vars[i], v);
+        strncat(list, item, sizeof list - strlen(list) - 1);
+    }
+    if (list[0])
+        dr_verdict(DR_INFO, "environment", NULL, "%s", list);
+}
+
+static void
+check_selftest(struct dr_ctx *ctx, int fam, struct dr_selftest *st, char *st_lib, size_t st_lib_n)
+{
+    struct dr_copy *w = winner(family_shim(ctx, fam));
+    if (w == NULL || ctx->opt.no_selftest || ctx->opt.no_probe)
+        return;
+    dr_copy(st_lib, st_lib_n, w->path);
+    if (!w->probe.loaded) {
+        dr_verdict(DR_FAIL, "selftest", NULL, "not run: %s does not load", w->path);
+        return;
+    }
+    *st = w->probe.st;
+    switch (st->result) {
+    case DR_ST_PASS:
+        dr_verdict(DR_OK, "selftest", NULL, "3x3 convolution through %s: %s", w->path, st->detail);
+        break;
+    case DR_ST_NO_DEVICE:
+        dr_verdict(DR_SKIP, "selftest", NULL, "%s: %s", w->path, st->detail);
+        break;
+    case DR_ST_NOT_SUPPORTED:
+        dr_verdict(DR_INFO, "selftest", NULL, "%s does not support the test convolution yet: %s", w->path,
+                   st->detail);
+        break;
+    case DR_ST_MISMATCH:
+        dr_verdict(DR_FAIL, "selftest", "report this: the library computes a wrong convolution",
+                   "%s computes WRONG results: %s", w->path, st->detail);
+        break;
+    default:
+        dr_verdict(DR_FAIL, "selftest", NULL, "%s: %s", w->path, st->detail[0] ? st->detail : "failed");
+        break;
+    }
+}
+
+void
+dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n)
+{
+    int expect_major = ctx->opt.expect != NULL ? atoi(ctx->opt.expect) : 0;
+    /* The self-test runs through one library: the expected major, else
+     * cuDNN 8 (the API FreeDNN implements) when it loads, else cuDNN 9. */
+    int st_family = expect_major;
+    if (st_family != 8 && st_family != 9)
+        st_family = winner(family_shim(ctx, 8)) != NULL ? 8 : 9;
+    if (!ctx->opt.no_probe)
+        probe_all(ctx, st_family);
+
+    bool any = false;
+    for (int fam = 8; fam <= 9; fam++) {
+        if (!family_present(ctx, fam))
+            continue;
+        any = true;
+        check_found(ctx, fam, expect_major);
+        check_sublibs(ctx, fam);
+        check_mixed(ctx, fam);
+        check_shadow(ctx, fam);
+        check_load(ctx, fam);
+        check_deps(ctx, fam);
+        check_cuda(ctx, fam);
+    }
+    if (!any)
+        dr_verdict(expect_major ? DR_FAIL : DR_FAIL, "found",
+                   "install cuDNN, or add the folder that holds libcudnn.so.* to LD_LIBRARY_PATH",
+                   "no cuDNN library (libcudnn.so.8 or libcudnn.so.9) found on this machine");
+    check_files(ctx);
+    check_headers(ctx);
+    check_expect(ctx);
+    check_wsl(ctx);
+    if (st_family == 8 || st_family == 9)
+        check_selftest(ctx, st_family, st, st_lib, st_lib_n);
+    report_env();
+}

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cudnn-doctor: finds every cuDNN reachable on this machine (or in a copied
+ * Windows folder), reads versions without loading, loads each copy in a child
+ * process, and explains what is wrong in plain words.  See
+ * docs/cudnn-doctor.md.
+ *
+ * This header holds the types that the parts share.  Each part has one file:
+ *   util.c      strings, paths, small file helpers
+ *   elf_read.c  ELF dynamic section, symbol versions, exported names
+ *   pe_read.c   PE machine, import and delay-import tables, file version
+ *   ldcache.c   /etc/ld.so.cache
+ *   search.c    the Linux loader's search order, and where copies live
+ *   headers.c   cudnn_version.h / cudnn.h in include folders
+ *   probe.c     loading a copy in a forked child and asking it questions
+ *   selftest.c  the convolution self-test (runs inside the child)
+ *   checks.c    Linux verdicts; python.c the Python pitfalls
+ *   windows.c   a Windows folder: DLL search order, imports, bitness
+ *   report.c    verdicts, the human summary and --json
+ *   main.c      options and the order of the work
+ * Nothing here is thread-shared; the doctor is single-threaded. */
+#ifndef CUDNN_DOCTOR_H
+#define CUDNN_DOCTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DR_PATH 1024
+#define DR_MAX_NEEDED 48
+#define DR_MAX_COPIES 16
+#define DR_MAX_SOURCES 96
+
+#if defined(__GNUC__)
+#define DR_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define DR_PRINTF(f, a)
+#endif
+
+/* ---- util.c ------------------------------------------------------------ */
+void dr_copy(char *dst, size_t n, const char *src);            /* truncating strcpy */
+void dr_fmt(char *dst, size_t n, const char *fmt, ...) DR_PRINTF(3, 4);
+void dr_join(char *dst, size_t n, const char *dir, const char *name);
+void dr_dirname(char *dst, size_t n, const char *path);
+const char *dr_basename(const char *path);
+bool dr_is_file(const char *path);
+bool dr_is_dir(const char *path);
+/* Reads at most `max` bytes of `path` into a malloc'ed buffer (NUL-terminated
+ * one byte past *size).  Returns 0, or -1 with errno. */
+int dr_read_file(const char *path, size_t max, unsigned char **data, size_t *size);
+/* Versions are kept as major*10000 + minor*100 + patch whatever the library
+ * reported: cuDNN 8 reports major*1000 + minor*100 + patch (8904), cuDNN 9
+ * major*10000 + minor*100 + patch (91900). */
+long dr_norm_cudnn_version(long reported);
+void dr_version_str(char *dst, size_t n, long v);              /* "8.9.4", "?" for 0 */
+/* "libcudnn.so.8.9.4" with prefix "libcudnn.so." -> 80904; 0 if the name
+ * carries no full version. */
+long dr_version_from_name(const char *file, const char *prefix);
+/* Calls fn for each non-empty element of a `sep`-separated list. */
+void dr_split(const char *list, char sep, void (*fn)(const char *item, void *arg), void *arg);
+bool dr_starts_with(const char *s, const char *prefix);
+/* Case-insensitive equality (Windows file names). */
+bool dr_ieq(const char *a, const char *b);
+
+/* ---- elf_read.c --------------------------------------------------------- */
+struct dr_elf {
+    bool ok;                 /* an ELF file was read */
+    char error[160];         /* why not, when !ok */
+    int elf_class;           /* 1 = 32-bit, 2 = 64-bit */
+    int machine;             /* e_machine */
+    bool is_shared;          /* ET_DYN */
+    char soname[128];
+    char rpath[DR_PATH];     /* DT_RPATH, "" if none */
+    char runpath[DR_PATH];   /* DT_RUNPATH, "" if none */
+    int n_needed;
+    char needed[DR_MAX_NEEDED][96];
+    int n_verdefs;           /* symbol version definitions (BASE first) */
+    char verdefs[8][96];
+    bool exports_get_version;   /* defines cudnnGetVersion */
+    bool exports_freednn;       /* defines freednnSetIsa: this is FreeDNN */
+};
+/* Parses `path` without loading it.  Always fills out->ok / out->error. */
+void dr_elf_read(const char *path, struct dr_elf *out);
+/* True when the loader of this process could load a file of this class and
+ * machine (it silently skips the others and keeps searching). */
+bool dr_elf_loadable(const struct dr_elf *e);
+const char *dr_elf_machine_name(int machine);
+
+/* ---- pe_read.c ---------------------------------------------------------- */
+#define DR_PE_MAX_IMPORTS 48
+struct dr_pe {
+    bool ok;
+    char error[160];
+    int machine;             /* IMAGE_FILE_HEADER.Machine: 0x8664 AMD64, 0x14c i386 */
+    bool pe32plus;           /* optional header magic 0x20b */
+    int n_imports;           /* static imports, then delay-loaded ones */
+    int n_delay;
+    char imports[DR_PE_MAX_IMPORTS][64];
+    bool has_version;        /* VS_FIXEDFILEINFO found */
+    int file_version[4];     /* e.g. 8.9.4.25 */
+};
+void dr_pe_read(const char *path, struct dr_pe *out);
+const char *dr_pe_machine_name(int machine);
+
+/* ---- ldcache.c ---------------------------------------------------------- */
+struct dr_ldcache_entry {
+    const char *key;         /* soname as the cache lists it */
+    const char *value;       /* full path */
+    int32_t flags;
+};
+struct dr_ldcache {
+    unsigned char *data;
+    size_t size;
+    int n;
+    struct dr_ldcache_entry *entries;
+    char error[160];
+};
+/* Parses the glibc cache file (new "glibc-ld.so.cache1.1" format, possibly
+ * behind an old "ld.so-1.7.0" table).  Returns 0 or -1 with c->error. */
+int dr_ldcache_load(const char *path, struct dr_ldcache *c);
+void dr_ldcache_free(struct dr_ldcache *c);
+
+/* ---- probe.c ------------------------------------------------------------ */
+enum dr_selftest_result {
+    DR_ST_NOT_RUN = 0,
+    DR_ST_PASS,              /* bit-exact against the doctor's reference */
+    DR_ST_MISMATCH,          /* ran, wrong numbers */
+    DR_ST_NOT_SUPPORTED,     /* the library declines the convolution */
+    DR_ST_NO_DEVICE,         /* NVIDIA's library, no GPU/driver */
+    DR_ST_ERROR,             /* another failing status */
+};
+struct dr_selftest {
+    int result;              /* enum dr_selftest_result */
+    int status;              /* the failing cuDNN status, as the library numbers it */
+    char step[48];           /* the call that failed */
+    char detail[200];
+    double ms_per_call;      /* timing loop, 0 if not run */
+    double gflops;
+    long max_abs_diff_x1e6;  /* on mismatch: max |y - ref| * 1e6 */
+};
+struct dr_probe {
+    bool done;               /* the child reported */
+    bool loaded;             /* dlopen succeeded */
+    int signal;              /* the child died of this signal (0: did not) */
+    bool timed_out;
+    char error[512];         /* dlerror() or what went wrong */
+    long version;            /* cudnnGetVersion, normalised; 0 if absent */
+    char version_file[DR_PATH]; /* the file that defines the cudnnGetVersion answered */
+    long cudart;             /* cudnnGetCudartVersion, 0 if absent */
+    bool is_freednn;         /* freednnSetIsa found */
+    long driver;             /* cuDriverGetVersion, when probing libcuda */
+    int n_checks;            /* sub-library version checks asked */
+    char check_name[8][40];
+    int check_status[8];     /* status, or -1 when the function is absent */
+    struct dr_selftest st;
+};
+/* Loads `path` in a forked child with RTLD_NOW | RTLD_LOCAL and asks it
+ * cudnnGetVersion, cudnnGetCudartVersion and the version-check functions in
+ * `checks` (NULL-terminated).  With `selftest`, also runs the convolution
+ * self-test there.  A crash, abort or hang of the library is reported in
+ * out->signal / out->timed_out and never reaches the doctor. */
+void dr_probe_library(const char *path, const char *const *checks, bool selftest,
+                      int timeout_s, struct dr_probe *out);
+/* Inside the child: the self-test on an already-opened library. */
+void dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out);
+const char *dr_selftest_name(int result);
+
+/* ---- search.c ----------------------------------------------------------- */
+enum dr_source_kind {
+    DR_SRC_FOR_RPATH,        /* DT_RPATH of the --for binary */
+    DR_SRC_LD_LIBRARY_PATH,
+    DR_SRC_FOR_RUNPATH,      /* DT_RUNPATH of the --for binary */
+    DR_SRC_CACHE,            /* /etc/ld.so.cache */
+    DR_SRC_DEFAULT,          /* the loader's built-in folders */
+    DR_SRC_OFF_PATH,         /* known install places the loader does not search */
+};
+struct dr_source {
+    int kind;                /* enum dr_source_kind */
+    char path[DR_PATH];      /* a folder; "" for the ld.so.cache */
+    bool is_cache;
+    char origin[160];        /* "LD_LIBRARY_PATH", "RUNPATH of /x/app", ... */
+    bool on_path;            /* the loader looks here; false: only known to exist */
+    bool system;             /* a system location (left out by --no-system) */
+};
+struct dr_copy {
+    char path[DR_PATH];      /* where the loader (or we) found it */
+    char real[DR_PATH];      /* after symlinks: the real file name */
+    char origin[160];
+    bool on_path;
+    bool loadable;           /* right ELF class and machine */
+    struct dr_elf elf;
+    long name_version;       /* from the real file name, 0 if none */
+    struct dr_probe probe;
+};
+struct dr_soname {
+    const char *name;        /* "libcudnn_cnn_infer.so.8" */
+    int family;              /* 8 or 9 */
+    bool is_shim;
+    const char *check_fn;    /* its own version-check function, or NULL */
+    int n;
+    struct dr_copy copies[DR_MAX_COPIES]; /* loader order: on-path first */
+    int winner;              /* index of the copy the loader takes, -1 if none */
+};
+/* The best-known version of a copy: what the library itself answered when
+ * the answer came from this very file, else its file name; 0 if unknown. */
+long dr_copy_version(const struct dr_copy *c);
+
+struct dr_options {
+    const char *for_binary;  /* --for */
+    const char *windows_dir; /* --windows-dir */
+    const char *windows_app; /* --windows-app */
+    const char *windows_system; /* --windows-system */
+    const char *windows_path;   /* --windows-path, ';'-separated */
+    const char *expect;      /* --expect MAJOR.MINOR */
+    const char *include_dirs[8]; int n_include_dirs; /* --include */
+    const char *search_dirs[8]; int n_search_dirs;   /* --search */
+    const char *python_sites[8]; int n_python_sites; /* --python-site */
+    const char *ld_cache;    /* --ld-cache FILE (default /etc/ld.so.cache) */
+    bool no_system;          /* --no-system */
+    bool no_probe;           /* --no-probe */
+    bool no_selftest;        /* --no-selftest */
+    bool json;
+    bool verbose;
+    int timeout_s;
+};
+
+struct dr_header {
+    char path[DR_PATH];
+    char origin[160];
+    long version;            /* normalised */
+    bool paired;             /* sibling include folder of a library copy */
+};
+
+struct dr_ctx {
+    struct dr_options opt;
+    struct dr_source sources[DR_MAX_SOURCES];
+    int n_sources;
+    struct dr_ldcache cache;
+    bool have_cache;
+    char for_path[DR_PATH];
+    struct dr_elf for_elf;   /* the --for binary */
+    struct dr_soname *sonames;
+    int n_sonames;
+    struct dr_header headers[32];
+    int n_headers;
+    char python_sites[16][DR_PATH];
+    int n_python_sites;
+};
+
+/* Builds the ordered list of places (LD_LIBRARY_PATH, the --for binary's
+ * RPATH/RUNPATH, the ld.so.cache, default folders, then the places that are
+ * not on the loader's path: CUDA toolkits, conda, pip, --search). */
+void dr_search_init(struct dr_ctx *ctx);
+/* Every copy of `name` as the loader would look for it when `from` (an ELF
+ * object at from_path; NULL: the --for binary or a plain program) asks for
+ * it: on-path copies first in loader order, then off-path copies.  Returns
+ * the number of copies (at most max) and the index of the winner in *winner
+ * (-1: the loader finds none). */
+int dr_resolve(struct dr_ctx *ctx, const char *name, const char *from_path,
+               const struct dr_elf *from, struct dr_copy *out, int max, int *winner);
+/* Fills ctx->sonames: the cuDNN 8 and 9 sonames and their copies. */
+void dr_search_cudnn(struct dr_ctx *ctx);
+bool dr_is_cudnn_name(const char *name);
+
+/* ---- headers.c ---------------------------------------------------------- */
+void dr_headers_find(struct dr_ctx *ctx);
+
+/* ---- report.c ----------------------------------------------------------- */
+enum dr_level { DR_OK = 0, DR_INFO, DR_SKIP, DR_WARN, DR_FAIL };
+/* One verdict line: `check` names the check ("sublib-mix"), `fix` tells the
+ * user what to do (NULL when nothing).  The message is printf-formatted. */
+void dr_verdict(enum dr_level level, const char *check, const char *fix, const char *fmt, ...)
+    DR_PRINTF(4, 5);
+int dr_worst_level(void);
+void dr_report_print(struct dr_ctx *ctx, const struct dr_selftest *st, const char *st_lib);
+/* The Windows part keeps its own facts for the JSON output. */
+struct dr_win_dll {
+    char name[64];
+    char path[DR_PATH];      /* "" when not found */
+    char origin[64];
+    struct dr_pe pe;
+    int n_shadowed;
+    char shadowed[4][DR_PATH];
+};
+void dr_report_set_windows(const struct dr_win_dll *dlls, int n);
+
+/* ---- checks.c, python.c, windows.c -------------------------------------- */
+void dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n);
+void dr_check_python(struct dr_ctx *ctx);
+void dr_check_windows(struct dr_ctx *ctx);
+
+#endif /* CUDNN_DOCTOR_H */

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Python pitfalls that can be seen from the files (ecosystem.md #5, #7,
+ * #11): pip's nvidia-cudnn-cuXX wheels, PyTorch's own libraries, and what
+ * PyTorch actually loads given its RUNPATH and the environment. */
+#include "doctor.h"
+
+#include <dirent.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Version of an installed wheel from its dist-info folder name
+ * ("nvidia_cudnn_cu12-8.9.2.26.dist-info" -> 80902); 0 if none. */
+static long
+wheel_version(const char *site, const char *wheel, char *found, size_t n)
+{
+    char pattern[DR_PATH];
+    dr_fmt(pattern, sizeof pattern, "%s/%s-*.dist-info", site, wheel);
+    glob_t g;
+    long v = 0;
+    if (glob(pattern, GLOB_ONLYDIR, NULL, &g) == 0) {
+        int a, b, c;
+        const char *base = dr_basename(g.gl_pathv[0]) + strlen(wheel) + 1;
+        if (sscanf(base, "%d.%d.%d", &a, &b, &c) == 3)
+            v = a * 10000L + b * 100L + c;
+        dr_copy(found, n, g.gl_pathv[0]);
+        globfree(&g);
+    }
+    return v;
+}
+
+/* The version of the copy at `path` that the Linux checks probed. */
+static long
+probed_version(struct dr_ctx *ctx, const char *path, char *real, size_t n)
+{
+    for (int i = 0; i < ctx->n_sonames; i++)
+        for (int k = 0; k < ctx->sonames[i].n; k++) {
+            struct dr_copy *c = &ctx->sonames[i].copies[k];
+            if (strcmp(c->path, path) == 0) {
+                dr_copy(real, n, c->real);
+                return dr_copy_version(c);
+            }
+        }
+    return 0;
+}
+
+static void
+check_site(struct dr_ctx *ctx, const char *site)
+{
+    char lib[DR_PATH], path[DR_PATH], info11[DR_PATH] = "", info12[DR_PATH] = "", real[DR_PATH] = "";
+    char v1[32], v2[32];
+    dr_join(lib, sizeof lib, site, "nvidia/cudnn/lib");
+    long w11 = wheel_version(site, "nvidia_cudnn_cu11", info11, sizeof info11);
+    long w12 = wheel_version(site, "nvidia_cudnn_cu12", info12, sizeof info12);
+    if (w11 && w12)
+        dr_verdict(DR_WARN, "python", "pip uninstall both, then pip install the one your framework needs",
+                   "%s has both nvidia-cudnn-cu11 and nvidia-cudnn-cu12: they write the same nvidia/cudnn "
+                   "folder, so one overwrote the other and removing either breaks both", site);
+    long wheel = w12 ? w12 : w11;
+    for (int major = 8; major <= 9 && wheel; major++) {
+        char name[32];
+        dr_fmt(name, sizeof name, "libcudnn.so.%d", major);
+        dr_join(path, sizeof path, lib, name);
+        if (!dr_is_file(path))
+            continue;
+        long have = probed_version(ctx, path, real, sizeof real);
+        dr_version_str(v1, sizeof v1, wheel);
+        dr_version_str(v2, sizeof v2, have);
+        if (have != 0 && wheel / 100 != have / 100)
+            dr_verdict(DR_FAIL, "python", "pip install --force-reinstall the nvidia-cudnn wheel you need",
+                       "pip says %s is installed (%s) but %s reports %s: its files were overwritten by another "
+                       "install", dr_basename(w12 ? info12 : info11), v1, path, v2);
+    }
+
+    /* PyTorch: what does libtorch_cuda.so load, from its own point of view? */
+    dr_join(path, sizeof path, site, "torch/lib/libtorch_cuda.so");
+    if (!dr_is_file(path))
+        return;
+    struct dr_elf *torch = calloc(1, sizeof *torch);
+    struct dr_copy *hits = calloc(DR_MAX_COPIES, sizeof *hits);
+    if (torch == NULL || hits == NULL)
+        goto out_free;
+    dr_elf_read(path, torch);
+    for (int major = 8; major <= 9; major++) {
+        char name[32];
+        dr_fmt(name, sizeof name, "libcudnn.so.%d", major);
+        bool needs = false;
+        for (int i = 0; i < torch->n_needed; i++)
+            needs |= strcmp(torch->needed[i], name) == 0;
+        if (!needs)
+            continue;
+        int win;
+        int n = dr_resolve(ctx, name, path, torch, hits, DR_MAX_COPIES, &win);
+        if (win < 0) {
+            dr_verdict(DR_FAIL, "python", "pip install nvidia-cudnn-cuXX of the version PyTorch was built with",
+                       "PyTorch at %s needs %s and cannot find it (\"%s: cannot open shared object file\")", site,
+                       name, name);
+            continue;
+        }
+        char own[DR_PATH];
+        dr_join(own, sizeof own, lib, name);
+        long wv = probed_version(ctx, hits[win].path, real, sizeof real);
+        if (wv == 0)
+            wv = hits[win].name_version;
+        long ov = 0;
+        for (int k = 0; k < n; k++)
+            if (strcmp(hits[k].path, own) == 0)
+                ov = probed_version(ctx, own, real, sizeof real);
+        dr_version_str(v1, sizeof v1, wv);
+        dr_version_str(v2, sizeof v2, ov);
+        if (dr_is_file(own) && strcmp(hits[win].path, own) != 0 && ov != wv)
+            dr_verdict(DR_FAIL, "python", "remove that folder from LD_LIBRARY_PATH (or unset it) when running "
+                       "PyTorch",
+                       "PyTorch at %s loads %s %s from %s (%s) instead of its own %s %s: \"cuDNN version "
+                       "incompatibility: PyTorch was compiled against ... but found runtime version ...\"",
+                       site, name, v1, hits[win].path, hits[win].origin, own, v2);
+        else
+            dr_verdict(DR_OK, "python", NULL, "PyTorch at %s loads %s %s from %s", site, name, v1, hits[win].path);
+    }
+out_free:
+    free(torch);
+    free(hits);
+}
+
+void
+dr_check_python(struct dr_ctx *ctx)
+{
+    for (int i = 0; i < ctx->n_python_sites; i++)
+        check_site(ctx, ctx->python_sites[i]);
+
+    /* #5: cuDNN 8 opens "libnvrtc.so"; PyTorch 2.0 wheels ship only a
+     * hashed libnvrtc-<hash>.so. */
+    bool cudnn8_nvidia = false;
+    for (int i = 0; i < ctx->n_sonames; i++) {
+        struct dr_soname *s = &ctx->sonames[i];
+        if (s->family == 8 && s->is_shim && s->winner >= 0 && !s->copies[s->winner].elf.exports_freednn)
+            cudnn8_nvidia = true;
+    }
+    if (!cudnn8_nvidia)
+        return;
+    for (int i = 0; i < ctx->n_python_sites; i++) {
+        char pattern[DR_PATH];
+        dr_fmt(pattern, sizeof pattern, "%s/torch/lib/libnvrtc-*.so*", ctx->python_sites[i]);
+        glob_t g;
+        if (glob(pattern, 0, NULL, &g) != 0)
+            continue;
+        struct dr_copy *hits = calloc(4, sizeof *hits);
+        int win = -1;
+        if (hits != NULL)
+            dr_resolve(ctx, "libnvrtc.so", NULL, NULL, hits, 4, &win);
+        if (win < 0)
+            dr_verdict(DR_FAIL, "python", "pip install nvidia-cuda-nvrtc-cuXX and put its lib folder on "
+                       "LD_LIBRARY_PATH, or create a libnvrtc.so link to the NVRTC of your CUDA version",
+                       "PyTorch at %s ships only %s, but cuDNN 8 opens \"libnvrtc.so\": convolutions fail with "
+                       "\"Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared "
+                       "object file\"", ctx->python_sites[i], dr_basename(g.gl_pathv[0]));
+        free(hits);
+        globfree(&g);
+    }
+}

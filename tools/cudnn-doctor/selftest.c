@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The self-test: one small convolution through the library under test,
+ * compared bit for bit with the doctor's own reference, then a short
+ * timing loop.  It runs inside the probe's child process (probe.c), so a
+ * crash here is reported, not suffered.
+ *
+ * Problem: N=1, C=3, H=W=32, K=8, 3x3 filter, padding 1, stride 1,
+ * cross-correlation, NCHW float, algorithm IMPLICIT_GEMM.  Inputs are small
+ * integers in [-2, 2]: every product and partial sum (|sum| <= 27*4) is an
+ * integer that float represents exactly, so any correct algorithm gives
+ * exactly the reference's numbers whatever its summation order.
+ *
+ * The functions are looked up by name and called through pointers of the
+ * cuDNN 8.9 signatures, which cuDNN 9 kept for these calls; enumerators are
+ * passed as their documented values (NCHW 0, FLOAT 0, CROSS_CORRELATION 1,
+ * IMPLICIT_GEMM 0).  FreeDNN takes host pointers; for NVIDIA's library the
+ * buffers are device memory from libcudart (the doctor loads the runtime of
+ * the major cuDNN reports). */
+#include "doctor.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { N = 1, C = 3, H = 32, W = 32, K = 8, R = 3, S = 3, PAD = 1, P = 32, Q = 32 };
+
+typedef int (*create_fn)(void **);
+typedef int (*destroy_fn)(void *);
+typedef int (*set_tensor4d_fn)(void *, int, int, int, int, int, int);
+typedef int (*set_filter4d_fn)(void *, int, int, int, int, int, int);
+typedef int (*set_conv2d_fn)(void *, int, int, int, int, int, int, int, int);
+typedef int (*ws_size_fn)(void *, void *, void *, void *, void *, int, size_t *);
+typedef int (*conv_fwd_fn)(void *, const void *, void *, const void *, void *, const void *, void *, int,
+                           void *, size_t, const void *, void *, void *);
+typedef const char *(*error_string_fn)(int);
+
+/* Memory for the library: host memory (FreeDNN) or device memory. */
+struct mem {
+    bool device;
+    int (*malloc_)(void **, size_t);
+    int (*free_)(void *);
+    int (*memcpy_)(void *, const void *, size_t, int);
+    int (*sync)(void);
+};
+
+static void *
+mem_alloc(struct mem *m, size_t bytes)
+{
+    if (!m->device)
+        return malloc(bytes > 0 ? bytes : 1);
+    void *p = NULL;
+    return m->malloc_(&p, bytes > 0 ? bytes : 1) == 0 ? p : NULL;
+}
+
+static void
+mem_free(struct mem *m, void *p)
+{
+    if (p == NULL)
+        return;
+    if (m->device)
+        m->free_(p);
+    else
+        free(p);
+}
+
+static int
+mem_put(struct mem *m, void *dst, const void *src, size_t bytes)
+{
+    if (!m->device) {
+        memcpy(dst, src, bytes);
+        return 0;
+    }
+    return m->memcpy_(dst, src, bytes, 1 /* cudaMemcpyHostToDevice */);
+}
+
+static int
+mem_get(struct mem *m, void *dst, const void *src, size_t bytes)
+{
+    if (!m->device) {
+        memcpy(dst, src, bytes);
+        return 0;
+    }
+    return m->memcpy_(dst, src, bytes, 2 /* cudaMemcpyDeviceToHost */);
+}
+
+/* Small integers in [-2, 2] from a fixed LCG, the same on every run. */
+static void
+fill(float *v, int n, uint32_t seed)
+{
+    for (int i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        v[i] = (float)((int)((seed >> 16) % 5u) - 2);
+    }
+}
+
+/* y[k][p][q] = sum_{c,r,s} x[c][p+r-PAD][q+s-PAD] * w[k][c][r][s]. */
+static void
+reference(const float *x, const float *w, double *y)
+{
+    for (int k = 0; k < K; k++)
+        for (int p = 0; p < P; p++)
+            for (int q = 0; q < Q; q++) {
+                double acc = 0.0;
+                for (int c = 0; c < C; c++)
+                    for (int r = 0; r < R; r++)
+                        for (int s = 0; s < S; s++) {
+                            int ih = p + r - PAD, iw = q + s - PAD;
+                            if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                                continue;
+                            acc += (double)x[(c * H + ih) * W + iw] * (double)w[((k * C + c) * R + r) * S + s];
+                        }
+                y[(k * P + p) * Q + q] = acc;
+            }
+}
+
+static double
+now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static bool
+is_not_supported(int status)
+{
+    return status == 9 || (status >= 3000 && status < 4000);
+}
+
+/* Records a failing status of `step` and classifies it. */
+static void
+failed(struct dr_selftest *out, void *lib, const char *step, int status)
+{
+    error_string_fn es = (error_string_fn)dlsym(lib, "cudnnGetErrorString");
+    const char *name = es != NULL ? es(status) : NULL;
+    out->status = status;
+    dr_copy(out->step, sizeof out->step, step);
+    out->result = is_not_supported(status) ? DR_ST_NOT_SUPPORTED : DR_ST_ERROR;
+    dr_fmt(out->detail, sizeof out->detail, "%s returned %d (%s)", step, status, name != NULL ? name : "?");
+}
+
+#define SYM(type, name) type name##_p = (type)dlsym(lib, #name)
+
+void
+dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out)
+{
+    memset(out, 0, sizeof *out);
+    SYM(create_fn, cudnnCreate);
+    SYM(destroy_fn, cudnnDestroy);
+    SYM(create_fn, cudnnCreateTensorDescriptor);
+    SYM(set_tensor4d_fn, cudnnSetTensor4dDescriptor);
+    SYM(create_fn, cudnnCreateFilterDescriptor);
+    SYM(set_filter4d_fn, cudnnSetFilter4dDescriptor);
+    SYM(create_fn, cudnnCreateConvolutionDescriptor);
+    SYM(set_conv2d_fn, cudnnSetConvolution2dDescriptor);
+    SYM(ws_size_fn, cudnnGetConvolutionForwardWorkspaceSize);
+    SYM(conv_fwd_fn, cudnnConvolutionForward);
+    if (!cudnnCreate_p || !cudnnDestroy_p || !cudnnCreateTensorDescriptor_p || !cudnnSetTensor4dDescriptor_p ||
+        !cudnnCreateFilterDescriptor_p || !cudnnSetFilter4dDescriptor_p || !cudnnCreateConvolutionDescriptor_p ||
+        !cudnnSetConvolution2dDescriptor_p || !cudnnGetConvolutionForwardWorkspaceSize_p ||
+        !cudnnConvolutionForward_p) {
+        out->result = DR_ST_ERROR;
+        dr_copy(out->step, sizeof out->step, "dlsym");
+        dr_copy(out->detail, sizeof out->detail, "the library lacks a function of the legacy convolution API");
+        return;
+    }
+
+    void *handle = NULL;
+    int st = cudnnCreate_p(&handle);
+    if (st != 0) {
+        failed(out, lib, "cudnnCreate", st);
+        /* NOT_INITIALIZED (8.x: 1, 9.x: 1001) from NVIDIA's library means
+         * no usable GPU or driver, which is not a fault of the install. */
+        if (!is_freednn && (st == 1 || st == 1001)) {
+            out->result = DR_ST_NO_DEVICE;
+            dr_fmt(out->detail, sizeof out->detail, "no GPU/device: cudnnCreate returned %d (NOT_INITIALIZED)", st);
+        }
+        return;
+    }
+
+    struct mem m = {0};
+    void *cudart_lib = NULL;
+    if (!is_freednn) {
+        char name[64];
+        dr_fmt(name, sizeof name, "libcudart.so.%ld", cudart / 1000);
+        cudart_lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (cudart_lib == NULL)
+            cudart_lib = dlopen("libcudart.so", RTLD_NOW | RTLD_LOCAL);
+        if (cudart_lib != NULL) {
+            m.malloc_ = (int (*)(void **, size_t))dlsym(cudart_lib, "cudaMalloc");
+            m.free_ = (int (*)(void *))dlsym(cudart_lib, "cudaFree");
+            m.memcpy_ = (int (*)(void *, const void *, size_t, int))dlsym(cudart_lib, "cudaMemcpy");
+            m.sync = (int (*)(void))dlsym(cudart_lib, "cudaDeviceSynchronize");
+        }
+        if (cudart_lib == NULL || !m.malloc_ || !m.free_ || !m.memcpy_ || !m.sync) {
+            out->result = DR_ST_ERROR;
+            dr_copy(out->step, sizeof out->step, "dlopen libcudart");
+            dr_fmt(out->detail, sizeof out->detail, "cannot load %s to allocate device memory", name);
+            cudnnDestroy_p(handle);
+            return;
+        }
+        m.device = true;
+    }
+
+    size_t xn = (size_t)N * C * H * W, wn = (size_t)K * C * R * S, yn = (size_t)N * K * P * Q;
+    float *hx = malloc(xn * sizeof(float)), *hw = malloc(wn * sizeof(float)), *hy = malloc(yn * sizeof(float));
+    double *ref = malloc(yn * sizeof(double));
+    void *x = mem_alloc(&m, xn * sizeof(float)), *w = mem_alloc(&m, wn * sizeof(float));
+    void *y = mem_alloc(&m, yn * sizeof(float)), *ws = NULL;
+    void *xd = NULL, *yd = NULL, *wd = NULL, *cd = NULL;
+    if (!hx || !hw || !hy || !ref || !x || !w || !y) {
+        out->result = DR_ST_ERROR;
+        dr_copy(out->step, sizeof out->step, "allocation");
+        dr_copy(out->detail, sizeof out->detail, "out of memory");
+        goto out_free;
+    }
+    fill(hx, (int)xn, 1u);
+    fill(hw, (int)wn, 2u);
+    reference(hx, hw, ref);
+    for (size_t i = 0; i < yn; i++)
+        hy[i] = NAN;                     /* poison: beta = 0 must overwrite */
+    mem_put(&m, x, hx, xn * sizeof(float));
+    mem_put(&m, w, hw, wn * sizeof(float));
+    mem_put(&m, y, hy, yn * sizeof(float));
+
+#define STEP(call, name)                                                                                  \
+    do {                                                                                                  \
+        int s_ = (call);                                                                                  \
+        if (s_ != 0) {                                                                                    \
+            failed(out, lib, name, s_);                                                                   \
+            goto out_free;                                                                                \
+        }                                                                                                 \
+    } while (0)
+    STEP(cudnnCreateTensorDescriptor_p(&xd), "cudnnCreateTensorDescriptor");
+    STEP(cudnnCreateTensorDescriptor_p(&yd), "cudnnCreateTensorDescriptor");
+    STEP(cudnnSetTensor4dDescriptor_p(xd, 0, 0, N, C, H, W), "cudnnSetTensor4dDescriptor");
+    STEP(cudnnSetTensor4dDescriptor_p(yd, 0, 0, N, K, P, Q), "cudnnSetTensor4dDescriptor");
+    STEP(cudnnCreateFilterDescriptor_p(&wd), "cudnnCreateFilterDescriptor");
+    STEP(cudnnSetFilter4dDescriptor_p(wd, 0, 0, K, C, R, S), "cudnnSetFilter4dDescriptor");
+    STEP(cudnnCreateConvolutionDescriptor_p(&cd), "cudnnCreateConvolutionDescriptor");
+    STEP(cudnnSetConvolution2dDescriptor_p(cd, PAD, PAD, 1, 1, 1, 1, 1, 0), "cudnnSetConvolution2dDescriptor");
+    size_t ws_size = 0;
+    STEP(cudnnGetConvolutionForwardWorkspaceSize_p(handle, xd, wd, cd, yd, 0, &ws_size),
+         "cudnnGetConvolutionForwardWorkspaceSize");
+    if (ws_size > 0 && (ws = mem_alloc(&m, ws_size)) == NULL) {
+        out->result = DR_ST_ERROR;
+        dr_copy(out->step, sizeof out->step, "allocation");
+        dr_fmt(out->detail, sizeof out->detail, "cannot allocate a %zu-byte workspace", ws_size);
+        goto out_free;
+    }
+    const float one = 1.0f, zero = 0.0f;
+    STEP(cudnnConvolutionForward_p(handle, &one, xd, x, wd, w, cd, 0, ws, ws_size, &zero, yd, y),
+         "cudnnConvolutionForward");
+    if (m.device)
+        m.sync();
+    mem_get(&m, hy, y, yn * sizeof(float));
+    double worst = 0.0;
+    size_t bad = 0;
+    for (size_t i = 0; i < yn; i++) {
+        double d = fabs((double)hy[i] - ref[i]);
+        if (!(d == 0.0)) {               /* also catches NaN */
+            bad++;
+            worst = isnan(d) || d > worst ? (isnan(d) ? INFINITY : d) : worst;
+        }
+    }
+    if (bad > 0) {
+        out->result = DR_ST_MISMATCH;
+        out->max_abs_diff_x1e6 = isinf(worst) ? -1 : (long)(worst * 1e6);
+        dr_fmt(out->detail, sizeof out->detail, "%zu of %zu outputs differ from the exact reference", bad, yn);
+        goto out_free;
+    }
+    out->result = DR_ST_PASS;
+
+    /* Timing: at least 3 calls, until 0.3 s or 200 calls. */
+    int iters = 0;
+    double t0 = now_s(), t = t0;
+    while (iters < 200 && (iters < 3 || t - t0 < 0.3)) {
+        cudnnConvolutionForward_p(handle, &one, xd, x, wd, w, cd, 0, ws, ws_size, &zero, yd, y);
+        if (m.device)
+            m.sync();
+        iters++;
+        t = now_s();
+    }
+    out->ms_per_call = 1e3 * (t - t0) / iters;
+    double flops = 2.0 * N * K * P * Q * C * R * S;
+    out->gflops = flops / ((t - t0) / iters) * 1e-9;
+    dr_fmt(out->detail, sizeof out->detail, "bit-exact; %.3f ms per call (%.2f GFLOP/s, %d calls)",
+           out->ms_per_call, out->gflops, iters);
+
+out_free:
+    {
+        destroy_fn dt = (destroy_fn)dlsym(lib, "cudnnDestroyTensorDescriptor");
+        destroy_fn df = (destroy_fn)dlsym(lib, "cudnnDestroyFilterDescriptor");
+        destroy_fn dc = (destroy_fn)dlsym(lib, "cudnnDestroyConvolutionDescriptor");
+        if (dt != NULL && xd != NULL)
+            dt(xd);
+        if (dt != NULL && yd != NULL)
+            dt(yd);
+        if (df != NULL && wd != NULL)
+            df(wd);
+        if (dc != NULL && cd != NULL)
+            dc(cd);
+    }
+    mem_free(&m, x);
+    mem_free(&m, w);
+    mem_free(&m, y);
+    mem_free(&m, ws);
+    free(hx);
+    free(hw);
+    free(hy);
+    free(ref);
+    cudnnDestroy_p(handle);
+}
+
+const char *
+dr_selftest_name(int result)
+{
+    switch (result) {
+    case DR_ST_PASS: return "pass";
+    case DR_ST_MISMATCH: return "wrong results";
+    case DR_ST_NOT_SUPPORTED: return "not supported";
+    case DR_ST_NO_DEVICE: return "no GPU/device";
+    case DR_ST_ERROR: return "error";
+    default: return "not run";
+    }
+}

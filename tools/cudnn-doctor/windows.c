@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Checking a Windows cuDNN folder (--windows-dir) from Linux: which DLL
+ * each name resolves to under the Windows search order, the machine of each
+ * DLL, and whether every DLL it imports (statically or delay-loaded) can be
+ * found.  Ecosystem.md #1-#4, #12, #14, #22, #23.
+ *
+ * Search order modelled (standard DLL search order, SafeDllSearchMode on):
+ *   1. the application's folder (--windows-app);
+ *   2. the system folder (--windows-system, a copy of System32);
+ *   3. PATH, in order: --windows-path (';'-separated local folders); the
+ *      cuDNN folder itself is searched first unless it is in that list.
+ * Without --windows-system, the DLLs every Windows has (kernel32.dll, the
+ * api-ms-win-* sets, the Visual C++ runtime, nvcuda.dll from the driver)
+ * are taken as present.  Names match case-insensitively. */
+#include "doctor.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DIRS 24
+#define MAX_DLLS 96
+
+struct wdir {
+    char path[DR_PATH];
+    char origin[48];
+};
+
+struct wctx {
+    struct wdir dirs[MAX_DIRS];
+    int n_dirs;
+    bool have_system;
+    struct dr_win_dll dlls[MAX_DLLS];    /* cuDNN DLLs first, then the dependencies found */
+    int n_dlls;
+    int n_cudnn;
+};
+
+static struct wctx W;
+
+static const char *const family8[] = {"cudnn64_8.dll", "cudnn_ops_infer64_8.dll", "cudnn_ops_train64_8.dll",
+                                      "cudnn_cnn_infer64_8.dll", "cudnn_cnn_train64_8.dll",
+                                      "cudnn_adv_infer64_8.dll", "cudnn_adv_train64_8.dll", NULL};
+static const char *const family9[] = {"cudnn64_9.dll", "cudnn_graph64_9.dll", "cudnn_ops64_9.dll",
+                                      "cudnn_cnn64_9.dll", "cudnn_adv64_9.dll", "cudnn_engines_precompiled64_9.dll",
+                                      "cudnn_engines_runtime_compiled64_9.dll", "cudnn_heuristic64_9.dll", NULL};
+
+static bool
+is_system_dll(const char *name)
+{
+    static const char *const sys[] = {
+        "kernel32.dll", "ntdll.dll", "user32.dll", "advapi32.dll", "gdi32.dll", "shell32.dll", "ole32.dll",
+        "oleaut32.dll", "ws2_32.dll", "version.dll", "bcrypt.dll", "dbghelp.dll", "setupapi.dll", "psapi.dll",
+        "shlwapi.dll", "crypt32.dll", "msvcrt.dll", "ucrtbase.dll", "msvcp140.dll", "msvcp140_1.dll",
+        "msvcp140_2.dll", "vcruntime140.dll", "vcruntime140_1.dll", "vcomp140.dll", "concrt140.dll", "nvcuda.dll",
+        "comdlg32.dll", "imm32.dll", "winmm.dll", "iphlpapi.dll", "secur32.dll", "rpcrt4.dll", "cfgmgr32.dll",
+        "wintrust.dll", "normaliz.dll", "dxgi.dll", "d3d11.dll", "d3d12.dll", "nvml.dll", NULL};
+    char lower[96];
+    size_t i = 0;
+    for (; name[i] != 0 && i + 1 < sizeof lower; i++)
+        lower[i] = (char)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]);
+    lower[i] = 0;
+    if (dr_starts_with(lower, "api-ms-win-") || dr_starts_with(lower, "ext-ms-"))
+        return true;                     /* API sets: resolved by the loader itself */
+    if (W.have_system)
+        return false;
+    for (int k = 0; sys[k] != NULL; k++)
+        if (strcmp(lower, sys[k]) == 0)
+            return true;
+    return false;
+}
+
+static void
+add_dir(const char *path, const char *origin)
+{
+    if (W.n_dirs >= MAX_DIRS || path[0] == 0)
+        return;
+    dr_copy(W.dirs[W.n_dirs].path, DR_PATH, path);
+    dr_copy(W.dirs[W.n_dirs].origin, sizeof W.dirs[0].origin, origin);
+    W.n_dirs++;
+}
+
+static void
+add_path_item(const char *item, void *arg)
+{
+    (void)arg;
+    add_dir(item, "PATH");
+}
+
+/* The file named `name` (any case) in `dir`, written to out. */
+static bool
+find_in_dir(const char *dir, const char *name, char *out, size_t n)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return false;
+    bool found = false;
+    for (struct dirent *e = readdir(d); e != NULL && !found; e = readdir(d))
+        if (dr_ieq(e->d_name, name)) {
+            dr_join(out, n, dir, e->d_name);
+            found = dr_is_file(out);
+        }
+    closedir(d);
+    return found;
+}
+
+/* Resolves `name` in search order; fills path/origin/shadowed. */
+static void
+resolve(const char *name, struct dr_win_dll *d)
+{
+    memset(d, 0, sizeof *d);
+    dr_copy(d->name, sizeof d->name, name);
+    for (int i = 0; i < W.n_dirs; i++) {
+        char path[DR_PATH];
+        if (!find_in_dir(W.dirs[i].path, name, path, sizeof path))
+            continue;
+        if (d->path[0] == 0) {
+            dr_copy(d->path, sizeof d->path, path);
+            dr_copy(d->origin, sizeof d->origin, W.dirs[i].origin);
+        } else if (d->n_shadowed < 4 && strcmp(d->path, path) != 0) {
+            dr_copy(d->shadowed[d->n_shadowed++], DR_PATH, path);
+        }
+    }
+    if (d->path[0] != 0)
+        dr_pe_read(d->path, &d->pe);
+}
+
+static struct dr_win_dll *
+lookup(const char *name)
+{
+    for (int i = 0; i < W.n_dlls; i++)
+        if (dr_ieq(W.dlls[i].name, name))
+            return &W.dlls[i];
+    if (W.n_dlls >= MAX_DLLS)
+        return NULL;
+    struct dr_win_dll *d = &W.dlls[W.n_dlls++];
+    resolve(name, d);
+    return d;
+}
+
+static void
+version_str(char *dst, size_t n, const struct dr_pe *pe)
+{
+    if (pe->has_version)
+        dr_fmt(dst, n, "%d.%d.%d.%d", pe->file_version[0], pe->file_version[1], pe->file_version[2],
+               pe->file_version[3]);
+    else
+        dr_copy(dst, n, "?");
+}
+
+/* The CUDA major a cuBLAS / NVRTC import names ("cublas64_12.dll" -> 12). */
+static int
+cuda_major_of_import(const char *name)
+{
+    static const char *const prefixes[] = {"cublaslt64_", "cublas64_", "nvrtc64_", "cudart64_", NULL};
+    for (int i = 0; prefixes[i] != NULL; i++) {
+        size_t n = strlen(prefixes[i]);
+        char lower[64];
+        size_t k = 0;
+        for (; name[k] != 0 && k + 1 < sizeof lower; k++)
+            lower[k] = (char)((name[k] >= 'A' && name[k] <= 'Z') ? name[k] + 32 : name[k]);
+        lower[k] = 0;
+        if (strncmp(lower, prefixes[i], n) == 0) {
+            int major = atoi(lower + n);
+            /* nvrtc64_120_0.dll: the first two or three digits are major+minor. */
+            if (i == 2)
+                major /= 10;
+            return major;
+        }
+    }
+    return 0;
+}
+
+static void
+check_imports(struct dr_win_dll *d, int depth, int *cuda_major, char *cuda_from, size_t cuda_from_n)
+{
+    if (d->path[0] == 0 || !d->pe.ok || depth > 3)
+        return;
+    for (int k = 0; k < d->pe.n_imports; k++) {
+        const char *imp = d->pe.imports[k];
+        bool delay = k >= d->pe.n_imports - d->pe.n_delay;
+        int cm = cuda_major_of_import(imp);
+        if (cm > 0 && *cuda_major == 0) {
+            *cuda_major = cm;
+            dr_fmt(cuda_from, cuda_from_n, "%s imports %s", d->name, imp);
+        } else if (cm > 0 && cm != *cuda_major) {
+            dr_verdict(DR_FAIL, "win-cuda", "use DLLs of one CUDA major: the cuDNN build for your CUDA version and "
+                       "the cuBLAS/NVRTC of that version",
+                       "%s imports %s (CUDA %d) but %s (CUDA %d): CUDA majors are mixed", d->path, imp, cm, cuda_from,
+                       *cuda_major);
+        }
+        if (is_system_dll(imp))
+            continue;
+        struct dr_win_dll *dep = lookup(imp);
+        if (dep == NULL)
+            continue;
+        if (dep->path[0] == 0) {
+            char fix[600];
+            if (dr_ieq(imp, "zlibwapi.dll"))
+                dr_copy(fix, sizeof fix, "install zlib-wapi (64-bit zlibwapi.dll, e.g. conda libzlib-wapi) into the "
+                        "cuDNN bin folder or a folder on PATH");
+            else if (cm > 0)
+                dr_fmt(fix, sizeof fix, "install the CUDA %d toolkit (or its redistributable %s) and put its bin "
+                       "folder on PATH", cm, imp);
+            else
+                dr_fmt(fix, sizeof fix, "put %s in the application folder or a folder on PATH", imp);
+            dr_verdict(DR_FAIL, "win-imports", fix,
+                       "%s %s %s, which is not found: Windows fails with \"Could not load library %s. Error code "
+                       "126\"", d->path, delay ? "delay-loads" : "imports", imp, d->name);
+            continue;
+        }
+        if (dep->pe.ok && dep->pe.machine != 0x8664)
+            continue;                    /* reported by the bitness check */
+        check_imports(dep, depth + 1, cuda_major, cuda_from, cuda_from_n);
+    }
+}
+
+void
+dr_check_windows(struct dr_ctx *ctx)
+{
+    const struct dr_options *o = &ctx->opt;
+    char bin[DR_PATH];
+    memset(&W, 0, sizeof W);
+    dr_join(bin, sizeof bin, o->windows_dir, "bin");
+    if (!dr_is_dir(bin))
+        dr_copy(bin, sizeof bin, o->windows_dir);
+    if (o->windows_app != NULL)
+        add_dir(o->windows_app, "application folder");
+    if (o->windows_system != NULL) {
+        add_dir(o->windows_system, "system folder");
+        W.have_system = true;
+    }
+    bool bin_listed = false;
+    if (o->windows_path != NULL) {
+        char buf[8192];
+        dr_copy(buf, sizeof buf, o->windows_path);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, ";", &save); t != NULL; t = strtok_r(NULL, ";", &save))
+            bin_listed |= strcmp(t, bin) == 0;
+    }
+    if (!bin_listed)
+        add_dir(bin, "PATH (cuDNN folder)");
+    dr_split(o->windows_path, ';', add_path_item, NULL);
+
+    /* #1: brackets and other odd characters in a folder break some loaders' lookups. */
+    for (int i = 0; i < W.n_dirs; i++)
+        if (strpbrk(W.dirs[i].path, "[]%!") != NULL)
+            dr_verdict(DR_WARN, "win-path", "move the folder to a path without [ ] %% ! characters",
+                       "the folder %s has characters that break DLL lookups in some programs", W.dirs[i].path);
+
+    char probe[DR_PATH];
+    const char *const *family = find_in_dir(bin, "cudnn64_9.dll", probe, sizeof probe) &&
+                                        !find_in_dir(bin, "cudnn64_8.dll", probe, sizeof probe)
+                                    ? family9
+                                    : family8;
+    for (int i = 0; family[i] != NULL; i++)
+        lookup(family[i]);
+    W.n_cudnn = W.n_dlls;
+
+    int missing = 0;
+    char ref_version[48] = "", v[48];
+    const char *ref_name = NULL;
+    for (int i = 0; i < W.n_cudnn; i++) {
+        struct dr_win_dll *d = &W.dlls[i];
+        if (d->path[0] == 0) {
+            missing++;
+            char fix[400];
+            dr_fmt(fix, sizeof fix, "copy %s from the same cuDNN archive's bin folder next to %s", d->name,
+                   W.dlls[0].path[0] ? W.dlls[0].path : "cudnn64_N.dll");
+            dr_verdict(DR_FAIL, "win-found", fix,
+                       "%s is not found in the search order: \"Could not locate %s. Please make sure it is in your "
+                       "library path!\"", d->name, d->name);
+            continue;
+        }
+        if (!d->pe.ok) {
+            dr_verdict(DR_FAIL, "win-file", "replace it with the DLL from the archive", "%s is not a valid DLL: %s",
+                       d->path, d->pe.error);
+            continue;
+        }
+        version_str(v, sizeof v, &d->pe);
+        if (d->pe.has_version && ref_name == NULL) {
+            dr_copy(ref_version, sizeof ref_version, v);
+            ref_name = d->path;
+        } else if (d->pe.has_version && strcmp(v, ref_version) != 0) {
+            dr_verdict(DR_FAIL, "win-mix", "use all DLLs from one cuDNN archive",
+                       "cuDNN DLLs of different versions are mixed: %s is %s but %s is %s", d->path, v, ref_name,
+                       ref_version);
+        }
+        for (int k = 0; k < d->n_shadowed; k++) {
+            struct dr_pe other;
+            char ov[48];
+            dr_pe_read(d->shadowed[k], &other);
+            version_str(ov, sizeof ov, &other);
+            bool differ = strcmp(ov, v) != 0;
+            dr_verdict(differ ? DR_FAIL : DR_WARN, "win-shadow",
+                       "remove the stale copy or move the folder you want earlier in PATH",
+                       "%s resolves to %s (%s, %s) and shadows %s (%s)", d->name, d->path, v, d->origin,
+                       d->shadowed[k], ov);
+        }
+    }
+    if (missing == 0)
+        dr_verdict(DR_OK, "win-found", NULL, "all %d cuDNN DLLs are found (%s)", W.n_cudnn, W.dlls[0].path);
+
+    int cuda_major = 0;
+    char cuda_from[200] = "";
+    for (int i = 0; i < W.n_cudnn; i++)
+        check_imports(&W.dlls[i], 0, &cuda_major, cuda_from, sizeof cuda_from);
+
+    /* cuDNN 8.3 to 8.9 opens zlibwapi.dll at run time even when no DLL
+     * imports it (#3). */
+    if (family == family8) {
+        struct dr_win_dll *z = lookup("zlibwapi.dll");
+        bool needs = true;
+        const struct dr_pe *pe0 = &W.dlls[0].pe;
+        if (pe0->has_version && (pe0->file_version[0] != 8 || pe0->file_version[1] < 3))
+            needs = false;
+        if (needs && z != NULL && z->path[0] == 0) {
+            bool reported = false;
+            for (int i = 0; i < W.n_cudnn; i++)
+                for (int k = 0; k < W.dlls[i].pe.n_imports; k++)
+                    reported |= dr_ieq(W.dlls[i].pe.imports[k], "zlibwapi.dll");
+            if (!reported)
+                dr_verdict(DR_FAIL, "win-imports", "install zlib-wapi (64-bit zlibwapi.dll) into the cuDNN bin folder "
+                           "or a folder on PATH",
+                           "cuDNN 8.3-8.9 needs zlibwapi.dll and none is found: \"Could not locate zlibwapi.dll. "
+                           "Please make sure it is in your library path!\"");
+        }
+    }
+
+    /* #4: every DLL that would be loaded must be x64. */
+    int bad_machine = 0;
+    for (int i = 0; i < W.n_dlls; i++) {
+        struct dr_win_dll *d = &W.dlls[i];
+        if (d->path[0] == 0 || !d->pe.ok || d->pe.machine == 0x8664)
+            continue;
+        bad_machine++;
+        dr_verdict(DR_FAIL, "win-bitness", "replace it with the 64-bit (x64) DLL",
+                   "%s is a %s DLL on a 64-bit search path: \"Could not load library %s. Error code 193\"", d->path,
+                   dr_pe_machine_name(d->pe.machine), d->name);
+    }
+    if (bad_machine == 0)
+        dr_verdict(DR_OK, "win-bitness", NULL, "every DLL found is x64");
+
+    /* #14: the archive name says which CUDA the build is for. */
+    const char *tag = strstr(o->windows_dir, "_cuda");
+    if (tag != NULL && cuda_major > 0 && atoi(tag + 5) != cuda_major)
+        dr_verdict(DR_FAIL, "win-cuda", "use the cuDNN archive built for the CUDA major you have",
+                   "the folder %s is a build for CUDA %d but %s (CUDA %d)", o->windows_dir, atoi(tag + 5), cuda_from,
+                   cuda_major);
+    else if (cuda_major > 0)
+        dr_verdict(DR_OK, "win-cuda", NULL, "cuDNN uses CUDA %d libraries (%s)", cuda_major, cuda_from);
+    dr_report_set_windows(W.dlls, W.n_dlls);
+}

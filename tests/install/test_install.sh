@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Installs the build tree into a temporary prefix and makes and unpacks the
+# release archive elsewhere; checks that both have NVIDIA's 8.9.4 archive
+# layout (real .so.8.9.4 files, .so.8 and .so links, sonames, version nodes,
+# static archives, headers, pkg-config and CMake files, LICENSE); then builds
+# tests/install/consumer.c against each tree three ways -- plain -I/-L
+# flags, pkg-config, find_package(CUDNN) -- plus static archives, and runs
+# every build.  The unpacked tree lives at another path than the one
+# installed, which proves the pkg-config and CMake files are relocatable.
+#
+# usage: test_install.sh BINARY_DIR SOURCE_DIR CC CMAKE WORK_DIR HAVE_DOCTOR [EXTRA_FLAGS]
+set -eu
+bin=$1 src=$2 cc=$3 cmake=$4 work=$5 have_doctor=$6 extra=${7:-}
+name=$(cat "$bin/install/package-name.txt")
+consumer=$src/tests/install/consumer.c
+failures=0
+fail() { echo "FAILED: $*"; failures=$((failures + 1)); }
+ok() { echo "ok: $*"; }
+
+rm -rf "$work"
+mkdir -p "$work"
+
+check_layout() {
+    t=$1
+    for lib in cudnn cudnn_ops_infer cudnn_ops_train cudnn_cnn_infer cudnn_cnn_train cudnn_adv_infer cudnn_adv_train; do
+        real=$t/lib/lib$lib.so.8.9.4
+        { [ -f "$real" ] && [ ! -L "$real" ]; } || fail "$real is not a real file"
+        [ "$(readlink "$t/lib/lib$lib.so.8")" = "lib$lib.so.8.9.4" ] || fail "lib$lib.so.8 does not link to lib$lib.so.8.9.4"
+        [ "$(readlink "$t/lib/lib$lib.so")" = "lib$lib.so.8" ] || fail "lib$lib.so does not link to lib$lib.so.8"
+        readelf -d "$real" | grep -q "SONAME.*\[lib$lib.so.8\]" || fail "soname of $real"
+        static=$t/lib/lib${lib}_static.a
+        { [ -f "$static" ] && [ ! -L "$static" ]; } || fail "$static missing"
+    done
+    objdump -T "$t/lib/libcudnn.so.8.9.4" | grep -q "libcudnn.so.8 *cudnnCreate$" ||
+        fail "cudnnCreate is not tagged with the version node libcudnn.so.8"
+    objdump -T "$t/lib/libcudart.so.12" | grep -q "libcudart.so.12 *cudaMalloc$" ||
+        fail "cudaMalloc is not tagged with the version node libcudart.so.12"
+    [ "$(readlink "$t/lib/libcudart.so")" = "libcudart.so.12" ] || fail "libcudart.so link"
+    [ -f "$t/lib/libcudart_static.a" ] || fail "libcudart_static.a missing"
+    for h in cudnn cudnn_version cudnn_ops_infer cudnn_ops_train cudnn_cnn_infer cudnn_cnn_train \
+             cudnn_adv_infer cudnn_adv_train cudnn_backend; do
+        [ -f "$t/include/$h.h" ] || fail "include/$h.h missing"
+        cmp -s "$t/include/$h.h" "$t/include/${h}_v8.h" || fail "include/${h}_v8.h is not a copy of $h.h"
+    done
+    for h in cuda_runtime.h cuda_runtime_api.h driver_types.h cuda.h cuda_fp16.h cuda_bf16.h library_types.h; do
+        [ -f "$t/include/$h" ] || fail "include/$h missing"
+    done
+    grep -q "^#define CUDNN_MAJOR 8$" "$t/include/cudnn_version.h" || fail "CUDNN_MAJOR in cudnn_version.h"
+    [ -f "$t/lib/pkgconfig/cudnn.pc" ] || fail "lib/pkgconfig/cudnn.pc missing"
+    [ -f "$t/lib/cmake/CUDNN/CUDNNConfig.cmake" ] || fail "CUDNNConfig.cmake missing"
+    [ -f "$t/lib/cmake/CUDNN/CUDNNConfigVersion.cmake" ] || fail "CUDNNConfigVersion.cmake missing"
+    if [ "$have_doctor" = "1" ]; then
+        [ -x "$t/bin/cudnn-doctor" ] || fail "bin/cudnn-doctor missing"
+    fi
+    ok "layout of $t"
+}
+
+run_consumer() { # label exe [env assignment]
+    label=$1 exe=$2
+    shift 2
+    if out=$(env "$@" "$exe" 2>&1) && echo "$out" | grep -q "^consumer ok"; then
+        ok "$label: $out"
+    else
+        fail "$label: $out"
+    fi
+}
+
+build_three_ways() {
+    t=$1 tag=$2
+    # 1. Plain flags, as NVIDIA's install guide does it.
+    # shellcheck disable=SC2086
+    $cc $extra -I"$t/include" "$consumer" -L"$t/lib" -lcudnn -lcudart -o "$work/plain_$tag" &&
+        run_consumer "$tag plain flags" "$work/plain_$tag" LD_LIBRARY_PATH="$t/lib" ||
+        fail "$tag plain flags: build"
+    # Static archives: no FreeDNN library needed at run time.
+    # shellcheck disable=SC2086
+    $cc $extra -I"$t/include" "$consumer" -L"$t/lib" -Wl,-Bstatic -lcudnn_ops_infer_static -lcudart_static \
+        -Wl,-Bdynamic -lpthreadpool -lcpuinfo -lpthread -lm -o "$work/static_$tag" &&
+        run_consumer "$tag static archives" "$work/static_$tag" ||
+        fail "$tag static archives: build"
+    # 2. pkg-config.
+    pc="env PKG_CONFIG_PATH=$t/lib/pkgconfig pkg-config"
+    if [ "$($pc --modversion cudnn)" = "8.9.4" ]; then
+        libdir=$($pc --variable=libdir cudnn)
+        # shellcheck disable=SC2046,SC2086
+        $cc $extra $($pc --cflags cudnn) "$consumer" $($pc --libs cudnn) -o "$work/pkgconfig_$tag" &&
+            run_consumer "$tag pkg-config" "$work/pkgconfig_$tag" LD_LIBRARY_PATH="$libdir" ||
+            fail "$tag pkg-config: build"
+    else
+        fail "$tag pkg-config: cudnn.pc not found or wrong version"
+    fi
+    # 3. find_package(CUDNN); the build tree's RPATH finds the libraries.
+    gen=""
+    command -v ninja > /dev/null && gen="-G Ninja"
+    # shellcheck disable=SC2086
+    if "$cmake" -S "$src/tests/install/consumer" -B "$work/cmake_$tag" $gen -DCMAKE_PREFIX_PATH="$t" \
+            -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" > "$work/cmake_$tag.log" 2>&1 &&
+        "$cmake" --build "$work/cmake_$tag" >> "$work/cmake_$tag.log" 2>&1; then
+        for exe in consumer_shared consumer_sublib consumer_static; do
+            run_consumer "$tag find_package $exe" "$work/cmake_$tag/$exe"
+        done
+    else
+        cat "$work/cmake_$tag.log"
+        fail "$tag find_package(CUDNN): configure or build"
+    fi
+}
+
+# The install prefix.
+"$cmake" --install "$bin" --prefix "$work/prefix" > /dev/null || fail "cmake --install"
+check_layout "$work/prefix"
+[ -f "$work/prefix/share/doc/FreeDNN/LICENSE" ] || fail "LICENSE not installed"
+
+# The release archive, unpacked somewhere else.
+"$cmake" -DBINARY_DIR="$bin" -DSOURCE_DIR="$src" -DNAME="$name" -DWORK_DIR="$work/stage" -DOUTPUT_DIR="$work" \
+    -P "$src/cmake/MakePackage.cmake" > /dev/null || fail "MakePackage.cmake"
+mkdir -p "$work/unpacked"
+tar -C "$work/unpacked" -xJf "$work/$name.tar.xz" || fail "unpacking $name.tar.xz"
+tree=$work/unpacked/$name
+check_layout "$tree"
+{ [ -f "$tree/LICENSE" ] && grep -q "Apache License" "$tree/LICENSE"; } || fail "LICENSE at the top of the archive"
+[ -f "$tree/README.md" ] || fail "README.md at the top of the archive"
+rm -rf "$work/stage"
+
+build_three_ways "$work/prefix" prefix
+build_three_ways "$tree" archive
+
+if [ $failures -ne 0 ]; then
+    echo "test_install: $failures failed"
+    exit 1
+fi
+echo "test_install: all passed"

@@ -89,7 +89,7 @@ fdnn_row_load_f64(cudnnDataType_t dtype, const void *base, int64_t off, int64_t 
             dst[i] = s[i * stride];
         return;
     }
-    float tmp[256];
+    float tmp[256] = {0};
     for (int64_t i = 0; i < n; i += 256) {
         int64_t m = n - i < 256 ? n - i : 256;
         fdnn_row_load_f32(dtype, base, off + i * stride, stride, m, tmp);

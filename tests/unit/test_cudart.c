@@ -226,6 +226,10 @@ test_alloc(void)
     d = untouched;
     CHECK_CUDA(cudaMalloc(&d, SIZE_MAX / 2), cudaErrorMemoryAllocation);
     CHECK(d == untouched);
+    struct cudaDeviceProp prop;
+    CHECK_CUDA_OK(cudaGetDeviceProperties_v2(&prop, 0));
+    CHECK_CUDA(cudaMalloc(&d, prop.totalGlobalMem + 1), cudaErrorMemoryAllocation); /* more than the "device" has */
+    CHECK(d == untouched);
 
     /* cudaFree takes exactly what cudaMalloc / cudaMallocManaged gave. */
     CHECK_CUDA_OK(cudaFree(NULL));

@@ -112,6 +112,15 @@ fdnn_cudart_alloc_release_all(void)
 
 /* ---- allocation -------------------------------------------------------------------- */
 
+static size_t
+physical_memory(void)
+{
+    long page = sysconf(_SC_PAGESIZE), pages = sysconf(_SC_PHYS_PAGES);
+    if (page <= 0 || pages <= 0)
+        return SIZE_MAX; /* unknown: let the allocator decide */
+    return (size_t)page * (size_t)pages;
+}
+
 /* Allocates and registers `size` bytes.  Size 0 gives NULL and success, as
  * cudaMalloc does.  On failure *out is not written. */
 static cudaError_t
@@ -123,7 +132,10 @@ allocate(void **out, size_t size, enum cudaMemoryType type)
         *out = NULL;
         return cudaSuccess;
     }
-    if (size > SIZE_MAX - FDNN_CUDART_ALIGN)
+    /* A device cannot hold more than its memory: more than the physical
+     * memory (cudaDeviceProp.totalGlobalMem) is refused up front, as a GPU
+     * refuses more than it has, instead of relying on overcommit. */
+    if (size > physical_memory() || size > SIZE_MAX - FDNN_CUDART_ALIGN)
         return cudaErrorMemoryAllocation;
     size_t rounded = (size + FDNN_CUDART_ALIGN - 1) & ~(FDNN_CUDART_ALIGN - 1);
     void *p = NULL;

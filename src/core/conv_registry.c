@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The convolution solver registry: which solver implements which cuDNN
+ * algorithm, and the heuristic order of cudnnGet*Algorithm_v7.  See
+ * conv_solver.h.  Ids are stable and never reused. */
+#include <stddef.h>
+
+#include "core/conv_solver.h"
+#include "core/fail.h"
+#include "cpu/conv/conv_gemm.h"
+
+static cudnnStatus_t
+always(const fdnn_conv_problem_t *p)
+{
+    (void)p;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+no_workspace(const fdnn_conv_problem_t *p, size_t *bytes)
+{
+    (void)p;
+    *bytes = 0;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+#define GEMM_VARIANT(v)                                                        \
+    static cudnnStatus_t ws_##v(const fdnn_conv_problem_t *p, size_t *bytes)   \
+    {                                                                          \
+        return fdnn_conv_gemm_workspace(p, FDNN_CONV_GEMM_##v, bytes);        \
+    }                                                                          \
+    static cudnnStatus_t run_##v(const fdnn_conv_exec_t *e)                    \
+    {                                                                          \
+        return fdnn_conv_gemm_execute(e, FDNN_CONV_GEMM_##v);                 \
+    }
+GEMM_VARIANT(IMPLICIT)
+GEMM_VARIANT(PRECOMP)
+GEMM_VARIANT(EXPLICIT)
+
+static const fdnn_conv_solver_t solvers[] = {
+    {1, "fwd_implicit_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, always, ws_IMPLICIT,
+     run_IMPLICIT},
+    {2, "fwd_implicit_precomp_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, always,
+     ws_PRECOMP, run_PRECOMP},
+    {3, "fwd_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, always, ws_EXPLICIT, run_EXPLICIT},
+    {4, "fwd_direct", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, always, no_workspace,
+     fdnn_conv_direct_execute},
+    {11, "bwd_data_direct", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, always, no_workspace,
+     fdnn_conv_direct_execute},
+    {12, "bwd_data_gemm", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, always, ws_IMPLICIT,
+     run_IMPLICIT},
+    {21, "bwd_filter_direct", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, always, no_workspace,
+     fdnn_conv_direct_execute},
+    {22, "bwd_filter_gemm", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, always, ws_IMPLICIT,
+     run_IMPLICIT},
+    {23, "bwd_filter_gemm_explicit", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, always,
+     ws_EXPLICIT, run_EXPLICIT},
+};
+
+int
+fdnn_conv_algo_count(fdnn_conv_dir_t dir)
+{
+    switch (dir) {
+    case FDNN_CONV_FWD: return CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+    case FDNN_CONV_BWD_DATA: return CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+    case FDNN_CONV_BWD_FILTER: return CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+    }
+    return 0;
+}
+
+/* Why an algorithm without a solver is missing. */
+static const char *
+missing_reason(fdnn_conv_dir_t dir, int algo)
+{
+    if (dir == FDNN_CONV_BWD_FILTER && algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD)
+        return "backward-filter WINOGRAD is not implemented (cuDNN does not implement it either)";
+    bool fft = (dir == FDNN_CONV_FWD && (algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT ||
+                                         algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING)) ||
+               (dir == FDNN_CONV_BWD_DATA && (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
+                                              algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING)) ||
+               (dir == FDNN_CONV_BWD_FILTER && (algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT ||
+                                                algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING));
+    if (fft)
+        return "the FFT convolution algorithms are not implemented in FreeDNN yet";
+    return "the Winograd convolution algorithms are not implemented in FreeDNN yet";
+}
+
+const fdnn_conv_solver_t *
+fdnn_conv_solver_for(fdnn_conv_dir_t dir, int algo, const char **reason)
+{
+    for (size_t i = 0; i < sizeof(solvers) / sizeof(solvers[0]); i++)
+        if (solvers[i].dir == dir && solvers[i].algo == algo)
+            return &solvers[i];
+    if (reason != NULL)
+        *reason = missing_reason(dir, algo);
+    return NULL;
+}
+
+const int *
+fdnn_conv_algo_order(fdnn_conv_dir_t dir)
+{
+    /* Implemented algorithms first (fastest first on typical layers), then
+     * the unimplemented ones, which the _v7 lists report as NOT_SUPPORTED. */
+    static const int fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {
+        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+        CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
+        CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,      CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
+        CUDNN_CONVOLUTION_FWD_ALGO_FFT,           CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,
+    };
+    static const int bwd_data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT] = {
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,        CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED,
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT,      CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING,
+    };
+    static const int bwd_filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT] = {
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD,
+    };
+    switch (dir) {
+    case FDNN_CONV_FWD: return fwd;
+    case FDNN_CONV_BWD_DATA: return bwd_data;
+    case FDNN_CONV_BWD_FILTER: return bwd_filter;
+    }
+    return fwd;
+}
+
+cudnnStatus_t
+fdnn_conv_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *workspace_bytes)
+{
+    if (algo < 0 || algo >= fdnn_conv_algo_count(p->dir))
+        return FDNN_BAD_PARAM("algo is %d, not an algorithm of this direction (0 to %d)", algo,
+                              fdnn_conv_algo_count(p->dir) - 1);
+    const char *reason = "";
+    const fdnn_conv_solver_t *s = fdnn_conv_solver_for(p->dir, algo, &reason);
+    if (s == NULL)
+        return FDNN_NOT_SUPPORTED("%s", reason);
+    RETURN_IF_ERROR(s->applicable(p));
+    return s->workspace(p, workspace_bytes);
+}
+
+cudnnStatus_t
+fdnn_conv_run(const fdnn_conv_exec_t *e, int algo)
+{
+    size_t need = 0;
+    RETURN_IF_ERROR(fdnn_conv_algo_check(e->p, algo, &need));
+    if (e->workspace_bytes < need)
+        return FDNN_BAD_PARAM("workSpaceSizeInBytes is %zu, algorithm %d needs %zu", e->workspace_bytes, algo, need);
+    if (need > 0 && e->workspace == NULL)
+        return FDNN_BAD_PARAM("workSpace is NULL, algorithm %d needs %zu bytes", algo, need);
+    const fdnn_conv_solver_t *s = fdnn_conv_solver_for(e->p->dir, algo, NULL);
+    return s->execute(e);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Convolution solvers and their registry.
+ *
+ * Every convolution algorithm is a solver: a stable id (never reused), a
+ * name, the direction and cuDNN algo enumerator it implements, an
+ * applicability check that says why it declines, an exact workspace size and
+ * an execute function.  The registry (conv_registry.c) lists them per
+ * direction, preferred first; the API answers cudnnGet*Algorithm_v7 from that
+ * order and cudnnFind*Algorithm* by timing every applicable solver. */
+#ifndef FDNN_CORE_CONV_SOLVER_H
+#define FDNN_CORE_CONV_SOLVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/conv.h"
+#include "cudnn.h"
+
+/* One call.  Operands by their role in the problem (see conv.h):
+ *   forward:         reads x, w;  writes y = alpha*conv(x, w) + beta*y
+ *   backward data:   reads y (dy), w;  writes x (dx) = alpha*dconv + beta*dx
+ *   backward filter: reads x, y (dy);  writes w (dw) = alpha*dconv + beta*dw
+ * beta == 0 means the output is never read.  The forward epilogue (used by
+ * cudnnConvolutionBiasActivationForward) adds bias[k] (K packed elements of
+ * the data type, or NULL) after the blend and then applies ReLU when `relu`.
+ * workspace holds at least the solver's workspace size (its contents on
+ * entry do not matter). */
+typedef struct fdnn_conv_exec {
+    cudnnHandle_t handle;
+    const fdnn_conv_problem_t *p;
+    const void *x_in, *w_in, *y_in; /* the operands read */
+    void *out;                       /* the operand written (y, dx or dw) */
+    double alpha, beta;
+    const void *bias;
+    bool relu;
+    void *workspace;
+    size_t workspace_bytes;
+} fdnn_conv_exec_t;
+
+typedef struct fdnn_conv_solver {
+    int id;           /* stable; never reused for another solver */
+    const char *name; /* e.g. "fwd_implicit_gemm" */
+    fdnn_conv_dir_t dir;
+    int algo; /* cudnnConvolution{Fwd,BwdData,BwdFilter}Algo_t value */
+    /* SUCCESS, or NOT_SUPPORTED with a reason (fdnn_fail). */
+    cudnnStatus_t (*applicable)(const fdnn_conv_problem_t *p);
+    /* Exact workspace bytes; NOT_SUPPORTED on size overflow. */
+    cudnnStatus_t (*workspace)(const fdnn_conv_problem_t *p, size_t *bytes);
+    cudnnStatus_t (*execute)(const fdnn_conv_exec_t *e);
+} fdnn_conv_solver_t;
+
+/* The solver implementing `algo` of `dir`, or NULL when that algorithm is not
+ * implemented (*reason then says why). */
+const fdnn_conv_solver_t *fdnn_conv_solver_for(fdnn_conv_dir_t dir, int algo, const char **reason);
+
+/* Number of cuDNN algorithms of a direction (8, 6, 7) and the preference
+ * order of the heuristic (every algorithm of the direction, best first). */
+int fdnn_conv_algo_count(fdnn_conv_dir_t dir);
+const int *fdnn_conv_algo_order(fdnn_conv_dir_t dir);
+
+/* Applicability and workspace of `algo` for p, with the reason of a
+ * NOT_SUPPORTED. */
+cudnnStatus_t fdnn_conv_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *workspace_bytes);
+
+/* Runs algo after fdnn_conv_algo_check and the workspace checks. */
+cudnnStatus_t fdnn_conv_run(const fdnn_conv_exec_t *e, int algo);
+
+#endif /* FDNN_CORE_CONV_SOLVER_H */

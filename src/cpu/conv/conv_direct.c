@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The direct convolution solver: the formula of src/ref/conv_ref.h as loops
+ * over any strides, one output row (all positions of one (n, channel) pair,
+ * or one filter (k, c) for backward filter) per task.  No workspace, no
+ * GEMM; the solver of choice for depthwise convolutions, where every group
+ * is a 1-channel GEMM.
+ *
+ * Each output element is one sum in a fixed order (channels, then taps,
+ * then for backward filter images and positions), so results do not depend
+ * on the thread count. */
+#include <stdint.h>
+
+#include "core/fail.h"
+#include "core/handle.h"
+#include "cpu/conv/conv_gemm.h"
+
+static inline int64_t
+off5(const fdnn_tensor_t *t, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w)
+{
+    return n * t->strides[0] + c * t->strides[1] + d * t->strides[2] + h * t->strides[3] + w * t->strides[4];
+}
+
+/* Filter tap (qd, qh, qw) as stored: reversed for CONVOLUTION mode. */
+static inline int64_t
+woff(const fdnn_conv_problem_t *p, int64_t k, int64_t c, int64_t qd, int64_t qh, int64_t qw)
+{
+    if (p->flip) {
+        qd = p->ker[0] - 1 - qd;
+        qh = p->ker[1] - 1 - qh;
+        qw = p->ker[2] - 1 - qw;
+    }
+    return off5(&p->w, k, c, qd, qh, qw);
+}
+
+#define T float
+#define SFX(name) name##_f32
+#include "cpu/conv/conv_direct.inc"
+#undef T
+#undef SFX
+
+#define T double
+#define SFX(name) name##_f64
+#include "cpu/conv/conv_direct.inc"
+#undef T
+#undef SFX
+
+cudnnStatus_t
+fdnn_conv_direct_execute(const fdnn_conv_exec_t *e)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    void (*fn)(void *, size_t);
+    size_t rows;
+    if (p->dir == FDNN_CONV_FWD) {
+        rows = (size_t)(p->n * p->k);
+        fn = p->dtype == CUDNN_DATA_FLOAT ? fwd_row_f32 : fwd_row_f64;
+    } else if (p->dir == FDNN_CONV_BWD_DATA) {
+        rows = (size_t)(p->n * p->c);
+        fn = p->dtype == CUDNN_DATA_FLOAT ? bwd_data_row_f32 : bwd_data_row_f64;
+    } else {
+        rows = (size_t)(p->k * fdnn_conv_cg(p));
+        fn = p->dtype == CUDNN_DATA_FLOAT ? bwd_filter_row_f32 : bwd_filter_row_f64;
+    }
+    pthreadpool_parallelize_1d(e->handle->pool, fn, (void *)e, rows, 0);
+    return CUDNN_STATUS_SUCCESS;
+}

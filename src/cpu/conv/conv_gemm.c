@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The GEMM-based convolution engine: planning (tile width, chunks, workspace
+ * layout) shared by both data types; the typed loops are in conv_gemm.inc,
+ * compiled once for float and once for double.  See conv_gemm.h. */
+#include "cpu/conv/conv_gemm.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "core/handle.h"
+#include "core/memory.h"
+#include "cpu/gemm/gemm.h"
+
+/* Images are split into at most this many chunks, each with its own buffers.
+ * A fixed number (not the thread count) keeps backward-filter sums
+ * identical for any number of threads. */
+#define MAX_CHUNKS 8
+
+/* Target size of one im2col panel: a panel of CRS rows is cut to about this
+ * many bytes so that it stays in the L2 cache while the GEMM streams it. */
+#define PANEL_BYTES (512u * 1024u)
+
+/* Backward filter keeps one partial filter per chunk; fewer chunks when
+ * those would exceed this many bytes. */
+#define PARTIAL_FILTER_BYTES (64u * 1024u * 1024u)
+
+/* One index-table entry of the precomputed variant: a position (d, h, w)
+ * and its element offset in the input. */
+typedef struct tab_entry {
+    int32_t d, h, w, unused;
+    int64_t off;
+} tab_entry_t;
+
+typedef struct plan {
+    const fdnn_conv_problem_t *p;
+    fdnn_conv_gemm_variant_t v;
+    size_t es; /* element size */
+    int64_t n, g, cg, kg, q, crs, osp, isp;
+    int64_t tile;   /* output positions per panel */
+    int nchunks;    /* image chunks (fixed by the problem) */
+    bool one_by_one; /* 1x1, stride 1, no padding: x and dx are their own col */
+    bool pack_w;    /* the filter is repacked (NHWC or CONVOLUTION mode) */
+    /* Workspace layout, bytes from the start. */
+    size_t off_w, off_tab_p, off_tab_q, off_chunks;
+    size_t col_bytes, tmp_bytes, acc_bytes, chunk_bytes;
+    size_t total;
+} plan_t;
+
+static bool
+filter_is_canonical(const fdnn_conv_problem_t *p)
+{
+    return !p->flip && fdnn_tensor_is_packed(&p->w);
+}
+
+static cudnnStatus_t
+make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
+{
+    memset(pl, 0, sizeof(*pl));
+    pl->p = p;
+    pl->v = v;
+    pl->es = fdnn_dtype_size(p->dtype);
+    pl->n = p->n;
+    pl->g = p->g;
+    pl->cg = fdnn_conv_cg(p);
+    pl->kg = fdnn_conv_kg(p);
+    pl->q = fdnn_conv_taps(p);
+    pl->crs = pl->cg * pl->q;
+    pl->osp = fdnn_conv_out_spatial(p);
+    pl->isp = fdnn_conv_in_spatial(p);
+    pl->one_by_one = pl->q == 1 && pl->osp == pl->isp;
+    for (int i = 0; i < 3; i++)
+        if (p->pad[i] != 0 || p->stride[i] != 1)
+            pl->one_by_one = false;
+    pl->pack_w = !filter_is_canonical(p);
+
+    if (v == FDNN_CONV_GEMM_EXPLICIT) {
+        pl->tile = pl->osp;
+    } else {
+        int64_t t = (int64_t)PANEL_BYTES / (pl->crs * (int64_t)pl->es);
+        t = t < 64 ? 64 : t - t % 64;
+        pl->tile = t < pl->osp ? t : pl->osp;
+    }
+    int64_t chunks = p->n < MAX_CHUNKS ? p->n : MAX_CHUNKS;
+    if (p->dir == FDNN_CONV_BWD_FILTER) {
+        double per = (double)p->k * (double)pl->crs * (double)pl->es;
+        int64_t cap = (int64_t)(PARTIAL_FILTER_BYTES / (per > 1 ? per : 1));
+        if (cap < 1)
+            cap = 1;
+        if (chunks > cap)
+            chunks = cap;
+    }
+    pl->nchunks = (int)chunks;
+
+    /* Sizes, overflow-checked in double first: anything beyond 2^62 bytes is
+     * NOT_SUPPORTED (a real workspace could never hold it). */
+    double w_el = (double)p->k * (double)pl->crs;
+    double col_el = (double)pl->crs * (double)pl->tile;
+    double tmp_el = (double)(pl->kg > pl->cg ? pl->kg : pl->cg) * (double)pl->tile;
+    double acc_el = p->dir == FDNN_CONV_BWD_DATA ? (double)pl->cg * (double)pl->isp
+                    : p->dir == FDNN_CONV_BWD_FILTER ? w_el
+                                                     : 0;
+    double tab_el = v == FDNN_CONV_GEMM_PRECOMP ? (double)(pl->osp + pl->q) : 0;
+    double total = (w_el + (col_el + tmp_el + acc_el) * chunks) * (double)pl->es + tab_el * sizeof(tab_entry_t) +
+                   64.0 * (6 + 3 * chunks);
+    if (total > (double)(INT64_C(1) << 62))
+        return FDNN_NOT_SUPPORTED("the GEMM convolution would need %.3g bytes of workspace", total);
+
+    fdnn_carver_t c = {NULL, 0};
+    pl->off_w = c.used;
+    fdnn_carve(&c, pl->pack_w ? (size_t)w_el * pl->es : 0);
+    pl->off_tab_p = c.used;
+    fdnn_carve(&c, v == FDNN_CONV_GEMM_PRECOMP ? (size_t)pl->osp * sizeof(tab_entry_t) : 0);
+    pl->off_tab_q = c.used;
+    fdnn_carve(&c, v == FDNN_CONV_GEMM_PRECOMP ? (size_t)pl->q * sizeof(tab_entry_t) : 0);
+    pl->off_chunks = c.used;
+    pl->col_bytes = fdnn_align_up((size_t)col_el * pl->es);
+    pl->tmp_bytes = fdnn_align_up((size_t)tmp_el * pl->es);
+    pl->acc_bytes = fdnn_align_up((size_t)acc_el * pl->es);
+    pl->chunk_bytes = pl->col_bytes + pl->tmp_bytes + pl->acc_bytes;
+    pl->total = c.used + pl->chunk_bytes * (size_t)chunks;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_conv_gemm_workspace(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, size_t *bytes)
+{
+    plan_t pl;
+    RETURN_IF_ERROR(make_plan(p, v, &pl));
+    *bytes = pl.total;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Flattened spatial positions of a 5-D view: true when position p (over
+ * D*H*W in row-major order) lies at offset p * *stride, ignoring dims of
+ * size 1. */
+static bool
+spatial_uniform(const fdnn_tensor_t *t, int64_t *stride)
+{
+    int64_t s = -1, expect = 0;
+    for (int d = 4; d >= 2; d--) {
+        if (t->dims[d] == 1)
+            continue;
+        if (s < 0) {
+            s = t->strides[d];
+            expect = s * t->dims[d];
+        } else {
+            if (t->strides[d] != expect)
+                return false;
+            expect *= t->dims[d];
+        }
+    }
+    *stride = s < 0 ? 1 : s;
+    return true;
+}
+
+/* Element offset of flattened spatial position p of a 5-D view. */
+static inline int64_t
+spatial_offset(const fdnn_tensor_t *t, int64_t p)
+{
+    int64_t w = p % t->dims[4];
+    int64_t h = (p / t->dims[4]) % t->dims[3];
+    int64_t d = p / (t->dims[4] * t->dims[3]);
+    return d * t->strides[2] + h * t->strides[3] + w * t->strides[4];
+}
+
+/* A logical row-major matrix M[r][c] stored either as is (element at
+ * ptr[r*ld + c]) or transposed (ptr[c*ld + r]); offsets in elements. */
+typedef struct mat {
+    int64_t off; /* element offset from the operand's base pointer */
+    size_t ld;
+    bool trans;
+} mat_t;
+
+/* The [nch][tw] slice (channels c0.., positions p0..) of image n of a 5-D
+ * view as a GEMM operand, when its strides allow one. */
+static bool
+slice_mat(const fdnn_tensor_t *t, int64_t n, int64_t c0, int64_t nch, int64_t p0, int64_t tw, mat_t *m)
+{
+    int64_t ps;
+    if (!spatial_uniform(t, &ps))
+        return false;
+    int64_t cs = t->strides[1];
+    int64_t base = n * t->strides[0] + c0 * cs;
+    if (ps == 1 && (nch == 1 || cs >= tw)) {
+        m->off = base + p0;
+        m->ld = (size_t)(nch == 1 ? tw : cs);
+        m->trans = false;
+        return true;
+    }
+    if ((cs == 1 || nch == 1) && (tw == 1 || ps >= nch)) {
+        m->off = base + p0 * ps;
+        m->ld = (size_t)(tw == 1 ? nch : ps);
+        m->trans = true;
+        return true;
+    }
+    return false;
+}
+
+/* Fully connected as a convolution: one output position, the filter covers
+ * the unpadded input, one group.  Then image n's im2col column is the image
+ * itself, given x's C, D, H, W lie packed in that order. */
+static bool
+is_fc(const plan_t *pl)
+{
+    const fdnn_conv_problem_t *p = pl->p;
+    if (p->g != 1 || pl->osp != 1)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (p->ker[i] != p->in[i] || p->pad[i] != 0)
+            return false;
+    /* CHW packed per image. */
+    int64_t s = 1;
+    for (int d = 4; d >= 1; d--) {
+        if (p->x.dims[d] != 1 && p->x.strides[d] != s)
+            return false;
+        s *= p->x.dims[d];
+    }
+    return p->n == 1 || p->x.strides[0] >= s;
+}
+
+/* [rows][cols] matrix with row stride rs and column stride cs as a GEMM
+ * operand. */
+static bool
+strided_mat(int64_t rows, int64_t cols, int64_t rs, int64_t cs, mat_t *m)
+{
+    m->off = 0;
+    if (cols == 1 || cs == 1) {
+        if (rows > 1 && rs < cols)
+            return false;
+        m->ld = (size_t)(rows == 1 ? cols : rs);
+        m->trans = false;
+        return true;
+    }
+    if (rows == 1 || rs == 1) {
+        if (cols > 1 && cs < rows)
+            return false;
+        m->ld = (size_t)(cols == 1 ? rows : cs);
+        m->trans = true;
+        return true;
+    }
+    return false;
+}
+
+typedef struct task_ctx {
+    const fdnn_conv_exec_t *e;
+    const plan_t *pl;
+    char *ws;
+    const void *wc;     /* canonical filter [K][CRS] */
+    pthreadpool_t pool; /* for the work inside one chunk (NULL when chunks run in parallel) */
+    char *gemm_scratch;
+    size_t gemm_scratch_bytes; /* per concurrent GEMM */
+    /* per-row task arguments (im2col / col2im) */
+    int64_t n, grp, p0, tw;
+    void *col;
+    void *acc;
+} task_ctx_t;
+
+static inline void
+chunk_range(const plan_t *pl, int i, int64_t *n0, int64_t *n1)
+{
+    *n0 = pl->n * i / pl->nchunks;
+    *n1 = pl->n * (i + 1) / pl->nchunks;
+}
+
+#define T float
+#define SFX(name) name##_f32
+#define IS_FLOAT 1
+#include "cpu/conv/conv_gemm.inc"
+#undef T
+#undef SFX
+#undef IS_FLOAT
+
+#define T double
+#define SFX(name) name##_f64
+#define IS_FLOAT 0
+#include "cpu/conv/conv_gemm.inc"
+#undef T
+#undef SFX
+#undef IS_FLOAT
+
+cudnnStatus_t
+fdnn_conv_gemm_execute(const fdnn_conv_exec_t *e, fdnn_conv_gemm_variant_t v)
+{
+    plan_t pl;
+    RETURN_IF_ERROR(make_plan(e->p, v, &pl));
+    if (e->workspace_bytes < pl.total)
+        return FDNN_BAD_PARAM("workspace is %zu bytes, this algorithm needs %zu", e->workspace_bytes, pl.total);
+    if (pl.total > 0 && e->workspace == NULL)
+        return FDNN_BAD_PARAM("workSpace is NULL but %zu bytes are needed", pl.total);
+    if (e->p->dtype == CUDNN_DATA_FLOAT)
+        return run_f32(e, &pl);
+    return run_f64(e, &pl);
+}

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Convolution forward, backward data, backward filter and backward bias
+ * against the float64 reference (src/ref/conv_ref.c), through the public
+ * API, for every implemented algorithm, every ISA level of the machine and
+ * 1 and 2 threads, on NCHW, NHWC and padded-strided tensors, NCHW and NHWC
+ * filters, FLOAT and DOUBLE.
+ *
+ * Data are small integers, so every product and partial sum is exact in
+ * float and the comparison is exact (threshold 0) for every algorithm here;
+ * alpha/beta are exact too (2 and -1).  Outputs are poisoned (NaN) before
+ * each run; the gaps of strided outputs must stay poisoned.  A second run
+ * with real-valued data checks that 1 and 2 threads give identical bits. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "freednn.h"
+#include "ref/conv_ref.h"
+#include "testutil.h"
+
+typedef struct shape {
+    const char *name;
+    int nsp; /* 2 or 3 */
+    int n, c, k, g;
+    int in[3], ker[3], pad[3], str[3], dil[3]; /* D, H, W (D = 1 for 2-D) */
+    cudnnConvolutionMode_t mode;
+} shape_t;
+
+#define S2(name, n, c, k, g, h, w, kh, kw, ph, pw, sh, sw, dh, dw, mode)                                   \
+    {                                                                                                     \
+        name, 2, n, c, k, g, {1, h, w}, {1, kh, kw}, {0, ph, pw}, {1, sh, sw}, {1, dh, dw}, mode          \
+    }
+
+static const shape_t shapes[] = {
+    S2("3x3 pad1", 2, 3, 4, 1, 7, 6, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("1x1 N=1 C=1", 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("groups conv-mode s2", 3, 4, 6, 2, 5, 5, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
+    S2("depthwise", 2, 4, 4, 4, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("dilated", 2, 3, 5, 1, 9, 8, 3, 3, 2, 2, 1, 1, 2, 2, CUDNN_CROSS_CORRELATION),
+    S2("fc as conv", 3, 5, 3, 1, 4, 4, 4, 4, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("1x1 gemm", 2, 8, 6, 1, 8, 7, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("1x1 s2", 2, 6, 4, 1, 9, 7, 1, 1, 0, 0, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("5x5 pad2 28x28", 2, 2, 3, 1, 28, 28, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+    S2("odd asym", 1, 3, 2, 1, 11, 5, 2, 4, 0, 3, 3, 1, 1, 2, CUDNN_CROSS_CORRELATION),
+    S2("1-D as H=1", 2, 3, 4, 1, 1, 17, 1, 5, 0, 2, 1, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("big batch", 11, 2, 3, 1, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    {"3-D", 3, 2, 3, 4, 1, {5, 5, 4}, {3, 3, 2}, {1, 1, 0}, {1, 2, 1}, {1, 1, 2}, CUDNN_CONVOLUTION},
+};
+
+typedef enum layout { L_NCHW, L_NHWC, L_STRIDED } layout_t;
+static const char *const layout_names[] = {"nchw", "nhwc", "strided"};
+
+/* Strides of a (N, C, spatial...) tensor of rank nb in a layout. */
+static void
+make_strides(layout_t l, int nb, const int *dims, int *st)
+{
+    if (l == L_NHWC) {
+        int s = 1;
+        st[1] = s;
+        s *= dims[1];
+        for (int i = nb - 1; i >= 2; i--) {
+            st[i] = s;
+            s *= dims[i];
+        }
+        st[0] = s;
+        return;
+    }
+    int s = 1;
+    for (int i = nb - 1; i >= 0; i--) {
+        int gap = l == L_STRIDED ? (i == nb - 1 ? 1 : 3) : 0;
+        st[i] = s * (l == L_STRIDED && i == nb - 1 ? 2 : 1);
+        s = st[i] * dims[i] + gap;
+    }
+}
+
+static size_t
+span_of(int nb, const int *dims, const int *st)
+{
+    size_t last = 0;
+    for (int i = 0; i < nb; i++)
+        last += (size_t)(dims[i] - 1) * (size_t)st[i];
+    return last + 1;
+}
+
+/* Offset of logical element `idx` (row-major over dims) in a strided
+ * tensor. */
+static size_t
+offset_of(int nb, const int *dims, const int *st, size_t idx)
+{
+    size_t off = 0;
+    for (int i = nb - 1; i >= 0; i--) {
+        off += (idx % (size_t)dims[i]) * (size_t)st[i];
+        idx /= (size_t)dims[i];
+    }
+    return off;
+}
+
+static size_t
+count_of(int nb, const int *dims)
+{
+    size_t n = 1;
+    for (int i = 0; i < nb; i++)
+        n *= (size_t)dims[i];
+    return n;
+}
+
+/* One operand: its dims/strides, the buffer, and a packed double copy. */
+typedef struct operand {
+    int nb, dims[5], st[5];
+    size_t span, count;
+    void *buf;     /* guarded */
+    double *ref;   /* packed logical values */
+    bool is_filter;
+    cudnnTensorFormat_t ffmt;
+} operand_t;
+
+static void
+operand_init(operand_t *o, int nb, const int *dims, layout_t l, bool is_filter, cudnnTensorFormat_t ffmt,
+             size_t es)
+{
+    memset(o, 0, sizeof(*o));
+    o->nb = nb;
+    memcpy(o->dims, dims, sizeof(int) * (size_t)nb);
+    o->is_filter = is_filter;
+    o->ffmt = ffmt;
+    if (is_filter)
+        make_strides(ffmt == CUDNN_TENSOR_NHWC ? L_NHWC : L_NCHW, nb, dims, o->st);
+    else
+        make_strides(l, nb, dims, o->st);
+    o->span = span_of(nb, dims, o->st);
+    o->count = count_of(nb, dims);
+    o->buf = fdnn_guarded_alloc(o->span * es);
+    o->ref = calloc(o->count, sizeof(double));
+}
+
+static void
+operand_free(operand_t *o)
+{
+    fdnn_guarded_free(o->buf);
+    free(o->ref);
+}
+
+static void
+poison(operand_t *o, size_t es)
+{
+    if (es == 4)
+        fdnn_poison_f32(o->buf, o->span);
+    else
+        fdnn_poison_f64(o->buf, o->span);
+}
+
+static void
+fill(operand_t *o, size_t es, fdnn_rng_t *rng, bool integers)
+{
+    poison(o, es);
+    for (size_t i = 0; i < o->count; i++) {
+        double v = integers ? (double)fdnn_rng_int(rng, -3, 3) : fdnn_rng_uniform(rng, -1, 1);
+        o->ref[i] = v;
+        size_t off = offset_of(o->nb, o->dims, o->st, i);
+        if (es == 4) {
+            ((float *)o->buf)[off] = (float)v;
+            o->ref[i] = (double)(float)v;
+        } else {
+            ((double *)o->buf)[off] = v;
+        }
+    }
+}
+
+static double
+get(const operand_t *o, size_t es, size_t i)
+{
+    size_t off = offset_of(o->nb, o->dims, o->st, i);
+    return es == 4 ? ((const float *)o->buf)[off] : ((const double *)o->buf)[off];
+}
+
+/* Number of elements of the buffer that are not logical elements and no
+ * longer NaN (written outside the tensor). */
+static size_t
+gaps_written(const operand_t *o, size_t es)
+{
+    char *mark = calloc(o->span, 1);
+    for (size_t i = 0; i < o->count; i++)
+        mark[offset_of(o->nb, o->dims, o->st, i)] = 1;
+    size_t bad = 0;
+    for (size_t i = 0; i < o->span; i++) {
+        if (mark[i])
+            continue;
+        double v = es == 4 ? ((const float *)o->buf)[i] : ((const double *)o->buf)[i];
+        if (!isnan(v))
+            bad++;
+    }
+    free(mark);
+    return bad;
+}
+
+typedef struct descs {
+    cudnnTensorDescriptor_t x, y;
+    cudnnFilterDescriptor_t w;
+    cudnnConvolutionDescriptor_t conv;
+} descs_t;
+
+static fdnn_conv_problem_t
+geometry(const shape_t *s, const int *out)
+{
+    fdnn_conv_problem_t p;
+    memset(&p, 0, sizeof(p));
+    p.n = s->n;
+    p.c = s->c;
+    p.k = s->k;
+    p.g = s->g;
+    p.nsp = s->nsp;
+    for (int i = 0; i < 3; i++) {
+        p.in[i] = s->in[i];
+        p.ker[i] = s->ker[i];
+        p.pad[i] = s->pad[i];
+        p.stride[i] = s->str[i];
+        p.dil[i] = s->dil[i];
+        p.out[i] = out[i];
+    }
+    p.flip = s->mode == CUDNN_CONVOLUTION;
+    return p;
+}
+
+static int
+algo_count(int dir)
+{
+    return dir == 0 ? CUDNN_CONVOLUTION_FWD_ALGO_COUNT
+           : dir == 1 ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT
+                      : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+}
+
+static cudnnStatus_t
+ws_size(cudnnHandle_t h, int dir, descs_t *d, int algo, size_t *bytes)
+{
+    if (dir == 0)
+        return cudnnGetConvolutionForwardWorkspaceSize(h, d->x, d->w, d->conv, d->y, algo, bytes);
+    if (dir == 1)
+        return cudnnGetConvolutionBackwardDataWorkspaceSize(h, d->w, d->y, d->conv, d->x, algo, bytes);
+    return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d->x, d->y, d->conv, d->w, algo, bytes);
+}
+
+static cudnnStatus_t
+run(cudnnHandle_t h, int dir, descs_t *d, int algo, operand_t *x, operand_t *w, operand_t *y, void *ws,
+    size_t wsb, double alpha, double beta, size_t es)
+{
+    float af = (float)alpha, bf = (float)beta;
+    const void *a = es == 4 ? (const void *)&af : (const void *)&alpha;
+    const void *b = es == 4 ? (const void *)&bf : (const void *)&beta;
+    if (dir == 0)
+        return cudnnConvolutionForward(h, a, d->x, x->buf, d->w, w->buf, d->conv, algo, ws, wsb, b, d->y, y->buf);
+    if (dir == 1)
+        return cudnnConvolutionBackwardData(h, a, d->w, w->buf, d->y, y->buf, d->conv, algo, ws, wsb, b, d->x,
+                                            x->buf);
+    return cudnnConvolutionBackwardFilter(h, a, d->x, x->buf, d->y, y->buf, d->conv, algo, ws, wsb, b, d->w,
+                                          w->buf);
+}
+
+static int isa_count;
+
+static void
+test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ffmt, cudnnDataType_t dt,
+           bool all_isas)
+{
+    size_t es = dt == CUDNN_DATA_FLOAT ? 4 : 8;
+    int nb = s->nsp + 2, off = 3 - s->nsp;
+    int xd[5] = {s->n, s->c}, wd[5] = {s->k, s->c / s->g}, yd[5];
+    int pad[3], str[3], dil[3];
+    for (int i = 0; i < s->nsp; i++) {
+        xd[2 + i] = s->in[off + i];
+        wd[2 + i] = s->ker[off + i];
+        pad[i] = s->pad[off + i];
+        str[i] = s->str[off + i];
+        dil[i] = s->dil[off + i];
+    }
+    descs_t d;
+    cudnnCreateTensorDescriptor(&d.x);
+    cudnnCreateTensorDescriptor(&d.y);
+    cudnnCreateFilterDescriptor(&d.w);
+    cudnnCreateConvolutionDescriptor(&d.conv);
+    CHECK_OK(cudnnSetConvolutionNdDescriptor(d.conv, s->nsp, pad, str, dil, s->mode, dt));
+    CHECK_OK(cudnnSetConvolutionGroupCount(d.conv, s->g));
+    CHECK_OK(cudnnSetFilterNdDescriptor(d.w, dt, ffmt, nb, wd));
+    operand_t x, w, y;
+    operand_init(&x, nb, xd, l, false, ffmt, es);
+    CHECK_OK(cudnnSetTensorNdDescriptor(d.x, dt, nb, x.dims, x.st));
+    int nbo = 0;
+    CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, nb, yd));
+    (void)nbo;
+    operand_init(&w, nb, wd, l, true, ffmt, es);
+    operand_init(&y, nb, yd, l, false, ffmt, es);
+    CHECK_OK(cudnnSetTensorNdDescriptor(d.y, dt, nb, y.dims, y.st));
+    int out3[3] = {1, 1, 1};
+    for (int i = 0; i < s->nsp; i++)
+        out3[off + i] = yd[2 + i];
+    fdnn_conv_problem_t p = geometry(s, out3);
+
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 42);
+    double *expect = malloc(sizeof(double) * (x.count + w.count + y.count));
+    double *prior = malloc(sizeof(double) * (x.count + w.count + y.count));
+    for (int dir = 0; dir < 3; dir++) {
+        operand_t *outp = dir == 0 ? &y : dir == 1 ? &x : &w;
+        /* Inputs. */
+        fill(&x, es, &rng, true);
+        fill(&w, es, &rng, true);
+        fill(&y, es, &rng, true);
+        if (dir == 0)
+            fdnn_ref_conv_fwd(&p, x.ref, w.ref, expect);
+        else if (dir == 1)
+            fdnn_ref_conv_bwd_data(&p, y.ref, w.ref, expect);
+        else
+            fdnn_ref_conv_bwd_filter(&p, x.ref, y.ref, expect);
+        /* Prior output values for the beta test. */
+        fill(outp, es, &rng, true);
+        memcpy(prior, outp->ref, sizeof(double) * outp->count);
+        void *saved = malloc(outp->span * es);
+        memcpy(saved, outp->buf, outp->span * es);
+
+        for (int algo = 0; algo < algo_count(dir); algo++) {
+            size_t wsb = 0;
+            cudnnStatus_t st = ws_size(h, dir, &d, algo, &wsb);
+            if (st == CUDNN_STATUS_NOT_SUPPORTED)
+                continue;
+            CHECK_OK(st);
+            void *ws = fdnn_guarded_alloc(wsb ? wsb : 1); /* (fdnn_guarded_free of 0 bytes faults) */
+            for (int isa = all_isas ? 0 : isa_count - 1; isa < isa_count; isa++) {
+                CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isa)));
+                for (int threads = 1; threads <= 2; threads++) {
+                    CHECK_OK(freednnSetNumThreads(h, threads));
+                    for (int beta_case = 0; beta_case < 2; beta_case++) {
+                        double alpha = beta_case ? 2 : 1, beta = beta_case ? -1 : 0;
+                        if (beta_case)
+                            memcpy(outp->buf, saved, outp->span * es);
+                        else
+                            poison(outp, es);
+                        fdnn_poison_bytes(ws, wsb);
+                        st = run(h, dir, &d, algo, &x, &w, &y, ws, wsb, alpha, beta, es);
+                        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s %s/%s %s dir %d algo %d: status %s", s->name,
+                                  layout_names[l], ffmt == CUDNN_TENSOR_NHWC ? "nhwc" : "nchw",
+                                  es == 4 ? "f32" : "f64", dir, algo, cudnnGetErrorString(st));
+                        if (st != CUDNN_STATUS_SUCCESS)
+                            continue;
+                        size_t bad = 0;
+                        double worst = 0;
+                        for (size_t i = 0; i < outp->count; i++) {
+                            double want = alpha * expect[i] + beta * prior[i];
+                            double got = get(outp, es, i);
+                            if (!(got == want)) {
+                                if (bad == 0)
+                                    worst = got - want;
+                                bad++;
+                            }
+                        }
+                        CHECK_MSG(bad == 0,
+                                  "%s %s/%s %s dir %d algo %d isa %s threads %d beta %g: %zu of %zu wrong (first "
+                                  "diff %g)",
+                                  s->name, layout_names[l], ffmt == CUDNN_TENSOR_NHWC ? "nhwc" : "nchw",
+                                  es == 4 ? "f32" : "f64", dir, algo, fdnn_test_isa_name(isa), threads, beta, bad,
+                                  outp->count, worst);
+                        if (!beta_case && l == L_STRIDED)
+                            CHECK_MSG(gaps_written(outp, es) == 0, "%s dir %d algo %d wrote between elements",
+                                      s->name, dir, algo);
+                    }
+                }
+            }
+            fdnn_guarded_free(ws);
+        }
+        free(saved);
+    }
+    free(expect);
+    free(prior);
+    operand_free(&x);
+    operand_free(&w);
+    operand_free(&y);
+    cudnnDestroyTensorDescriptor(d.x);
+    cudnnDestroyTensorDescriptor(d.y);
+    cudnnDestroyFilterDescriptor(d.w);
+    cudnnDestroyConvolutionDescriptor(d.conv);
+}
+
+/* Backward bias against the reference, NCHW and NHWC, alpha/beta. */
+static void
+test_bias(cudnnHandle_t h)
+{
+    const int dims[4] = {3, 5, 4, 7};
+    for (int l = 0; l < 3; l++) {
+        operand_t dy;
+        operand_init(&dy, 4, dims, (layout_t)l, false, CUDNN_TENSOR_NCHW, 4);
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 7);
+        fill(&dy, 4, &rng, true);
+        cudnnTensorDescriptor_t dyd, dbd;
+        cudnnCreateTensorDescriptor(&dyd);
+        cudnnCreateTensorDescriptor(&dbd);
+        CHECK_OK(cudnnSetTensorNdDescriptor(dyd, CUDNN_DATA_FLOAT, 4, dy.dims, dy.st));
+        CHECK_OK(cudnnSetTensor4dDescriptor(dbd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 5, 1, 1));
+        float *db = fdnn_guarded_alloc(5 * sizeof(float));
+        fdnn_conv_problem_t p;
+        memset(&p, 0, sizeof(p));
+        p.n = 3;
+        p.k = 5;
+        p.out[0] = 1;
+        p.out[1] = 4;
+        p.out[2] = 7;
+        double want[5];
+        fdnn_ref_conv_bwd_bias(&p, dy.ref, want);
+        for (int threads = 1; threads <= 2; threads++) {
+            CHECK_OK(freednnSetNumThreads(h, threads));
+            float one = 1, zero = 0, two = 2, mone = -1;
+            fdnn_poison_f32(db, 5);
+            CHECK_OK(cudnnConvolutionBackwardBias(h, &one, dyd, dy.buf, &zero, dbd, db));
+            for (int k = 0; k < 5; k++)
+                CHECK(db[k] == (float)want[k]);
+            for (int k = 0; k < 5; k++)
+                db[k] = (float)k;
+            CHECK_OK(cudnnConvolutionBackwardBias(h, &two, dyd, dy.buf, &mone, dbd, db));
+            for (int k = 0; k < 5; k++)
+                CHECK(db[k] == (float)(2 * want[k] - k));
+        }
+        fdnn_guarded_free(db);
+        operand_free(&dy);
+        cudnnDestroyTensorDescriptor(dyd);
+        cudnnDestroyTensorDescriptor(dbd);
+    }
+}
+
+/* Real-valued data: 1 and 2 threads must give identical bits, per algorithm
+ * (here on a shape large enough to have several chunks and panels). */
+static void
+test_thread_determinism(cudnnHandle_t h)
+{
+    shape_t s = S2("determinism", 9, 16, 24, 1, 23, 19, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION);
+    int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c, 3, 3}, yd[4];
+    descs_t d;
+    cudnnCreateTensorDescriptor(&d.x);
+    cudnnCreateTensorDescriptor(&d.y);
+    cudnnCreateFilterDescriptor(&d.w);
+    cudnnCreateConvolutionDescriptor(&d.conv);
+    CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetFilterNdDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
+    operand_t x, w, y;
+    operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    CHECK_OK(cudnnSetTensorNdDescriptor(d.x, CUDNN_DATA_FLOAT, 4, x.dims, x.st));
+    CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
+    operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    CHECK_OK(cudnnSetTensorNdDescriptor(d.y, CUDNN_DATA_FLOAT, 4, y.dims, y.st));
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 3);
+    fill(&x, 4, &rng, false);
+    fill(&w, 4, &rng, false);
+    fill(&y, 4, &rng, false);
+    for (int dir = 0; dir < 3; dir++) {
+        operand_t *outp = dir == 0 ? &y : dir == 1 ? &x : &w;
+        float *first = malloc(outp->span * 4);
+        for (int algo = 0; algo < algo_count(dir); algo++) {
+            size_t wsb = 0;
+            if (ws_size(h, dir, &d, algo, &wsb) != CUDNN_STATUS_SUCCESS)
+                continue;
+            void *ws = fdnn_guarded_alloc(wsb ? wsb : 1); /* (fdnn_guarded_free of 0 bytes faults) */
+            for (int threads = 1; threads <= 2; threads++) {
+                CHECK_OK(freednnSetNumThreads(h, threads));
+                poison(outp, 4);
+                CHECK_OK(run(h, dir, &d, algo, &x, &w, &y, ws, wsb, 1, 0, 4));
+                if (threads == 1)
+                    memcpy(first, outp->buf, outp->span * 4);
+                else
+                    CHECK_MSG(memcmp(first, outp->buf, outp->span * 4) == 0,
+                              "dir %d algo %d: 1 and 2 threads differ", dir, algo);
+            }
+            fdnn_guarded_free(ws);
+        }
+        free(first);
+    }
+    operand_free(&x);
+    operand_free(&w);
+    operand_free(&y);
+    cudnnDestroyTensorDescriptor(d.x);
+    cudnnDestroyTensorDescriptor(d.y);
+    cudnnDestroyFilterDescriptor(d.w);
+    cudnnDestroyConvolutionDescriptor(d.conv);
+}
+
+int
+main(void)
+{
+    cudnnHandle_t h;
+    CHECK_OK(cudnnCreate(&h));
+    isa_count = fdnn_test_isa_count();
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+        /* Every ISA level on the two common layouts; the best level only on
+         * the rest (the ISA changes the GEMM kernels, not the layout code). */
+        test_shape(h, &shapes[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
+        test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, true);
+        test_shape(h, &shapes[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
+        test_shape(h, &shapes[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
+        test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
+    }
+    test_bias(h);
+    test_thread_determinism(h);
+    CHECK_OK(cudnnDestroy(h));
+    return fdnn_test_finish("test_conv");
+}

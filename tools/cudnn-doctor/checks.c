@@ -73,6 +73,7 @@ probe_all(struct dr_ctx *ctx, int selftest_family)
 {
     for (int i = 0; i < ctx->n_sonames; i++) {
         struct dr_soname *s = &ctx->sonames[i];
+        struct dr_copy *shim = s->is_shim ? NULL : winner(family_shim(ctx, s->family));
         for (int k = 0; k < s->n; k++) {
             struct dr_copy *c = &s->copies[k];
             if (!c->loadable)
@@ -80,7 +81,10 @@ probe_all(struct dr_ctx *ctx, int selftest_family)
             const char *own[2] = {s->check_fn, NULL};
             const char *const *checks = s->is_shim ? (s->family == 8 ? checks8_all : checks9_all) : own;
             bool st = s->is_shim && k == s->winner && s->family == selftest_family && !ctx->opt.no_selftest;
-            dr_probe_library(c->path, checks, st, ctx->opt.timeout_s, &c->probe);
+            /* A sub-library comes into a process that has the shim loaded:
+             * its own need for the shim is met by that copy. */
+            dr_probe_library_after(shim != NULL ? shim->path : NULL, c->path, checks, st, ctx->opt.timeout_s,
+                                   &c->probe);
         }
     }
 }
@@ -123,9 +127,10 @@ check_sublibs(struct dr_ctx *ctx, int fam)
 {
     struct dr_soname *shim = family_shim(ctx, fam);
     struct dr_copy *sw = winner(shim);
-    char dir[DR_PATH] = "the folder of the shim", fix[800];
-    if (sw != NULL)
-        dr_dirname(dir, sizeof dir, sw->path);
+    char dir[DR_PATH], fix[800];
+    if (sw == NULL)
+        return;                          /* the "found" verdict says why */
+    dr_dirname(dir, sizeof dir, sw->path);
     int missing = 0;
     for (int i = 0; i < ctx->n_sonames; i++) {
         struct dr_soname *s = &ctx->sonames[i];
@@ -152,7 +157,7 @@ check_sublibs(struct dr_ctx *ctx, int fam)
                        "and the process aborts", s->name, s->name);
         }
     }
-    if (missing == 0 && sw != NULL)
+    if (missing == 0)
         dr_verdict(DR_OK, "sublib-missing", NULL, "all cuDNN %d sub-libraries are on the loader path", fam);
 }
 
@@ -565,7 +570,8 @@ check_selftest(struct dr_ctx *ctx, int fam, struct dr_selftest *st, char *st_lib
         dr_verdict(DR_OK, "selftest", NULL, "3x3 convolution through %s: %s", w->path, st->detail);
         break;
     case DR_ST_NO_DEVICE:
-        dr_verdict(DR_SKIP, "selftest", NULL, "%s: %s", w->path, st->detail);
+        dr_verdict(DR_SKIP, "selftest", NULL, "no GPU/device: %s cannot run the test convolution (%s)", w->path,
+                   st->detail);
         break;
     case DR_ST_NOT_SUPPORTED:
         dr_verdict(DR_INFO, "selftest", NULL, "%s does not support the test convolution yet: %s", w->path,

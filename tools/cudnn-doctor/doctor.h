@@ -160,6 +160,11 @@ struct dr_probe {
  * out->signal / out->timed_out and never reaches the doctor. */
 void dr_probe_library(const char *path, const char *const *checks, bool selftest,
                       int timeout_s, struct dr_probe *out);
+/* The same, after loading `preload` (RTLD_GLOBAL) first, as a program that
+ * has the shim loaded when a sub-library comes in.  A failing preload is
+ * ignored (the shim's own probe reports it). */
+void dr_probe_library_after(const char *preload, const char *path, const char *const *checks,
+                            bool selftest, int timeout_s, struct dr_probe *out);
 /* Inside the child: the self-test on an already-opened library. */
 void dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out);
 const char *dr_selftest_name(int result);

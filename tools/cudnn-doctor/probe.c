@@ -36,8 +36,10 @@ write_all(int fd, const void *buf, size_t n)
 
 /* The child's work; never returns. */
 static void
-child(int fd, const char *path, const char *const *checks, bool selftest)
+child(int fd, const char *preload, const char *path, const char *const *checks, bool selftest)
 {
+    if (preload != NULL)
+        dlopen(preload, RTLD_NOW | RTLD_GLOBAL);
     static struct dr_probe r;            /* static: large, and the child is single-use */
     memset(&r, 0, sizeof r);
     r.done = true;
@@ -82,6 +84,13 @@ void
 dr_probe_library(const char *path, const char *const *checks, bool selftest, int timeout_s,
                  struct dr_probe *out)
 {
+    dr_probe_library_after(NULL, path, checks, selftest, timeout_s, out);
+}
+
+void
+dr_probe_library_after(const char *preload, const char *path, const char *const *checks, bool selftest,
+                       int timeout_s, struct dr_probe *out)
+{
     memset(out, 0, sizeof *out);
     int res[2], txt[2];
     if (pipe(res) != 0 || pipe(txt) != 0) {
@@ -102,7 +111,7 @@ dr_probe_library(const char *path, const char *const *checks, bool selftest, int
         dup2(txt[1], STDOUT_FILENO);
         dup2(txt[1], STDERR_FILENO);
         close(txt[1]);
-        child(res[1], path, checks, selftest);
+        child(res[1], preload, path, checks, selftest);
     }
     close(res[1]);
     close(txt[1]);

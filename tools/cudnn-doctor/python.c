@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +35,13 @@ wheel_version(const char *site, const char *wheel, char *found, size_t n)
 static long
 probed_version(struct dr_ctx *ctx, const char *path, char *real, size_t n)
 {
+    char want[PATH_MAX];
+    if (realpath(path, want) == NULL)
+        return 0;
     for (int i = 0; i < ctx->n_sonames; i++)
         for (int k = 0; k < ctx->sonames[i].n; k++) {
             struct dr_copy *c = &ctx->sonames[i].copies[k];
-            if (strcmp(c->path, path) == 0) {
+            if (strcmp(c->real, want) == 0) {
                 dr_copy(real, n, c->real);
                 return dr_copy_version(c);
             }
@@ -91,25 +95,24 @@ check_site(struct dr_ctx *ctx, const char *site)
         if (!needs)
             continue;
         int win;
-        int n = dr_resolve(ctx, name, path, torch, hits, DR_MAX_COPIES, &win);
+        dr_resolve(ctx, name, path, torch, hits, DR_MAX_COPIES, &win);
         if (win < 0) {
             dr_verdict(DR_FAIL, "python", "pip install nvidia-cudnn-cuXX of the version PyTorch was built with",
                        "PyTorch at %s needs %s and cannot find it (\"%s: cannot open shared object file\")", site,
                        name, name);
             continue;
         }
-        char own[DR_PATH];
+        char own[DR_PATH], own_real[PATH_MAX] = "";
         dr_join(own, sizeof own, lib, name);
+        if (realpath(own, own_real) == NULL)
+            own_real[0] = 0;
         long wv = probed_version(ctx, hits[win].path, real, sizeof real);
         if (wv == 0)
             wv = hits[win].name_version;
-        long ov = 0;
-        for (int k = 0; k < n; k++)
-            if (strcmp(hits[k].path, own) == 0)
-                ov = probed_version(ctx, own, real, sizeof real);
+        long ov = own_real[0] ? probed_version(ctx, own, real, sizeof real) : 0;
         dr_version_str(v1, sizeof v1, wv);
         dr_version_str(v2, sizeof v2, ov);
-        if (dr_is_file(own) && strcmp(hits[win].path, own) != 0 && ov != wv)
+        if (own_real[0] && strcmp(hits[win].real, own_real) != 0 && ov != wv)
             dr_verdict(DR_FAIL, "python", "remove that folder from LD_LIBRARY_PATH (or unset it) when running "
                        "PyTorch",
                        "PyTorch at %s loads %s %s from %s (%s) instead of its own %s %s: \"cuDNN version "

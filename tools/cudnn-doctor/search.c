@@ -395,9 +395,14 @@ dr_search_cudnn(struct dr_ctx *ctx)
             s->family = fam == 0 ? 8 : 9;
             s->is_shim = i == 0;
             s->check_fn = checks[i];
-            /* The shim opens its sub-libraries by bare name, so they are
-             * searched with the shim's RPATH/RUNPATH. */
+            /* NVIDIA's shim opens its sub-libraries by bare name, so they
+             * are searched with the shim's RPATH/RUNPATH (not the program's
+             * RUNPATH).  FreeDNN's shim holds everything; its sub-libraries
+             * are only loaded when the program links them, so they are
+             * searched as the program sees them. */
             const struct dr_copy *w = shim != NULL && shim->winner >= 0 ? &shim->copies[shim->winner] : NULL;
+            if (w != NULL && w->elf.exports_freednn)
+                w = NULL;
             s->n = dr_resolve(ctx, s->name, w != NULL ? w->path : NULL, w != NULL ? &w->elf : NULL, s->copies,
                               DR_MAX_COPIES, &s->winner);
             if (i == 0)

@@ -176,7 +176,7 @@ dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out
          * no usable GPU or driver, which is not a fault of the install. */
         if (!is_freednn && (st == 1 || st == 1001)) {
             out->result = DR_ST_NO_DEVICE;
-            dr_fmt(out->detail, sizeof out->detail, "no GPU/device: cudnnCreate returned %d (NOT_INITIALIZED)", st);
+            dr_fmt(out->detail, sizeof out->detail, "cudnnCreate returned %d (NOT_INITIALIZED)", st);
         }
         return;
     }

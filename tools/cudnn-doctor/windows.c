@@ -32,6 +32,7 @@ struct wctx {
     int n_dirs;
     bool have_system;
     struct dr_win_dll dlls[MAX_DLLS];    /* cuDNN DLLs first, then the dependencies found */
+    bool walked[MAX_DLLS];               /* imports already checked */
     int n_dlls;
     int n_cudnn;
 };
@@ -174,8 +175,9 @@ cuda_major_of_import(const char *name)
 static void
 check_imports(struct dr_win_dll *d, int depth, int *cuda_major, char *cuda_from, size_t cuda_from_n)
 {
-    if (d->path[0] == 0 || !d->pe.ok || depth > 3)
+    if (d->path[0] == 0 || !d->pe.ok || depth > 3 || W.walked[d - W.dlls])
         return;
+    W.walked[d - W.dlls] = true;
     for (int k = 0; k < d->pe.n_imports; k++) {
         const char *imp = d->pe.imports[k];
         bool delay = k >= d->pe.n_imports - d->pe.n_delay;

@@ -1,0 +1,398 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Tests of cudnn-doctor: broken installations built in temporary folders.
+
+Each scenario copies the build tree's FreeDNN libraries (or writes tiny fake
+libraries with the C compiler, or hand-made Windows DLLs), runs the doctor
+with --json --no-system in a clean environment, and asserts the verdicts,
+the versions it read and its exit status.
+
+usage: test_doctor.py DOCTOR LIBDIR INCLUDEDIR CC
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_pe import AMD64, I386, make_dll  # noqa: E402
+
+DOCTOR, LIBDIR, INCLUDE, CC = sys.argv[1:5]
+SUBLIBS8 = ["ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"]
+passed = failed = skipped = 0
+
+# A fake cuDNN library: exports what the doctor asks and reports VERSION.
+FAKE_SRC = r"""
+#include <stddef.h>
+#include <stdlib.h>
+size_t cudnnGetVersion(void) { return VERSION; }
+size_t cudnnGetCudartVersion(void) { return 12020; }
+int cudnnOpsInferVersionCheck(void) { return 0; }
+int cudnnOpsTrainVersionCheck(void) { return 0; }
+int cudnnCnnInferVersionCheck(void) { return 0; }
+int cudnnCnnTrainVersionCheck(void) { return 0; }
+int cudnnAdvInferVersionCheck(void) { return 0; }
+int cudnnAdvTrainVersionCheck(void) { return 0; }
+#ifdef ABORT_ON_LOAD
+__attribute__((constructor)) static void die(void) { abort(); }
+#endif
+"""
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def clean_env(ld_path=""):
+    env = {k: v for k, v in os.environ.items()
+           if not (k.startswith("CUDNN") or k.startswith("CUDA") or k in
+                   ("LD_LIBRARY_PATH", "CONDA_PREFIX", "VIRTUAL_ENV", "CPATH", "C_INCLUDE_PATH",
+                    "CPLUS_INCLUDE_PATH", "HOME"))}
+    env["HOME"] = "/nonexistent"
+    if ld_path:
+        env["LD_LIBRARY_PATH"] = ld_path
+    return env
+
+
+def doctor(args, ld_path="", env_extra=None):
+    env = clean_env(ld_path)
+    env.update(env_extra or {})
+    p = subprocess.run([DOCTOR, "--json", "--no-system", "--timeout", "30"] + args, env=env, capture_output=True, text=True,
+                       timeout=300)
+    try:
+        report = json.loads(p.stdout)
+    except ValueError:
+        print("doctor output is not JSON:", p.stdout[:2000], p.stderr[:2000])
+        report = {"verdicts": [], "libraries": [], "headers": [], "windows": []}
+    return p.returncode, report
+
+
+def verdicts(report, check_name, level=None):
+    return [v for v in report["verdicts"] if v["check"] == check_name and (level is None or v["level"] == level)]
+
+
+def lib(report, soname):
+    for s in report["libraries"]:
+        if s["soname"] == soname:
+            return s
+    return None
+
+
+def winner(report, soname):
+    s = lib(report, soname)
+    if s is None:
+        return None
+    for c in s["copies"]:
+        if c["winner"]:
+            return c
+    return None
+
+
+def install_freednn(root):
+    """The seven FreeDNN libraries in root/lib (real file + soname link) and
+    the headers in root/include: a healthy installation."""
+    os.makedirs(os.path.join(root, "lib"), exist_ok=True)
+    for name in ["cudnn"] + ["cudnn_" + s for s in SUBLIBS8]:
+        real = "lib%s.so.8.9.4" % name
+        shutil.copy(os.path.join(LIBDIR, real), os.path.join(root, "lib", real))
+        os.symlink(real, os.path.join(root, "lib", "lib%s.so.8" % name))
+    shutil.copytree(INCLUDE, os.path.join(root, "include"))
+    return os.path.join(root, "lib")
+
+
+def fake_lib(folder, soname, version, extra_flags=(), abort=False):
+    """A fake library `soname` reporting `version` (8600 -> 8.6.0), stored as
+    soname.<M.m.p> with the soname link, like NVIDIA's files."""
+    os.makedirs(folder, exist_ok=True)
+    src = os.path.join(folder, "fake.c")
+    with open(src, "w") as f:
+        f.write(FAKE_SRC)
+    ver = "%d.%d.%d" % (version // 1000, version % 1000 // 100, version % 100)
+    real = soname[:soname.index(".so.") + 4] + ver
+    cmd = [CC, "-shared", "-fPIC", "-o", os.path.join(folder, real), src, "-DVERSION=%d" % version,
+           "-Wl,-soname," + soname] + list(extra_flags)
+    if abort:
+        cmd.append("-DABORT_ON_LOAD")
+    subprocess.run(cmd, check=True)
+    os.remove(src)
+    os.symlink(real, os.path.join(folder, soname))
+
+
+def scenario_healthy(tmp):
+    libdir = install_freednn(tmp)
+    rc, r = doctor(["--include", os.path.join(tmp, "include")], ld_path=libdir)
+    check(rc == 0, "healthy: exit 0, got %d: %s" % (rc, [v for v in r["verdicts"] if v["level"] == "fail"]))
+    w = winner(r, "libcudnn.so.8")
+    check(w is not None and w["version"] == "8.9.4" and w["path"].startswith(libdir), "healthy: winner 8.9.4")
+    check(w is not None and w["probe"]["freednn"], "healthy: probe sees FreeDNN")
+    check(w is not None and "libcudnn.so.8" in w["elf"]["version_definitions"], "healthy: ELF version node")
+    check(all(winner(r, "libcudnn_%s.so.8" % s) is not None for s in SUBLIBS8), "healthy: all sub-libraries")
+    st = r["selftest"]
+    check(st is not None and st["result"] in ("pass", "not supported"), "healthy: self-test pass or not supported")
+    check(len(verdicts(r, "header", "ok")) >= 1, "healthy: header matches")
+    check(lib(r, "libcudnn.so.9")["copies"] == [], "healthy: --no-system hides system cuDNN 9")
+
+
+def scenario_shadow(tmp):
+    libdir = install_freednn(os.path.join(tmp, "good"))
+    old = os.path.join(tmp, "old")
+    fake_lib(old, "libcudnn.so.8", 8600)
+    rc, r = doctor([], ld_path=old + ":" + libdir)
+    check(rc == 1, "shadow: exit 1")
+    w = winner(r, "libcudnn.so.8")
+    check(w is not None and w["path"].startswith(old) and w["version"] == "8.6.0", "shadow: old copy wins")
+    f = verdicts(r, "shadow", "fail")
+    check(len(f) == 1 and "8.6.0" in f[0]["message"] and "8.9.4" in f[0]["message"], "shadow: verdict %s" % f)
+    check(len(verdicts(r, "sublib-mix", "fail")) >= 1, "shadow: the 8.6 shim against 8.9.4 sub-libraries is a mix")
+
+
+def scenario_mixed(tmp):
+    libdir = install_freednn(tmp)
+    for f in glob.glob(os.path.join(libdir, "libcudnn_cnn_infer.so*")):
+        os.remove(f)
+    fake_lib(libdir, "libcudnn_cnn_infer.so.8", 8600)
+    rc, r = doctor([], ld_path=libdir)
+    check(rc == 1, "mixed: exit 1")
+    w = winner(r, "libcudnn_cnn_infer.so.8")
+    check(w is not None and w["version"] == "8.6.0" and w["probe"]["version"] == "8.6.0", "mixed: reads 8.6.0")
+    f = verdicts(r, "sublib-mix", "fail")
+    check(len(f) >= 1 and "libcudnn_cnn_infer.so.8 8.6.0" in f[0]["message"], "mixed: verdict %s" % f)
+
+
+def scenario_missing_sublib(tmp):
+    libdir = install_freednn(tmp)
+    for f in glob.glob(os.path.join(libdir, "libcudnn_adv_train.so*")):
+        os.remove(f)
+    rc, r = doctor([], ld_path=libdir)
+    check(rc == 1, "missing: exit 1")
+    f = verdicts(r, "sublib-missing", "fail")
+    check(len(f) == 1 and "libcudnn_adv_train.so.8 is missing" in f[0]["message"], "missing: verdict %s" % f)
+    check(f and libdir in (f[0]["fix"] or ""), "missing: the fix names the folder")
+
+
+def scenario_header(tmp):
+    libdir = install_freednn(tmp)
+    h = os.path.join(tmp, "include", "cudnn_version.h")
+    text = open(h).read().replace("#define CUDNN_MINOR 9", "#define CUDNN_MINOR 6")
+    os.remove(h)
+    open(h, "w").write(text)
+    rc, r = doctor([], ld_path=libdir)
+    check(rc == 1, "header: exit 1")
+    f = verdicts(r, "header", "fail")
+    check(len(f) == 1 and "8.6.4" in f[0]["message"] and "8.9.4" in f[0]["message"], "header: verdict %s" % f)
+    check(any(x["version"] == "8.6.4" for x in r["headers"]), "header: version read")
+
+
+def scenario_missing_dep(tmp):
+    libdir = install_freednn(tmp)
+    stub = os.path.join(tmp, "stub")
+    os.makedirs(stub)
+    subprocess.run([CC, "-shared", "-fPIC", "-o", os.path.join(stub, "libcublasLt.so.12"), "-x", "c", "/dev/null",
+                    "-Wl,-soname,libcublasLt.so.12"], check=True)
+    for f in glob.glob(os.path.join(libdir, "libcudnn_ops_train.so*")):
+        os.remove(f)
+    fake_lib(libdir, "libcudnn_ops_train.so.8", 8904, ["-L" + stub, "-Wl,--no-as-needed", "-l:libcublasLt.so.12"])
+    shutil.rmtree(stub)
+    rc, r = doctor([], ld_path=libdir)
+    check(rc == 1, "dep: exit 1")
+    f = verdicts(r, "deps", "fail")
+    check(len(f) == 1 and "libcublasLt.so.12" in f[0]["message"] and "libcudnn_ops_train" in f[0]["message"],
+          "dep: verdict %s" % f)
+    f = verdicts(r, "load", "fail")
+    check(len(f) == 1 and "libcublasLt.so.12" in f[0]["message"], "dep: load failure names the file %s" % f)
+
+
+def scenario_abort(tmp):
+    old = os.path.join(tmp, "old")
+    fake_lib(old, "libcudnn.so.8", 8904, abort=True)
+    rc, r = doctor([], ld_path=old)
+    check(rc == 1, "abort: exit 1 (the doctor survives)")
+    w = winner(r, "libcudnn.so.8")
+    check(w is not None and w["probe"]["signal"] != 0, "abort: signal reported")
+    check(len(verdicts(r, "load", "fail")) == 1, "abort: load verdict")
+
+
+def scenario_off_path(tmp):
+    site = os.path.join(tmp, "site-packages")
+    install_freednn(os.path.join(site, "nvidia", "cudnn"))
+    os.makedirs(os.path.join(site, "nvidia_cudnn_cu12-8.9.4.25.dist-info"))
+    rc, r = doctor(["--python-site", site])
+    check(rc == 0, "off-path: warning only, exit 0")
+    f = verdicts(r, "found", "warn")
+    check(len(f) == 1 and "does not search there" in f[0]["message"] and "LD_LIBRARY_PATH" in f[0]["fix"],
+          "off-path: verdict %s" % f)
+    rc, r = doctor(["--python-site", site, "--expect", "8.9"])
+    check(rc == 1 and len(verdicts(r, "found", "fail")) == 1, "off-path: fails with --expect 8.9")
+    # Another wheel version than the files: the files were overwritten.
+    os.rename(os.path.join(site, "nvidia_cudnn_cu12-8.9.4.25.dist-info"),
+              os.path.join(site, "nvidia_cudnn_cu12-8.5.0.96.dist-info"))
+    os.makedirs(os.path.join(site, "nvidia_cudnn_cu11-8.5.0.96.dist-info"))
+    rc, r = doctor(["--python-site", site])
+    check(len(verdicts(r, "python", "fail")) == 1 and len(verdicts(r, "python", "warn")) == 1,
+          "python: overwritten wheel and cu11+cu12 both installed")
+
+
+def scenario_torch(tmp):
+    site = os.path.join(tmp, "site-packages")
+    own = install_freednn(os.path.join(site, "nvidia", "cudnn"))
+    torch_lib = os.path.join(site, "torch", "lib")
+    os.makedirs(torch_lib)
+    subprocess.run([CC, "-shared", "-fPIC", "-o", os.path.join(torch_lib, "libtorch_cuda.so"), "-x", "c", "/dev/null",
+                    "-L" + own, "-Wl,--no-as-needed", "-l:libcudnn.so.8", "-Wl,--enable-new-dtags",
+                    "-Wl,-rpath,$ORIGIN/../../nvidia/cudnn/lib"], check=True)
+    rc, r = doctor(["--python-site", site])
+    check(len(verdicts(r, "python", "ok")) == 1, "torch: loads its own cuDNN %s" % verdicts(r, "python"))
+    old = os.path.join(tmp, "old")
+    fake_lib(old, "libcudnn.so.8", 8500)
+    rc, r = doctor(["--python-site", site], ld_path=old)
+    f = verdicts(r, "python", "fail")
+    check(rc == 1 and len(f) == 1 and "8.5.0" in f[0]["message"] and "LD_LIBRARY_PATH" in f[0]["message"],
+          "torch: LD_LIBRARY_PATH shadows its RUNPATH %s" % f)
+
+
+def scenario_for_binary(tmp):
+    libdir = install_freednn(os.path.join(tmp, "app"))
+    old = os.path.join(tmp, "old")
+    fake_lib(old, "libcudnn.so.8", 8600)
+    src = os.path.join(tmp, "main.c")
+    open(src, "w").write("int main(void) { return 0; }\n")
+    bins = {}
+    for tag, dtags in (("runpath", "--enable-new-dtags"), ("rpath", "--disable-new-dtags")):
+        bins[tag] = os.path.join(tmp, "app", "bin", "app_" + tag)
+        os.makedirs(os.path.dirname(bins[tag]), exist_ok=True)
+        subprocess.run([CC, "-o", bins[tag], src, "-Wl," + dtags, "-Wl,-rpath,$ORIGIN/../lib"], check=True)
+    # RUNPATH alone finds the install.
+    rc, r = doctor(["--for", bins["runpath"]])
+    w = winner(r, "libcudnn.so.8")
+    check(rc == 0 and w is not None and w["origin"].startswith("RUNPATH of app_runpath"), "for: RUNPATH found")
+    # LD_LIBRARY_PATH beats RUNPATH ...
+    rc, r = doctor(["--for", bins["runpath"]], ld_path=old)
+    w = winner(r, "libcudnn.so.8")
+    check(w is not None and w["path"].startswith(old), "for: LD_LIBRARY_PATH before RUNPATH")
+    # ... but RPATH beats LD_LIBRARY_PATH.
+    rc, r = doctor(["--for", bins["rpath"]], ld_path=old)
+    w = winner(r, "libcudnn.so.8")
+    check(w is not None and os.path.realpath(w["path"]).startswith(libdir), "for: RPATH before LD_LIBRARY_PATH")
+    check(len(verdicts(r, "shadow", "fail")) == 1, "for: the shadowed 8.6.0 copy is reported")
+
+
+def windows_archive(tmp, imports_ops=("KERNEL32.dll", "zlibwapi.dll", "cublas64_12.dll", "cublasLt64_12.dll")):
+    root = os.path.join(tmp, "cudnn-windows-x86_64-8.9.4.25_cuda12-archive")
+    os.makedirs(os.path.join(root, "bin"))
+    ver = (8, 9, 4, 25)
+    make_dll(os.path.join(root, "bin", "cudnn64_8.dll"), AMD64, ["KERNEL32.dll"], version=ver)
+    for s in SUBLIBS8:
+        imports = list(imports_ops) if s == "ops_infer" else ["KERNEL32.dll", "cudnn_ops_infer64_8.dll"]
+        make_dll(os.path.join(root, "bin", "cudnn_%s64_8.dll" % s), AMD64, imports,
+                 delay=["nvrtc64_120_0.dll"] if s == "cnn_infer" else (), version=ver)
+    cuda = os.path.join(tmp, "cuda", "bin")
+    os.makedirs(cuda)
+    make_dll(os.path.join(cuda, "cublas64_12.dll"), AMD64, ["cublasLt64_12.dll"])
+    make_dll(os.path.join(cuda, "cublasLt64_12.dll"), AMD64, ["KERNEL32.dll"])
+    make_dll(os.path.join(cuda, "nvrtc64_120_0.dll"), AMD64, ["KERNEL32.dll"])
+    return root, cuda
+
+
+def scenario_windows(tmp):
+    root, cuda = windows_archive(tmp)
+    rc, r = doctor(["--windows-dir", root, "--windows-path", cuda])
+    f = verdicts(r, "win-imports", "fail")
+    check(rc == 1 and len(f) == 1 and "zlibwapi.dll" in f[0]["message"] and "cudnn_ops_infer64_8" in f[0]["message"],
+          "windows: missing zlibwapi.dll %s" % f)
+    d = [x for x in r["windows"] if x["dll"] == "cudnn64_8.dll"]
+    check(d and d[0]["file_version"] == "8.9.4.25" and d[0]["machine"] == "x64", "windows: PE version and machine")
+    check(len(verdicts(r, "win-found", "ok")) == 1, "windows: all seven DLLs found")
+    # A 32-bit zlibwapi.dll on PATH.
+    z = os.path.join(tmp, "zlib32")
+    os.makedirs(z)
+    make_dll(os.path.join(z, "zlibwapi.dll"), I386, ["KERNEL32.dll"])
+    rc, r = doctor(["--windows-dir", root, "--windows-path", cuda + ";" + z])
+    f = verdicts(r, "win-bitness", "fail")
+    check(rc == 1 and len(f) == 1 and "zlibwapi.dll" in f[0]["message"] and "32-bit" in f[0]["message"],
+          "windows: 32-bit zlibwapi %s" % f)
+    # A good zlibwapi.dll: healthy.
+    z64 = os.path.join(tmp, "zlib64")
+    os.makedirs(z64)
+    make_dll(os.path.join(z64, "ZLIBWAPI.DLL"), AMD64, ["KERNEL32.dll"])
+    rc, r = doctor(["--windows-dir", root, "--windows-path", cuda + ";" + z64])
+    check(rc == 0, "windows: healthy with zlibwapi, got %s" % [v for v in r["verdicts"] if v["level"] == "fail"])
+    # A stale 8.2 cudnn64_8.dll earlier on PATH, and a missing sub-DLL.
+    stale = os.path.join(tmp, "stale")
+    os.makedirs(stale)
+    make_dll(os.path.join(stale, "cudnn64_8.dll"), AMD64, ["KERNEL32.dll"], version=(8, 2, 0, 53))
+    os.remove(os.path.join(root, "bin", "cudnn_adv_train64_8.dll"))
+    rc, r = doctor(["--windows-dir", root, "--windows-path", stale + ";" + os.path.join(root, "bin") + ";" + cuda +
+                    ";" + z64])
+    check(rc == 1 and len(verdicts(r, "win-shadow", "fail")) == 1, "windows: stale copy shadows")
+    check(len(verdicts(r, "win-mix", "fail")) >= 1, "windows: 8.2 shim with 8.9.4 sub-DLLs")
+    f = verdicts(r, "win-found", "fail")
+    check(len(f) == 1 and "cudnn_adv_train64_8.dll" in f[0]["message"], "windows: missing sub-DLL %s" % f)
+
+
+def scenario_windows_cuda11(tmp):
+    root, cuda = windows_archive(tmp, ("KERNEL32.dll", "zlibwapi.dll", "cublas64_11.dll", "cublasLt64_11.dll"))
+    make_dll(os.path.join(cuda, "zlibwapi.dll"), AMD64, ["KERNEL32.dll"])
+    make_dll(os.path.join(cuda, "cublas64_11.dll"), AMD64, ["KERNEL32.dll"])
+    make_dll(os.path.join(cuda, "cublasLt64_11.dll"), AMD64, ["KERNEL32.dll"])
+    rc, r = doctor(["--windows-dir", root, "--windows-path", cuda])
+    f = verdicts(r, "win-cuda", "fail")
+    check(rc == 1 and len(f) >= 1 and "CUDA 11" in " ".join(x["message"] for x in f), "windows: CUDA major %s" % f)
+
+
+def scenario_nvidia9(tmp):
+    global skipped
+    lib9 = "/usr/local/cuda/lib64"
+    if not os.path.exists(os.path.join(lib9, "libcudnn.so.9")):
+        skipped += 1
+        print("SKIP: NVIDIA cuDNN 9 not in /usr/local/cuda/lib64")
+        return
+    rc, r = doctor([], ld_path=lib9)
+    w = winner(r, "libcudnn.so.9")
+    check(w is not None and w["version"] is not None and w["version"].startswith("9."), "cuDNN 9: version 9.x")
+    check(w is not None and not w["probe"]["freednn"] and w["probe"]["cudart"] > 0, "cuDNN 9: probe")
+    st = r["selftest"]
+    check(st is not None and st["result"] in ("no GPU/device", "pass"), "cuDNN 9: self-test %s" % st)
+    if st is not None and st["result"] == "no GPU/device":
+        check(len(verdicts(r, "selftest", "skip")) == 1, "cuDNN 9: missing GPU reported as skip")
+    # The ld.so.cache reader against ldconfig: where the cache lists
+    # libcudnn.so.9, the doctor (without --no-system) finds that file.
+    p = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True)
+    listed = [ln.split("=>")[1].strip() for ln in p.stdout.splitlines() if ln.strip().startswith("libcudnn.so.9 ")]
+    if listed:
+        env = clean_env()
+        q = subprocess.run([DOCTOR, "--json", "--no-probe"], env=env, capture_output=True, text=True, timeout=120)
+        w = winner(json.loads(q.stdout), "libcudnn.so.9")
+        check(w is not None and os.path.realpath(w["path"]) == os.path.realpath(listed[0]) and
+              w["origin"].startswith("ld.so.cache"), "ld.so.cache: same file as ldconfig -p")
+
+
+def main():
+    scenarios = [scenario_healthy, scenario_shadow, scenario_mixed, scenario_missing_sublib, scenario_header,
+                 scenario_missing_dep, scenario_abort, scenario_off_path, scenario_torch, scenario_for_binary,
+                 scenario_windows, scenario_windows_cuda11, scenario_nvidia9]
+    only = os.environ.get("DOCTOR_TEST")
+    for s in scenarios:
+        if only and only not in s.__name__:
+            continue
+        tmp = tempfile.mkdtemp(prefix="doctor-")
+        try:
+            s(tmp)
+        except Exception as e:  # a broken scenario is a failure, not a crash
+            global failed
+            failed += 1
+            print("FAIL: %s raised %r" % (s.__name__, e))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,7 +5,10 @@
  * A microkernel computes one MR x NR tile of C from two packed panels:
  *
  *   a: kc x MR floats, a[p * MR + i] = op(A)(i, p)   (rows past mr are zero)
- *   b: kc x NR floats, b[p * NR + j] = op(B)(p, j)   (columns past nr are zero)
+ *   b: kc rows of NR floats, b[p * b_stride + j] = op(B)(p, j), either a
+ *      packed strip (b_stride == NR, 64-byte aligned, columns past nr zero) or,
+ *      when nr == NR, op(B) itself read in place (b_stride == ldb, any
+ *      alignment): all NR columns of each row are loaded
  *
  *   acc[i][j] = sum over p = 0 .. kc-1, in that order, of a[p][i] * b[p][j]
  *               (one fused multiply-add per step on the SIMD kernels)
@@ -19,8 +22,8 @@
  *   C[i][j] = v                for i < mr, j < nr only
  *
  * C is row-major with leading dimension ldc (elements).  Only the mr x nr
- * corner is read or written, so C may end right at a guard page.  The panels
- * are 64-byte aligned (the driver carves them from aligned scratch).  Kernels
+ * corner is read or written, so C may end right at a guard page.  The packed
+ * panels are 64-byte aligned (the driver carves them from aligned scratch).  Kernels
  * allocate nothing, start no threads and trust their caller: preconditions
  * are asserts. */
 #ifndef FDNN_CPU_KERNELS_GEMM_UKERNEL_H
@@ -46,27 +49,27 @@ typedef struct fdnn_f64_gemm_epilogue {
 } fdnn_f64_gemm_epilogue_t;
 
 typedef void (*fdnn_f32_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
-                                         float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 typedef void (*fdnn_f64_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
-                                         double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+    size_t b_stride, double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
 
 /* Portable C, any CPU. */
 void fdnn_f32_gemm_ukernel_4x16__scalar(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
-                                        float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 void fdnn_f64_gemm_ukernel_4x8__scalar(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
-                                       double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+    size_t b_stride, double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
 
 /* AVX2 + FMA. */
 void fdnn_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
-                                      float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 void fdnn_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
-                                     double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+    size_t b_stride, double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
 
 /* AVX-512 F. */
 void fdnn_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
-                                         float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 void fdnn_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
-                                         double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+    size_t b_stride, double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
 
 /* Transposing pack of a panel: for a source of `rows` rows of `cols` floats
  * (row r at src + r * src_ld, contiguous in c), writes

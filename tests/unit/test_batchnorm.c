@@ -193,7 +193,6 @@ run_case(const bcase_t *bc)
             tt_get(&dx, got);
             e = tt_err(got, dxr, E);
             CHECK_MSG(e <= btol, "%s isa %d threads %d: dx error %g", name, isa, threads, e);
-            if (e > btol) for (int64_t i = 0; i < E; i++) if (fabs(got[i]-dxr[i]) > btol) { printf("  i=%ld got %.8g want %.8g\n", (long)i, got[i], dxr[i]); }
             param_get(p_ds, dbl, pg, F);
             e = tt_err(pg, dsr, F);
             CHECK_MSG(e <= btol * 10, "%s: dscale error %g", name, e);

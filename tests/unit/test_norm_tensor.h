@@ -29,7 +29,7 @@ typedef struct ttensor {
     cudnnTensorDescriptor_t desc;
 } ttensor_t;
 
-static size_t
+static inline size_t
 tt_esize(cudnnDataType_t dt)
 {
     return dt == CUDNN_DATA_DOUBLE ? 8 : dt == CUDNN_DATA_FLOAT ? 4 : 2;
@@ -37,7 +37,7 @@ tt_esize(cudnnDataType_t dt)
 
 /* LAYOUT_PADDED: NCHW order with every stride padded by a few elements, so
  * no two dims merge and the buffer has holes. */
-static void
+static inline void
 tt_make(ttensor_t *t, int nd, const int *dims, int layout, cudnnDataType_t dt)
 {
     memset(t, 0, sizeof(*t));
@@ -72,7 +72,7 @@ tt_make(ttensor_t *t, int nd, const int *dims, int layout, cudnnDataType_t dt)
     cudnnSetTensorNdDescriptor(t->desc, dt, nd, t->dims, t->strides);
 }
 
-static void
+static inline void
 tt_free(ttensor_t *t)
 {
     fdnn_guarded_free(t->buf);
@@ -80,7 +80,7 @@ tt_free(ttensor_t *t)
 }
 
 /* Element offset of the packed-NCHW index i. */
-static int64_t
+static inline int64_t
 tt_off(const ttensor_t *t, int64_t i)
 {
     int64_t off = 0;
@@ -91,7 +91,7 @@ tt_off(const ttensor_t *t, int64_t i)
     return off;
 }
 
-static double
+static inline double
 tt_read(const ttensor_t *t, int64_t off)
 {
     switch (t->dt) {
@@ -102,7 +102,7 @@ tt_read(const ttensor_t *t, int64_t off)
     }
 }
 
-static void
+static inline void
 tt_write(ttensor_t *t, int64_t off, double v)
 {
     switch (t->dt) {
@@ -114,7 +114,7 @@ tt_write(ttensor_t *t, int64_t off, double v)
 }
 
 /* Stores v (packed) and replaces v by what was stored (the rounded values). */
-static void
+static inline void
 tt_set(ttensor_t *t, double *v)
 {
     for (int64_t i = 0; i < t->elems; i++) {
@@ -123,21 +123,21 @@ tt_set(ttensor_t *t, double *v)
     }
 }
 
-static void
+static inline void
 tt_get(const ttensor_t *t, double *v)
 {
     for (int64_t i = 0; i < t->elems; i++)
         v[i] = tt_read(t, tt_off(t, i));
 }
 
-static void
+static inline void
 tt_poison(ttensor_t *t)
 {
     fdnn_poison_bytes(t->buf, (size_t)t->span * t->esize);
 }
 
 /* Largest |a - b| / max(1, |b|); NaN anywhere counts as infinite. */
-static double
+static inline double
 tt_err(const double *a, const double *b, int64_t n)
 {
     double e = 0.0;
@@ -151,19 +151,19 @@ tt_err(const double *a, const double *b, int64_t n)
     return e;
 }
 
-static double
+static inline double
 tt_tol(cudnnDataType_t dt)
 {
     return dt == CUDNN_DATA_DOUBLE ? 1e-10 : dt == CUDNN_DATA_FLOAT ? 2e-5 : dt == CUDNN_DATA_HALF ? 4e-3 : 3e-2;
 }
 
-static double *
+static inline double *
 tt_doubles(int64_t n)
 {
     return calloc((size_t)(n > 0 ? n : 1), sizeof(double));
 }
 
-static void
+static inline void
 tt_random(fdnn_rng_t *rng, double *v, int64_t n, double lo, double hi)
 {
     for (int64_t i = 0; i < n; i++)

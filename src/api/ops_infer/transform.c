@@ -228,18 +228,18 @@ fdnn_api_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransform
     RETURN_IF_ERROR(fdnn_tops_view(destDesc, "destDesc", FDNN_TOPS_ALL_TYPES, &dst));
     int dims[CUDNN_DIM_MAX];
     RETURN_IF_ERROR(dest_dims(transDesc, &src, dims));
-    for (int i = 2; i < src.ndim; i++)
-        if (transDesc->fold[i - 2] != 1)
-            return FDNN_NOT_SUPPORTED("folding (foldA[%d] = %u) is not implemented", i - 2, transDesc->fold[i - 2]);
-    for (int i = 0; i < src.ndim; i++)
-        if (transDesc->pad_before[i] < 0 || transDesc->pad_after[i] < 0)
-            return FDNN_NOT_SUPPORTED("negative padding (dim %d) is not implemented", i);
     if (dst.ndim != src.ndim)
         return FDNN_BAD_PARAM("destDesc has %d dims, srcDesc %d", dst.ndim, src.ndim);
     for (int i = 0; i < dst.ndim; i++)
         if (dst.dims[i] != dims[i])
             return FDNN_BAD_PARAM("destDesc dim %d is %lld, the transform makes %d", i, (long long)dst.dims[i],
                                   dims[i]);
+    for (int i = 2; i < src.ndim; i++)
+        if (transDesc->fold[i - 2] != 1)
+            return FDNN_NOT_SUPPORTED("folding (foldA[%d] = %u) is not implemented", i - 2, transDesc->fold[i - 2]);
+    for (int i = 0; i < src.ndim; i++)
+        if (transDesc->pad_before[i] < 0 || transDesc->pad_after[i] < 0)
+            return FDNN_NOT_SUPPORTED("negative padding (dim %d) is not implemented", i);
     RETURN_IF_NULL(srcData);
     RETURN_IF_NULL(destData);
 

@@ -12,6 +12,9 @@
 /* Elements per task along a row: large enough to amortise the task, small
  * enough that a single long row still spreads over the threads. */
 #define PIECE 8192
+/* Below this many elements the pool costs more than it saves: run on the
+ * calling thread (the results are the same either way). */
+#define SERIAL_MAX 16384
 
 typedef void (*elt_task_fn)(const fdnn_elt_plan_t *, size_t);
 
@@ -111,5 +114,6 @@ fdnn_tensor_eltwise(cudnnHandle_t handle, const fdnn_eltwise_t *p)
     for (int d = 0; d < plan.nd - 1; d++)
         rows *= plan.dims[d];
     elt_ctx_t ctx = {&plan, pick_task(handle->isa)};
-    pthreadpool_parallelize_1d(handle->pool, run_task, &ctx, (size_t)(rows * plan.pieces), 0);
+    pthreadpool_t pool = rows * plan.dims[plan.nd - 1] < SERIAL_MAX ? NULL : handle->pool;
+    pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(rows * plan.pieces), 0);
 }

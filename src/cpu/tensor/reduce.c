@@ -16,6 +16,8 @@
 #define SPLIT_MAX_OUTPUTS 64
 /* ... and each reduces at least two chunks of this many elements. */
 #define CHUNK 16384
+/* Below this many input elements run on the calling thread (same results). */
+#define SERIAL_MAX 16384
 
 typedef void (*red_task_fn)(const fdnn_red_plan_t *, size_t);
 
@@ -118,10 +120,11 @@ fdnn_tensor_reduce(cudnnHandle_t handle, const fdnn_reduce_t *p, void *workspace
         output_fn = fdnn_red_output_task__avx2;
     }
 #endif
+    pthreadpool_t pool = plan.outputs * plan.rcount < SERIAL_MAX ? NULL : handle->pool;
     if (plan.nchunks > 1) {
         red_ctx_t ctx = {&plan, chunk_fn};
-        pthreadpool_parallelize_1d(handle->pool, run_task, &ctx, (size_t)(plan.outputs * plan.nchunks), 0);
+        pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.outputs * plan.nchunks), 0);
     }
     red_ctx_t ctx = {&plan, output_fn};
-    pthreadpool_parallelize_1d(handle->pool, run_task, &ctx, (size_t)plan.outputs, 0);
+    pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)plan.outputs, 0);
 }

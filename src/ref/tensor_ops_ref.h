@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Float64 reference of the tensor operations: the specification the tests
+ * hold the engines to.  Every tensor is a double array with the view's
+ * strides (in elements); loops run over logical indices, row-major. */
+#ifndef FDNN_REF_TENSOR_OPS_REF_H
+#define FDNN_REF_TENSOR_OPS_REF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/tensor.h"
+
+/* C = op(alpha1*A, alpha2*B) + beta*C for every element of C, where
+ *   ADD: x + y, MUL: x * y, MIN/MAX: the smaller/larger (with propagate, a
+ *   NaN operand gives NaN; without, the other operand), SQRT: sqrt(x),
+ *   NOT: 1 - x.
+ * A and B are read at the same index, taking index 0 along their dims of
+ * extent 1 (broadcast).  beta == 0 ignores C's old value. */
+void fdnn_ref_op_tensor(cudnnOpTensorOp_t op, bool propagate_nan, double alpha1, const fdnn_tensor_t *a,
+                        const double *A, double alpha2, const fdnn_tensor_t *b, const double *B, double beta,
+                        const fdnn_tensor_t *c, double *C);
+
+/* C = alpha * reduce(A) + beta * C, reducing the dims where C has extent 1:
+ *   ADD sum, MUL product, MIN/MAX/AMAX (max |x|) extreme values, AVG sum/n,
+ *   NORM1 sum |x|, NORM2 sqrt(sum x^2), MUL_NO_ZEROS product of the nonzero
+ *   elements (1 when there are none).
+ * MIN/MAX/AMAX: the first extreme in row-major order of the reduced dims;
+ * with propagate the first NaN, without it NaNs are skipped (NaN if all
+ * are).  indices (or NULL) gets that position, one per element of C in
+ * row-major order. */
+void fdnn_ref_reduce(cudnnReduceTensorOp_t op, bool propagate_nan, double alpha, const fdnn_tensor_t *a,
+                     const double *A, double beta, const fdnn_tensor_t *c, double *C, int64_t *indices);
+
+/* D = alpha * pad(S) + beta * D, where pad(S) is S placed at offset
+ * pad_before[i] along each dim and 0 elsewhere.  pad_before NULL: no
+ * padding, and S's dims of extent 1 broadcast (as cudnnAddTensor). */
+void fdnn_ref_transform(double alpha, const fdnn_tensor_t *s, const double *S, double beta, const fdnn_tensor_t *d,
+                        double *D, const int *pad_before);
+
+#endif /* FDNN_REF_TENSOR_OPS_REF_H */

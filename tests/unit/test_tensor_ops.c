@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cudnnOpTensor, cudnnAddTensor, cudnnSetTensor, cudnnScaleTensor,
+ * cudnnTransformTensor and cudnnTransformTensorEx against the float64
+ * reference (src/ref/tensor_ops_ref.c): random shapes (odd sizes, 1s, up to
+ * 5 dims), NCHW / NHWC / randomly strided layouts, broadcasts, every data
+ * type combination cuDNN takes, alpha/beta with poisoned outputs, NaN
+ * propagation, every ISA level and 1 or 2 threads (bitwise identical), and
+ * the statuses of bad inputs. */
+#include "ref/tensor_ops_ref.h"
+#include "tensor_test_util.h"
+
+static cudnnHandle_t handle;
+static fdnn_rng_t rng;
+
+static const double scales[] = {1.0, 0.5, -2.0, 0.0, 1.25};
+
+static double
+pick_scale(void)
+{
+    return scales[fdnn_rng_int(&rng, 0, 4)];
+}
+
+/* The scaling-factor argument: a double for DOUBLE compute, else float. */
+typedef union {
+    float f;
+    double d;
+} scale_arg_t;
+
+static const void *
+scale_arg(scale_arg_t *s, double v, bool f64)
+{
+    if (f64)
+        s->d = v;
+    else
+        s->f = (float)v;
+    return s;
+}
+
+/* Runs `call` once per ISA x threads combination on a freshly initialised
+ * output (its initial bytes saved in `init`) and checks every result is
+ * within tolerance of out->ref and bitwise the same as the first. */
+typedef cudnnStatus_t (*call_fn)(void *ctx);
+
+static void
+run_all(call_fn call, void *ctx, tt_t *out, const unsigned char *init, double tol, const char *what)
+{
+    size_t bytes = out->span * out->esz;
+    unsigned char *first = malloc(bytes);
+    for (int k = 0; k < tt_combos(); k++) {
+        tt_apply_combo(handle, k);
+        memcpy(out->buf, init, bytes);
+        cudnnStatus_t st = call(ctx);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s: status %s", what, cudnnGetErrorString(st));
+        if (st != CUDNN_STATUS_SUCCESS)
+            break;
+        double got = 0, want = 0;
+        double err = tt_error(out, &got, &want);
+        CHECK_MSG(err <= tol, "%s [%s, %d thr]: error %.3g (got %.9g want %.9g)", what, fdnn_test_isa_name(k / 2),
+                  1 + k % 2, err, got, want);
+        if (k == 0)
+            memcpy(first, out->buf, bytes);
+        else
+            CHECK_MSG(memcmp(first, out->buf, bytes) == 0, "%s: not bitwise identical across ISA/threads", what);
+    }
+    free(first);
+}
+
+/* ---- cudnnOpTensor ------------------------------------------------------------ */
+
+typedef struct op_case {
+    cudnnOpTensorDescriptor_t op;
+    scale_arg_t s1, s2, sb;
+    const void *alpha1, *alpha2, *beta;
+    tt_t *a, *b, *c;
+} op_case_t;
+
+static cudnnStatus_t
+call_op(void *p)
+{
+    op_case_t *k = p;
+    return cudnnOpTensor(handle, k->op, k->alpha1, k->a->desc, k->a->buf, k->alpha2, k->b->desc, k->b->buf,
+                         k->beta, k->c->desc, k->c->buf);
+}
+
+/* (A/B type, C type, compute type) combinations of cuDNN's table. */
+static const cudnnDataType_t op_types[][3] = {
+    {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE},
+    {CUDNN_DATA_HALF, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_INT8, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_INT8, CUDNN_DATA_INT8, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_FLOAT, CUDNN_DATA_INT8, CUDNN_DATA_FLOAT},
+};
+
+static void
+test_op_tensor_case(int iter)
+{
+    const int ntypes = (int)(sizeof(op_types) / sizeof(op_types[0]));
+    cudnnOpTensorOp_t opk = (cudnnOpTensorOp_t)(iter % 6);
+    const cudnnDataType_t *ty = op_types[fdnn_rng_int(&rng, 0, ntypes - 1)];
+    bool f64 = ty[2] == CUDNN_DATA_DOUBLE;
+    bool prop = fdnn_rng_int(&rng, 0, 1);
+    int nd = fdnn_rng_int(&rng, 2, 5);
+    int dims[CUDNN_DIM_MAX], bdims[CUDNN_DIM_MAX];
+    tt_random_dims(&rng, nd, dims, 6000);
+    if (iter % 17 == 0) { /* a network shape: bias-like B over a conv output */
+        nd = 4;
+        dims[0] = 2, dims[1] = 64, dims[2] = 14, dims[3] = 14;
+    }
+    /* B: each dim kept or broadcast (1) at random; sometimes all kept. */
+    int bmode = fdnn_rng_int(&rng, 0, 2);
+    for (int i = 0; i < nd; i++)
+        bdims[i] = bmode == 0 || fdnn_rng_int(&rng, 0, 1) ? dims[i] : 1;
+    tt_t a, b, c;
+    tt_make(&c, &rng, ty[1], nd, dims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
+    tt_make(&a, &rng, ty[0], nd, dims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
+    tt_make(&b, &rng, ty[0], nd, bdims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
+    int fill = opk == CUDNN_OP_TENSOR_SQRT ? FILL_POSITIVE : FILL_SIGNED;
+    tt_fill(&a, &rng, fill);
+    tt_fill(&b, &rng, fill);
+    /* Inject NaNs for MIN / MAX to check propagation. */
+    if ((opk == CUDNN_OP_TENSOR_MIN || opk == CUDNN_OP_TENSOR_MAX) && ty[0] != CUDNN_DATA_INT8) {
+        for (int k = 0; k < 3; k++) {
+            int64_t off = tt_offset(&a, fdnn_rng_int(&rng, 0, (int)tt_count(&a) - 1));
+            tt_put(a.dt, a.buf + off * (int64_t)a.esz, NAN);
+            a.ref[off] = NAN;
+        }
+    }
+    op_case_t k = {.a = &a, .b = &b, .c = &c};
+    double alpha1 = pick_scale(), alpha2 = pick_scale(), beta = pick_scale();
+    if (opk == CUDNN_OP_TENSOR_SQRT && alpha1 < 0)
+        alpha1 = -alpha1;
+    k.alpha1 = scale_arg(&k.s1, alpha1, f64);
+    k.alpha2 = scale_arg(&k.s2, alpha2, f64);
+    k.beta = scale_arg(&k.sb, beta, f64);
+    if (beta == 0.0)
+        tt_poison(&c);
+    else
+        tt_fill(&c, &rng, FILL_SIGNED);
+    unsigned char *init = malloc(c.span * c.esz);
+    memcpy(init, c.buf, c.span * c.esz);
+    fdnn_ref_op_tensor(opk, prop, alpha1, &a.t, a.ref, alpha2, &b.t, b.ref, beta, &c.t, c.ref);
+    tt_round_ref(&c);
+    CHECK_OK(cudnnCreateOpTensorDescriptor(&k.op));
+    CHECK_OK(cudnnSetOpTensorDescriptor(k.op, opk, ty[2], prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN));
+    char what[160];
+    snprintf(what, sizeof(what), "OpTensor op %d types %s/%s nd %d dims %dx%dx%d.. iter %d", (int)opk,
+             fdnn_dtype_name(ty[0]), fdnn_dtype_name(ty[1]), nd, dims[0], dims[1], nd > 2 ? dims[2] : 1, iter);
+    /* The float pipeline rounds alpha*x, the op and the blend to float:
+     * a few float ulps beyond the output type's own rounding. */
+    double tol = tt_tol(ty[1]) + (f64 ? 0 : 4e-7 * 8);
+    run_all(call_op, &k, &c, init, tol, what);
+    cudnnDestroyOpTensorDescriptor(k.op);
+    free(init);
+    tt_free(&a);
+    tt_free(&b);
+    tt_free(&c);
+}
+
+/* C == A and C == B in place, with the same layout. */
+static void
+test_op_tensor_in_place(void)
+{
+    int dims[4] = {2, 3, 5, 7};
+    tt_t a, b;
+    tt_make(&a, &rng, CUDNN_DATA_FLOAT, 4, dims, LAYOUT_STRIDED);
+    tt_make(&b, &rng, CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NCHW);
+    tt_fill(&a, &rng, FILL_SIGNED);
+    tt_fill(&b, &rng, FILL_SIGNED);
+    cudnnOpTensorDescriptor_t op;
+    cudnnCreateOpTensorDescriptor(&op);
+    cudnnSetOpTensorDescriptor(op, CUDNN_OP_TENSOR_MUL, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN);
+    float one = 1, two = 2, half = 0.5f;
+    /* C = A: a = (1*a) * (2*b) + 0.5*a */
+    fdnn_ref_op_tensor(CUDNN_OP_TENSOR_MUL, false, 1, &a.t, a.ref, 2, &b.t, b.ref, 0.5, &a.t, a.ref);
+    tt_round_ref(&a);
+    CHECK_OK(cudnnOpTensor(handle, op, &one, a.desc, a.buf, &two, b.desc, b.buf, &half, a.desc, a.buf));
+    CHECK(tt_error(&a, NULL, NULL) <= 1e-6);
+    /* C = B with B's layout: b = (1*a) * (2*b) + 1*b */
+    fdnn_ref_op_tensor(CUDNN_OP_TENSOR_MUL, false, 1, &a.t, a.ref, 2, &b.t, b.ref, 1.0, &b.t, b.ref);
+    tt_round_ref(&b);
+    CHECK_OK(cudnnOpTensor(handle, op, &one, a.desc, a.buf, &two, b.desc, b.buf, &one, b.desc, b.buf));
+    CHECK(tt_error(&b, NULL, NULL) <= 1e-6);
+    /* C aliasing a broadcast B is refused. */
+    int bd[4] = {1, 3, 1, 1};
+    tt_t bb;
+    tt_make(&bb, &rng, CUDNN_DATA_FLOAT, 4, bd, LAYOUT_NCHW);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, a.desc, a.buf, &two, bb.desc, a.buf, &one, a.desc, a.buf),
+                 CUDNN_STATUS_BAD_PARAM);
+    cudnnDestroyOpTensorDescriptor(op);
+    tt_free(&a);
+    tt_free(&b);
+    tt_free(&bb);
+}
+
+/* ---- cudnnAddTensor ----------------------------------------------------------- */
+
+typedef struct add_case {
+    scale_arg_t sa, sb;
+    tt_t *a, *c;
+} add_case_t;
+
+static cudnnStatus_t
+call_add(void *p)
+{
+    add_case_t *k = p;
+    return cudnnAddTensor(handle, &k->sa, k->a->desc, k->a->buf, &k->sb, k->c->desc, k->c->buf);
+}
+
+static void
+test_add_tensor_case(int iter)
+{
+    static const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
+                                            CUDNN_DATA_BFLOAT16};
+    cudnnDataType_t dt = types[iter % 4];
+    bool f64 = dt == CUDNN_DATA_DOUBLE;
+    int nd = fdnn_rng_int(&rng, 2, 5), dims[CUDNN_DIM_MAX], adims[CUDNN_DIM_MAX];
+    tt_random_dims(&rng, nd, dims, 6000);
+    /* the usual bias shapes (1,C,1,1), (1,C,H,W), (N,1,1,1) and random ones */
+    int mode = fdnn_rng_int(&rng, 0, 3);
+    for (int i = 0; i < nd; i++) {
+        if (mode == 0)
+            adims[i] = i == 1 ? dims[i] : 1;
+        else if (mode == 1)
+            adims[i] = i == 0 ? 1 : dims[i];
+        else if (mode == 2)
+            adims[i] = i == 0 ? dims[i] : 1;
+        else
+            adims[i] = fdnn_rng_int(&rng, 0, 1) ? dims[i] : 1;
+    }
+    tt_t a, c;
+    tt_make(&a, &rng, dt, nd, adims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
+    tt_make(&c, &rng, dt, nd, dims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
+    tt_fill(&a, &rng, FILL_SIGNED);
+    double alpha = pick_scale(), beta = pick_scale();
+    if (beta == 0.0)
+        tt_poison(&c);
+    else
+        tt_fill(&c, &rng, FILL_SIGNED);
+    add_case_t k = {.a = &a, .c = &c};
+    scale_arg(&k.sa, alpha, f64);
+    scale_arg(&k.sb, beta, f64);
+    unsigned char *init = malloc(c.span * c.esz);
+    memcpy(init, c.buf, c.span * c.esz);
+    fdnn_ref_transform(alpha, &a.t, a.ref, beta, &c.t, c.ref, NULL);
+    tt_round_ref(&c);
+    char what[120];
+    snprintf(what, sizeof(what), "AddTensor %s nd %d mode %d iter %d", fdnn_dtype_name(dt), nd, mode, iter);
+    run_all(call_add, &k, &c, init, tt_tol(dt) + (f64 ? 0 : 1e-6), what);
+    free(init);
+    tt_free(&a);
+    tt_free(&c);
+}
+
+/* ---- cudnnSetTensor / cudnnScaleTensor ----------------------------------------- */
+
+typedef struct set_case {
+    unsigned char value[8];
+    scale_arg_t alpha;
+    bool scale;
+    tt_t *y;
+} set_case_t;
+
+static cudnnStatus_t
+call_set(void *p)
+{
+    set_case_t *k = p;
+    if (k->scale)
+        return cudnnScaleTensor(handle, k->y->desc, k->y->buf, &k->alpha);
+    return cudnnSetTensor(handle, k->y->desc, k->y->buf, k->value);
+}
+
+static void
+test_set_scale_case(int iter)
+{
+    static const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT,    CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
+                                            CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8,   CUDNN_DATA_UINT8,
+                                            CUDNN_DATA_INT32};
+    cudnnDataType_t dt = types[iter % 7];
+    int nd = fdnn_rng_int(&rng, 2, 8), dims[CUDNN_DIM_MAX];
+    tt_random_dims(&rng, nd, dims, 4000);
+    tt_t y;
+    tt_make(&y, &rng, dt, nd, dims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
+    set_case_t k = {.y = &y, .scale = iter % 2 == 1};
+    int64_t n = tt_count(&y);
+    if (k.scale) {
+        tt_fill(&y, &rng, FILL_SIGNED);
+        double alpha = pick_scale();
+        scale_arg(&k.alpha, alpha, dt == CUDNN_DATA_DOUBLE);
+        for (int64_t p = 0; p < n; p++)
+            y.ref[tt_offset(&y, p)] *= alpha;
+    } else {
+        tt_poison(&y);
+        /* a value that needs every bit of the type: INT32 above 2^24 */
+        double v = dt == CUDNN_DATA_INT32 ? 16777217.0 : dt == CUDNN_DATA_UINT8 ? 200 : -3.375;
+        tt_put(dt, k.value, v);
+        for (int64_t p = 0; p < n; p++)
+            y.ref[tt_offset(&y, p)] = v;
+    }
+    tt_round_ref(&y);
+    unsigned char *init = malloc(y.span * y.esz);
+    memcpy(init, y.buf, y.span * y.esz);
+    char what[100];
+    snprintf(what, sizeof(what), "%s %s nd %d iter %d", k.scale ? "ScaleTensor" : "SetTensor", fdnn_dtype_name(dt),
+             nd, iter);
+    run_all(call_set, &k, &y, init, k.scale ? tt_tol(dt) : 0.0, what);
+    free(init);
+    tt_free(&y);
+}
+
+/* ---- cudnnTransformTensor / cudnnTransformTensorEx ---------------------------- */
+
+typedef struct tr_case {
+    cudnnTensorTransformDescriptor_t tr; /* NULL: cudnnTransformTensor */
+    scale_arg_t sa, sb;
+    tt_t *x, *y;
+} tr_case_t;
+
+static cudnnStatus_t
+call_transform(void *p)
+{
+    tr_case_t *k = p;
+    if (k->tr == NULL)
+        return cudnnTransformTensor(handle, &k->sa, k->x->desc, k->x->buf, &k->sb, k->y->desc, k->y->buf);
+    return cudnnTransformTensorEx(handle, k->tr, &k->sa, k->x->desc, k->x->buf, &k->sb, k->y->desc, k->y->buf);
+}
+
+static void
+test_transform_case(int iter)
+{
+    static const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT,    CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
+                                            CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8,   CUDNN_DATA_INT32};
+    bool ex = iter % 2 == 1;
+    cudnnDataType_t xt = types[fdnn_rng_int(&rng, 0, 5)];
+    cudnnDataType_t yt = ex ? types[fdnn_rng_int(&rng, 0, 5)] : xt;
+    int nd = fdnn_rng_int(&rng, 2, 6), dims[CUDNN_DIM_MAX], ydims[CUDNN_DIM_MAX];
+    int32_t pb[CUDNN_DIM_MAX] = {0}, pa[CUDNN_DIM_MAX] = {0};
+    int pbi[CUDNN_DIM_MAX] = {0};
+    tt_random_dims(&rng, nd, dims, 3000);
+    for (int i = 0; i < nd; i++) {
+        if (ex && fdnn_rng_int(&rng, 0, 1)) {
+            pb[i] = fdnn_rng_int(&rng, 0, 2);
+            pa[i] = fdnn_rng_int(&rng, 0, 2);
+        }
+        pbi[i] = pb[i];
+        ydims[i] = dims[i] + pb[i] + pa[i];
+    }
+    tt_t x, y;
+    tt_make(&x, &rng, xt, nd, dims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
+    tt_make(&y, &rng, yt, nd, ydims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
+    tt_fill(&x, &rng, FILL_SIGNED);
+    bool yf64 = yt == CUDNN_DATA_DOUBLE;
+    double alpha = pick_scale(), beta = pick_scale();
+    bool integer = yt == CUDNN_DATA_INT8 || yt == CUDNN_DATA_INT32;
+    if (integer) { /* keep integer results exact: integer factors */
+        alpha = alpha == 0.5 || alpha == 1.25 ? 1.0 : alpha;
+        beta = beta == 0.5 || beta == 1.25 ? 0.0 : beta;
+    }
+    if (beta == 0.0)
+        tt_poison(&y);
+    else
+        tt_fill(&y, &rng, FILL_SIGNED);
+    tr_case_t k = {.x = &x, .y = &y};
+    scale_arg(&k.sa, alpha, yf64);
+    scale_arg(&k.sb, beta, yf64);
+    if (ex) {
+        CHECK_OK(cudnnCreateTensorTransformDescriptor(&k.tr));
+        CHECK_OK(cudnnSetTensorTransformDescriptor(k.tr, (uint32_t)nd, CUDNN_TENSOR_NCHW, pb, pa, NULL,
+                                                   CUDNN_TRANSFORM_FOLD));
+    }
+    unsigned char *init = malloc(y.span * y.esz);
+    memcpy(init, y.buf, y.span * y.esz);
+    fdnn_ref_transform(alpha, &x.t, x.ref, beta, &y.t, y.ref, pbi);
+    tt_round_ref(&y);
+    char what[120];
+    snprintf(what, sizeof(what), "Transform%s %s->%s nd %d iter %d", ex ? "Ex" : "", fdnn_dtype_name(xt),
+             fdnn_dtype_name(yt), nd, iter);
+    run_all(call_transform, &k, &y, init, tt_tol(yt) + (yf64 ? 0 : 1e-6), what);
+    if (k.tr)
+        cudnnDestroyTensorTransformDescriptor(k.tr);
+    free(init);
+    tt_free(&x);
+    tt_free(&y);
+}
+
+/* NCHW -> NHWC of a network-sized tensor, exact. */
+static void
+test_transform_layouts(void)
+{
+    int dims[4] = {2, 32, 28, 28};
+    tt_t x, y;
+    tt_make(&x, &rng, CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NCHW);
+    tt_make(&y, &rng, CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NHWC);
+    tt_fill(&x, &rng, FILL_SIGNED);
+    tt_poison(&y);
+    tr_case_t k = {.x = &x, .y = &y};
+    k.sa.f = 1;
+    k.sb.f = 0;
+    unsigned char *init = malloc(y.span * y.esz);
+    memcpy(init, y.buf, y.span * y.esz);
+    fdnn_ref_transform(1, &x.t, x.ref, 0, &y.t, y.ref, NULL);
+    run_all(call_transform, &k, &y, init, 0.0, "TransformTensor NCHW->NHWC");
+    free(init);
+    tt_free(&x);
+    tt_free(&y);
+}
+
+/* ---- bad inputs ---------------------------------------------------------------- */
+
+static void
+test_bad_inputs(void)
+{
+    cudnnTensorDescriptor_t x4, x5, x6, h4, d4, b4, vect, unset;
+    int d4a[4] = {2, 3, 4, 5}, s4a[4] = {60, 20, 5, 1};
+    cudnnCreateTensorDescriptor(&x4);
+    cudnnCreateTensorDescriptor(&x5);
+    cudnnCreateTensorDescriptor(&x6);
+    cudnnCreateTensorDescriptor(&h4);
+    cudnnCreateTensorDescriptor(&d4);
+    cudnnCreateTensorDescriptor(&b4);
+    cudnnCreateTensorDescriptor(&vect);
+    cudnnCreateTensorDescriptor(&unset);
+    CHECK_OK(cudnnSetTensorNdDescriptor(x4, CUDNN_DATA_FLOAT, 4, d4a, s4a));
+    int d6[6] = {1, 2, 1, 2, 1, 2};
+    CHECK_OK(cudnnSetTensorNdDescriptorEx(x6, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 6, d6));
+    CHECK_OK(cudnnSetTensor4dDescriptor(x5, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 3, 4, 6));
+    CHECK_OK(cudnnSetTensor4dDescriptor(h4, CUDNN_TENSOR_NCHW, CUDNN_DATA_HALF, 2, 3, 4, 5));
+    CHECK_OK(cudnnSetTensor4dDescriptor(d4, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, 2, 3, 4, 5));
+    CHECK_OK(cudnnSetTensor4dDescriptor(b4, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 3, 1, 1));
+    CHECK_OK(cudnnSetTensor4dDescriptor(vect, CUDNN_TENSOR_NCHW_VECT_C, CUDNN_DATA_INT8x4, 2, 4, 4, 5));
+    float *A = fdnn_guarded_alloc(120 * 8), *B = fdnn_guarded_alloc(120 * 8), *C = fdnn_guarded_alloc(120 * 8);
+    float one = 1, zero = 0;
+    cudnnOpTensorDescriptor_t op, op_unset;
+    cudnnCreateOpTensorDescriptor(&op);
+    cudnnCreateOpTensorDescriptor(&op_unset);
+    CHECK_OK(cudnnSetOpTensorDescriptor(op, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
+    /* descriptor validation */
+    CHECK_STATUS(cudnnSetOpTensorDescriptor(op, (cudnnOpTensorOp_t)6, CUDNN_DATA_FLOAT, 0), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetOpTensorDescriptor(op, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_INT8, 0), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetOpTensorDescriptor(op, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, (cudnnNanPropagation_t)2),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetOpTensorDescriptor(NULL, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, 0), CUDNN_STATUS_BAD_PARAM);
+    cudnnOpTensorOp_t o;
+    cudnnDataType_t t;
+    cudnnNanPropagation_t nn;
+    CHECK_STATUS(cudnnGetOpTensorDescriptor(op_unset, &o, &t, &nn), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnGetOpTensorDescriptor(op, &o, &t, &nn));
+    CHECK(o == CUDNN_OP_TENSOR_ADD && t == CUDNN_DATA_FLOAT && nn == CUDNN_NOT_PROPAGATE_NAN);
+    /* cudnnOpTensor */
+    CHECK_STATUS(cudnnOpTensor(NULL, op, &one, x4, A, &one, x4, B, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op_unset, &one, x4, A, &one, x4, B, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, unset, A, &one, x4, B, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, x5, A, &one, x4, B, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, x4, A, &one, x5, B, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, b4, A, &one, x4, B, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, x6, A, &one, x6, B, &zero, x6, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, h4, A, &one, x4, B, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, d4, A, &one, d4, B, &zero, d4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, vect, A, &one, vect, B, &zero, vect, C), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnOpTensor(handle, op, NULL, x4, A, &one, x4, B, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, x4, NULL, &one, x4, B, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, x4, A, &one, x4, B, &zero, x4, NULL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnOpTensor(handle, op, &one, x4, A, &one, b4, B, &zero, x4, C));
+    /* cudnnAddTensor */
+    CHECK_STATUS(cudnnAddTensor(handle, &one, x5, A, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnAddTensor(handle, &one, h4, A, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnAddTensor(handle, &one, x6, A, &zero, x6, C), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnAddTensor(handle, &one, x4, A, &zero, b4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnAddTensor(handle, &one, b4, A, NULL, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnAddTensor(handle, &one, b4, A, &zero, unset, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnAddTensor(handle, &one, b4, A, &zero, x4, C));
+    /* cudnnSetTensor / cudnnScaleTensor */
+    CHECK_STATUS(cudnnSetTensor(handle, x4, C, NULL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetTensor(handle, x4, NULL, &one), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetTensor(handle, unset, C, &one), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetTensor(handle, vect, C, &one), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnScaleTensor(handle, x4, C, NULL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnScaleTensor(NULL, x4, C, &one), CUDNN_STATUS_BAD_PARAM);
+    /* cudnnTransformTensor(Ex) */
+    CHECK_STATUS(cudnnTransformTensor(handle, &one, x4, A, &zero, x5, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnTransformTensor(handle, &one, x4, A, &zero, h4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnTransformTensor(handle, &one, x4, A, &zero, x4, A + 1), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnTransformTensor(handle, &one, x4, A, &zero, x4, A)); /* in place, same layout */
+    cudnnTensorTransformDescriptor_t tr, tr_unset;
+    cudnnCreateTensorTransformDescriptor(&tr);
+    cudnnCreateTensorTransformDescriptor(&tr_unset);
+    int32_t pads[4] = {0, 0, 0, 1}, nopad[4] = {0};
+    uint32_t fold[2] = {2, 1};
+    CHECK_OK(cudnnSetTensorTransformDescriptor(tr, 4, CUDNN_TENSOR_NCHW, nopad, pads, NULL, CUDNN_TRANSFORM_FOLD));
+    CHECK_OK(cudnnTransformTensorEx(handle, tr, &one, x4, A, &zero, x5, C)); /* W 5 + 1 = 6 */
+    CHECK_STATUS(cudnnTransformTensorEx(handle, tr, &one, x4, A, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnTransformTensorEx(handle, tr_unset, &one, x4, A, &zero, x5, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(cudnnSetTensorTransformDescriptor(tr, 4, CUDNN_TENSOR_NCHW, nopad, nopad, fold, CUDNN_TRANSFORM_FOLD));
+    CHECK_STATUS(cudnnTransformTensorEx(handle, tr, &one, x4, A, &zero, x4, C), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetTensorTransformDescriptor(tr, 9, CUDNN_TENSOR_NCHW, NULL, NULL, NULL, 0),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnSetTensorTransformDescriptor(tr, 1, CUDNN_TENSOR_NCHW, NULL, NULL, NULL, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnSetTensorTransformDescriptor(tr, 4, (cudnnTensorFormat_t)3, NULL, NULL, NULL, 0),
+                 CUDNN_STATUS_NOT_SUPPORTED);
+    /* cudnnInitTransformDest: the dims cuDNN derives */
+    int32_t p1[4] = {0, 0, 1, 2}, p2[4] = {0, 0, 3, 4};
+    uint32_t f1[2] = {2, 3};
+    cudnnTensorDescriptor_t src, dst;
+    cudnnCreateTensorDescriptor(&src);
+    cudnnCreateTensorDescriptor(&dst);
+    cudnnSetTensor4dDescriptor(src, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 3, 5, 7);
+    size_t sz = 0;
+    int n, c, h, w, ns, cs, hs, ws;
+    cudnnDataType_t dt;
+    CHECK_OK(cudnnSetTensorTransformDescriptor(tr, 4, CUDNN_TENSOR_NHWC, p1, p2, NULL, CUDNN_TRANSFORM_FOLD));
+    CHECK_OK(cudnnInitTransformDest(tr, src, dst, &sz));
+    CHECK_OK(cudnnGetTensor4dDescriptor(dst, &dt, &n, &c, &h, &w, &ns, &cs, &hs, &ws));
+    CHECK(n == 2 && c == 3 && h == 9 && w == 13 && ns == 351 && cs == 1 && hs == 39 && ws == 3 && sz == 2808);
+    CHECK_OK(cudnnSetTensorTransformDescriptor(tr, 4, CUDNN_TENSOR_NCHW, p1, p2, f1, CUDNN_TRANSFORM_FOLD));
+    CHECK_OK(cudnnInitTransformDest(tr, src, dst, &sz));
+    CHECK_OK(cudnnGetTensor4dDescriptor(dst, &dt, &n, &c, &h, &w, &ns, &cs, &hs, &ws));
+    CHECK(n == 2 && c == 18 && h == 5 && w == 5 && sz == 3600);
+    CHECK_OK(cudnnSetTensorTransformDescriptor(tr, 4, CUDNN_TENSOR_NCHW, p1, p2, f1, CUDNN_TRANSFORM_UNFOLD));
+    CHECK_OK(cudnnInitTransformDest(tr, src, dst, &sz));
+    CHECK_OK(cudnnGetTensor4dDescriptor(dst, &dt, &n, &c, &h, &w, &ns, &cs, &hs, &ws));
+    CHECK(n == 2 && c == 1 && h == 14 && w == 27 && sz == 3024);
+    cudnnDestroyTensorDescriptor(src);
+    cudnnDestroyTensorDescriptor(dst);
+    cudnnDestroyTensorTransformDescriptor(tr);
+    cudnnDestroyTensorTransformDescriptor(tr_unset);
+    cudnnDestroyOpTensorDescriptor(op);
+    cudnnDestroyOpTensorDescriptor(op_unset);
+    cudnnTensorDescriptor_t all[] = {x4, x5, x6, h4, d4, b4, vect, unset};
+    for (int i = 0; i < 8; i++)
+        cudnnDestroyTensorDescriptor(all[i]);
+    fdnn_guarded_free(A);
+    fdnn_guarded_free(B);
+    fdnn_guarded_free(C);
+}
+
+int
+main(void)
+{
+    fdnn_rng_seed(&rng, 0x7e45012);
+    CHECK_OK(cudnnCreate(&handle));
+    for (int i = 0; i < 48; i++)
+        test_op_tensor_case(i);
+    test_op_tensor_in_place();
+    for (int i = 0; i < 32; i++)
+        test_add_tensor_case(i);
+    for (int i = 0; i < 28; i++)
+        test_set_scale_case(i);
+    for (int i = 0; i < 40; i++)
+        test_transform_case(i);
+    test_transform_layouts();
+    test_bad_inputs();
+    cudnnDestroy(handle);
+    return fdnn_test_finish("test_tensor_ops");
+}

@@ -20,6 +20,7 @@
 
 #include "api_impl.h"
 #include "core/activation.h"
+#include "core/conv.h"
 #include "core/fail.h"
 #include "core/fusedops_desc.h"
 #include "core/tensor.h"
@@ -113,14 +114,14 @@ check_const_label(cudnnFusedOpsConstParamPack_t pack, cudnnFusedOpsConstParamLab
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* The magic a descriptor of `kind` starts with; 0 when not checked (the
- * convolution descriptor is owned elsewhere and only referenced here). */
+/* The magic a descriptor of `kind` starts with (0 for the scalar kinds). */
 static uint32_t
 kind_magic(enum label_kind kind)
 {
     switch (kind) {
     case KIND_TENSOR: return FDNN_TENSOR_MAGIC;
     case KIND_FILTER: return FDNN_FILTER_MAGIC;
+    case KIND_CONV: return FDNN_CONV_MAGIC;
     case KIND_ACTIVATION: return FDNN_ACTIVATION_MAGIC;
     default: return 0;
     }
@@ -182,7 +183,7 @@ fdnn_api_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t c
         return CUDNN_STATUS_SUCCESS;
     }
     uint32_t magic = kind_magic(kind);
-    if (param != NULL && magic != 0 && *(const uint32_t *)param != magic)
+    if (param != NULL && *(const uint32_t *)param != magic)
         return FDNN_BAD_PARAM("param for label %d is not a %s descriptor", (int)paramLabel, kind_name(kind));
     constPack->desc[paramLabel] = (void *)param;
     return CUDNN_STATUS_SUCCESS;
@@ -210,9 +211,6 @@ fdnn_api_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPa
     }
     /* Copy the content into the caller's descriptor of the same type. */
     uint32_t magic = kind_magic(kind);
-    if (magic == 0)
-        return FDNN_NOT_SUPPORTED("copying a %s descriptor out of a param pack is not implemented",
-                                  kind_name(kind));
     if (*(const uint32_t *)param != magic)
         return FDNN_BAD_PARAM("param for label %d is not a created %s descriptor", (int)paramLabel,
                               kind_name(kind));
@@ -222,6 +220,7 @@ fdnn_api_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPa
     switch (kind) {
     case KIND_TENSOR: memcpy(param, stored, sizeof(struct cudnnTensorStruct)); break;
     case KIND_FILTER: memcpy(param, stored, sizeof(struct cudnnFilterStruct)); break;
+    case KIND_CONV: memcpy(param, stored, sizeof(struct cudnnConvolutionStruct)); break;
     default: memcpy(param, stored, sizeof(struct cudnnActivationStruct)); break;
     }
     *isNULL = 0;

@@ -6,7 +6,8 @@
 #include "cpu/gemm/gemm_blocking.h"
 #include "cpu/kernels/gemm_ukernel.h"
 
-/* No SIMD transposing pack for double yet: the driver's portable loop. */
+/* No SIMD packs for double yet: the driver's portable loops (same signature
+ * for both). */
 typedef void (*d_pack_t_fn)(size_t rows, size_t cols, const double *src, size_t src_ld, double *dst,
                             size_t dst_rows);
 
@@ -15,6 +16,7 @@ typedef void (*d_pack_t_fn)(size_t rows, size_t cols, const double *src, size_t 
 #define EP_T fdnn_f64_gemm_epilogue_t
 #define UKFN_T fdnn_f64_gemm_ukernel_fn
 #define PACKT_FN d_pack_t_fn
+#define PACKN_FN d_pack_t_fn
 #define DRIVER(name) d_##name
 #define EPILOGUE_INIT(ep, args, first, last)          \
     do {                                              \
@@ -32,6 +34,7 @@ dgemm_config(fdnn_isa_t isa)
 {
     d_config_t cfg;
     cfg.pack_t = NULL;
+    cfg.pack_n = NULL;
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
     switch (isa) {

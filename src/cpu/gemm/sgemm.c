@@ -12,6 +12,7 @@
 #define EP_T fdnn_f32_gemm_epilogue_t
 #define UKFN_T fdnn_f32_gemm_ukernel_fn
 #define PACKT_FN fdnn_f32_pack_t_fn
+#define PACKN_FN fdnn_f32_pack_n_fn
 #define DRIVER(name) s_##name
 #define EPILOGUE_INIT(ep, args, first, last)                          \
     do {                                                              \
@@ -35,18 +36,21 @@ sgemm_config(fdnn_isa_t isa)
     case FDNN_ISA_AVX512:
         cfg.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
         cfg.pack_t = fdnn_f32_pack_t__avx512;
+        cfg.pack_n = fdnn_f32_pack_n__avx512;
         cfg.mr = 14;
         cfg.nr = 32;
         break;
     case FDNN_ISA_AVX2:
         cfg.ukernel = fdnn_f32_gemm_ukernel_6x16__avx2;
         cfg.pack_t = fdnn_f32_pack_t__avx2;
+        cfg.pack_n = fdnn_f32_pack_n__avx2;
         cfg.mr = 6;
         cfg.nr = 16;
         break;
     default:
         cfg.ukernel = fdnn_f32_gemm_ukernel_4x16__scalar;
         cfg.pack_t = NULL;
+        cfg.pack_n = NULL;
         cfg.mr = 4;
         cfg.nr = 16;
         break;

@@ -87,4 +87,17 @@ void fdnn_f32_pack_t__avx512(size_t rows, size_t cols, const float *src, size_t 
 void fdnn_f32_pack_t__avx2(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
                            size_t dst_rows);
 
+/* Plain pack of a panel already stored k-major (A transposed, B not):
+ *
+ *   dst[r * dst_cols + c] = src[r * src_ld + c]   for r < rows, c < cols
+ *   dst[r * dst_cols + c] = 0                     for cols <= c < dst_cols
+ *
+ * cols <= dst_cols <= 32.  Reads and writes nothing outside those elements. */
+typedef void (*fdnn_f32_pack_n_fn)(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
+                                   size_t dst_cols);
+void fdnn_f32_pack_n__avx512(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
+                             size_t dst_cols);
+void fdnn_f32_pack_n__avx2(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
+                           size_t dst_cols);
+
 #endif /* FDNN_CPU_KERNELS_GEMM_UKERNEL_H */

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Pooling: problem setup, the generic path (any dtype, any strides) and the
+ * choice of the vector kernels.  Semantics: pooling.h.
+ *
+ * Generic path: one task per (n, c) plane, values read and written one by
+ * one through rowio (double arithmetic).  Backward accumulates each plane in
+ * a dense double scratch plane owned by that task (scratch holds one plane
+ * per (n, c)), then writes dx = alpha * acc + beta * dx.
+ * Fast path (FLOAT, C stride 1 in every operand, 2 or more channels): the
+ * per-ISA kernels of pool_f32.inc, tasks over output rows (forward) or over
+ * (n, block of 64 channels) (backward). */
+#include "cpu/pooling/pooling.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "cpu/simd/rowio.h"
+
+#define CL_BLOCK 64
+
+void
+fdnn_pool_problem_init(fdnn_pool_problem_t *p, const fdnn_pooling_t *pool, const fdnn_tensor_t *xt,
+                       const fdnn_tensor_t *yt)
+{
+    memset(p, 0, sizeof(*p));
+    p->mode = pool->mode;
+    p->propagate_nan = pool->propagate_nan;
+    p->is_max = pool->mode == CUDNN_POOLING_MAX || pool->mode == CUDNN_POOLING_MAX_DETERMINISTIC;
+    p->N = xt->dims[0];
+    p->C = xt->dims[1];
+    p->xs[0] = xt->strides[0];
+    p->xs[1] = xt->strides[1];
+    p->ys[0] = yt->strides[0];
+    p->ys[1] = yt->strides[1];
+    int nsp = pool->nsp;
+    for (int i = 0; i < 3; i++) {
+        int d = i - (3 - nsp); /* descriptor / tensor spatial index, < 0 for padded dims */
+        p->in[i] = d >= 0 ? xt->dims[2 + d] : 1;
+        p->out[i] = d >= 0 ? yt->dims[2 + d] : 1;
+        p->k[i] = d >= 0 ? pool->window[d] : 1;
+        p->pad[i] = d >= 0 ? pool->padding[d] : 0;
+        p->str[i] = d >= 0 ? pool->stride[d] : 1;
+        p->xs[2 + i] = d >= 0 ? xt->strides[2 + d] : 0;
+        p->ys[2 + i] = d >= 0 ? yt->strides[2 + d] : 0;
+    }
+    memcpy(p->dxs, p->xs, sizeof(p->xs));
+}
+
+/* Window of output o along dim i, clipped: [*lo, *hi). */
+static inline void
+window(const fdnn_pool_problem_t *p, int i, int64_t o, int64_t *lo, int64_t *hi)
+{
+    int64_t s = o * p->str[i] - p->pad[i];
+    int64_t e = s + p->k[i];
+    *lo = s < 0 ? 0 : s;
+    *hi = e > p->in[i] ? p->in[i] : e;
+}
+
+typedef struct pool_job {
+    const fdnn_pool_problem_t *p;
+    cudnnDataType_t dtype;
+    double alpha, beta;
+    float alpha_f, beta_f;
+    const void *x, *dy;
+    void *y;
+    double *acc;  /* generic backward: one plane per (n, c) */
+    float *accf;  /* fast backward: one block per task */
+    const fdnn_pool_f32_kernels_t *k;
+} pool_job_t;
+
+static inline double
+get(cudnnDataType_t dt, const void *base, int64_t off)
+{
+    double v;
+    fdnn_row_load_f64(dt, base, off, 1, 1, &v);
+    return v;
+}
+
+static inline void
+put(cudnnDataType_t dt, void *base, int64_t off, double v)
+{
+    fdnn_row_store_f64(dt, base, off, 1, 1, &v);
+}
+
+/* Pools one window of plane (x + base): result, and for MAX the argmax
+ * offset (-1 when none). */
+static double
+pool_window(const pool_job_t *j, int64_t base, const int64_t *o, int64_t *arg)
+{
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t lo[3], hi[3];
+    for (int i = 0; i < 3; i++)
+        window(p, i, o[i], &lo[i], &hi[i]);
+    double r = p->is_max ? -INFINITY : 0.0;
+    int64_t best = -1, count = 0;
+    bool seen_nan = false;
+    for (int64_t d = lo[0]; d < hi[0]; d++)
+        for (int64_t h = lo[1]; h < hi[1]; h++)
+            for (int64_t w = lo[2]; w < hi[2]; w++) {
+                int64_t off = base + d * p->xs[2] + h * p->xs[3] + w * p->xs[4];
+                double v = get(j->dtype, j->x, off);
+                count++;
+                if (!p->is_max) {
+                    r += v;
+                } else if (isnan(v)) {
+                    if (p->propagate_nan && !seen_nan) {
+                        seen_nan = true;
+                        r = v;
+                        best = off;
+                    }
+                } else if (!seen_nan && (v > r || best < 0)) {
+                    r = v;
+                    best = off;
+                }
+            }
+    if (arg != NULL)
+        *arg = best;
+    if (p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING)
+        r /= (double)p->k[0] * p->k[1] * p->k[2];
+    else if (p->mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING)
+        r /= (double)count;
+    return r;
+}
+
+static void
+generic_fwd_plane(void *ctx, size_t plane)
+{
+    const pool_job_t *j = ctx;
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t n = (int64_t)plane / p->C, c = (int64_t)plane % p->C;
+    int64_t xb = n * p->xs[0] + c * p->xs[1], yb = n * p->ys[0] + c * p->ys[1];
+    int64_t o[3];
+    for (o[0] = 0; o[0] < p->out[0]; o[0]++)
+        for (o[1] = 0; o[1] < p->out[1]; o[1]++)
+            for (o[2] = 0; o[2] < p->out[2]; o[2]++) {
+                double r = j->alpha * pool_window(j, xb, o, NULL);
+                int64_t yo = yb + o[0] * p->ys[2] + o[1] * p->ys[3] + o[2] * p->ys[4];
+                if (j->beta != 0.0)
+                    r += j->beta * get(j->dtype, j->y, yo);
+                put(j->dtype, j->y, yo, r);
+            }
+}
+
+static void
+generic_bwd_plane(void *ctx, size_t plane)
+{
+    const pool_job_t *j = ctx;
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t n = (int64_t)plane / p->C, c = (int64_t)plane % p->C;
+    int64_t xb = n * p->xs[0] + c * p->xs[1], yb = n * p->ys[0] + c * p->ys[1];
+    int64_t plane_size = p->in[0] * p->in[1] * p->in[2];
+    double *acc = j->acc + (int64_t)plane * plane_size;
+    for (int64_t i = 0; i < plane_size; i++)
+        acc[i] = 0.0;
+    double vol = (double)p->k[0] * p->k[1] * p->k[2];
+    int64_t o[3];
+    for (o[0] = 0; o[0] < p->out[0]; o[0]++)
+        for (o[1] = 0; o[1] < p->out[1]; o[1]++)
+            for (o[2] = 0; o[2] < p->out[2]; o[2]++) {
+                double g = get(j->dtype, j->dy, yb + o[0] * p->ys[2] + o[1] * p->ys[3] + o[2] * p->ys[4]);
+                int64_t lo[3], hi[3];
+                for (int i = 0; i < 3; i++)
+                    window(p, i, o[i], &lo[i], &hi[i]);
+                if (p->is_max) {
+                    int64_t arg;
+                    pool_window(j, xb, o, &arg);
+                    if (arg < 0)
+                        continue;
+                    /* back from the x offset to the plane position */
+                    for (int64_t d = lo[0]; d < hi[0]; d++)
+                        for (int64_t h = lo[1]; h < hi[1]; h++)
+                            for (int64_t w = lo[2]; w < hi[2]; w++)
+                                if (xb + d * p->xs[2] + h * p->xs[3] + w * p->xs[4] == arg) {
+                                    acc[(d * p->in[1] + h) * p->in[2] + w] += g;
+                                    d = hi[0], h = hi[1], w = hi[2]; /* done */
+                                }
+                    continue;
+                }
+                double share = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                   ? g / vol
+                                   : g / (double)((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
+                for (int64_t d = lo[0]; d < hi[0]; d++)
+                    for (int64_t h = lo[1]; h < hi[1]; h++)
+                        for (int64_t w = lo[2]; w < hi[2]; w++)
+                            acc[(d * p->in[1] + h) * p->in[2] + w] += share;
+            }
+    int64_t db = n * p->dxs[0] + c * p->dxs[1];
+    for (int64_t d = 0; d < p->in[0]; d++)
+        for (int64_t h = 0; h < p->in[1]; h++)
+            for (int64_t w = 0; w < p->in[2]; w++) {
+                int64_t off = db + d * p->dxs[2] + h * p->dxs[3] + w * p->dxs[4];
+                double r = j->alpha * acc[(d * p->in[1] + h) * p->in[2] + w];
+                if (j->beta != 0.0)
+                    r += j->beta * get(j->dtype, j->y, off);
+                put(j->dtype, j->y, off, r);
+            }
+}
+
+/* ---- fast channels-last path --------------------------------------------- */
+
+static const fdnn_pool_f32_kernels_t *
+pick(cudnnHandle_t handle)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (handle->isa >= FDNN_ISA_AVX512)
+        return &fdnn_pool_f32__avx512;
+    if (handle->isa >= FDNN_ISA_AVX2)
+        return &fdnn_pool_f32__avx2;
+#endif
+    return &fdnn_pool_f32__scalar;
+}
+
+static bool
+channels_last(const fdnn_pool_problem_t *p, cudnnDataType_t dt, bool backward)
+{
+    return dt == CUDNN_DATA_FLOAT && p->C >= 2 && p->xs[1] == 1 && p->ys[1] == 1 && (!backward || p->dxs[1] == 1);
+}
+
+static void
+cl_fwd_row(void *ctx, size_t row)
+{
+    const pool_job_t *j = ctx;
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t oh = (int64_t)row % p->out[1], od = ((int64_t)row / p->out[1]) % p->out[0];
+    int64_t n = (int64_t)row / (p->out[1] * p->out[0]);
+    j->k->fwd_cl(p, j->x, j->y, n, od, oh, j->alpha_f, j->beta_f);
+}
+
+static void
+cl_bwd_block(void *ctx, size_t n, size_t blk)
+{
+    const pool_job_t *j = ctx;
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t c0 = (int64_t)blk * CL_BLOCK, nc = p->C - c0 < CL_BLOCK ? p->C - c0 : CL_BLOCK;
+    int64_t nblk = (p->C + CL_BLOCK - 1) / CL_BLOCK;
+    int64_t vol = p->in[0] * p->in[1] * p->in[2];
+    float *acc = j->accf + ((int64_t)n * nblk + (int64_t)blk) * vol * CL_BLOCK;
+    j->k->bwd_cl(p, j->dy, j->x, j->y, acc, (int64_t)n, c0, nc, j->alpha_f, j->beta_f);
+}
+
+/* ---- entry points ------------------------------------------------------------ */
+
+cudnnStatus_t
+fdnn_pooling_forward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double alpha, const fdnn_tensor_t *xt,
+                     const void *x, double beta, const fdnn_tensor_t *yt, void *y)
+{
+    fdnn_pool_problem_t p;
+    fdnn_pool_problem_init(&p, pool, xt, yt);
+    pool_job_t j = {.p = &p, .dtype = xt->dtype, .alpha = alpha, .beta = beta, .alpha_f = (float)alpha,
+                    .beta_f = (float)beta, .x = x, .y = y, .k = pick(handle)};
+    if (channels_last(&p, xt->dtype, false)) {
+        pthreadpool_parallelize_1d(handle->pool, cl_fwd_row, &j, (size_t)(p.N * p.out[0] * p.out[1]), 0);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    pthreadpool_parallelize_1d(handle->pool, generic_fwd_plane, &j, (size_t)(p.N * p.C), 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double alpha, const fdnn_tensor_t *dyt,
+                      const void *dy, const fdnn_tensor_t *xt, const void *x, double beta, const fdnn_tensor_t *dxt,
+                      void *dx)
+{
+    fdnn_pool_problem_t p;
+    fdnn_pool_problem_init(&p, pool, xt, dyt);
+    p.dxs[0] = dxt->strides[0];
+    p.dxs[1] = dxt->strides[1];
+    for (int i = 0; i < 3; i++) {
+        int d = i - (3 - pool->nsp);
+        p.dxs[2 + i] = d >= 0 ? dxt->strides[2 + d] : 0;
+    }
+    pool_job_t j = {.p = &p, .dtype = xt->dtype, .alpha = alpha, .beta = beta, .alpha_f = (float)alpha,
+                    .beta_f = (float)beta, .x = x, .dy = dy, .y = dx, .k = pick(handle)};
+    int64_t vol = p.in[0] * p.in[1] * p.in[2];
+    if (channels_last(&p, xt->dtype, true)) {
+        int64_t nblk = (p.C + CL_BLOCK - 1) / CL_BLOCK;
+        size_t bytes = (size_t)(p.N * nblk * vol * CL_BLOCK) * sizeof(float);
+        j.accf = fdnn_handle_scratch(handle, bytes);
+        if (j.accf == NULL)
+            return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
+        pthreadpool_parallelize_2d(handle->pool, cl_bwd_block, &j, (size_t)p.N, (size_t)nblk, 0);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    size_t bytes = (size_t)(p.N * p.C * vol) * sizeof(double);
+    j.acc = fdnn_handle_scratch(handle, bytes);
+    if (j.acc == NULL)
+        return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
+    pthreadpool_parallelize_1d(handle->pool, generic_bwd_plane, &j, (size_t)(p.N * p.C), 0);
+    return CUDNN_STATUS_SUCCESS;
+}

@@ -66,21 +66,24 @@ run_consumer() { # label exe [env assignment]
     fi
 }
 
-build_three_ways() {
-    t=$1 tag=$2
+build_three_ways() { # tree tag [libdir name]
+    t=$1 tag=$2 ld=${3:-lib}
     # 1. Plain flags, as NVIDIA's install guide does it.
     # shellcheck disable=SC2086
-    $cc $extra -I"$t/include" "$consumer" -L"$t/lib" -lcudnn -lcudart -o "$work/plain_$tag" &&
-        run_consumer "$tag plain flags" "$work/plain_$tag" LD_LIBRARY_PATH="$t/lib" ||
+    $cc $extra -I"$t/include" "$consumer" -L"$t/$ld" -lcudnn -lcudart -o "$work/plain_$tag" &&
+        run_consumer "$tag plain flags" "$work/plain_$tag" LD_LIBRARY_PATH="$t/$ld" ||
         fail "$tag plain flags: build"
-    # Static archives: no FreeDNN library needed at run time.
-    # shellcheck disable=SC2086
-    $cc $extra -I"$t/include" "$consumer" -L"$t/lib" -Wl,-Bstatic -lcudnn_ops_infer_static -lcudart_static \
-        -Wl,-Bdynamic -lpthreadpool -lcpuinfo -lpthread -lm -o "$work/static_$tag" &&
-        run_consumer "$tag static archives" "$work/static_$tag" ||
-        fail "$tag static archives: build"
+    # Static archives (the same files in every tree: linked once, from the
+    # unpacked archive): no FreeDNN library needed at run time.
+    if [ "$tag" = archive ]; then
+        # shellcheck disable=SC2086
+        $cc $extra -I"$t/include" "$consumer" -L"$t/$ld" -Wl,-Bstatic -lcudnn_ops_infer_static -lcudart_static \
+            -Wl,-Bdynamic -lpthreadpool -lcpuinfo -lpthread -lm -o "$work/static_$tag" &&
+            run_consumer "$tag static archives" "$work/static_$tag" ||
+            fail "$tag static archives: build"
+    fi
     # 2. pkg-config.
-    pc="env PKG_CONFIG_PATH=$t/lib/pkgconfig pkg-config"
+    pc="env PKG_CONFIG_PATH=$t/$ld/pkgconfig pkg-config"
     if [ "$($pc --modversion cudnn)" = "8.9.4" ]; then
         libdir=$($pc --variable=libdir cudnn)
         # shellcheck disable=SC2046,SC2086
@@ -94,7 +97,10 @@ build_three_ways() {
     gen=""
     command -v ninja > /dev/null && gen="-G Ninja"
     # shellcheck disable=SC2086
-    if "$cmake" -S "$src/tests/install/consumer" -B "$work/cmake_$tag" $gen -DCMAKE_PREFIX_PATH="$t" \
+    # Debian's CMake does not search lib64/ under a prefix: name the folder.
+    where="-DCMAKE_PREFIX_PATH=$t"
+    [ "$ld" = lib ] || where="-DCUDNN_DIR=$t/$ld/cmake/CUDNN"
+    if "$cmake" -S "$src/tests/install/consumer" -B "$work/cmake_$tag" $gen "$where" \
             -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" > "$work/cmake_$tag.log" 2>&1 &&
         "$cmake" --build "$work/cmake_$tag" >> "$work/cmake_$tag.log" 2>&1; then
         for exe in consumer_shared consumer_sublib consumer_static; do
@@ -124,6 +130,14 @@ rm -rf "$work/stage"
 
 build_three_ways "$work/prefix" prefix
 build_three_ways "$tree" archive
+
+# The archive copied into a CUDA-toolkit-like folder as docs/install.md
+# shows (lib/ becomes lib64/).
+cuda=$work/cuda
+mkdir -p "$cuda/include" "$cuda/lib64"
+cp "$tree"/include/*.h "$cuda/include/" && cp -P "$tree"/lib/lib*.so* "$tree"/lib/lib*.a "$cuda/lib64/" &&
+    cp -r "$tree/lib/pkgconfig" "$tree/lib/cmake" "$cuda/lib64/" || fail "copying into $cuda"
+build_three_ways "$cuda" cuda-toolkit lib64
 
 if [ $failures -ne 0 ]; then
     echo "test_install: $failures failed"

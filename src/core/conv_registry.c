@@ -7,6 +7,9 @@
 #include "core/conv_solver.h"
 #include "core/fail.h"
 #include "cpu/conv/conv_gemm.h"
+#include "core/handle.h"
+
+#define SMALL_MACS (1 << 20)
 
 static cudnnStatus_t
 always(const fdnn_conv_problem_t *p)
@@ -152,5 +155,9 @@ fdnn_conv_run(const fdnn_conv_exec_t *e, int algo)
     if (need > 0 && e->workspace == NULL)
         return FDNN_BAD_PARAM("workSpace is NULL, algorithm %d needs %zu bytes", algo, need);
     const fdnn_conv_solver_t *s = fdnn_conv_solver_for(e->p->dir, algo, NULL);
-    return s->execute(e);
+    fdnn_conv_exec_t run = *e;
+    /* Below about a million multiply-adds, waking the workers costs more
+     * than the work; results are the same either way. */
+    run.pool = fdnn_conv_macs(e->p) < SMALL_MACS ? NULL : e->handle->pool;
+    return s->execute(&run);
 }

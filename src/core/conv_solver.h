@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <pthreadpool.h>
+
 #include "core/conv.h"
 #include "cudnn.h"
 
@@ -27,6 +29,7 @@
  * entry do not matter). */
 typedef struct fdnn_conv_exec {
     cudnnHandle_t handle;
+    pthreadpool_t pool; /* set by fdnn_conv_run: the handle's, or NULL for small problems */
     const fdnn_conv_problem_t *p;
     const void *x_in, *w_in, *y_in; /* the operands read */
     void *out;                       /* the operand written (y, dx or dw) */

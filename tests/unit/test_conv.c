@@ -496,6 +496,17 @@ main(void)
         test_shape(h, &shapes[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
         test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
     }
+    /* Shapes above the single-thread cut-off (about 2^20 multiply-adds),
+     * so 2 threads really run in parallel: image chunks, panels, 1x1. */
+    static const shape_t large[] = {
+        S2("large 3x3", 9, 16, 24, 1, 23, 19, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("large grouped 1x1", 3, 32, 64, 2, 20, 20, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("large N=1 5x5", 1, 8, 16, 1, 40, 40, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+    };
+    for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
+        test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
+        test_shape(h, &large[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
+    }
     test_bias(h);
     test_thread_determinism(h);
     CHECK_OK(cudnnDestroy(h));

@@ -5,6 +5,7 @@
  * Host-side buffers are guarded, so a copy that wrote outside them would
  * fault; every refused call is checked to have written nothing. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -116,6 +117,36 @@ test_errors(void)
     CHECK_CUDA(other, cudaSuccess);
     CHECK_CUDA(cudaGetLastError(), cudaErrorInvalidDevice);
     CHECK_CUDA_OK(cudaGetLastError());
+}
+
+/* NVIDIA's runtime, when installed, settles the names and values: each code
+ * of driver_types.h must have the same name there (codes added after 12.2
+ * are simply absent here).  Loaded by absolute path and looked up through
+ * its own handle, so its symbols never stand in for ours. */
+static void
+test_errors_against_nvidia(void)
+{
+    static const char *paths[] = {"/usr/local/cuda/lib64/libcudart.so.13", "/usr/local/cuda/lib64/libcudart.so.12",
+                                  "/usr/local/cuda/lib64/libcudart.so"};
+    void *lib = NULL;
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && !lib; i++)
+        lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        printf("NVIDIA's libcudart not found: error-name cross-check skipped\n");
+        return;
+    }
+    typedef const char *(*name_fn)(cudaError_t);
+    name_fn nvidia_name = (name_fn)dlsym(lib, "cudaGetErrorName");
+    CHECK(nvidia_name != NULL && nvidia_name != cudaGetErrorName);
+    if (!nvidia_name || nvidia_name == cudaGetErrorName)
+        return;
+    size_t n = sizeof(error_names) / sizeof(error_names[0]);
+    for (size_t i = 0; i < n; i++) {
+        const char *theirs = nvidia_name(error_names[i].code);
+        CHECK_MSG(strcmp(theirs, error_names[i].name) == 0, "%s = %d, NVIDIA's runtime names it %s",
+                  error_names[i].name, (int)error_names[i].code, theirs);
+    }
+    /* The library stays loaded: CUDA runtimes are not made to be unloaded. */
 }
 
 /* ---- device ------------------------------------------------------------------------ */
@@ -552,6 +583,7 @@ int
 main(void)
 {
     test_errors();
+    test_errors_against_nvidia();
     test_device();
     test_alloc();
     test_copies();

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The GEMM leaf kernels on their own (src/cpu/kernels/): the transposing and
+ * plain packs against their definition, bit for bit, for every size up to
+ * the largest strip and every ISA level the machine has; the float
+ * microkernels with every mr <= MR and nr <= NR, a B row stride other than NR
+ * (op(B) read in place), and each epilogue term.  Buffers end at guard pages,
+ * so a read or write past the valid rows and columns faults. */
+#include <math.h>
+#include <string.h>
+
+#include "core/cpu.h"
+#include "cpu/kernels/gemm_ukernel.h"
+#include "testutil.h"
+
+static fdnn_rng_t rng;
+
+static void *
+galloc(size_t bytes)
+{
+    return fdnn_guarded_alloc(bytes > 0 ? bytes : 8);
+}
+
+typedef struct packs {
+    fdnn_isa_t isa;
+    fdnn_f32_pack_t_fn pack_t;
+    fdnn_f32_pack_n_fn pack_n;
+} packs_t;
+
+static const packs_t pack_list[] = {
+    {FDNN_ISA_AVX2, fdnn_f32_pack_t__avx2, fdnn_f32_pack_n__avx2},
+    {FDNN_ISA_AVX512, fdnn_f32_pack_t__avx512, fdnn_f32_pack_n__avx512},
+};
+
+static void
+test_packs(void)
+{
+    static const size_t widths[] = {4, 6, 14, 16, 32}; /* the strip widths the kernels use */
+    for (size_t e = 0; e < sizeof(pack_list) / sizeof(pack_list[0]); e++) {
+        const packs_t *pk = &pack_list[e];
+        if (pk->isa > fdnn_cpu_max_isa())
+            continue;
+        for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+            size_t width = widths[w];
+            for (size_t valid = 0; valid <= width; valid += (valid < 3 || valid + 3 > width) ? 1 : 5) {
+                size_t kc = (size_t)fdnn_rng_int(&rng, 1, 40), ld = kc + (size_t)fdnn_rng_int(&rng, 0, 3);
+                /* Transposing: `valid` rows of kc floats -> kc rows of `width`. */
+                size_t nsrc = valid > 0 ? (valid - 1) * ld + kc : 0;
+                float *src = galloc(nsrc * sizeof(float)), *dst = galloc(kc * width * sizeof(float));
+                for (size_t i = 0; i < nsrc; i++)
+                    src[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+                fdnn_poison_f32(dst, kc * width);
+                pk->pack_t(valid, kc, src, ld, dst, width);
+                bool ok = true;
+                for (size_t c = 0; c < kc; c++)
+                    for (size_t r = 0; r < width; r++) {
+                        float want = r < valid ? src[r * ld + c] : 0.0f;
+                        ok &= memcmp(&dst[c * width + r], &want, sizeof(float)) == 0;
+                    }
+                CHECK_MSG(ok, "pack_t %s width %zu valid %zu kc %zu", fdnn_isa_name(pk->isa), width, valid, kc);
+                fdnn_guarded_free(src);
+                fdnn_guarded_free(dst);
+
+                /* Plain: kc rows of `valid` floats -> kc rows of `width`. */
+                size_t ldn = valid + (size_t)fdnn_rng_int(&rng, 0, 3);
+                nsrc = valid > 0 ? (kc - 1) * ldn + valid : 0;
+                src = galloc(nsrc * sizeof(float));
+                dst = galloc(kc * width * sizeof(float));
+                for (size_t i = 0; i < nsrc; i++)
+                    src[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+                fdnn_poison_f32(dst, kc * width);
+                pk->pack_n(kc, valid, src, ldn, dst, width);
+                ok = true;
+                for (size_t r = 0; r < kc; r++)
+                    for (size_t c = 0; c < width; c++) {
+                        float want = c < valid ? src[r * ldn + c] : 0.0f;
+                        ok &= memcmp(&dst[r * width + c], &want, sizeof(float)) == 0;
+                    }
+                CHECK_MSG(ok, "pack_n %s width %zu valid %zu kc %zu", fdnn_isa_name(pk->isa), width, valid, kc);
+                fdnn_guarded_free(src);
+                fdnn_guarded_free(dst);
+            }
+        }
+    }
+}
+
+typedef struct ukernel {
+    fdnn_isa_t isa;
+    size_t mr, nr;
+    fdnn_f32_gemm_ukernel_fn fn;
+    const char *name;
+} ukernel_t;
+
+static const ukernel_t ukernels[] = {
+    {FDNN_ISA_SCALAR, 4, 16, fdnn_f32_gemm_ukernel_4x16__scalar, "4x16__scalar"},
+    {FDNN_ISA_AVX2, 6, 16, fdnn_f32_gemm_ukernel_6x16__avx2, "6x16__avx2"},
+    {FDNN_ISA_AVX512, 14, 32, fdnn_f32_gemm_ukernel_14x32__avx512, "14x32__avx512"},
+};
+
+/* One call: mr x nr of C, kc steps, B rows b_stride apart. */
+static void
+run_ukernel(const ukernel_t *uk, size_t mr, size_t nr, size_t kc, size_t b_stride, float alpha, float beta,
+            bool brow, bool bcol, bool relu)
+{
+    size_t MR = uk->mr, NR = uk->nr, ldc = nr + 2;
+    float *a = galloc(kc * MR * sizeof(float)) /* packed: zero rows past mr */;
+    size_t nb = kc > 0 ? (kc - 1) * b_stride + NR : 0;
+    float *b = galloc(nb * sizeof(float));
+    size_t nc = (mr - 1) * ldc + nr;
+    float *c = galloc(nc * sizeof(float)), *c0 = galloc(nc * sizeof(float));
+    float *br = galloc(mr * sizeof(float)), *bc = galloc(nr * sizeof(float));
+    for (size_t p = 0; p < kc; p++)
+        for (size_t i = 0; i < MR; i++)
+            a[p * MR + i] = i < mr ? (float)fdnn_rng_uniform(&rng, -1, 1) : 0.0f;
+    for (size_t i = 0; i < nb; i++)
+        b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    for (size_t i = 0; i < nc; i++)
+        c0[i] = beta == 0 ? NAN : (float)fdnn_rng_uniform(&rng, -1, 1);
+    for (size_t i = 0; i < mr; i++)
+        br[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    for (size_t j = 0; j < nr; j++)
+        bc[j] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    memcpy(c, c0, nc * sizeof(float));
+    fdnn_f32_gemm_epilogue_t ep = {alpha, beta, brow ? br : NULL, bcol ? bc : NULL, relu};
+    uk->fn(mr, nr, kc, a, b, b_stride, c, ldc, &ep);
+    bool ok = true;
+    for (size_t i = 0; i < mr; i++) {
+        for (size_t j = 0; j < ldc && i * ldc + j < nc; j++) {
+            size_t at = i * ldc + j;
+            if (j >= nr) {
+                ok &= memcmp(&c[at], &c0[at], sizeof(float)) == 0;
+                continue;
+            }
+            double sum = 0, mag = 0;
+            for (size_t p = 0; p < kc; p++) {
+                sum += (double)a[p * MR + i] * b[p * b_stride + j];
+                mag += fabs((double)a[p * MR + i] * b[p * b_stride + j]);
+            }
+            double v = alpha * sum;
+            mag *= fabs(alpha);
+            if (beta != 0) {
+                v += beta * (double)c0[at];
+                mag += fabs(beta * (double)c0[at]);
+            }
+            if (brow) {
+                v += br[i];
+                mag += fabs(br[i]);
+            }
+            if (bcol) {
+                v += bc[j];
+                mag += fabs(bc[j]);
+            }
+            if (relu && v < 0)
+                v = 0;
+            ok &= fabs(c[at] - v) <= (2.0 * (double)kc + 8) * 0x1p-24 * mag + 1e-30;
+        }
+    }
+    CHECK_MSG(ok, "%s mr=%zu nr=%zu kc=%zu b_stride=%zu alpha=%g beta=%g brow=%d bcol=%d relu=%d", uk->name, mr,
+              nr, kc, b_stride, alpha, beta, brow, bcol, relu);
+    fdnn_guarded_free(a);
+    fdnn_guarded_free(b);
+    fdnn_guarded_free(c);
+    fdnn_guarded_free(c0);
+    fdnn_guarded_free(br);
+    fdnn_guarded_free(bc);
+}
+
+static void
+test_ukernels(void)
+{
+    for (size_t u = 0; u < sizeof(ukernels) / sizeof(ukernels[0]); u++) {
+        const ukernel_t *uk = &ukernels[u];
+        if (uk->isa > fdnn_cpu_max_isa())
+            continue;
+        for (size_t mr = 1; mr <= uk->mr; mr++)
+            for (size_t nr = 1; nr <= uk->nr; nr++)
+                run_ukernel(uk, mr, nr, (mr * 7 + nr) % 23, uk->nr, 1, 0, false, false, false);
+        /* op(B) in place: a full strip of a wider matrix. */
+        run_ukernel(uk, uk->mr, uk->nr, 37, uk->nr + 5, 1, 1, false, false, false);
+        run_ukernel(uk, 3, uk->nr, 64, 3 * uk->nr + 1, 0.5f, 0, true, false, true);
+        for (int e = 0; e < 16; e++)
+            run_ukernel(uk, uk->mr - (size_t)(e % 2), uk->nr - (size_t)(e % 3), 19, uk->nr, e & 4 ? -2.0f : 1.0f,
+                        e & 8 ? 0.75f : (e & 1 ? 1.0f : 0.0f), e & 1, e & 2, e & 4);
+    }
+}
+
+int
+main(void)
+{
+    fdnn_rng_seed(&rng, 7);
+    test_packs();
+    test_ukernels();
+    return fdnn_test_finish("test_gemm_kernels");
+}

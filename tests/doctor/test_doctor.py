@@ -12,6 +12,7 @@ import glob
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -283,6 +284,77 @@ def scenario_for_binary(tmp):
     check(len(verdicts(r, "shadow", "fail")) == 1, "for: the shadowed 8.6.0 copy is reported")
 
 
+def scenario_wrong_class(tmp):
+    libdir = install_freednn(os.path.join(tmp, "good"))
+    lib32 = os.path.join(tmp, "lib32")
+    os.makedirs(lib32)
+    src = os.path.join(tmp, "v.c")
+    open(src, "w").write("unsigned cudnnGetVersion(void) { return 8904; }\n")
+    p = subprocess.run([CC, "-m32", "-shared", "-fPIC", "-nostdlib", "-Wl,-soname,libcudnn.so.8", "-o",
+                        os.path.join(lib32, "libcudnn.so.8"), src], capture_output=True)
+    if p.returncode != 0:
+        global skipped
+        skipped += 1
+        print("SKIP: the compiler cannot make 32-bit objects")
+        return
+    rc, r = doctor([], ld_path=lib32 + ":" + libdir)
+    w = winner(r, "libcudnn.so.8")
+    check(rc == 0 and w is not None and w["path"].startswith(libdir), "32-bit: skipped by the loader, next wins")
+    f = verdicts(r, "file", "warn")
+    check(len(f) == 1 and "32-bit" in f[0]["message"], "32-bit: reported %s" % f)
+
+
+def scenario_broken_files(tmp):
+    libdir = install_freednn(os.path.join(tmp, "good"))
+    bad = os.path.join(tmp, "bad")
+    os.makedirs(bad)
+    open(os.path.join(bad, "libcudnn_cnn_train.so.8"), "w").write("/* GNU ld script */\nGROUP ( libfoo.so )\n")
+    data = open(os.path.join(libdir, "libcudnn.so.8.9.4"), "rb").read()
+    open(os.path.join(bad, "libcudnn.so.8"), "wb").write(data[:3000])
+    rc, r = doctor([], ld_path=bad + ":" + libdir)
+    check(rc == 1, "broken: exit 1")
+    w = winner(r, "libcudnn.so.8")
+    check(w is not None and w["path"].startswith(bad) and not w["loadable"], "broken: the truncated copy stops the search")
+    check(len(verdicts(r, "found", "fail")) == 1, "broken: shim verdict")
+    files = verdicts(r, "file", "fail")
+    check(len(files) == 2, "broken: both files reported %s" % files)
+    check(len([v for v in verdicts(r, "load", "fail") if "libcudnn_cnn_train" in v["message"]]) == 1,
+          "broken: the linker script fails to load")
+
+
+def write_ld_cache(path, entries, old_prefix=False):
+    """An ld.so.cache in glibc's format: optional old table, then the
+    "glibc-ld.so.cache1.1" header, 24-byte entries and the strings, whose
+    offsets count from the new header."""
+    strings = b""
+    offs = []
+    head = 48 + 24 * len(entries)
+    for key, value in entries:
+        offs.append((head + len(strings), head + len(strings) + len(key) + 1))
+        strings += key.encode() + b"\0" + value.encode() + b"\0"
+    new = b"glibc-ld.so.cache1.1" + struct.pack("<IIB3sI12s", len(entries), len(strings), 0, b"", 0, b"")
+    for k, v in offs:
+        new += struct.pack("<iIIIQ", 0x0303, k, v, 0, 0)
+    new += strings
+    old = b""
+    if old_prefix:
+        old = b"ld.so-1.7.0\0" + struct.pack("<I", 1) + struct.pack("<iII", 3, 0, 0)
+        old += b"\0" * (-len(old) % 8)
+    open(path, "wb").write(old + new)
+
+
+def scenario_ld_cache(tmp):
+    libdir = install_freednn(os.path.join(tmp, "cached"))
+    names = ["libcudnn.so.8"] + ["libcudnn_%s.so.8" % s for s in SUBLIBS8]
+    for old in (False, True):
+        cache = os.path.join(tmp, "ld.so.cache")
+        write_ld_cache(cache, [(n, os.path.join(libdir, n)) for n in names], old_prefix=old)
+        rc, r = doctor(["--ld-cache", cache])
+        w = winner(r, "libcudnn.so.8")
+        check(rc == 0 and w is not None and w["origin"].startswith("ld.so.cache") and w["path"].startswith(libdir),
+              "ld.so.cache (old table first: %s): found through the cache" % old)
+
+
 def windows_archive(tmp, imports_ops=("KERNEL32.dll", "zlibwapi.dll", "cublas64_12.dll", "cublasLt64_12.dll")):
     root = os.path.join(tmp, "cudnn-windows-x86_64-8.9.4.25_cuda12-archive")
     os.makedirs(os.path.join(root, "bin"))
@@ -375,7 +447,7 @@ def scenario_nvidia9(tmp):
 
 def main():
     scenarios = [scenario_healthy, scenario_shadow, scenario_mixed, scenario_missing_sublib, scenario_header,
-                 scenario_missing_dep, scenario_abort, scenario_off_path, scenario_torch, scenario_for_binary,
+                 scenario_missing_dep, scenario_abort, scenario_wrong_class, scenario_broken_files, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_for_binary,
                  scenario_windows, scenario_windows_cuda11, scenario_nvidia9]
     only = os.environ.get("DOCTOR_TEST")
     for s in scenarios:

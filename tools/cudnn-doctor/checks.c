@@ -76,8 +76,8 @@ probe_all(struct dr_ctx *ctx, int selftest_family)
         struct dr_copy *shim = s->is_shim ? NULL : winner(family_shim(ctx, s->family));
         for (int k = 0; k < s->n; k++) {
             struct dr_copy *c = &s->copies[k];
-            if (!c->loadable)
-                continue;
+            if (!c->loadable && k != s->winner)
+                continue;                /* the winner is probed even when broken: dlopen says how */
             const char *own[2] = {s->check_fn, NULL};
             const char *const *checks = s->is_shim ? (s->family == 8 ? checks8_all : checks9_all) : own;
             bool st = s->is_shim && k == s->winner && s->family == selftest_family && !ctx->opt.no_selftest;
@@ -95,6 +95,12 @@ check_found(struct dr_ctx *ctx, int fam, int expect_major)
     struct dr_soname *shim = family_shim(ctx, fam);
     struct dr_copy *w = winner(shim);
     char v[32], fix[600];
+    if (w != NULL && !w->loadable) {
+        dr_verdict(DR_FAIL, "found", "replace it with the real library from the archive",
+                   "%s resolves to %s, which is not a valid library (%s): every program that needs it fails",
+                   shim->name, w->path, w->elf.error[0] ? w->elf.error : "not loadable");
+        return;
+    }
     if (w != NULL) {
         vstr(v, sizeof v, w);
         dr_verdict(DR_OK, "found", NULL, "%s loads from %s (version %s, %s)", shim->name, w->path, v, w->origin);
@@ -461,13 +467,17 @@ check_files(struct dr_ctx *ctx)
         struct dr_soname *s = &ctx->sonames[i];
         for (int k = 0; k < s->n; k++) {
             struct dr_copy *c = &s->copies[k];
-            if (!c->elf.ok) {
+            bool other_arch = c->elf.elf_class != 0 && c->elf.machine != 0 &&
+                              (c->elf.elf_class != (sizeof(void *) == 8 ? 2 : 1) ||
+                               !dr_elf_loadable_machine(&c->elf));
+            if (!c->elf.ok && !other_arch) {
                 if (c->on_path)
                     dr_verdict(DR_FAIL, "file", "replace it with the real library from the archive",
-                               "%s is not a usable library: %s", c->path, c->elf.error);
+                               "%s is not a usable library (%s)%s", c->path, c->elf.error,
+                               k == s->winner ? "; the loader stops at it and fails" : "");
                 continue;
             }
-            if (!c->loadable && c->on_path)
+            if (other_arch && c->on_path)
                 dr_verdict(DR_WARN, "file", "remove it from the library path; install the 64-bit library",
                            "%s is a %d-bit %s file; the loader skips it and keeps searching", c->path,
                            c->elf.elf_class == 2 ? 64 : 32, dr_elf_machine_name(c->elf.machine));

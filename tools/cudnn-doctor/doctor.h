@@ -83,6 +83,8 @@ void dr_elf_read(const char *path, struct dr_elf *out);
 /* True when the loader of this process could load a file of this class and
  * machine (it silently skips the others and keeps searching). */
 bool dr_elf_loadable(const struct dr_elf *e);
+/* True when e->machine is this process's machine. */
+bool dr_elf_loadable_machine(const struct dr_elf *e);
 const char *dr_elf_machine_name(int machine);
 
 /* ---- pe_read.c ---------------------------------------------------------- */
@@ -191,7 +193,7 @@ struct dr_copy {
     char real[DR_PATH];      /* after symlinks: the real file name */
     char origin[160];
     bool on_path;
-    bool loadable;           /* right ELF class and machine */
+    bool loadable;           /* a valid ELF object of the right class and machine */
     struct dr_elf elf;
     long name_version;       /* from the real file name, 0 if none */
     struct dr_probe probe;

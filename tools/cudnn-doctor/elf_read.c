@@ -105,6 +105,12 @@ parse(const struct elf_file *f, struct dr_elf *out)
         if (!in_bounds(f, base, phent))
             break;
         struct seg s = phdr(f, base);
+        if ((s.type == 1 || s.type == 2) && !in_bounds(f, s.offset, s.filesz)) {
+            /* The loader would map pages past the end (SIGBUS) or refuse. */
+            dr_fmt(out->error, sizeof out->error, "truncated: a segment ends past the end of the file (%zu bytes)",
+                   f->size);
+            return;
+        }
         if (s.type == 1 /* PT_LOAD */ && n_loads < MAX_LOADS)
             loads[n_loads++] = s;
         else if (s.type == 2 /* PT_DYNAMIC */) {
@@ -275,10 +281,15 @@ dr_elf_read(const char *path, struct dr_elf *out)
 #endif
 
 bool
+dr_elf_loadable_machine(const struct dr_elf *e)
+{
+    return HOST_MACHINE < 0 || e->machine == HOST_MACHINE;
+}
+
+bool
 dr_elf_loadable(const struct dr_elf *e)
 {
-    return e->ok && e->elf_class == (sizeof(void *) == 8 ? 2 : 1) &&
-           (HOST_MACHINE < 0 || e->machine == HOST_MACHINE);
+    return e->ok && e->elf_class == (sizeof(void *) == 8 ? 2 : 1) && dr_elf_loadable_machine(e);
 }
 
 const char *

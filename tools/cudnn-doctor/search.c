@@ -182,7 +182,8 @@ dr_search_init(struct dr_ctx *ctx)
     if (strcmp(cache, "none") != 0 && dr_ldcache_load(cache, &ctx->cache) == 0) {
         ctx->have_cache = true;
         dr_fmt(origin, sizeof origin, "ld.so.cache (%s)", cache);
-        add_source(ctx, DR_SRC_CACHE, "", origin, true, true);
+        /* A cache named on the command line is the user's, not the system's. */
+        add_source(ctx, DR_SRC_CACHE, "", origin, true, o->ld_cache == NULL);
     }
     static const char *const defaults[] = {
 #if defined(__x86_64__)
@@ -292,7 +293,12 @@ consider(const char *path, const char *name, const char *origin, bool on_path, s
     const char *so = strstr(name, ".so");
     dr_fmt(prefix, sizeof prefix, "%.*s.so.", so != NULL ? (int)(so - name) : (int)strlen(name), name);
     c->name_version = dr_version_from_name(real, prefix);
-    if (*winner < 0 && on_path && c->loadable)
+    /* The loader passes over a file of another ELF class or machine, but a
+     * file that is not a valid ELF object (a linker script, a truncated
+     * copy) ends the search with an error: it "wins" and fails to load. */
+    bool other_arch = c->elf.elf_class != 0 && !c->loadable && c->elf.machine != 0 &&
+                      (c->elf.elf_class != (sizeof(void *) == 8 ? 2 : 1) || !dr_elf_loadable_machine(&c->elf));
+    if (*winner < 0 && on_path && !other_arch)
         *winner = *n - 1;
 }
 

@@ -28,8 +28,11 @@ passed = failed = skipped = 0
 FAKE_SRC = r"""
 #include <stddef.h>
 #include <stdlib.h>
+#ifndef CUDART
+#define CUDART 12020
+#endif
 size_t cudnnGetVersion(void) { return VERSION; }
-size_t cudnnGetCudartVersion(void) { return 12020; }
+size_t cudnnGetCudartVersion(void) { return CUDART; }
 int cudnnOpsInferVersionCheck(void) { return 0; }
 int cudnnOpsTrainVersionCheck(void) { return 0; }
 int cudnnCnnInferVersionCheck(void) { return 0; }
@@ -108,7 +111,7 @@ def install_freednn(root):
     return os.path.join(root, "lib")
 
 
-def fake_lib(folder, soname, version, extra_flags=(), abort=False):
+def fake_lib(folder, soname, version, extra_flags=(), abort=False, cudart=12020):
     """A fake library `soname` reporting `version` (8600 -> 8.6.0), stored as
     soname.<M.m.p> with the soname link, like NVIDIA's files."""
     os.makedirs(folder, exist_ok=True)
@@ -118,6 +121,7 @@ def fake_lib(folder, soname, version, extra_flags=(), abort=False):
     ver = "%d.%d.%d" % (version // 1000, version % 1000 // 100, version % 100)
     real = soname[:soname.index(".so.") + 4] + ver
     cmd = [CC, "-shared", "-fPIC", "-o", os.path.join(folder, real), src, "-DVERSION=%d" % version,
+           "-DCUDART=%d" % cudart,
            "-Wl,-soname," + soname] + list(extra_flags)
     if abort:
         cmd.append("-DABORT_ON_LOAD")
@@ -284,6 +288,36 @@ def scenario_for_binary(tmp):
     check(len(verdicts(r, "shadow", "fail")) == 1, "for: the shadowed 8.6.0 copy is reported")
 
 
+def scenario_nvidia_cuda_major(tmp):
+    """A fake NVIDIA-style cuDNN 8.9.4 built for CUDA 11.8 next to a CUDA 12.2
+    toolkit: the CUDA major is wrong, and cuBLAS/NVRTC 11 are missing."""
+    libdir = os.path.join(tmp, "lib")
+    for name in ["libcudnn.so.8"] + ["libcudnn_%s.so.8" % s for s in SUBLIBS8]:
+        fake_lib(libdir, name, 8904, cudart=11080)
+    cuda = os.path.join(tmp, "cuda")
+    os.makedirs(cuda)
+    open(os.path.join(cuda, "version.json"), "w").write('{"cuda" : {"name" : "CUDA SDK", "version" : "12.2.0"}}')
+    rc, r = doctor(["--no-selftest"], ld_path=libdir, env_extra={"CUDA_HOME": cuda})
+    w = winner(r, "libcudnn.so.8")
+    check(w is not None and w["probe"]["cudart"] == 11080 and not w["probe"]["freednn"], "cuda: probe cudart")
+    f = verdicts(r, "cuda", "fail")
+    check(rc == 1 and len(f) == 1 and "CUDA 11" in f[0]["message"] and "12.2" in f[0]["message"],
+          "cuda: major mismatch %s" % f)
+    deps = " ".join(v["message"] for v in verdicts(r, "deps", "fail"))
+    # (NVRTC is left out: 8.x also takes an unversioned libnvrtc.so, which
+    # this machine's own CUDA may provide.)
+    check(all(n in deps for n in ("libcublas.so.11", "libcublasLt.so.11")),
+          "cuda: runtime dependencies named: %s" % deps)
+    # With cuBLAS/NVRTC 11 on the path the dependencies are found.
+    stubs = os.path.join(tmp, "cuda11")
+    os.makedirs(stubs)
+    for n in ("libcublas.so.11", "libcublasLt.so.11", "libnvrtc.so"):
+        subprocess.run([CC, "-shared", "-fPIC", "-o", os.path.join(stubs, n), "-x", "c", "/dev/null"], check=True)
+    rc, r = doctor(["--no-selftest"], ld_path=libdir + ":" + stubs, env_extra={"CUDA_HOME": cuda})
+    check(verdicts(r, "deps", "fail") == [] and len(verdicts(r, "deps", "ok")) == 1,
+          "cuda: dependencies found (8.x accepts libnvrtc.so)")
+
+
 def scenario_wrong_class(tmp):
     libdir = install_freednn(os.path.join(tmp, "good"))
     lib32 = os.path.join(tmp, "lib32")
@@ -447,7 +481,7 @@ def scenario_nvidia9(tmp):
 
 def main():
     scenarios = [scenario_healthy, scenario_shadow, scenario_mixed, scenario_missing_sublib, scenario_header,
-                 scenario_missing_dep, scenario_abort, scenario_wrong_class, scenario_broken_files, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_for_binary,
+                 scenario_missing_dep, scenario_abort, scenario_wrong_class, scenario_broken_files, scenario_nvidia_cuda_major, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_for_binary,
                  scenario_windows, scenario_windows_cuda11, scenario_nvidia9]
     only = os.environ.get("DOCTOR_TEST")
     for s in scenarios:

@@ -158,9 +158,14 @@ check_sublibs(struct dr_ctx *ctx, int fam)
         } else {
             dr_fmt(fix, sizeof fix, "copy %s* from the same cuDNN %d archive (its lib/ folder) into %s", s->name,
                    fam, dir);
-            dr_verdict(DR_FAIL, "sublib-missing", fix,
-                       "%s is missing: the first call that needs it fails with \"Could not load library %s\" "
-                       "and the process aborts", s->name, s->name);
+            if (sw->elf.exports_freednn)
+                dr_verdict(DR_FAIL, "sublib-missing", fix,
+                           "%s is missing: programs linked against it do not start (\"%s: cannot open shared "
+                           "object file\")", s->name, s->name);
+            else
+                dr_verdict(DR_FAIL, "sublib-missing", fix,
+                           "%s is missing: the first call that needs it fails with \"Could not load library %s\" "
+                           "and the process aborts", s->name, s->name);
         }
     }
     if (missing == 0)

@@ -442,6 +442,29 @@ def scenario_windows(tmp):
     check(len(f) == 1 and "cudnn_adv_train64_8.dll" in f[0]["message"], "windows: missing sub-DLL %s" % f)
 
 
+def scenario_windows_order(tmp):
+    root, cuda = windows_archive(tmp)
+    make_dll(os.path.join(cuda, "zlibwapi.dll"), AMD64, ["KERNEL32.dll"])
+    # The application folder comes first: a 32-bit copy there wins.
+    app = os.path.join(tmp, "app")
+    os.makedirs(app)
+    make_dll(os.path.join(app, "cudnn_ops_infer64_8.dll"), I386, ["KERNEL32.dll"], version=(8, 9, 4, 25))
+    rc, r = doctor(["--windows-dir", root, "--windows-app", app, "--windows-path", cuda])
+    d = [x for x in r["windows"] if x["dll"] == "cudnn_ops_infer64_8.dll"]
+    check(d and d[0]["path"].startswith(app) and d[0]["origin"] == "application folder", "windows: app folder first")
+    f = verdicts(r, "win-bitness", "fail")
+    check(rc == 1 and len(f) == 1 and "cudnn_ops_infer64_8.dll" in f[0]["message"], "windows: 32-bit in app %s" % f)
+    # With a (copied) system folder, system DLLs are looked up there too.
+    system = os.path.join(tmp, "System32")
+    os.makedirs(system)
+    rc, r = doctor(["--windows-dir", root, "--windows-system", system, "--windows-path", cuda])
+    f = verdicts(r, "win-imports", "fail")
+    check(rc == 1 and any("KERNEL32.dll" in v["message"] for v in f), "windows: KERNEL32.dll missing from System32")
+    make_dll(os.path.join(system, "kernel32.dll"), AMD64, [])
+    rc, r = doctor(["--windows-dir", root, "--windows-system", system, "--windows-path", cuda])
+    check(rc == 0, "windows: healthy with a System32 copy %s" % [v for v in r["verdicts"] if v["level"] == "fail"])
+
+
 def scenario_windows_cuda11(tmp):
     root, cuda = windows_archive(tmp, ("KERNEL32.dll", "zlibwapi.dll", "cublas64_11.dll", "cublasLt64_11.dll"))
     make_dll(os.path.join(cuda, "zlibwapi.dll"), AMD64, ["KERNEL32.dll"])
@@ -482,7 +505,7 @@ def scenario_nvidia9(tmp):
 def main():
     scenarios = [scenario_healthy, scenario_shadow, scenario_mixed, scenario_missing_sublib, scenario_header,
                  scenario_missing_dep, scenario_abort, scenario_wrong_class, scenario_broken_files, scenario_nvidia_cuda_major, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_for_binary,
-                 scenario_windows, scenario_windows_cuda11, scenario_nvidia9]
+                 scenario_windows, scenario_windows_order, scenario_windows_cuda11, scenario_nvidia9]
     only = os.environ.get("DOCTOR_TEST")
     for s in scenarios:
         if only and only not in s.__name__:

@@ -308,7 +308,8 @@ search_dirs(const char *rp, const char *from_dir, const char *origin, const char
 {
     char buf[DR_PATH * 2];
     dr_copy(buf, sizeof buf, rp);
-    for (char *item = strtok(buf, ":"); item != NULL; item = strtok(NULL, ":")) {
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ":", &save); item != NULL; item = strtok_r(NULL, ":", &save)) {
         char dir[DR_PATH], path[DR_PATH];
         expand_origin(dir, sizeof dir, item, from_dir);
         dr_join(path, sizeof path, dir, name);

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * LRN and divisive normalization.  Formulas: lrn.h.  Generic over strides
+ * and dtypes: values are read and written one by one through rowio into
+ * double scratch owned by the task (per image for LRN, per plane for
+ * divisive normalization). */
+#include "cpu/lrn/lrn.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "cpu/simd/rowio.h"
+
+typedef struct lrn_job {
+    fdnn_lrn_t lrn;
+    double alpha, beta;
+    cudnnDataType_t dtype;
+    const fdnn_tensor_t *xt, *yt, *dxt; /* yt: y (forward) or dy (LRN backward) */
+    const void *x, *means, *dy;
+    void *out, *dmeans;
+    int64_t S;        /* spatial positions */
+    double *scratch;  /* per task: `per_task` doubles */
+    int64_t per_task;
+} lrn_job_t;
+
+static inline double
+get(cudnnDataType_t dt, const void *base, int64_t off)
+{
+    double v;
+    fdnn_row_load_f64(dt, base, off, 1, 1, &v);
+    return v;
+}
+
+static inline void
+blend(const lrn_job_t *j, void *base, int64_t off, double v)
+{
+    double r = j->alpha * v;
+    if (j->beta != 0.0)
+        r += j->beta * get(j->dtype, base, off);
+    fdnn_row_store_f64(j->dtype, base, off, 1, 1, &r);
+}
+
+static int64_t
+spatial_offset(const fdnn_tensor_t *t, int64_t s)
+{
+    int64_t off = 0;
+    for (int i = t->ndim - 1; i >= 2; i--) {
+        off += (s % t->dims[i]) * t->strides[i];
+        s /= t->dims[i];
+    }
+    return off;
+}
+
+/* ---- LRN across channels ---------------------------------------------------- */
+
+static void
+lrn_image(void *ctx, size_t n)
+{
+    const lrn_job_t *j = ctx;
+    int64_t C = j->xt->dims[1], lb = (j->lrn.n - 1) / 2, la = j->lrn.n - 1 - lb;
+    double *xv = j->scratch + (int64_t)n * j->per_task, *sv = xv + C, *gv = sv + C, *tv = gv + C;
+    double a_n = j->lrn.alpha / j->lrn.n;
+    bool backward = j->dy != NULL;
+    for (int64_t s = 0; s < j->S; s++) {
+        int64_t xb = (int64_t)n * j->xt->strides[0] + spatial_offset(j->xt, s);
+        for (int64_t c = 0; c < C; c++)
+            xv[c] = get(j->dtype, j->x, xb + c * j->xt->strides[1]);
+        for (int64_t c = 0; c < C; c++) {
+            double sum = 0;
+            for (int64_t q = c - lb < 0 ? 0 : c - lb; q <= c + la && q < C; q++)
+                sum += xv[q] * xv[q];
+            sv[c] = j->lrn.k + a_n * sum;
+        }
+        const fdnn_tensor_t *ot = backward ? j->dxt : j->yt;
+        int64_t ob = (int64_t)n * ot->strides[0] + spatial_offset(ot, s);
+        if (!backward) {
+            for (int64_t c = 0; c < C; c++)
+                blend(j, j->out, ob + c * ot->strides[1], xv[c] * pow(sv[c], -j->lrn.beta));
+            continue;
+        }
+        int64_t gb = (int64_t)n * j->yt->strides[0] + spatial_offset(j->yt, s);
+        for (int64_t c = 0; c < C; c++) {
+            gv[c] = get(j->dtype, j->dy, gb + c * j->yt->strides[1]);
+            tv[c] = gv[c] * xv[c] * pow(sv[c], -j->lrn.beta - 1.0);
+        }
+        for (int64_t c = 0; c < C; c++) {
+            double sum = 0; /* over i with c in W(i): i in [c - la, c + lb] */
+            for (int64_t i = c - la < 0 ? 0 : c - la; i <= c + lb && i < C; i++)
+                sum += tv[i];
+            double g = gv[c] * pow(sv[c], -j->lrn.beta) - 2.0 * a_n * j->lrn.beta * xv[c] * sum;
+            blend(j, j->out, ob + c * ot->strides[1], g);
+        }
+    }
+}
+
+static cudnnStatus_t
+lrn_run(cudnnHandle_t handle, lrn_job_t *j)
+{
+    j->S = 1;
+    for (int i = 2; i < j->xt->ndim; i++)
+        j->S *= j->xt->dims[i];
+    j->per_task = 4 * j->xt->dims[1];
+    size_t bytes = (size_t)(j->xt->dims[0] * j->per_task) * sizeof(double);
+    j->scratch = fdnn_handle_scratch(handle, bytes);
+    if (j->scratch == NULL)
+        return FDNN_ALLOC_FAILED("no memory for LRN scratch (%zu bytes)", bytes);
+    pthreadpool_parallelize_1d(handle->pool, lrn_image, j, (size_t)j->xt->dims[0], 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_lrn_forward(cudnnHandle_t handle, const fdnn_lrn_t *lrn, double alpha, const fdnn_tensor_t *xt, const void *x,
+                 double beta, const fdnn_tensor_t *yt, void *y)
+{
+    lrn_job_t j = {.lrn = *lrn, .alpha = alpha, .beta = beta, .dtype = xt->dtype, .xt = xt, .yt = yt, .x = x,
+                   .out = y};
+    return lrn_run(handle, &j);
+}
+
+cudnnStatus_t
+fdnn_lrn_backward(cudnnHandle_t handle, const fdnn_lrn_t *lrn, double alpha, const fdnn_tensor_t *dyt, const void *dy,
+                  const fdnn_tensor_t *xt, const void *x, double beta, const fdnn_tensor_t *dxt, void *dx)
+{
+    lrn_job_t j = {.lrn = *lrn, .alpha = alpha, .beta = beta, .dtype = xt->dtype, .xt = xt, .yt = dyt, .dxt = dxt,
+                   .x = x, .dy = dy, .out = dx};
+    return lrn_run(handle, &j);
+}
+
+/* ---- divisive normalization ------------------------------------------------ */
+
+/* Spatial dims as (D, H, W) with leading 1s. */
+static void
+spatial3(const fdnn_tensor_t *t, int64_t *dims, int64_t *strides)
+{
+    int nsp = t->ndim - 2;
+    for (int i = 0; i < 3; i++) {
+        int d = i - (3 - nsp);
+        dims[i] = d >= 0 ? t->dims[2 + d] : 1;
+        strides[i] = d >= 0 ? t->strides[2 + d] : 0;
+    }
+}
+
+static void
+divnorm_plane(void *ctx, size_t plane)
+{
+    const lrn_job_t *j = ctx;
+    int64_t C = j->xt->dims[1], n = (int64_t)plane / C, c = (int64_t)plane % C;
+    int64_t dims[3], xs[3], os[3];
+    spatial3(j->xt, dims, xs);
+    const fdnn_tensor_t *ot = j->dy != NULL ? j->dxt : j->yt;
+    spatial3(ot, dims, os);
+    int64_t P = dims[0] * dims[1] * dims[2];
+    double *xv = j->scratch + (int64_t)plane * j->per_task, *uv = xv + P, *sv = uv + P, *tv = sv + P;
+    int lb = (j->lrn.n - 1) / 2, la = j->lrn.n - 1 - lb;
+    int nsp = j->xt->ndim - 2;
+    double a_n = j->lrn.alpha / pow((double)j->lrn.n, nsp);
+    int64_t xb = n * j->xt->strides[0] + c * j->xt->strides[1];
+    for (int64_t p = 0; p < P; p++) {
+        int64_t d = p / (dims[1] * dims[2]), h = (p / dims[2]) % dims[1], w = p % dims[2];
+        int64_t off = xb + d * xs[0] + h * xs[1] + w * xs[2];
+        xv[p] = get(j->dtype, j->x, off);
+        uv[p] = xv[p] - (j->means != NULL ? get(j->dtype, j->means, off) : 0.0);
+    }
+    /* s over the box [p - lb, p + la] per dim (dims of extent 1 see one
+     * element whatever n is) */
+    for (int64_t p = 0; p < P; p++) {
+        int64_t d = p / (dims[1] * dims[2]), h = (p / dims[2]) % dims[1], w = p % dims[2];
+        int64_t o[3] = {d, h, w};
+        int64_t lo[3], hi[3];
+        for (int i = 0; i < 3; i++) {
+            lo[i] = o[i] - lb < 0 ? 0 : o[i] - lb;
+            hi[i] = o[i] + la + 1 > dims[i] ? dims[i] : o[i] + la + 1;
+        }
+        double sum = 0;
+        for (int64_t a = lo[0]; a < hi[0]; a++)
+            for (int64_t b = lo[1]; b < hi[1]; b++)
+                for (int64_t e = lo[2]; e < hi[2]; e++) {
+                    double u = uv[(a * dims[1] + b) * dims[2] + e];
+                    sum += u * u;
+                }
+        sv[p] = j->lrn.k + a_n * sum;
+    }
+    int64_t ob = n * ot->strides[0] + c * ot->strides[1];
+    if (j->dy == NULL) {
+        for (int64_t p = 0; p < P; p++) {
+            int64_t d = p / (dims[1] * dims[2]), h = (p / dims[2]) % dims[1], w = p % dims[2];
+            blend(j, j->out, ob + d * os[0] + h * os[1] + w * os[2], xv[p] * pow(sv[p], -j->lrn.beta));
+        }
+        return;
+    }
+    /* backward: dy has x's layout (xt) */
+    for (int64_t p = 0; p < P; p++) {
+        int64_t d = p / (dims[1] * dims[2]), h = (p / dims[2]) % dims[1], w = p % dims[2];
+        double g = get(j->dtype, j->dy, xb + d * xs[0] + h * xs[1] + w * xs[2]);
+        tv[p] = g * xv[p] * pow(sv[p], -j->lrn.beta - 1.0);
+        xv[p] = g * pow(sv[p], -j->lrn.beta); /* xv now holds the direct term */
+    }
+    for (int64_t q = 0; q < P; q++) {
+        int64_t d = q / (dims[1] * dims[2]), h = (q / dims[2]) % dims[1], w = q % dims[2];
+        int64_t o[3] = {d, h, w};
+        int64_t lo[3], hi[3];
+        for (int i = 0; i < 3; i++) { /* p with q in W(p): p in [q - la, q + lb] */
+            lo[i] = o[i] - la < 0 ? 0 : o[i] - la;
+            hi[i] = o[i] + lb + 1 > dims[i] ? dims[i] : o[i] + lb + 1;
+        }
+        double sum = 0;
+        for (int64_t a = lo[0]; a < hi[0]; a++)
+            for (int64_t b = lo[1]; b < hi[1]; b++)
+                for (int64_t e = lo[2]; e < hi[2]; e++)
+                    sum += tv[(a * dims[1] + b) * dims[2] + e];
+        double cross = 2.0 * a_n * j->lrn.beta * uv[q] * sum;
+        int64_t off = ob + d * os[0] + h * os[1] + w * os[2];
+        blend(j, j->out, off, xv[q] - cross);
+        if (j->dmeans != NULL)
+            blend(j, j->dmeans, off, cross);
+    }
+}
+
+static cudnnStatus_t
+divnorm_run(cudnnHandle_t handle, lrn_job_t *j)
+{
+    int64_t P = 1;
+    for (int i = 2; i < j->xt->ndim; i++)
+        P *= j->xt->dims[i];
+    j->per_task = 4 * P;
+    int64_t planes = j->xt->dims[0] * j->xt->dims[1];
+    size_t bytes = (size_t)(planes * j->per_task) * sizeof(double);
+    j->scratch = fdnn_handle_scratch(handle, bytes);
+    if (j->scratch == NULL)
+        return FDNN_ALLOC_FAILED("no memory for divisive normalization scratch (%zu bytes)", bytes);
+    pthreadpool_parallelize_1d(handle->pool, divnorm_plane, j, (size_t)planes, 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_divnorm_forward(cudnnHandle_t handle, const fdnn_lrn_t *lrn, double alpha, const fdnn_tensor_t *xt,
+                     const void *x, const void *means, double beta, const fdnn_tensor_t *yt, void *y)
+{
+    lrn_job_t j = {.lrn = *lrn, .alpha = alpha, .beta = beta, .dtype = xt->dtype, .xt = xt, .yt = yt, .x = x,
+                   .means = means, .out = y};
+    return divnorm_run(handle, &j);
+}
+
+cudnnStatus_t
+fdnn_divnorm_backward(cudnnHandle_t handle, const fdnn_lrn_t *lrn, double alpha, const fdnn_tensor_t *xt,
+                      const void *x, const void *means, const void *dy, double beta, const fdnn_tensor_t *dxt,
+                      void *dx, void *dmeans)
+{
+    lrn_job_t j = {.lrn = *lrn, .alpha = alpha, .beta = beta, .dtype = xt->dtype, .xt = xt, .dxt = dxt, .x = x,
+                   .means = means, .dy = dy, .out = dx, .dmeans = dmeans};
+    return divnorm_run(handle, &j);
+}

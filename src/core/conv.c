@@ -61,9 +61,6 @@ check_shapes(cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t x, cudnn
     if ((int64_t)x->dims[1] != (int64_t)w->dims[1] * groups)
         return FDNN_BAD_PARAM("%s has %d channels but %s has %d input channels x %d groups", xname, x->dims[1],
                               wname, w->dims[1], conv->group_count);
-    if (w->dims[0] % conv->group_count != 0)
-        return FDNN_BAD_PARAM("%s has %d output channels, not a multiple of groupCount %d", wname, w->dims[0],
-                              conv->group_count);
     for (int i = 0; i < nb - 2; i++) {
         if (fdnn_conv_out_size(x->dims[i + 2], w->dims[i + 2], conv->pad[i], conv->stride[i],
                                conv->dilation[i]) < 1)
@@ -146,6 +143,10 @@ fdnn_conv_problem_from_desc(fdnn_conv_dir_t dir, cudnnTensorDescriptor_t x_desc,
     if (x_desc->nb_dims != y_desc->nb_dims)
         return FDNN_BAD_PARAM("%s has %d dims but %s has %d", xname, x_desc->nb_dims, yname, y_desc->nb_dims);
     RETURN_IF_ERROR(check_shapes(conv, x_desc, w_desc, xname, wname));
+    /* (The output-size query does not check this one, as cuDNN.) */
+    if (w_desc->dims[0] % conv->group_count != 0)
+        return FDNN_BAD_PARAM("%s has %d output channels, not a multiple of groupCount %d", wname, w_desc->dims[0],
+                              conv->group_count);
     if (x_desc->dtype != w_desc->dtype || x_desc->dtype != y_desc->dtype)
         return FDNN_BAD_PARAM("data types differ: %s %s, %s %s, %s %s", xname, fdnn_dtype_name(x_desc->dtype),
                               wname, fdnn_dtype_name(w_desc->dtype), yname, fdnn_dtype_name(y_desc->dtype));

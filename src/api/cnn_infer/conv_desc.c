@@ -157,8 +157,9 @@ fdnn_api_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t conv
                                          cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
     RETURN_IF_ERROR(fdnn_conv_desc_check(convDesc, "convDesc", true));
-    if (convDesc->array_length != 2)
-        return FDNN_BAD_PARAM("convDesc has %d spatial dims, expected 2", convDesc->array_length);
+    /* A descriptor of another rank is not an error (cuDNN 8.9 documents
+     * only a NULL descriptor; cuDNN 9 answers with the first two entries):
+     * the first two spatial entries are returned. */
     RETURN_IF_NULL(pad_h);
     RETURN_IF_NULL(pad_w);
     RETURN_IF_NULL(u);

@@ -34,7 +34,7 @@ static const packs_t pack_list[] = {
 static void
 test_packs(void)
 {
-    static const size_t widths[] = {4, 6, 14, 16, 32}; /* the strip widths the kernels use */
+    static const size_t widths[] = {4, 6, 8, 12, 14, 16, 28, 32}; /* the strip widths the kernels use */
     for (size_t e = 0; e < sizeof(pack_list) / sizeof(pack_list[0]); e++) {
         const packs_t *pk = &pack_list[e];
         if (pk->isa > fdnn_cpu_max_isa())
@@ -60,22 +60,25 @@ test_packs(void)
                 fdnn_guarded_free(src);
                 fdnn_guarded_free(dst);
 
-                /* Plain: kc rows of `valid` floats -> kc rows of `width`. */
-                size_t ldn = valid + (size_t)fdnn_rng_int(&rng, 0, 3);
-                nsrc = valid > 0 ? (kc - 1) * ldn + valid : 0;
+                /* Plain, into strips: kc rows of `cols` floats -> strips of `width`. */
+                size_t cols = valid + (size_t)fdnn_rng_int(&rng, 0, 2) * width; /* one to three strips */
+                size_t strips = (cols + width - 1) / width;
+                size_t ldn = cols + (size_t)fdnn_rng_int(&rng, 0, 3);
+                nsrc = cols > 0 ? (kc - 1) * ldn + cols : 0;
                 src = galloc(nsrc * sizeof(float));
-                dst = galloc(kc * width * sizeof(float));
+                dst = galloc(strips * kc * width * sizeof(float));
                 for (size_t i = 0; i < nsrc; i++)
                     src[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
-                fdnn_poison_f32(dst, kc * width);
-                pk->pack_n(kc, valid, src, ldn, dst, width);
+                fdnn_poison_f32(dst, strips * kc * width);
+                pk->pack_n(kc, cols, src, ldn, dst, width);
                 ok = true;
                 for (size_t r = 0; r < kc; r++)
-                    for (size_t c = 0; c < width; c++) {
-                        float want = c < valid ? src[r * ldn + c] : 0.0f;
-                        ok &= memcmp(&dst[r * width + c], &want, sizeof(float)) == 0;
+                    for (size_t c = 0; c < strips * width; c++) {
+                        float want = c < cols ? src[r * ldn + c] : 0.0f;
+                        ok &= memcmp(&dst[(c / width) * kc * width + r * width + c % width], &want,
+                                     sizeof(float)) == 0;
                     }
-                CHECK_MSG(ok, "pack_n %s width %zu valid %zu kc %zu", fdnn_isa_name(pk->isa), width, valid, kc);
+                CHECK_MSG(ok, "pack_n %s width %zu cols %zu kc %zu", fdnn_isa_name(pk->isa), width, cols, kc);
                 fdnn_guarded_free(src);
                 fdnn_guarded_free(dst);
             }
@@ -93,7 +96,9 @@ typedef struct ukernel {
 static const ukernel_t ukernels[] = {
     {FDNN_ISA_SCALAR, 4, 16, fdnn_f32_gemm_ukernel_4x16__scalar, "4x16__scalar"},
     {FDNN_ISA_AVX2, 6, 16, fdnn_f32_gemm_ukernel_6x16__avx2, "6x16__avx2"},
+    {FDNN_ISA_AVX2, 12, 8, fdnn_f32_gemm_ukernel_12x8__avx2, "12x8__avx2"},
     {FDNN_ISA_AVX512, 14, 32, fdnn_f32_gemm_ukernel_14x32__avx512, "14x32__avx512"},
+    {FDNN_ISA_AVX512, 28, 16, fdnn_f32_gemm_ukernel_28x16__avx512, "28x16__avx512"},
 };
 
 /* One call: mr x nr of C, kc steps, B rows b_stride apart. */

@@ -26,26 +26,42 @@
     ((ep).bias_col = (last) && (args)->bias_col != NULL ? (args)->bias_col + (col) : NULL)
 #include "cpu/gemm/gemm_driver.inc"
 
+/* The kernel and blocks for one call.  Narrow products (n no wider than
+ * half the usual tile) take the tall, narrow kernel of the same ISA, which
+ * wastes half as many lanes.  The choice depends on the shape and the ISA
+ * only, never on the thread count. */
 static s_config_t
-sgemm_config(fdnn_isa_t isa)
+sgemm_config(fdnn_isa_t isa, size_t n)
 {
     s_config_t cfg;
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
     switch (isa) {
     case FDNN_ISA_AVX512:
-        cfg.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
         cfg.pack_t = fdnn_f32_pack_t__avx512;
         cfg.pack_n = fdnn_f32_pack_n__avx512;
-        cfg.mr = 14;
-        cfg.nr = 32;
+        if (n <= 16) {
+            cfg.ukernel = fdnn_f32_gemm_ukernel_28x16__avx512;
+            cfg.mr = 28;
+            cfg.nr = 16;
+        } else {
+            cfg.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
+            cfg.mr = 14;
+            cfg.nr = 32;
+        }
         break;
     case FDNN_ISA_AVX2:
-        cfg.ukernel = fdnn_f32_gemm_ukernel_6x16__avx2;
         cfg.pack_t = fdnn_f32_pack_t__avx2;
         cfg.pack_n = fdnn_f32_pack_n__avx2;
-        cfg.mr = 6;
-        cfg.nr = 16;
+        if (n <= 8) {
+            cfg.ukernel = fdnn_f32_gemm_ukernel_12x8__avx2;
+            cfg.mr = 12;
+            cfg.nr = 8;
+        } else {
+            cfg.ukernel = fdnn_f32_gemm_ukernel_6x16__avx2;
+            cfg.mr = 6;
+            cfg.nr = 16;
+        }
         break;
     default:
         cfg.ukernel = fdnn_f32_gemm_ukernel_4x16__scalar;
@@ -70,7 +86,7 @@ fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_
     (void)num_threads; /* the panels are shared: the size does not depend on it */
     if (args->m == 0 || args->n == 0 || args->k == 0 || args->alpha == 0)
         return 0;
-    s_config_t cfg = sgemm_config(isa);
+    s_config_t cfg = sgemm_config(isa, args->n);
     return s_scratch_bytes(args, &cfg);
 }
 
@@ -79,7 +95,7 @@ fdnn_sgemm(const fdnn_sgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa, vo
 {
     if (args->m == 0 || args->n == 0)
         return true;
-    s_config_t cfg = sgemm_config(isa);
+    s_config_t cfg = sgemm_config(isa, args->n);
     size_t need = fdnn_sgemm_scratch_size(args, 1, isa);
     void *own = NULL;
     if (need > 0 && (scratch == NULL || scratch_bytes < need)) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
- * fdnn_f32_pack_n__avx2: the plain pack (see gemm_ukernel.h) by 8-lane
- * vmaskmov moves (masked-out lanes are never accessed). */
+ * fdnn_f32_pack_n__avx2: the plain pack into strips (see gemm_ukernel.h), by
+ * 8-lane vmaskmov moves (masked-out lanes are never accessed), row by row. */
 #include <assert.h>
 #include <immintrin.h>
 
@@ -9,23 +9,31 @@
 static inline __m256i
 lanes_below(size_t n)
 {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 void
-fdnn_f32_pack_n__avx2(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst, size_t dst_cols)
+fdnn_f32_pack_n__avx2(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst, size_t width)
 {
-    assert(cols <= dst_cols && dst_cols <= 32);
-    __m256i load[4], store[4];
-    size_t pieces = (dst_cols + 7) / 8;
+    assert(width >= 1 && width <= 32);
+    size_t strips = (cols + width - 1) / width;
+    size_t strip_elems = rows * width;
+    size_t pieces = (width + 7) / 8;
+    size_t last = cols - (strips - 1) * width;
+    __m256i store[4], full[4], part[4];
     for (size_t q = 0; q < pieces; q++) {
-        load[q] = lanes_below(cols > 8 * q ? cols - 8 * q : 0);
-        store[q] = lanes_below(dst_cols - 8 * q);
+        store[q] = lanes_below(width - 8 * q);
+        full[q] = store[q];
+        part[q] = lanes_below(last > 8 * q ? last - 8 * q : 0);
     }
     for (size_t r = 0; r < rows; r++) {
         const float *s = src + r * src_ld;
-        float *d = dst + r * dst_cols;
-        for (size_t q = 0; q < pieces; q++)
-            _mm256_maskstore_ps(d + 8 * q, store[q], _mm256_maskload_ps(s + 8 * q, load[q]));
+        float *d = dst + r * width;
+        for (size_t t = 0; t < strips; t++, s += width, d += strip_elems) {
+            const __m256i *load = t + 1 == strips ? part : full;
+            for (size_t q = 0; q < pieces; q++)
+                _mm256_maskstore_ps(d + 8 * q, store[q], _mm256_maskload_ps(s + 8 * q, load[q]));
+        }
     }
 }

@@ -18,17 +18,20 @@ static inline void
 transpose8(__m256 v[8])
 {
     __m256 t[8], u[8];
+#pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
         t[2 * i] = _mm256_unpacklo_ps(v[2 * i], v[2 * i + 1]);
         t[2 * i + 1] = _mm256_unpackhi_ps(v[2 * i], v[2 * i + 1]);
     }
     /* u[4j + q], 128-bit half L: column 4L + q of rows 4j .. 4j+3. */
+#pragma GCC unroll 2
     for (int j = 0; j < 2; j++) {
         u[4 * j] = _mm256_shuffle_ps(t[4 * j], t[4 * j + 2], _MM_SHUFFLE(1, 0, 1, 0));
         u[4 * j + 1] = _mm256_shuffle_ps(t[4 * j], t[4 * j + 2], _MM_SHUFFLE(3, 2, 3, 2));
         u[4 * j + 2] = _mm256_shuffle_ps(t[4 * j + 1], t[4 * j + 3], _MM_SHUFFLE(1, 0, 1, 0));
         u[4 * j + 3] = _mm256_shuffle_ps(t[4 * j + 1], t[4 * j + 3], _MM_SHUFFLE(3, 2, 3, 2));
     }
+#pragma GCC unroll 4
     for (int q = 0; q < 4; q++) {
         v[q] = _mm256_permute2f128_ps(u[q], u[4 + q], 0x20);
         v[4 + q] = _mm256_permute2f128_ps(u[q], u[4 + q], 0x31);
@@ -52,8 +55,11 @@ fdnn_f32_pack_t__avx2(size_t rows, size_t cols, const float *src, size_t src_ld,
                 v[r] = r < valid ? _mm256_maskload_ps(src + (r0 + r) * src_ld + c0, load_mask) : _mm256_setzero_ps();
             transpose8(v);
             float *d = dst + c0 * dst_rows + r0;
-            for (size_t c = 0; c < cc; c++)
-                _mm256_maskstore_ps(d + c * dst_rows, store_mask, v[c]);
+            /* Constant indices only, so v[] stays in registers. */
+#pragma GCC unroll 8
+            for (size_t c = 0; c < 8; c++)
+                if (c < cc)
+                    _mm256_maskstore_ps(d + c * dst_rows, store_mask, v[c]);
         }
     }
 }

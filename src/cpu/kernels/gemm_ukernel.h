@@ -65,11 +65,19 @@ void fdnn_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const flo
 void fdnn_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
     size_t b_stride, double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
 
+/* AVX2 + FMA, narrow products (n <= 8). */
+void fdnn_f32_gemm_ukernel_12x8__avx2(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+
 /* AVX-512 F. */
 void fdnn_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
     size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 void fdnn_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
     size_t b_stride, double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+
+/* AVX-512 F, narrow products (n <= 16). */
+void fdnn_f32_gemm_ukernel_28x16__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 
 /* Transposing pack of a panel: for a source of `rows` rows of `cols` floats
  * (row r at src + r * src_ld, contiguous in c), writes
@@ -87,17 +95,21 @@ void fdnn_f32_pack_t__avx512(size_t rows, size_t cols, const float *src, size_t 
 void fdnn_f32_pack_t__avx2(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
                            size_t dst_rows);
 
-/* Plain pack of a panel already stored k-major (A transposed, B not):
+/* Plain pack of a panel already stored k-major (A transposed, B not), cut
+ * into strips of `width` columns, each strip rows x width and contiguous:
  *
- *   dst[r * dst_cols + c] = src[r * src_ld + c]   for r < rows, c < cols
- *   dst[r * dst_cols + c] = 0                     for cols <= c < dst_cols
+ *   dst[(c / width) * rows * width + r * width + c % width] = src[r * src_ld + c]
+ *                                            for r < rows, c < cols
+ *   the same with 0                          for cols <= c < ceil(cols / width) * width
  *
- * cols <= dst_cols <= 32.  Reads and writes nothing outside those elements. */
+ * width <= 32.  Rows are read whole (one pass over each source row for all
+ * its strips: contiguous reads, one page at a time).  Reads and writes
+ * nothing outside those elements. */
 typedef void (*fdnn_f32_pack_n_fn)(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
-                                   size_t dst_cols);
+                                   size_t width);
 void fdnn_f32_pack_n__avx512(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
-                             size_t dst_cols);
+                             size_t width);
 void fdnn_f32_pack_n__avx2(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
-                           size_t dst_cols);
+                           size_t width);
 
 #endif /* FDNN_CPU_KERNELS_GEMM_UKERNEL_H */

@@ -257,8 +257,9 @@ cross_check(void)
             void *slot1 = NULL, *slot2 = NULL; /* never written for a NULL descriptor */
             void *out1 = is_desc_label(l) ? (void *)&slot1 : (void *)&v1;
             void *out2 = is_desc_label(l) ? (void *)&slot2 : (void *)&v2;
-            cudnnStatus_t g1 = cudnnGetFusedOpsConstParamPackAttribute(cp, (cudnnFusedOpsConstParamLabel_t)l, out1, &n1);
-            cudnnStatus_t g2 = fdnn_cudnn9_category(cg(c9, (cudnnFusedOpsConstParamLabel_t)l, out2, &n2));
+            cudnnFusedOpsConstParamLabel_t label = (cudnnFusedOpsConstParamLabel_t)l;
+            cudnnStatus_t g1 = cudnnGetFusedOpsConstParamPackAttribute(cp, label, out1, &n1);
+            cudnnStatus_t g2 = fdnn_cudnn9_category(cg(c9, label, out2, &n2));
             CHECK_MSG(g1 == g2 && v1 == v2 && n1 == n2 && slot1 == slot2,
                       "const get op %d label %d: ours %d (%d, %d), cuDNN 9 %d (%d, %d)", op, l, g1, v1, n1, g2, v2, n2);
         }

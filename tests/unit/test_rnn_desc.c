@@ -459,7 +459,8 @@ cross_check_rnn(void)
                                                         p.math_prec, p.math_type, p.input_size, p.hidden, p.proj,
                                                         p.layers, NULL, p.aux));
         CHECK_MSG(ours == theirs,
-                  "rnn #%d: cell %d bias %d dir %d in %d dt %d mp %d mt %d sizes %d/%d/%d/%d aux %u: ours %d, cuDNN 9 %d",
+                  "rnn #%d: cell %d bias %d dir %d in %d dt %d mp %d mt %d sizes %d/%d/%d/%d aux %u: "
+                  "ours %d, cuDNN 9 %d",
                   it, p.cell, p.bias, p.dir, p.input, p.dtype, p.math_prec, p.math_type, p.input_size, p.hidden,
                   p.proj, p.layers, p.aux, ours, theirs);
         if (ours != CUDNN_STATUS_SUCCESS || theirs != CUDNN_STATUS_SUCCESS)

@@ -3,12 +3,28 @@
 # installs the build tree into WORK_DIR/NAME, adds LICENSE and the archive
 # README at the top, and packs NAME/ into OUTPUT_DIR/NAME.tar.xz (symlinks
 # kept as symlinks).
-#   cmake -DBINARY_DIR=... -DSOURCE_DIR=... -DNAME=... -DWORK_DIR=... -DOUTPUT_DIR=... -P MakePackage.cmake
+#   cmake -DBINARY_DIR=... -DSOURCE_DIR=... -DNAME=... -DWORK_DIR=... -DOUTPUT_DIR=...
+#         [-DCOMPRESSION_LEVEL=1..9] -P MakePackage.cmake
+# COMPRESSION_LEVEL is xz's preset, 6 by default: its 8 MiB window is what
+# lets the identical static archives cost almost nothing.  The install test
+# uses 1 to stay fast; the content is the same.
+
+# Second step, run by the first inside WORK_DIR so that the archive's paths
+# start at NAME/.
+if(DEFINED PACK_STEP)
+  file(ARCHIVE_CREATE OUTPUT ${ARCHIVE} PATHS ${NAME} FORMAT gnutar COMPRESSION XZ
+       COMPRESSION_LEVEL ${COMPRESSION_LEVEL})
+  return()
+endif()
+
 foreach(var BINARY_DIR SOURCE_DIR NAME WORK_DIR OUTPUT_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "MakePackage.cmake: -D${var}=... is required")
   endif()
 endforeach()
+if(NOT DEFINED COMPRESSION_LEVEL)
+  set(COMPRESSION_LEVEL 6)
+endif()
 
 set(root ${WORK_DIR}/${NAME})
 file(REMOVE_RECURSE ${root})
@@ -18,8 +34,9 @@ file(COPY ${SOURCE_DIR}/LICENSE DESTINATION ${root})
 configure_file(${SOURCE_DIR}/cmake/archive-README.md ${root}/README.md COPYONLY)
 
 file(MAKE_DIRECTORY ${OUTPUT_DIR})
-set(archive ${OUTPUT_DIR}/${NAME}.tar.xz)
+get_filename_component(archive ${OUTPUT_DIR}/${NAME}.tar.xz ABSOLUTE)
 file(REMOVE ${archive})
-execute_process(COMMAND ${CMAKE_COMMAND} -E tar cJf ${archive} ${NAME}
+execute_process(COMMAND ${CMAKE_COMMAND} -DPACK_STEP=1 -DARCHIVE=${archive} -DNAME=${NAME}
+                        -DCOMPRESSION_LEVEL=${COMPRESSION_LEVEL} -P ${CMAKE_CURRENT_LIST_FILE}
                 WORKING_DIRECTORY ${WORK_DIR} COMMAND_ERROR_IS_FATAL ANY)
 message(STATUS "Package: ${archive}")

@@ -1,17 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Installs the build tree into a temporary prefix and makes and unpacks the
-# release archive elsewhere; checks that both have NVIDIA's 8.9.4 archive
-# layout (real .so.8.9.4 files, .so.8 and .so links, sonames, version nodes,
-# static archives, headers, pkg-config and CMake files, LICENSE); then builds
-# tests/install/consumer.c against each tree three ways -- plain -I/-L
-# flags, pkg-config, find_package(CUDNN) -- plus static archives, and runs
-# every build.  The unpacked tree lives at another path than the one
-# installed, which proves the pkg-config and CMake files are relocatable.
+# The installed tree and the release archive, used as users use them.
 #
-# usage: test_install.sh BINARY_DIR SOURCE_DIR CC CMAKE WORK_DIR HAVE_DOCTOR [EXTRA_FLAGS]
+#   prefix:  cmake --install into a temporary prefix; check the layout.
+#   package: make the release archive (cmake/MakePackage.cmake), unpack it at
+#            another path (which proves the pkg-config and CMake files are
+#            relocatable), check the layout plus LICENSE and README; then
+#            copy it into a CUDA-toolkit-like folder (lib64/) as
+#            docs/install.md shows.
+# The layout check: NVIDIA's 8.9.4 archive layout (real .so.8.9.4 files,
+# .so.8 and .so links, sonames, version nodes, static archives, headers and
+# their _v8 copies, pkg-config and CMake files).  Then tests/install/consumer.c
+# is built against each tree three ways -- plain -I/-L flags, pkg-config,
+# find_package(CUDNN) -- (and once from the static archives) and run.
+#
+# usage: test_install.sh prefix|package BINARY_DIR SOURCE_DIR CC CMAKE WORK_DIR HAVE_DOCTOR [EXTRA_FLAGS]
 set -eu
-bin=$1 src=$2 cc=$3 cmake=$4 work=$5 have_doctor=$6 extra=${7:-}
+mode=$1 bin=$2 src=$3 cc=$4 cmake=$5 work=$6 have_doctor=$7 extra=${8:-}
 name=$(cat "$bin/install/package-name.txt")
 consumer=$src/tests/install/consumer.c
 failures=0
@@ -112,35 +117,32 @@ build_three_ways() { # tree tag [libdir name]
     fi
 }
 
-# The install prefix.
-"$cmake" --install "$bin" --prefix "$work/prefix" > /dev/null || fail "cmake --install"
-check_layout "$work/prefix"
-[ -f "$work/prefix/share/doc/FreeDNN/LICENSE" ] || fail "LICENSE not installed"
+if [ "$mode" = prefix ]; then
+    "$cmake" --install "$bin" --prefix "$work/prefix" > /dev/null || fail "cmake --install"
+    check_layout "$work/prefix"
+    [ -f "$work/prefix/share/doc/FreeDNN/LICENSE" ] || fail "LICENSE not installed"
+    build_three_ways "$work/prefix" prefix
+else
+    "$cmake" -DBINARY_DIR="$bin" -DSOURCE_DIR="$src" -DNAME="$name" -DWORK_DIR="$work/stage" -DOUTPUT_DIR="$work" -DCOMPRESSION_LEVEL=1 \
+        -P "$src/cmake/MakePackage.cmake" > /dev/null || fail "MakePackage.cmake"
+    mkdir -p "$work/unpacked"
+    tar -C "$work/unpacked" -xJf "$work/$name.tar.xz" || fail "unpacking $name.tar.xz"
+    rm -rf "$work/stage"
+    tree=$work/unpacked/$name
+    check_layout "$tree"
+    { [ -f "$tree/LICENSE" ] && grep -q "Apache License" "$tree/LICENSE"; } || fail "LICENSE at the top of the archive"
+    [ -f "$tree/README.md" ] || fail "README.md at the top of the archive"
+    build_three_ways "$tree" archive
 
-# The release archive, unpacked somewhere else.
-"$cmake" -DBINARY_DIR="$bin" -DSOURCE_DIR="$src" -DNAME="$name" -DWORK_DIR="$work/stage" -DOUTPUT_DIR="$work" \
-    -P "$src/cmake/MakePackage.cmake" > /dev/null || fail "MakePackage.cmake"
-mkdir -p "$work/unpacked"
-tar -C "$work/unpacked" -xJf "$work/$name.tar.xz" || fail "unpacking $name.tar.xz"
-tree=$work/unpacked/$name
-check_layout "$tree"
-{ [ -f "$tree/LICENSE" ] && grep -q "Apache License" "$tree/LICENSE"; } || fail "LICENSE at the top of the archive"
-[ -f "$tree/README.md" ] || fail "README.md at the top of the archive"
-rm -rf "$work/stage"
-
-build_three_ways "$work/prefix" prefix
-build_three_ways "$tree" archive
-
-# The archive copied into a CUDA-toolkit-like folder as docs/install.md
-# shows (lib/ becomes lib64/).
-cuda=$work/cuda
-mkdir -p "$cuda/include" "$cuda/lib64"
-cp "$tree"/include/*.h "$cuda/include/" && cp -P "$tree"/lib/lib*.so* "$tree"/lib/lib*.a "$cuda/lib64/" &&
-    cp -r "$tree/lib/pkgconfig" "$tree/lib/cmake" "$cuda/lib64/" || fail "copying into $cuda"
-build_three_ways "$cuda" cuda-toolkit lib64
+    cuda=$work/cuda
+    mkdir -p "$cuda/include" "$cuda/lib64"
+    cp "$tree"/include/*.h "$cuda/include/" && cp -P "$tree"/lib/lib*.so* "$tree"/lib/lib*.a "$cuda/lib64/" &&
+        cp -r "$tree/lib/pkgconfig" "$tree/lib/cmake" "$cuda/lib64/" || fail "copying into $cuda"
+    build_three_ways "$cuda" cuda-toolkit lib64
+fi
 
 if [ $failures -ne 0 ]; then
-    echo "test_install: $failures failed"
+    echo "test_install $mode: $failures failed"
     exit 1
 fi
-echo "test_install: all passed"
+echo "test_install $mode: all passed"

@@ -146,6 +146,26 @@ main(void)
         require(__half2float(hostHalf[i]) == hostIn[i]); /* these values are exact in half */
     printf("Copies of %zu bytes on the stream took %.3f ms\n", 2 * xBytes + hBytes, ms);
 
+#if defined(__cplusplus)
+    /* C++ programs allocate typed pointers without casts, through the
+     * overloads of cuda_runtime.h. */
+    {
+        float *typed = NULL, *pinned = NULL, *managed = NULL;
+        cudaEvent_t timed;
+        checkCUDA(cudaMalloc(&typed, 64 * sizeof(float)));
+        checkCUDA(cudaMallocHost(&pinned, 64 * sizeof(float)));
+        checkCUDA(cudaMallocManaged(&managed, 64 * sizeof(float)));
+        checkCUDA(cudaEventCreate(&timed, cudaEventDisableTiming));
+        checkCUDA(cudaMemcpy(typed, hostIn, 64 * sizeof(float), cudaMemcpyHostToDevice));
+        checkCUDA(cudaMemcpy(managed, typed, 64 * sizeof(float), cudaMemcpyDefault));
+        require(managed[63] == hostIn[63]);
+        checkCUDA(cudaEventDestroy(timed));
+        checkCUDA(cudaFree(managed));
+        checkCUDA(cudaFreeHost(pinned));
+        checkCUDA(cudaFree(typed));
+    }
+#endif
+
     /* A wrong-direction copy is reported, as on a GPU. */
     require(cudaMemcpy(hostOut, hostIn, xBytes, cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
     require(cudaGetLastError() == cudaErrorInvalidValue);

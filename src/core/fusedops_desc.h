@@ -3,15 +3,21 @@
  * deprecated in cuDNN 9).  A pack belongs to one cudnnFusedOps_t and accepts
  * only that op's labels (the tables are in src/api/cnn_infer/fusedops_pack.c).
  *
- * Descriptor attributes are referenced: the pack keeps the caller's handle,
- * which must stay alive while the pack is used.  Scalar attributes (BN mode,
- * pointer placeholders, workspace size, ...) are copied. */
+ * Descriptor attributes are copied when they are set (as cuDNN does): the
+ * caller may change or destroy its descriptor afterwards.  A stored copy is
+ * a complete descriptor (magic included), so the operations can pass
+ * &pack->desc[label].tensor wherever a cudnnTensorDescriptor_t is expected.
+ * Scalar attributes (BN mode, pointer placeholders, workspace size, ...) are
+ * copied too. */
 #ifndef FDNN_CORE_FUSEDOPS_DESC_H
 #define FDNN_CORE_FUSEDOPS_DESC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/activation.h"
+#include "core/conv.h"
+#include "core/tensor.h"
 #include "cudnn.h"
 
 #define FDNN_FUSED_CONST_MAGIC 0x534e4346u   /* "FCNS" */
@@ -24,11 +30,20 @@
 #define FDNN_FUSED_PTR_LABELS (CUDNN_PTR_BN_DBIAS + 1)
 #define FDNN_FUSED_SCALAR_LABELS 4
 
+/* The copy of one descriptor attribute; the label says which member. */
+typedef union fdnn_fused_desc_copy {
+    struct cudnnTensorStruct tensor;
+    struct cudnnFilterStruct filter;
+    struct cudnnConvolutionStruct conv;
+    struct cudnnActivationStruct activation;
+} fdnn_fused_desc_copy_t;
+
 struct cudnnFusedOpsConstParamStruct {
     uint32_t magic;
     cudnnFusedOps_t ops;
-    /* Per label: the descriptor handle for *_DESC labels, NULL when unset. */
-    void *desc[FDNN_FUSED_CONST_LABELS];
+    /* Per *_DESC label: whether a descriptor was given, and its copy. */
+    bool has_desc[FDNN_FUSED_CONST_LABELS];
+    fdnn_fused_desc_copy_t desc[FDNN_FUSED_CONST_LABELS];
     /* Per label: the placeholder (or batch-norm mode for CUDNN_PARAM_BN_MODE). */
     int value[FDNN_FUSED_CONST_LABELS];
 };

@@ -81,6 +81,20 @@ test_const_pack(void)
     int n, c, h, w, ns, cs, hs, ws;
     CHECK_OK(cudnnGetTensor4dDescriptor(x_out, &dt, &n, &c, &h, &w, &ns, &cs, &hs, &ws));
     CHECK(dt == CUDNN_DATA_HALF && n == 2 && c == 3 && h == 4 && w == 5 && cs == 1);
+    /* The pack holds a copy: later changes to x, or destroying it, do not
+     * reach the pack. */
+    CHECK_OK(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 7, 7, 7, 7));
+    cudnnTensorDescriptor_t tmp;
+    CHECK_OK(cudnnCreateTensorDescriptor(&tmp));
+    CHECK_OK(cudnnSetTensor4dDescriptor(tmp, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, 1, 2, 3, 4));
+    CHECK_OK(cudnnSetFusedOpsConstParamPackAttribute(p, CUDNN_PARAM_YDESC, tmp));
+    CHECK_OK(cudnnDestroyTensorDescriptor(tmp));
+    CHECK_OK(cudnnGetFusedOpsConstParamPackAttribute(p, CUDNN_PARAM_XDESC, x_out, &isnull));
+    CHECK_OK(cudnnGetTensor4dDescriptor(x_out, &dt, &n, &c, &h, &w, &ns, &cs, &hs, &ws));
+    CHECK(dt == CUDNN_DATA_HALF && n == 2 && c == 3 && h == 4 && w == 5);
+    CHECK_OK(cudnnGetFusedOpsConstParamPackAttribute(p, CUDNN_PARAM_YDESC, x_out, &isnull));
+    CHECK_OK(cudnnGetTensor4dDescriptor(x_out, &dt, &n, &c, &h, &w, &ns, &cs, &hs, &ws));
+    CHECK(isnull == 0 && dt == CUDNN_DATA_DOUBLE && n == 1 && c == 2 && h == 3 && w == 4);
     /* Wrong descriptor types are refused both ways. */
     cudnnActivationDescriptor_t act;
     CHECK_OK(cudnnCreateActivationDescriptor(&act));

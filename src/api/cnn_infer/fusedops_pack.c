@@ -7,9 +7,9 @@
  *
  * Constant-pack attributes:
  *   - descriptor labels (*_DESC): param is the descriptor handle (or NULL);
- *     the pack keeps the handle.  Get copies the descriptor's content into
- *     the caller's descriptor `param` (created, of the same type), as cuDNN
- *     does, and sets *isNULL when none was given.
+ *     the pack stores a copy of the descriptor.  Get copies it into the
+ *     caller's descriptor `param` (created, of the same type), as cuDNN does,
+ *     and sets *isNULL when none was given.
  *   - CUDNN_PARAM_BN_MODE: param points to a cudnnBatchNormMode_t;
  *   - *_PLACEHOLDER labels: param points to a cudnnFusedOpsPointerPlaceHolder_t.
  *     For these two a NULL param resets the value to 0, as cuDNN does.
@@ -19,11 +19,8 @@
 #include <string.h>
 
 #include "api_impl.h"
-#include "core/activation.h"
-#include "core/conv.h"
 #include "core/fail.h"
 #include "core/fusedops_desc.h"
-#include "core/tensor.h"
 
 #define BIT(l) (UINT64_C(1) << (l))
 #define RANGE(a, b) (((UINT64_C(1) << ((b) + 1)) - 1) & ~((UINT64_C(1) << (a)) - 1))
@@ -127,6 +124,19 @@ kind_magic(enum label_kind kind)
     }
 }
 
+/* Bytes of the struct behind a descriptor of `kind`. */
+static size_t
+kind_size(enum label_kind kind)
+{
+    switch (kind) {
+    case KIND_TENSOR: return sizeof(struct cudnnTensorStruct);
+    case KIND_FILTER: return sizeof(struct cudnnFilterStruct);
+    case KIND_CONV: return sizeof(struct cudnnConvolutionStruct);
+    case KIND_ACTIVATION: return sizeof(struct cudnnActivationStruct);
+    default: return 0;
+    }
+}
+
 static const char *
 kind_name(enum label_kind kind)
 {
@@ -182,10 +192,14 @@ fdnn_api_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t c
         constPack->value[paramLabel] = value;
         return CUDNN_STATUS_SUCCESS;
     }
-    uint32_t magic = kind_magic(kind);
-    if (param != NULL && *(const uint32_t *)param != magic)
+    if (param == NULL) {
+        constPack->has_desc[paramLabel] = false;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (*(const uint32_t *)param != kind_magic(kind))
         return FDNN_BAD_PARAM("param for label %d is not a %s descriptor", (int)paramLabel, kind_name(kind));
-    constPack->desc[paramLabel] = (void *)param;
+    memcpy(&constPack->desc[paramLabel], param, kind_size(kind));
+    constPack->has_desc[paramLabel] = true;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -204,25 +218,14 @@ fdnn_api_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPa
         *isNULL = 0;
         return CUDNN_STATUS_SUCCESS;
     }
-    const void *stored = constPack->desc[paramLabel];
-    if (stored == NULL) {
+    if (!constPack->has_desc[paramLabel]) {
         *isNULL = 1;
         return CUDNN_STATUS_SUCCESS;
     }
-    /* Copy the content into the caller's descriptor of the same type. */
-    uint32_t magic = kind_magic(kind);
-    if (*(const uint32_t *)param != magic)
+    if (*(const uint32_t *)param != kind_magic(kind))
         return FDNN_BAD_PARAM("param for label %d is not a created %s descriptor", (int)paramLabel,
                               kind_name(kind));
-    if (*(const uint32_t *)stored != magic)
-        return FDNN_BAD_PARAM("the %s descriptor stored for label %d was destroyed", kind_name(kind),
-                              (int)paramLabel);
-    switch (kind) {
-    case KIND_TENSOR: memcpy(param, stored, sizeof(struct cudnnTensorStruct)); break;
-    case KIND_FILTER: memcpy(param, stored, sizeof(struct cudnnFilterStruct)); break;
-    case KIND_CONV: memcpy(param, stored, sizeof(struct cudnnConvolutionStruct)); break;
-    default: memcpy(param, stored, sizeof(struct cudnnActivationStruct)); break;
-    }
+    memcpy(param, &constPack->desc[paramLabel], kind_size(kind));
     *isNULL = 0;
     return CUDNN_STATUS_SUCCESS;
 }

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * freednn-bench: one convolution problem as read from a problem line, and
+ * the oneDNN side.  See CMakeLists.txt. */
+#ifndef FDNN_BENCH_CONV_H
+#define FDNN_BENCH_CONV_H
+
+#include <stdbool.h>
+
+/* A problem line: "conv <name> key=value ..." with the keys of
+ * shared/bench/shapes.txt (mb ic oc g id kd sd pd dd ih iw kh kw sh sw ph pw
+ * dh dw dir); dilation is cuDNN-style (1 = dense).  The problem strings
+ * FREEDNN_LOG=1 prints ("conv dir=fwd dt=f32 mb=...") parse too. */
+typedef struct bench_problem {
+    char name[64];
+    int nsp; /* 2 or 3 */
+    int mb, ic, oc, g;
+    int in[3], k[3], s[3], p[3], d[3]; /* D, H, W */
+    bool fwd, bwd;
+} bench_problem_t;
+
+/* Parses one line; returns false (and says why on stderr) for lines that are
+ * not convolution problems or are malformed.  Comments and blank lines give
+ * false silently. */
+bool bench_parse_line(const char *line, bench_problem_t *p);
+
+/* Output size along dimension i. */
+int bench_out(const bench_problem_t *p, int i);
+
+/* oneDNN: median ms of the forward (dir 0), backward data (1) or backward
+ * weights (2) of p on NCHW user tensors with every reorder counted;
+ * `result` (the output in NCHW / KCRS order) is filled from the last run.
+ * Returns a negative value when oneDNN is not built in or fails. */
+double bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
+                    const float *dy, float *result);
+
+#endif /* FDNN_BENCH_CONV_H */

@@ -18,6 +18,7 @@
 
 #define FDNN_RNN_MAGIC 0x444e4e52u      /* "RNND" */
 #define FDNN_RNN_DATA_MAGIC 0x41544452u /* "RDTA" */
+#define FDNN_RNN_PLAN_MAGIC 0x4e4c5052u /* "RPLN" */
 
 struct cudnnRNNStruct {
     uint32_t magic;
@@ -43,7 +44,9 @@ struct cudnnRNNStruct {
     /* Set by cudnnSetRNNDescriptor_v6: the legacy entry points take the
      * input size and data type from their xDesc. */
     bool legacy_v6;
-    /* Last successful cudnnBuildRNNDynamic (0: never built). */
+    /* Mini-batch of the last cudnnBuildRNNDynamic or cudnnSetPersistentRNNPlan
+     * (0: none).  The CPU runs the same code for every algorithm; the value
+     * is kept so the operations can check the batch as cuDNN does. */
     int32_t dynamic_mini_batch;
 };
 
@@ -54,6 +57,15 @@ fdnn_rnn_out_size(const struct cudnnRNNStruct *d)
 {
     return d->proj_size * (d->dir_mode == CUDNN_BIDIRECTIONAL ? 2 : 1);
 }
+
+/* A persistent-RNN plan (legacy interface of PERSIST_DYNAMIC): the RNN
+ * descriptor it was made for (referenced), the mini-batch and data type. */
+struct cudnnPersistentRNNPlan {
+    uint32_t magic;
+    cudnnRNNDescriptor_t rnn;
+    int mini_batch;
+    cudnnDataType_t data_type;
+};
 
 /* BAD_PARAM (with `what` in the reason) unless desc is a created and set RNN
  * descriptor. */

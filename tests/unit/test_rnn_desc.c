@@ -299,6 +299,29 @@ test_legacy(void)
     CHECK_STATUS(cudnnBuildRNNDynamic(NULL, d, 4), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnBuildRNNDynamic(h, NULL, 4), CUDNN_STATUS_BAD_PARAM);
 
+    /* Persistent plans (the legacy form of the same thing). */
+    cudnnPersistentRNNPlan_t plan = NULL;
+    CHECK_OK(cudnnCreatePersistentRNNPlan(d, 8, CUDNN_DATA_FLOAT, &plan));
+    CHECK(plan != NULL);
+    CHECK_OK(cudnnSetPersistentRNNPlan(d, plan));
+    CHECK_STATUS(cudnnCreatePersistentRNNPlan(d, 0, CUDNN_DATA_FLOAT, &plan), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnCreatePersistentRNNPlan(d, 8, (cudnnDataType_t)99, &plan), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnCreatePersistentRNNPlan(d, 8, CUDNN_DATA_FLOAT, NULL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnCreatePersistentRNNPlan(d, 8, CUDNN_DATA_DOUBLE, &plan), CUDNN_STATUS_NOT_SUPPORTED);
+    cudnnRNNDescriptor_t other;
+    CHECK_OK(cudnnCreateRNNDescriptor(&other));
+    CHECK_STATUS(cudnnCreatePersistentRNNPlan(other, 8, CUDNN_DATA_FLOAT, &plan), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(set_v8(other, p));
+    CHECK_STATUS(cudnnSetPersistentRNNPlan(other, plan), CUDNN_STATUS_BAD_PARAM); /* made for d */
+    CHECK_OK(set_v8(other, lstm()));
+    CHECK_STATUS(cudnnCreatePersistentRNNPlan(other, 8, CUDNN_DATA_FLOAT, &plan), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnSetPersistentRNNPlan(d, NULL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_OK(set_v8(d, lstm()));
+    CHECK_STATUS(cudnnSetPersistentRNNPlan(d, plan), CUDNN_STATUS_BAD_PARAM); /* no longer PERSIST_DYNAMIC */
+    CHECK_OK(cudnnDestroyPersistentRNNPlan(plan));
+    CHECK_OK(cudnnDestroyPersistentRNNPlan(NULL));
+    CHECK_OK(cudnnDestroyRNNDescriptor(other));
+
     CHECK_OK(cudnnDestroyRNNDescriptor(d));
     CHECK_OK(cudnnDestroy(h));
 }

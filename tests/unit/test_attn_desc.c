@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/seqdata_desc.h"
 #include "cudnn9.h"
 #include "testutil.h"
 
@@ -165,6 +166,11 @@ test_seqdata(void)
     float pad = 0.5f;
     CHECK_OK(cudnnSetSeqDataDescriptor(d, CUDNN_DATA_FLOAT, 4, dims, axes, 6, lengths, &pad));
     lengths[0] = 1; /* the descriptor keeps its own copy */
+    /* Packed strides follow axes[] (outermost first): B, BEAM, T, V. */
+    CHECK(fdnn_seqdata_stride(d, CUDNN_SEQDATA_VECT_DIM) == 1);
+    CHECK(fdnn_seqdata_stride(d, CUDNN_SEQDATA_TIME_DIM) == 8);
+    CHECK(fdnn_seqdata_stride(d, CUDNN_SEQDATA_BEAM_DIM) == 40);
+    CHECK(fdnn_seqdata_stride(d, CUDNN_SEQDATA_BATCH_DIM) == 80);
 
     int *odims = fdnn_guarded_alloc(2 * sizeof(int));
     cudnnSeqDataAxis_t *oaxes = fdnn_guarded_alloc(2 * sizeof(cudnnSeqDataAxis_t));

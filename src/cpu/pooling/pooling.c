@@ -6,9 +6,12 @@
  * one through rowio (double arithmetic).  Backward accumulates each plane in
  * a dense double scratch plane owned by that task (scratch holds one plane
  * per (n, c)), then writes dx = alpha * acc + beta * dx.
- * Fast path (FLOAT, C stride 1 in every operand, 2 or more channels): the
- * per-ISA kernels of pool_f32.inc, tasks over output rows (forward) or over
- * (n, block of 64 channels) (backward). */
+ * Fast paths (FLOAT), the per-ISA kernels of pool_f32.inc:
+ *   channels last (C stride 1 in every operand, 2 or more channels): tasks
+ *     over output rows (forward) or over (n, block of 64 channels)
+ *     (backward);
+ *   NCHW-like (W stride 1): tasks over (n, c) planes (forward), or a fixed
+ *     number of tasks each owning one scratch plane (backward). */
 #include "cpu/pooling/pooling.h"
 
 #include <math.h>
@@ -239,6 +242,37 @@ cl_bwd_block(void *ctx, size_t n, size_t blk)
     j->k->bwd_cl(p, j->dy, j->x, j->y, acc, (int64_t)n, c0, nc, j->alpha_f, j->beta_f);
 }
 
+/* NCHW-like: FLOAT with unit W stride (and the D, H, W dims real). */
+static bool
+rows_unit(const fdnn_pool_problem_t *p, cudnnDataType_t dt, bool backward)
+{
+    return dt == CUDNN_DATA_FLOAT && (p->xs[4] == 1 || p->in[2] == 1) && (p->ys[4] == 1 || p->out[2] == 1) &&
+           (!backward || p->dxs[4] == 1 || p->in[2] == 1);
+}
+
+static void
+nchw_fwd_plane(void *ctx, size_t plane)
+{
+    const pool_job_t *j = ctx;
+    j->k->fwd_nchw(j->p, j->x, j->y, (int64_t)plane / j->p->C, (int64_t)plane % j->p->C, j->alpha_f, j->beta_f);
+}
+
+/* Backward tasks: a fixed number (NCHW_TASKS, or fewer planes) so each task
+ * owns one scratch plane; task t takes planes [t * P / T, (t + 1) * P / T). */
+#define NCHW_TASKS 64
+
+static void
+nchw_bwd_task(void *ctx, size_t t)
+{
+    const pool_job_t *j = ctx;
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t planes = p->N * p->C, tasks = planes < NCHW_TASKS ? planes : NCHW_TASKS;
+    int64_t vol = p->in[0] * p->in[1] * p->in[2];
+    float *acc = j->accf + (int64_t)t * vol;
+    for (int64_t pl = (int64_t)t * planes / tasks; pl < ((int64_t)t + 1) * planes / tasks; pl++)
+        j->k->bwd_nchw(p, j->dy, j->x, j->y, acc, pl / p->C, pl % p->C, j->alpha_f, j->beta_f);
+}
+
 /* ---- entry points ------------------------------------------------------------ */
 
 cudnnStatus_t
@@ -251,6 +285,10 @@ fdnn_pooling_forward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double al
                     .beta_f = (float)beta, .x = x, .y = y, .k = pick(handle)};
     if (channels_last(&p, xt->dtype, false)) {
         pthreadpool_parallelize_1d(handle->pool, cl_fwd_row, &j, (size_t)(p.N * p.out[0] * p.out[1]), 0);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (rows_unit(&p, xt->dtype, false)) {
+        pthreadpool_parallelize_1d(handle->pool, nchw_fwd_plane, &j, (size_t)(p.N * p.C), 0);
         return CUDNN_STATUS_SUCCESS;
     }
     pthreadpool_parallelize_1d(handle->pool, generic_fwd_plane, &j, (size_t)(p.N * p.C), 0);
@@ -280,6 +318,15 @@ fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double a
         if (j.accf == NULL)
             return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
         pthreadpool_parallelize_2d(handle->pool, cl_bwd_block, &j, (size_t)p.N, (size_t)nblk, 0);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (rows_unit(&p, xt->dtype, true)) {
+        int64_t tasks = p.N * p.C < NCHW_TASKS ? p.N * p.C : NCHW_TASKS;
+        size_t bytes = (size_t)(tasks * vol) * sizeof(float);
+        j.accf = fdnn_handle_scratch(handle, bytes);
+        if (j.accf == NULL)
+            return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
+        pthreadpool_parallelize_1d(handle->pool, nchw_bwd_task, &j, (size_t)tasks, 0);
         return CUDNN_STATUS_SUCCESS;
     }
     size_t bytes = (size_t)(p.N * p.C * vol) * sizeof(double);

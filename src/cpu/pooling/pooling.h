@@ -65,6 +65,13 @@ typedef struct fdnn_pool_f32_kernels {
                    float alpha, float beta);
     void (*bwd_cl)(const fdnn_pool_problem_t *p, const float *dy, const float *x, float *dx, float *acc, int64_t n,
                    int64_t c0, int64_t nc, float alpha, float beta);
+    /* NCHW-like tensors (unit W stride in x, y and dx): one (n, c) plane;
+     * vectors along the output row (gathers for strides > 1), scalar code
+     * for the border columns.  bwd_nchw accumulates in acc (D*H*W floats). */
+    void (*fwd_nchw)(const fdnn_pool_problem_t *p, const float *x, float *y, int64_t n, int64_t c, float alpha,
+                     float beta);
+    void (*bwd_nchw)(const fdnn_pool_problem_t *p, const float *dy, const float *x, float *dx, float *acc, int64_t n,
+                     int64_t c, float alpha, float beta);
 } fdnn_pool_f32_kernels_t;
 
 extern const fdnn_pool_f32_kernels_t fdnn_pool_f32__scalar;

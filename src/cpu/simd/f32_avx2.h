@@ -35,6 +35,31 @@ fv_tail_mask_(int n)
 static inline fv_t fv_load_tail(const float *p, int n) { return _mm256_maskload_ps(p, fv_tail_mask_(n)); }
 static inline void fv_store_tail(float *p, fv_t v, int n) { _mm256_maskstore_ps(p, fv_tail_mask_(n), v); }
 
+/* Lane i = p[i * stride] for the first n lanes (others 0); p[i * stride]
+ * is not touched for i >= n.  For non-unit strides (pooling windows). */
+static inline fv_t
+fv_gather_tail(const float *p, int stride, int n)
+{
+    __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(stride));
+    return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx, _mm256_castsi256_ps(fv_tail_mask_(n)), 4);
+}
+
+/* Lane i = p[2 * i] for the first n lanes (others 0), reading only
+ * p[0 .. 2n - 2]: a stride-2 load from two contiguous loads (pooling with
+ * stride 2). */
+static inline fv_t
+fv_load_s2_tail(const float *p, int n)
+{
+    int e = 2 * n - 1;
+    int e0 = e < 8 ? e : 8, e1 = e > 8 ? e - 8 : 0;
+    __m256 lo = _mm256_maskload_ps(p, fv_tail_mask_(e0));
+    __m256 hi = _mm256_maskload_ps(p + 8, fv_tail_mask_(e1));
+    /* [lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6] -> [lo0 lo2 lo4 lo6 hi0 hi2 hi4 hi6] */
+    __m256 ev = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    ev = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), _MM_SHUFFLE(3, 1, 2, 0)));
+    return _mm256_and_ps(ev, _mm256_castsi256_ps(fv_tail_mask_(n)));
+}
+
 static inline fv_t fv_add(fv_t a, fv_t b) { return _mm256_add_ps(a, b); }
 static inline fv_t fv_sub(fv_t a, fv_t b) { return _mm256_sub_ps(a, b); }
 static inline fv_t fv_mul(fv_t a, fv_t b) { return _mm256_mul_ps(a, b); }

@@ -37,6 +37,30 @@ fv_store_tail(float *p, fv_t v, int n)
     _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v);
 }
 
+/* Lane i = p[i * stride] for the first n lanes (others 0); p[i * stride]
+ * is not touched for i >= n.  For non-unit strides (pooling windows). */
+static inline fv_t
+fv_gather_tail(const float *p, int stride, int n)
+{
+    __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                     _mm512_set1_epi32(stride));
+    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), (__mmask16)((1u << n) - 1u), idx, p, 4);
+}
+
+/* Lane i = p[2 * i] for the first n lanes (others 0), reading only
+ * p[0 .. 2n - 2]: a stride-2 load from two contiguous loads (pooling with
+ * stride 2). */
+static inline fv_t
+fv_load_s2_tail(const float *p, int n)
+{
+    int e = 2 * n - 1; /* elements needed */
+    int e0 = e < 16 ? e : 16, e1 = e > 16 ? e - 16 : 0;
+    __m512 lo = _mm512_maskz_loadu_ps((__mmask16)((1u << e0) - 1u), p);
+    __m512 hi = _mm512_maskz_loadu_ps((__mmask16)((1u << e1) - 1u), p + 16);
+    __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_maskz_permutex2var_ps((__mmask16)((1u << n) - 1u), lo, even, hi);
+}
+
 static inline fv_t fv_add(fv_t a, fv_t b) { return _mm512_add_ps(a, b); }
 static inline fv_t fv_sub(fv_t a, fv_t b) { return _mm512_sub_ps(a, b); }
 static inline fv_t fv_mul(fv_t a, fv_t b) { return _mm512_mul_ps(a, b); }

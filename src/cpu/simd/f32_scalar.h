@@ -24,6 +24,9 @@ static inline void fv_storeu(float *p, fv_t v) { *p = v; }
 static inline fv_t fv_load_tail(const float *p, int n) { return n > 0 ? *p : 0.0f; }
 static inline void fv_store_tail(float *p, fv_t v, int n) { if (n > 0) *p = v; }
 
+static inline fv_t fv_gather_tail(const float *p, int stride, int n) { (void)stride; return n > 0 ? *p : 0.0f; }
+
+static inline fv_t fv_load_s2_tail(const float *p, int n) { return n > 0 ? *p : 0.0f; }
 static inline fv_t fv_add(fv_t a, fv_t b) { return a + b; }
 static inline fv_t fv_sub(fv_t a, fv_t b) { return a - b; }
 static inline fv_t fv_mul(fv_t a, fv_t b) { return a * b; }

@@ -169,7 +169,7 @@ static void
 test_sgemm_epilogues(void)
 {
     static const float ab[][2] = {{1, 0}, {0.5f, 0}, {1, 1}, {-1.5f, 0.25f}, {0, 2}, {0, 0}, {2, -1}};
-    static const shape_t es[] = {{1, 1, 1}, {15, 33, 17}, {29, 65, 45}, {3, 5, 0}};
+    static const shape_t es[] = {{1, 1, 1}, {15, 33, 17}, {29, 65, 45}, {3, 5, 0}, {1, 70, 45}, {70, 1, 45}};
     for (int level = 0; level < fdnn_test_isa_count(); level++) {
         for (size_t s = 0; s < sizeof(es) / sizeof(es[0]); s++) {
             for (size_t i = 0; i < sizeof(ab) / sizeof(ab[0]); i++) {

@@ -5,6 +5,7 @@
 
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/gemm_blocking.h"
+#include "cpu/gemm/sgemm_thin.h"
 #include "cpu/kernels/gemm_ukernel.h"
 
 #define T float
@@ -86,6 +87,8 @@ fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_
     (void)num_threads; /* the panels are shared: the size does not depend on it */
     if (args->m == 0 || args->n == 0 || args->k == 0 || args->alpha == 0)
         return 0;
+    if (fdnn_sgemm_is_thin(args))
+        return fdnn_sgemm_thin_scratch_size(args);
     s_config_t cfg = sgemm_config(isa, args->n);
     return s_scratch_bytes(args, &cfg);
 }
@@ -106,7 +109,10 @@ fdnn_sgemm(const fdnn_sgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa, vo
     }
     if (fdnn_gemm_is_small(args->m, args->n, args->k))
         pool = NULL;
-    s_run(args, &cfg, pool, scratch);
+    if (fdnn_sgemm_is_thin(args))
+        fdnn_sgemm_thin(args, pool, isa, scratch);
+    else
+        s_run(args, &cfg, pool, scratch);
     fdnn_aligned_free(own);
     return true;
 }

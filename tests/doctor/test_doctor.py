@@ -6,7 +6,7 @@ libraries with the C compiler, or hand-made Windows DLLs), runs the doctor
 with --json --no-system in a clean environment, and asserts the verdicts,
 the versions it read and its exit status.
 
-usage: test_doctor.py DOCTOR LIBDIR INCLUDEDIR CC
+usage: test_doctor.py DOCTOR LIBDIR INCLUDEDIR CC [PARSE_FUZZ]
 """
 import glob
 import json
@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_pe import AMD64, I386, make_dll  # noqa: E402
 
 DOCTOR, LIBDIR, INCLUDE, CC = sys.argv[1:5]
+PARSE_FUZZ = sys.argv[5] if len(sys.argv) > 5 else None
 SUBLIBS8 = ["ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"]
 passed = failed = skipped = 0
 
@@ -465,6 +466,22 @@ def scenario_windows_order(tmp):
     check(rc == 0, "windows: healthy with a System32 copy %s" % [v for v in r["verdicts"] if v["level"] == "fail"])
 
 
+def scenario_windows_dll(tmp):
+    """--windows-dll: an application's DLL whose own import is missing (#23)."""
+    root, cuda = windows_archive(tmp)
+    make_dll(os.path.join(cuda, "zlibwapi.dll"), AMD64, ["KERNEL32.dll"])
+    app = os.path.join(tmp, "app")
+    os.makedirs(app)
+    dll = os.path.join(app, "onnxruntime_providers_cuda.dll")
+    make_dll(dll, AMD64, ["KERNEL32.dll", "cudnn64_8.dll", "cublas64_12.dll", "cudart64_12.dll"])
+    rc, r = doctor(["--windows-dll", dll, "--windows-path", os.path.join(root, "bin") + ";" + cuda])
+    f = verdicts(r, "win-imports", "fail")
+    check(rc == 1 and len(f) == 1 and "cudart64_12.dll" in f[0]["message"], "windows-dll: missing import %s" % f)
+    make_dll(os.path.join(cuda, "cudart64_12.dll"), AMD64, ["KERNEL32.dll"])
+    rc, r = doctor(["--windows-dir", root, "--windows-dll", dll, "--windows-path", cuda])
+    check(rc == 0 and len(verdicts(r, "win-imports", "ok")) == 1, "windows-dll: all found %s" % r["verdicts"])
+
+
 def scenario_windows_cuda11(tmp):
     root, cuda = windows_archive(tmp, ("KERNEL32.dll", "zlibwapi.dll", "cublas64_11.dll", "cublasLt64_11.dll"))
     make_dll(os.path.join(cuda, "zlibwapi.dll"), AMD64, ["KERNEL32.dll"])
@@ -473,6 +490,19 @@ def scenario_windows_cuda11(tmp):
     rc, r = doctor(["--windows-dir", root, "--windows-path", cuda])
     f = verdicts(r, "win-cuda", "fail")
     check(rc == 1 and len(f) >= 1 and "CUDA 11" in " ".join(x["message"] for x in f), "windows: CUDA major %s" % f)
+
+
+def scenario_pe_damaged(tmp):
+    """The PE reader on damaged copies of hand-made DLLs (parse_fuzz.c)."""
+    global skipped
+    if PARSE_FUZZ is None:
+        skipped += 1
+        return
+    a, b = os.path.join(tmp, "a.dll"), os.path.join(tmp, "b.dll")
+    make_dll(a, AMD64, ["KERNEL32.dll", "zlibwapi.dll"], delay=["nvrtc64_120_0.dll"], version=(8, 9, 4, 25))
+    make_dll(b, I386, ["KERNEL32.dll"])
+    p = subprocess.run([PARSE_FUZZ, "pe", a, b], capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, "PE reader on damaged files: %s %s" % (p.stdout, p.stderr[-2000:]))
 
 
 def scenario_nvidia9(tmp):
@@ -505,7 +535,7 @@ def scenario_nvidia9(tmp):
 def main():
     scenarios = [scenario_healthy, scenario_shadow, scenario_mixed, scenario_missing_sublib, scenario_header,
                  scenario_missing_dep, scenario_abort, scenario_wrong_class, scenario_broken_files, scenario_nvidia_cuda_major, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_for_binary,
-                 scenario_windows, scenario_windows_order, scenario_windows_cuda11, scenario_nvidia9]
+                 scenario_windows, scenario_windows_order, scenario_windows_dll, scenario_windows_cuda11, scenario_pe_damaged, scenario_nvidia9]
     only = os.environ.get("DOCTOR_TEST")
     for s in scenarios:
         if only and only not in s.__name__:

@@ -217,6 +217,7 @@ struct dr_options {
     const char *windows_app; /* --windows-app */
     const char *windows_system; /* --windows-system */
     const char *windows_path;   /* --windows-path, ';'-separated */
+    const char *windows_dll;    /* --windows-dll: check this DLL's imports */
     const char *expect;      /* --expect MAJOR.MINOR */
     const char *include_dirs[8]; int n_include_dirs; /* --include */
     const char *search_dirs[8]; int n_search_dirs;   /* --search */

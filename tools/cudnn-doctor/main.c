@@ -27,6 +27,7 @@ usage(FILE *f)
             "  --windows-app DIR   the application's folder (searched first)\n"
             "  --windows-system DIR a copy of System32 (else system DLLs are taken as present)\n"
             "  --windows-path LIST PATH folders, ';'-separated\n"
+            "  --windows-dll FILE  check the imports of one DLL (e.g. a framework's provider DLL)\n"
             "  --no-probe          do not load anything (file reading only)\n"
             "  --no-selftest       load, but do not run the convolution self-test\n"
             "  --timeout S         seconds a test process may take (default 60)\n"
@@ -70,6 +71,8 @@ main(int argc, char **argv)
             o->windows_app = next;
         } else if (TAKE("--windows-system")) {
             o->windows_system = next;
+        } else if (TAKE("--windows-dll")) {
+            o->windows_dll = next;
         } else if (TAKE("--windows-path")) {
             o->windows_path = next;
         } else if (TAKE("--timeout")) {
@@ -99,7 +102,11 @@ main(int argc, char **argv)
     struct dr_selftest st;
     char st_lib[DR_PATH] = "";
     memset(&st, 0, sizeof st);
-    if (o->windows_dir != NULL) {
+    if (o->windows_dll != NULL && !dr_is_file(o->windows_dll)) {
+        fprintf(stderr, "cudnn-doctor: --windows-dll %s: no such file\n", o->windows_dll);
+        return 2;
+    }
+    if (o->windows_dir != NULL || o->windows_dll != NULL) {
         /* A Windows folder is checked on its own: the Linux libraries of this
          * machine have nothing to do with it. */
         dr_check_windows(&ctx);

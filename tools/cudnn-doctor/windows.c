@@ -33,6 +33,7 @@ struct wctx {
     bool have_system;
     struct dr_win_dll dlls[MAX_DLLS];    /* cuDNN DLLs first, then the dependencies found */
     bool walked[MAX_DLLS];               /* imports already checked */
+    int missing_imports;
     int n_dlls;
     int n_cudnn;
 };
@@ -197,6 +198,7 @@ check_imports(struct dr_win_dll *d, int depth, int *cuda_major, char *cuda_from,
         if (dep == NULL)
             continue;
         if (dep->path[0] == 0) {
+            W.missing_imports++;
             char fix[600];
             if (dr_ieq(imp, "zlibwapi.dll"))
                 dr_copy(fix, sizeof fix, "install zlib-wapi (64-bit zlibwapi.dll, e.g. conda libzlib-wapi) into the "
@@ -217,39 +219,11 @@ check_imports(struct dr_win_dll *d, int depth, int *cuda_major, char *cuda_from,
     }
 }
 
-void
-dr_check_windows(struct dr_ctx *ctx)
+/* The cuDNN DLLs of the folder `bin`: found, versions, shadowing,
+ * imports, zlibwapi. */
+static void
+check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cuda_from_n)
 {
-    const struct dr_options *o = &ctx->opt;
-    char bin[DR_PATH];
-    memset(&W, 0, sizeof W);
-    dr_join(bin, sizeof bin, o->windows_dir, "bin");
-    if (!dr_is_dir(bin))
-        dr_copy(bin, sizeof bin, o->windows_dir);
-    if (o->windows_app != NULL)
-        add_dir(o->windows_app, "application folder");
-    if (o->windows_system != NULL) {
-        add_dir(o->windows_system, "system folder");
-        W.have_system = true;
-    }
-    bool bin_listed = false;
-    if (o->windows_path != NULL) {
-        char buf[8192];
-        dr_copy(buf, sizeof buf, o->windows_path);
-        char *save = NULL;
-        for (char *t = strtok_r(buf, ";", &save); t != NULL; t = strtok_r(NULL, ";", &save))
-            bin_listed |= strcmp(t, bin) == 0;
-    }
-    if (!bin_listed)
-        add_dir(bin, "PATH (cuDNN folder)");
-    dr_split(o->windows_path, ';', add_path_item, NULL);
-
-    /* #1: brackets and other odd characters in a folder break some loaders' lookups. */
-    for (int i = 0; i < W.n_dirs; i++)
-        if (strpbrk(W.dirs[i].path, "[]%!") != NULL)
-            dr_verdict(DR_WARN, "win-path", "move the folder to a path without [ ] %% ! characters",
-                       "the folder %s has characters that break DLL lookups in some programs", W.dirs[i].path);
-
     char probe[DR_PATH];
     const char *const *family = find_in_dir(bin, "cudnn64_9.dll", probe, sizeof probe) &&
                                         !find_in_dir(bin, "cudnn64_8.dll", probe, sizeof probe)
@@ -303,10 +277,8 @@ dr_check_windows(struct dr_ctx *ctx)
     if (missing == 0)
         dr_verdict(DR_OK, "win-found", NULL, "all %d cuDNN DLLs are found (%s)", W.n_cudnn, W.dlls[0].path);
 
-    int cuda_major = 0;
-    char cuda_from[200] = "";
     for (int i = 0; i < W.n_cudnn; i++)
-        check_imports(&W.dlls[i], 0, &cuda_major, cuda_from, sizeof cuda_from);
+        check_imports(&W.dlls[i], 0, cuda_major, cuda_from, cuda_from_n);
 
     /* cuDNN 8.3 to 8.9 opens zlibwapi.dll at run time even when no DLL
      * imports it (#3). */
@@ -321,6 +293,7 @@ dr_check_windows(struct dr_ctx *ctx)
             for (int i = 0; i < W.n_cudnn; i++)
                 for (int k = 0; k < W.dlls[i].pe.n_imports; k++)
                     reported |= dr_ieq(W.dlls[i].pe.imports[k], "zlibwapi.dll");
+            W.missing_imports++;
             if (!reported)
                 dr_verdict(DR_FAIL, "win-imports", "install zlib-wapi (64-bit zlibwapi.dll) into the cuDNN bin folder "
                            "or a folder on PATH",
@@ -328,6 +301,70 @@ dr_check_windows(struct dr_ctx *ctx)
                            "Please make sure it is in your library path!\"");
         }
     }
+
+}
+
+void
+dr_check_windows(struct dr_ctx *ctx)
+{
+    const struct dr_options *o = &ctx->opt;
+    char bin[DR_PATH] = "", app[DR_PATH];
+    memset(&W, 0, sizeof W);
+    if (o->windows_dir != NULL) {
+        dr_join(bin, sizeof bin, o->windows_dir, "bin");
+        if (!dr_is_dir(bin))
+            dr_copy(bin, sizeof bin, o->windows_dir);
+    }
+    /* A DLL given alone sits in its application's folder. */
+    if (o->windows_app != NULL)
+        add_dir(o->windows_app, "application folder");
+    else if (o->windows_dll != NULL) {
+        dr_dirname(app, sizeof app, o->windows_dll);
+        add_dir(app, "application folder");
+    }
+    if (o->windows_system != NULL) {
+        add_dir(o->windows_system, "system folder");
+        W.have_system = true;
+    }
+    bool bin_listed = false;
+    if (o->windows_path != NULL) {
+        char buf[8192];
+        dr_copy(buf, sizeof buf, o->windows_path);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, ";", &save); t != NULL; t = strtok_r(NULL, ";", &save))
+            bin_listed |= strcmp(t, bin) == 0;
+    }
+    if (!bin_listed && bin[0] != 0)
+        add_dir(bin, "PATH (cuDNN folder)");
+    dr_split(o->windows_path, ';', add_path_item, NULL);
+
+    /* #1: brackets and other odd characters in a folder break some loaders' lookups. */
+    for (int i = 0; i < W.n_dirs; i++)
+        if (strpbrk(W.dirs[i].path, "[]%!") != NULL)
+            dr_verdict(DR_WARN, "win-path", "move the folder to a path without [ ] %% ! characters",
+                       "the folder %s has characters that break DLL lookups in some programs", W.dirs[i].path);
+
+    int cuda_major = 0;
+    char cuda_from[200] = "";
+    if (o->windows_dir != NULL)
+        check_cudnn_folder(bin, &cuda_major, cuda_from, sizeof cuda_from);
+
+    /* #23: a given DLL (an application's provider DLL, say) and what it imports. */
+    if (o->windows_dll != NULL) {
+        struct dr_win_dll *d = W.n_dlls < MAX_DLLS ? &W.dlls[W.n_dlls++] : NULL;
+        if (d != NULL) {
+            memset(d, 0, sizeof *d);
+            dr_copy(d->name, sizeof d->name, dr_basename(o->windows_dll));
+            dr_copy(d->path, sizeof d->path, o->windows_dll);
+            dr_copy(d->origin, sizeof d->origin, "--windows-dll");
+            dr_pe_read(d->path, &d->pe);
+            if (!d->pe.ok)
+                dr_verdict(DR_FAIL, "win-file", NULL, "%s is not a valid DLL: %s", d->path, d->pe.error);
+            check_imports(d, 0, &cuda_major, cuda_from, sizeof cuda_from);
+        }
+    }
+    if (W.missing_imports == 0)
+        dr_verdict(DR_OK, "win-imports", NULL, "every imported DLL is found");
 
     /* #4: every DLL that would be loaded must be x64. */
     int bad_machine = 0;
@@ -344,7 +381,7 @@ dr_check_windows(struct dr_ctx *ctx)
         dr_verdict(DR_OK, "win-bitness", NULL, "every DLL found is x64");
 
     /* #14: the archive name says which CUDA the build is for. */
-    const char *tag = strstr(o->windows_dir, "_cuda");
+    const char *tag = o->windows_dir != NULL ? strstr(o->windows_dir, "_cuda") : NULL;
     if (tag != NULL && cuda_major > 0 && atoi(tag + 5) != cuda_major)
         dr_verdict(DR_FAIL, "win-cuda", "use the cuDNN archive built for the CUDA major you have",
                    "the folder %s is a build for CUDA %d but %s (CUDA %d)", o->windows_dir, atoi(tag + 5), cuda_from,

@@ -34,7 +34,7 @@ static const packs_t pack_list[] = {
 static void
 test_packs(void)
 {
-    static const size_t widths[] = {4, 6, 8, 12, 14, 16, 28, 32}; /* the strip widths the kernels use */
+    static const size_t widths[] = {4, 6, 8, 12, 14, 16, 24, 28, 32, 48}; /* the strip widths the kernels use */
     for (size_t e = 0; e < sizeof(pack_list) / sizeof(pack_list[0]); e++) {
         const packs_t *pk = &pack_list[e];
         if (pk->isa > fdnn_cpu_max_isa())
@@ -97,8 +97,10 @@ static const ukernel_t ukernels[] = {
     {FDNN_ISA_SCALAR, 4, 16, fdnn_f32_gemm_ukernel_4x16__scalar, "4x16__scalar"},
     {FDNN_ISA_AVX2, 6, 16, fdnn_f32_gemm_ukernel_6x16__avx2, "6x16__avx2"},
     {FDNN_ISA_AVX2, 12, 8, fdnn_f32_gemm_ukernel_12x8__avx2, "12x8__avx2"},
+    {FDNN_ISA_AVX2, 4, 24, fdnn_f32_gemm_ukernel_4x24__avx2, "4x24__avx2"},
     {FDNN_ISA_AVX512, 14, 32, fdnn_f32_gemm_ukernel_14x32__avx512, "14x32__avx512"},
     {FDNN_ISA_AVX512, 28, 16, fdnn_f32_gemm_ukernel_28x16__avx512, "28x16__avx512"},
+    {FDNN_ISA_AVX512, 8, 48, fdnn_f32_gemm_ukernel_8x48__avx512, "8x48__avx512"},
 };
 
 /* One call: mr x nr of C, kc steps, B rows b_stride apart. */

@@ -28,11 +28,12 @@
 #include "cpu/gemm/gemm_driver.inc"
 
 /* The kernel and blocks for one call.  Narrow products (n no wider than
- * half the usual tile) take the tall, narrow kernel of the same ISA, which
- * wastes half as many lanes.  The choice depends on the shape and the ISA
+ * half the usual tile) take the tall, narrow kernel of the same ISA, short
+ * ones (m no taller than about half the tile) the short, wide one: each
+ * wastes fewer lanes or rows.  The choice depends on the shape and the ISA
  * only, never on the thread count. */
 static s_config_t
-sgemm_config(fdnn_isa_t isa, size_t n)
+sgemm_config(fdnn_isa_t isa, size_t m, size_t n)
 {
     s_config_t cfg;
     if (isa > fdnn_cpu_detected_isa())
@@ -45,6 +46,10 @@ sgemm_config(fdnn_isa_t isa, size_t n)
             cfg.ukernel = fdnn_f32_gemm_ukernel_28x16__avx512;
             cfg.mr = 28;
             cfg.nr = 16;
+        } else if (m <= 8) {
+            cfg.ukernel = fdnn_f32_gemm_ukernel_8x48__avx512;
+            cfg.mr = 8;
+            cfg.nr = 48;
         } else {
             cfg.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
             cfg.mr = 14;
@@ -58,6 +63,10 @@ sgemm_config(fdnn_isa_t isa, size_t n)
             cfg.ukernel = fdnn_f32_gemm_ukernel_12x8__avx2;
             cfg.mr = 12;
             cfg.nr = 8;
+        } else if (m <= 4) {
+            cfg.ukernel = fdnn_f32_gemm_ukernel_4x24__avx2;
+            cfg.mr = 4;
+            cfg.nr = 24;
         } else {
             cfg.ukernel = fdnn_f32_gemm_ukernel_6x16__avx2;
             cfg.mr = 6;
@@ -89,7 +98,7 @@ fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_
         return 0;
     if (fdnn_sgemm_is_thin(args))
         return fdnn_sgemm_thin_scratch_size(args);
-    s_config_t cfg = sgemm_config(isa, args->n);
+    s_config_t cfg = sgemm_config(isa, args->m, args->n);
     return s_scratch_bytes(args, &cfg);
 }
 
@@ -98,7 +107,7 @@ fdnn_sgemm(const fdnn_sgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa, vo
 {
     if (args->m == 0 || args->n == 0)
         return true;
-    s_config_t cfg = sgemm_config(isa, args->n);
+    s_config_t cfg = sgemm_config(isa, args->m, args->n);
     size_t need = fdnn_sgemm_scratch_size(args, 1, isa);
     void *own = NULL;
     if (need > 0 && (scratch == NULL || scratch_bytes < need)) {

@@ -16,12 +16,12 @@ lanes_below(size_t n)
 void
 fdnn_f32_pack_n__avx2(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst, size_t width)
 {
-    assert(width >= 1 && width <= 32);
+    assert(width >= 1 && width <= 64);
     size_t strips = (cols + width - 1) / width;
     size_t strip_elems = rows * width;
     size_t pieces = (width + 7) / 8;
     size_t last = cols - (strips - 1) * width;
-    __m256i store[4], full[4], part[4];
+    __m256i store[8], full[8], part[8];
     for (size_t q = 0; q < pieces; q++) {
         store[q] = lanes_below(width - 8 * q);
         full[q] = store[q];

@@ -41,7 +41,7 @@ transpose8(__m256 v[8])
 void
 fdnn_f32_pack_t__avx2(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst, size_t dst_rows)
 {
-    assert(rows <= dst_rows && dst_rows <= 32);
+    assert(rows <= dst_rows && dst_rows <= 64);
     for (size_t r0 = 0; r0 < dst_rows; r0 += 8) {
         size_t lanes = dst_rows - r0 < 8 ? dst_rows - r0 : 8;
         size_t valid = rows > r0 ? (rows - r0 < 8 ? rows - r0 : 8) : 0;

@@ -46,7 +46,7 @@ transpose16(__m512 v[16])
 void
 fdnn_f32_pack_t__avx512(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst, size_t dst_rows)
 {
-    assert(rows <= dst_rows && dst_rows <= 32);
+    assert(rows <= dst_rows && dst_rows <= 64);
     for (size_t r0 = 0; r0 < dst_rows; r0 += 16) {
         size_t lanes = dst_rows - r0 < 16 ? dst_rows - r0 : 16;              /* rows stored */
         size_t valid = rows > r0 ? (rows - r0 < 16 ? rows - r0 : 16) : 0;    /* rows loaded */

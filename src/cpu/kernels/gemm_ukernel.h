@@ -75,6 +75,14 @@ void fdnn_f32_gemm_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const 
 void fdnn_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *a, const double *b,
     size_t b_stride, double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
 
+/* AVX-512 F, short products (m <= 8). */
+void fdnn_f32_gemm_ukernel_8x48__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+
+/* AVX2 + FMA, short products (m <= 4). */
+void fdnn_f32_gemm_ukernel_4x24__avx2(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+
 /* AVX-512 F, narrow products (n <= 16). */
 void fdnn_f32_gemm_ukernel_28x16__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
     size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
@@ -87,7 +95,7 @@ void fdnn_f32_gemm_ukernel_28x16__avx512(size_t mr, size_t nr, size_t kc, const 
  *
  * i.e. the k-major, zero-padded strip layout the microkernels read, from a
  * matrix stored with k contiguous (A not transposed, B transposed).
- * rows <= dst_rows <= 32.  Reads and writes nothing outside those elements. */
+ * rows <= dst_rows <= 64.  Reads and writes nothing outside those elements. */
 typedef void (*fdnn_f32_pack_t_fn)(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
                                    size_t dst_rows);
 void fdnn_f32_pack_t__avx512(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
@@ -102,7 +110,7 @@ void fdnn_f32_pack_t__avx2(size_t rows, size_t cols, const float *src, size_t sr
  *                                            for r < rows, c < cols
  *   the same with 0                          for cols <= c < ceil(cols / width) * width
  *
- * width <= 32.  Rows are read whole (one pass over each source row for all
+ * width <= 64.  Rows are read whole (one pass over each source row for all
  * its strips: contiguous reads, one page at a time).  Reads and writes
  * nothing outside those elements. */
 typedef void (*fdnn_f32_pack_n_fn)(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,

@@ -263,6 +263,27 @@ def scenario_torch(tmp):
           "torch: LD_LIBRARY_PATH shadows its RUNPATH %s" % f)
 
 
+def scenario_tensorflow(tmp):
+    site = os.path.join(tmp, "site-packages")
+    info = os.path.join(site, "tensorflow", "python", "platform")
+    os.makedirs(info)
+    open(os.path.join(info, "build_info.py"), "w").write(
+        "import collections\nbuild_info = collections.OrderedDict([('cpu_compiler', 'clang'), "
+        "('cuda_version', '12.2'), ('cudnn_version', '8.9'), ('is_cuda_build', True)])\n")
+    rc, r = doctor(["--python-site", site])
+    f = verdicts(r, "python", "fail")
+    check(rc == 1 and len(f) == 1 and "cannot find libcudnn.so.8" in f[0]["message"], "tf: no cuDNN %s" % f)
+    old = os.path.join(tmp, "old")
+    fake_lib(old, "libcudnn.so.8", 8600)
+    rc, r = doctor(["--python-site", site], ld_path=old)
+    f = verdicts(r, "python", "fail")
+    check(len(f) == 1 and "Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9" in f[0]["message"],
+          "tf: older minor %s" % f)
+    libdir = install_freednn(os.path.join(tmp, "good"))
+    rc, r = doctor(["--python-site", site], ld_path=libdir)
+    check(len(verdicts(r, "python", "ok")) == 1, "tf: FreeDNN 8.9.4 satisfies 8.9")
+
+
 def scenario_for_binary(tmp):
     libdir = install_freednn(os.path.join(tmp, "app"))
     old = os.path.join(tmp, "old")
@@ -534,7 +555,7 @@ def scenario_nvidia9(tmp):
 
 def main():
     scenarios = [scenario_healthy, scenario_shadow, scenario_mixed, scenario_missing_sublib, scenario_header,
-                 scenario_missing_dep, scenario_abort, scenario_wrong_class, scenario_broken_files, scenario_nvidia_cuda_major, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_for_binary,
+                 scenario_missing_dep, scenario_abort, scenario_wrong_class, scenario_broken_files, scenario_nvidia_cuda_major, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_tensorflow, scenario_for_binary,
                  scenario_windows, scenario_windows_order, scenario_windows_dll, scenario_windows_cuda11, scenario_pe_damaged, scenario_nvidia9]
     only = os.environ.get("DOCTOR_TEST")
     for s in scenarios:

@@ -126,11 +126,101 @@ out_free:
     free(hits);
 }
 
+/* The quoted value of `key` in TensorFlow's build_info.py
+ * ("'cudnn_version': '8'" or "('cudnn_version', '8')"), or "". */
+static void
+build_info_value(const char *text, const char *key, char *out, size_t n)
+{
+    out[0] = 0;
+    const char *p = strstr(text, key);
+    if (p == NULL)
+        return;
+    /* A dict ('key': 'v') or a tuple list ('key', 'v'). */
+    p += strlen(key);
+    while (*p == ' ')
+        p++;
+    if (*p != ':' && *p != ',')
+        return;
+    p++;
+    while (*p == ' ')
+        p++;
+    if (*p != '\'' && *p != '"')
+        return;
+    char quote = *p++;
+    size_t len = 0;
+    while (p[len] != 0 && p[len] != quote && len + 1 < n)
+        len++;
+    memcpy(out, p, len);
+    out[len] = 0;
+}
+
+/* #10, #20: TensorFlow records the cuDNN and CUDA it was built with in
+ * tensorflow/python/platform/build_info.py; it needs the same cuDNN major
+ * and at least that minor (its rule), and opens libcudnn.so.<major> by
+ * name from libtensorflow_framework.so.2. */
+static void
+check_tensorflow(struct dr_ctx *ctx, const char *site)
+{
+    char path[DR_PATH], want[32], cuda[32];
+    unsigned char *text;
+    size_t size;
+    dr_join(path, sizeof path, site, "tensorflow/python/platform/build_info.py");
+    if (dr_read_file(path, 1 << 20, &text, &size) != 0)
+        return;
+    build_info_value((const char *)text, "'cudnn_version'", want, sizeof want);
+    if (want[0] == 0)
+        build_info_value((const char *)text, "\"cudnn_version\"", want, sizeof want);
+    build_info_value((const char *)text, "'cuda_version'", cuda, sizeof cuda);
+    free(text);
+    int ma = 0, mi = -1;
+    if (want[0] == 0 || sscanf(want, "%d.%d", &ma, &mi) < 1 || ma <= 0)
+        return;                          /* a CPU-only build */
+    char name[32];
+    dr_fmt(name, sizeof name, "libcudnn.so.%d", ma);
+    struct dr_elf *tf = calloc(1, sizeof *tf);
+    struct dr_copy *hits = calloc(DR_MAX_COPIES, sizeof *hits);
+    if (tf == NULL || hits == NULL)
+        goto out_free;
+    char fw[DR_PATH];
+    dr_join(fw, sizeof fw, site, "tensorflow/libtensorflow_framework.so.2");
+    bool have_fw = dr_is_file(fw);
+    if (have_fw)
+        dr_elf_read(fw, tf);
+    int win;
+    dr_resolve(ctx, name, have_fw ? fw : NULL, have_fw && tf->ok ? tf : NULL, hits, DR_MAX_COPIES, &win);
+    if (win < 0) {
+        dr_verdict(DR_FAIL, "python", "pip install nvidia-cudnn-cuXX (or tensorflow[and-cuda]) and put its lib "
+                   "folder on LD_LIBRARY_PATH",
+                   "TensorFlow at %s (built with cuDNN %s, CUDA %s) cannot find %s: \"Cannot dlopen some GPU "
+                   "libraries... Skipping registering GPU devices\"", site, want, cuda[0] ? cuda : "?", name);
+        goto out_free;
+    }
+    char real[DR_PATH];
+    long have = probed_version(ctx, hits[win].path, real, sizeof real);
+    if (have == 0)
+        have = hits[win].name_version;
+    char hv[32];
+    dr_version_str(hv, sizeof hv, have);
+    if (have != 0 && mi >= 0 && (have / 100) % 100 < mi)
+        dr_verdict(DR_FAIL, "python", "install cuDNN of the same major and an equal or higher minor, and make it "
+                   "come first on the loader path",
+                   "TensorFlow at %s was built with cuDNN %s but loads %s %s from %s: \"Loaded runtime CuDNN "
+                   "library: %s but source was compiled with: %s\"", site, want, name, hv, hits[win].path, hv, want);
+    else
+        dr_verdict(DR_OK, "python", NULL, "TensorFlow at %s (built with cuDNN %s) loads %s %s from %s", site, want,
+                   name, hv, hits[win].path);
+out_free:
+    free(tf);
+    free(hits);
+}
+
 void
 dr_check_python(struct dr_ctx *ctx)
 {
-    for (int i = 0; i < ctx->n_python_sites; i++)
+    for (int i = 0; i < ctx->n_python_sites; i++) {
         check_site(ctx, ctx->python_sites[i]);
+        check_tensorflow(ctx, ctx->python_sites[i]);
+    }
 
     /* #5: cuDNN 8 opens "libnvrtc.so"; PyTorch 2.0 wheels ship only a
      * hashed libnvrtc-<hash>.so. */

@@ -15,8 +15,8 @@ static const char *const checks8_all[] = {"cudnnOpsInferVersionCheck", "cudnnOps
 static const char *const checks9_all[] = {"cudnnGraphVersionCheck", "cudnnOpsVersionCheck", "cudnnCnnVersionCheck",
                                           "cudnnAdvVersionCheck", NULL};
 
-static struct dr_soname *
-family_shim(struct dr_ctx *ctx, int fam)
+struct dr_soname *
+dr_family_shim(struct dr_ctx *ctx, int fam)
 {
     for (int i = 0; i < ctx->n_sonames; i++)
         if (ctx->sonames[i].family == fam && ctx->sonames[i].is_shim)
@@ -33,8 +33,8 @@ family_present(struct dr_ctx *ctx, int fam)
     return false;
 }
 
-static struct dr_copy *
-winner(struct dr_soname *s)
+struct dr_copy *
+dr_winner(struct dr_soname *s)
 {
     return s != NULL && s->winner >= 0 ? &s->copies[s->winner] : NULL;
 }
@@ -45,27 +45,6 @@ vstr(char *dst, size_t n, const struct dr_copy *c)
     dr_version_str(dst, n, dr_copy_version(c));
 }
 
-/* What package provides a library, for the fix text. */
-static const char *
-provider(const char *name)
-{
-    if (dr_starts_with(name, "libcublasLt"))
-        return "cuBLASLt (CUDA toolkit or pip nvidia-cublas-cuXX)";
-    if (dr_starts_with(name, "libcublas"))
-        return "cuBLAS (CUDA toolkit or pip nvidia-cublas-cuXX)";
-    if (dr_starts_with(name, "libnvrtc"))
-        return "NVRTC (CUDA toolkit or pip nvidia-cuda-nvrtc-cuXX)";
-    if (dr_starts_with(name, "libcudart"))
-        return "the CUDA runtime";
-    if (dr_starts_with(name, "libz."))
-        return "zlib (Debian/Ubuntu: zlib1g)";
-    if (dr_starts_with(name, "libcudnn"))
-        return "the same cuDNN archive";
-    if (dr_starts_with(name, "libpthreadpool") || dr_starts_with(name, "libcpuinfo"))
-        return "FreeDNN's dependencies (Debian: libpthreadpool0, libcpuinfo0)";
-    return "its package";
-}
-
 /* Probes every copy: the shim with all version checks (and, for the chosen
  * one, the self-test), each sub-library with its own check. */
 static void
@@ -73,7 +52,7 @@ probe_all(struct dr_ctx *ctx, int selftest_family)
 {
     for (int i = 0; i < ctx->n_sonames; i++) {
         struct dr_soname *s = &ctx->sonames[i];
-        struct dr_copy *shim = s->is_shim ? NULL : winner(family_shim(ctx, s->family));
+        struct dr_copy *shim = s->is_shim ? NULL : dr_winner(dr_family_shim(ctx, s->family));
         for (int k = 0; k < s->n; k++) {
             struct dr_copy *c = &s->copies[k];
             if (!c->loadable && k != s->winner)
@@ -92,8 +71,8 @@ probe_all(struct dr_ctx *ctx, int selftest_family)
 static void
 check_found(struct dr_ctx *ctx, int fam, int expect_major)
 {
-    struct dr_soname *shim = family_shim(ctx, fam);
-    struct dr_copy *w = winner(shim);
+    struct dr_soname *shim = dr_family_shim(ctx, fam);
+    struct dr_copy *w = dr_winner(shim);
     char v[32], fix[600];
     if (w != NULL && !w->loadable) {
         dr_verdict(DR_FAIL, "found", "replace it with the real library from the archive",
@@ -131,8 +110,8 @@ check_found(struct dr_ctx *ctx, int fam, int expect_major)
 static void
 check_sublibs(struct dr_ctx *ctx, int fam)
 {
-    struct dr_soname *shim = family_shim(ctx, fam);
-    struct dr_copy *sw = winner(shim);
+    struct dr_soname *shim = dr_family_shim(ctx, fam);
+    struct dr_copy *sw = dr_winner(shim);
     char dir[DR_PATH], fix[800];
     if (sw == NULL)
         return;                          /* the "found" verdict says why */
@@ -176,8 +155,8 @@ check_sublibs(struct dr_ctx *ctx, int fam)
 static void
 check_mixed(struct dr_ctx *ctx, int fam)
 {
-    struct dr_soname *shim = family_shim(ctx, fam);
-    struct dr_copy *sw = winner(shim);
+    struct dr_soname *shim = dr_family_shim(ctx, fam);
+    struct dr_copy *sw = dr_winner(shim);
     if (sw == NULL)
         return;
     long ref = dr_copy_version(sw);
@@ -185,7 +164,7 @@ check_mixed(struct dr_ctx *ctx, int fam)
     int bad = 0;
     for (int i = 0; i < ctx->n_sonames; i++) {
         struct dr_soname *s = &ctx->sonames[i];
-        struct dr_copy *w = winner(s);
+        struct dr_copy *w = dr_winner(s);
         if (s->family != fam || s->is_shim || w == NULL)
             continue;
         long ver = dr_copy_version(w);
@@ -223,7 +202,7 @@ check_shadow(struct dr_ctx *ctx, int fam)
     int found = 0;
     for (int i = 0; i < ctx->n_sonames; i++) {
         struct dr_soname *s = &ctx->sonames[i];
-        struct dr_copy *w = winner(s);
+        struct dr_copy *w = dr_winner(s);
         if (s->family != fam || w == NULL)
             continue;
         long wv = dr_copy_version(w);
@@ -251,7 +230,7 @@ check_shadow(struct dr_ctx *ctx, int fam)
             }
         }
     }
-    if (found == 0 && family_shim(ctx, fam)->winner >= 0)
+    if (found == 0 && dr_family_shim(ctx, fam)->winner >= 0)
         dr_verdict(DR_OK, "shadow", NULL, "one copy of each cuDNN %d library on the loader path", fam);
 }
 
@@ -262,7 +241,7 @@ check_load(struct dr_ctx *ctx, int fam)
     int bad = 0, loaded = 0;
     for (int i = 0; i < ctx->n_sonames; i++) {
         struct dr_soname *s = &ctx->sonames[i];
-        struct dr_copy *w = winner(s);
+        struct dr_copy *w = dr_winner(s);
         if (s->family != fam || w == NULL || ctx->opt.no_probe)
             continue;
         if (w->probe.loaded) {
@@ -279,153 +258,6 @@ check_load(struct dr_ctx *ctx, int fam)
         dr_verdict(DR_OK, "load", NULL, "all %d cuDNN %d libraries on the path load in a test process", loaded, fam);
 }
 
-/* Dependencies of every winner: DT_NEEDED, and for NVIDIA's library the
- * ones it opens at run time (cuBLAS, cuBLASLt, NVRTC; #5, #20). */
-static void
-check_deps(struct dr_ctx *ctx, int fam)
-{
-    struct dr_copy *hits = calloc(4, sizeof *hits);
-    if (hits == NULL)
-        return;
-    int missing = 0;
-    char fix[600];
-    bool nvidia = false;
-    long cudart = 0;
-    struct dr_copy *sw = winner(family_shim(ctx, fam));
-    if (sw != NULL) {
-        nvidia = !sw->elf.exports_freednn && !sw->probe.is_freednn;
-        cudart = sw->probe.cudart;
-    }
-    for (int i = 0; i < ctx->n_sonames; i++) {
-        struct dr_soname *s = &ctx->sonames[i];
-        struct dr_copy *w = winner(s);
-        if (s->family != fam || w == NULL)
-            continue;
-        for (int d = 0; d < w->elf.n_needed; d++) {
-            int win;
-            dr_resolve(ctx, w->elf.needed[d], w->path, &w->elf, hits, 4, &win);
-            if (win >= 0)
-                continue;
-            missing++;
-            dr_fmt(fix, sizeof fix, "install %s, or add the folder that holds %s to LD_LIBRARY_PATH",
-                   provider(w->elf.needed[d]), w->elf.needed[d]);
-            dr_verdict(DR_FAIL, "deps", fix, "%s needs %s, which the loader cannot find", w->path, w->elf.needed[d]);
-        }
-    }
-    if (nvidia && cudart > 0) {
-        /* What cuDNN dlopens, as the sub-library that opens it sees it. */
-        long major = cudart / 1000;
-        char cublas[64], cublaslt[64], nvrtc[64];
-        dr_fmt(cublas, sizeof cublas, "libcublas.so.%ld", major);
-        dr_fmt(cublaslt, sizeof cublaslt, "libcublasLt.so.%ld", major);
-        dr_fmt(nvrtc, sizeof nvrtc, "libnvrtc.so.%ld", major);
-        const char *asker_name = fam == 8 ? "libcudnn_ops_infer.so.8" : "libcudnn_engines_precompiled.so.9";
-        struct dr_copy *asker = sw;
-        for (int i = 0; i < ctx->n_sonames; i++)
-            if (strcmp(ctx->sonames[i].name, asker_name) == 0 && winner(&ctx->sonames[i]) != NULL)
-                asker = winner(&ctx->sonames[i]);
-        const char *names[3] = {cublas, cublaslt, nvrtc};
-        for (int k = 0; k < 3; k++) {
-            int win;
-            dr_resolve(ctx, names[k], asker->path, &asker->elf, hits, 4, &win);
-            if (win < 0 && k == 2) /* 8.x builds also try the unversioned name */
-                dr_resolve(ctx, "libnvrtc.so", asker->path, &asker->elf, hits, 4, &win);
-            if (win >= 0)
-                continue;
-            missing++;
-            dr_fmt(fix, sizeof fix, "install %s for CUDA %ld, or add its folder to LD_LIBRARY_PATH", provider(names[k]),
-                   major);
-            dr_verdict(DR_FAIL, "deps", fix,
-                       "cuDNN (built for CUDA %ld) opens %s at run time and the loader cannot find it: "
-                       "convolutions fail with \"Could not load library ... %s: cannot open shared object file\"",
-                       major, names[k], names[k]);
-        }
-    }
-    if (missing == 0 && sw != NULL)
-        dr_verdict(DR_OK, "deps", NULL, "every dependency of the cuDNN %d libraries is found%s", fam,
-                   nvidia ? " (including cuBLAS, cuBLASLt and NVRTC, which it opens at run time)" : "");
-    free(hits);
-}
-
-/* The CUDA toolkit version at `root` (version.json, else CUDART_VERSION in
- * include/cuda_runtime_api.h), as major*1000 + minor*10; 0 if unknown. */
-static long
-toolkit_version(const char *root)
-{
-    char path[DR_PATH];
-    unsigned char *text;
-    size_t size;
-    long v = 0;
-    dr_join(path, sizeof path, root, "version.json");
-    if (dr_read_file(path, 1 << 20, &text, &size) == 0) {
-        const char *p = strstr((const char *)text, "\"cuda\"");
-        p = p != NULL ? strstr(p, "\"version\"") : NULL;
-        int ma, mi;
-        if (p != NULL && sscanf(strchr(p + 9, '"') != NULL ? strchr(p + 9, '"') + 1 : "", "%d.%d", &ma, &mi) == 2)
-            v = ma * 1000L + mi * 10L;
-        free(text);
-        if (v > 0)
-            return v;
-    }
-    dr_join(path, sizeof path, root, "include/cuda_runtime_api.h");
-    if (dr_read_file(path, 1 << 22, &text, &size) == 0) {
-        const char *p = strstr((const char *)text, "#define CUDART_VERSION");
-        if (p != NULL)
-            v = strtol(p + 22, NULL, 10);
-        free(text);
-    }
-    return v;
-}
-
-/* #14, #15: the CUDA major cuDNN was built for vs toolkit and driver. */
-static void
-check_cuda(struct dr_ctx *ctx, int fam)
-{
-    struct dr_copy *sw = winner(family_shim(ctx, fam));
-    if (sw == NULL || !sw->probe.loaded)
-        return;
-    long cudart = sw->probe.cudart;
-    if (sw->probe.is_freednn) {
-        dr_verdict(DR_INFO, "cuda", NULL, "FreeDNN runs on the CPU: it reports CUDA runtime %ld.%ld for "
-                   "compatibility and needs no CUDA toolkit, driver or GPU", cudart / 1000, (cudart % 1000) / 10);
-        return;
-    }
-    if (cudart <= 0)
-        return;
-    long major = cudart / 1000;
-    const char *root = getenv("CUDA_HOME");
-    if (root == NULL || root[0] == 0)
-        root = getenv("CUDA_PATH");
-    if ((root == NULL || root[0] == 0) && !ctx->opt.no_system)
-        root = "/usr/local/cuda";
-    long tk = root != NULL && root[0] != 0 ? toolkit_version(root) : 0;
-    if (tk > 0 && tk / 1000 != major)
-        dr_verdict(DR_FAIL, "cuda", "install the cuDNN build for your CUDA major (archive name ..._cudaNN-archive, "
-                   "pip nvidia-cudnn-cuNN), or the matching CUDA toolkit",
-                   "cuDNN at %s is built for CUDA %ld (runtime %ld) but the toolkit at %s is CUDA %ld.%ld: its "
-                   "cuBLAS and NVRTC are of the wrong major", sw->path, major, cudart, root, tk / 1000,
-                   (tk % 1000) / 10);
-    else if (tk > 0)
-        dr_verdict(DR_OK, "cuda", NULL, "cuDNN is built for CUDA %ld.%ld; the toolkit at %s is CUDA %ld.%ld", major,
-                   (cudart % 1000) / 10, root, tk / 1000, (tk % 1000) / 10);
-    /* The driver: load libcuda.so.1 in a child and ask its version. */
-    struct dr_probe drv;
-    dr_probe_library("libcuda.so.1", NULL, false, ctx->opt.timeout_s, &drv);
-    if (!drv.loaded) {
-        dr_verdict(DR_INFO, "driver", NULL, "no NVIDIA driver (libcuda.so.1 does not load: %s); NVIDIA's cuDNN "
-                   "needs a GPU to run", drv.error);
-    } else if (drv.driver > 0 && drv.driver < cudart) {
-        dr_verdict(DR_FAIL, "driver", "update the NVIDIA driver (CUDA 12.x needs >= 525.60.13 on Linux) or use a "
-                   "cuDNN built for an older CUDA",
-                   "the driver supports CUDA up to %ld.%ld but cuDNN carries runtime %ld.%ld: \"CUDA driver version "
-                   "is insufficient for CUDA runtime version\"", drv.driver / 1000, (drv.driver % 1000) / 10,
-                   major, (cudart % 1000) / 10);
-    } else if (drv.driver > 0) {
-        dr_verdict(DR_OK, "driver", NULL, "the driver supports CUDA %ld.%ld, enough for runtime %ld.%ld",
-                   drv.driver / 1000, (drv.driver % 1000) / 10, major, (cudart % 1000) / 10);
-    }
-}
-
 /* #13: header version vs the library that loads. */
 static void
 check_headers(struct dr_ctx *ctx)
@@ -439,8 +271,8 @@ check_headers(struct dr_ctx *ctx)
         int major = (int)(h->version / 10000);
         char hv[32], lv[32], fix[900], incdir[DR_PATH];
         dr_version_str(hv, sizeof hv, h->version);
-        struct dr_soname *shim = major == 8 || major == 9 ? family_shim(ctx, major) : NULL;
-        struct dr_copy *w = winner(shim);
+        struct dr_soname *shim = major == 8 || major == 9 ? dr_family_shim(ctx, major) : NULL;
+        struct dr_copy *w = dr_winner(shim);
         if (w == NULL) {
             if (h->paired || family_present(ctx, 8) || family_present(ctx, 9))
                 dr_verdict(DR_WARN, "header", "install the library that goes with this header, or remove the header",
@@ -506,7 +338,7 @@ check_expect(struct dr_ctx *ctx)
                    ctx->opt.expect);
         return;
     }
-    struct dr_copy *w = winner(ma == 8 || ma == 9 ? family_shim(ctx, ma) : NULL);
+    struct dr_copy *w = dr_winner(ma == 8 || ma == 9 ? dr_family_shim(ctx, ma) : NULL);
     long v = w != NULL ? dr_copy_version(w) : 0;
     char vs[32];
     dr_version_str(vs, sizeof vs, v);
@@ -571,7 +403,7 @@ report_env(void)
 static void
 check_selftest(struct dr_ctx *ctx, int fam, struct dr_selftest *st, char *st_lib, size_t st_lib_n)
 {
-    struct dr_copy *w = winner(family_shim(ctx, fam));
+    struct dr_copy *w = dr_winner(dr_family_shim(ctx, fam));
     if (w == NULL || ctx->opt.no_selftest || ctx->opt.no_probe)
         return;
     dr_copy(st_lib, st_lib_n, w->path);
@@ -610,7 +442,7 @@ dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t 
      * cuDNN 8 (the API FreeDNN implements) when it loads, else cuDNN 9. */
     int st_family = expect_major;
     if (st_family != 8 && st_family != 9)
-        st_family = winner(family_shim(ctx, 8)) != NULL ? 8 : 9;
+        st_family = dr_winner(dr_family_shim(ctx, 8)) != NULL ? 8 : 9;
     if (!ctx->opt.no_probe)
         probe_all(ctx, st_family);
 
@@ -624,8 +456,8 @@ dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t 
         check_mixed(ctx, fam);
         check_shadow(ctx, fam);
         check_load(ctx, fam);
-        check_deps(ctx, fam);
-        check_cuda(ctx, fam);
+        dr_check_deps(ctx, fam);
+        dr_check_cuda(ctx, fam);
     }
     if (!any)
         dr_verdict(expect_major ? DR_FAIL : DR_FAIL, "found",

@@ -13,7 +13,9 @@
  *   headers.c   cudnn_version.h / cudnn.h in include folders
  *   probe.c     loading a copy in a forked child and asking it questions
  *   selftest.c  the convolution self-test (runs inside the child)
- *   checks.c    Linux verdicts; python.c the Python pitfalls
+ *   checks.c    Linux verdicts on the cuDNN files themselves
+ *   deps.c      their dependencies, the CUDA toolkit and the driver
+ *   python.c    the Python pitfalls (pip wheels, PyTorch, TensorFlow)
  *   windows.c   a Windows folder: DLL search order, imports, bitness
  *   report.c    verdicts, the human summary and --json
  *   main.c      options and the order of the work
@@ -291,7 +293,13 @@ struct dr_win_dll {
 };
 void dr_report_set_windows(const struct dr_win_dll *dlls, int n);
 
-/* ---- checks.c, python.c, windows.c -------------------------------------- */
+/* ---- checks.c, deps.c, python.c, windows.c ------------------------------- */
+/* The shim soname of cuDNN major `fam` (8 or 9), and the copy of a soname
+ * that the loader takes (NULL when none). */
+struct dr_soname *dr_family_shim(struct dr_ctx *ctx, int fam);
+struct dr_copy *dr_winner(struct dr_soname *s);
+void dr_check_deps(struct dr_ctx *ctx, int fam);
+void dr_check_cuda(struct dr_ctx *ctx, int fam);
 void dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n);
 void dr_check_python(struct dr_ctx *ctx);
 void dr_check_windows(struct dr_ctx *ctx);

@@ -307,8 +307,19 @@ print_human(struct dr_ctx *ctx, const struct dr_selftest *st, const char *st_lib
         printf("\nWindows DLLs:\n");
         for (int i = 0; i < n_win_dlls; i++) {
             const struct dr_win_dll *d = &win_dlls[i];
-            printf("  %-40s %s%s%s\n", d->name, d->path[0] ? d->path : "MISSING", d->path[0] ? " " : "",
-                   d->path[0] && d->pe.ok ? dr_pe_machine_name(d->pe.machine) : "");
+            if (d->path[0] == 0) {
+                printf("  %-40s MISSING\n", d->name);
+                continue;
+            }
+            if (d->pe.has_version)
+                dr_fmt(v, sizeof v, "%d.%d.%d.%d", d->pe.file_version[0], d->pe.file_version[1],
+                       d->pe.file_version[2], d->pe.file_version[3]);
+            else
+                dr_copy(v, sizeof v, "?");
+            printf("  %-40s %-12s %-6s %s [%s]\n", d->name, v, d->pe.ok ? dr_pe_machine_name(d->pe.machine) : "bad",
+                   d->path, d->origin);
+            for (int k = 0; k < d->n_shadowed; k++)
+                printf("  %-40s %-12s %-6s %s [shadowed]\n", "", "", "", d->shadowed[k]);
         }
     }
     if (st != NULL && st->result != DR_ST_NOT_RUN)

@@ -188,6 +188,18 @@ test_bad_inputs(void)
     CHECK_STATUS(cudnnActivationForward(handle, ad, &one, x.desc, x.mem, &zero, yh.desc, yh.mem), BAD);
     CHECK_STATUS(cudnnActivationForward(handle, ad, &one, x.desc, x.mem, &zero, yn.desc, x.mem), BAD);
     CHECK_STATUS(cudnnActivationForward(handle, ad, &one, i8, x.mem, &zero, i8, y.mem), NS);
+    {
+        /* an output whose elements overlap (W stride 2 runs into the next row) */
+        cudnnTensorDescriptor_t ov;
+        int od[4] = {2, 3, 4, 5}, os[4] = {60, 20, 5, 2};
+        cudnnCreateTensorDescriptor(&ov);
+        CHECK_OK(cudnnSetTensorNdDescriptor(ov, CUDNN_DATA_FLOAT, 4, od, os));
+        CHECK_STATUS(cudnnActivationForward(handle, ad, &one, x.desc, x.mem, &zero, ov, y.mem), BAD);
+        CHECK_STATUS(cudnnSoftmaxForward(handle, CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_MODE_CHANNEL, &one, x.desc, x.mem,
+                                         &zero, ov, y.mem),
+                     BAD);
+        cudnnDestroyTensorDescriptor(ov);
+    }
     cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_IDENTITY, CUDNN_PROPAGATE_NAN, 0);
     CHECK_STATUS(cudnnActivationForward(handle, ad, &one, x.desc, x.mem, &zero, y.desc, y.mem), BAD);
     CHECK_STATUS(cudnnActivationBackward(handle, ad, &one, y.desc, y.mem, y.desc, y.mem, x.desc, x.mem, &zero,
@@ -258,6 +270,10 @@ test_bad_inputs(void)
                                                                   (cudnnNanPropagation_t)nn, -1.5);
                 CHECK_MSG(fdnn_cudnn9_category(c9s(d9, mm, nn, -1.5)) == ours, "set mode %d nan %d", mm, nn);
             }
+        typedef int (*destroy_fn)(void *);
+        destroy_fn c9d = (destroy_fn)fdnn_cudnn9_sym("cudnnDestroyActivationDescriptor");
+        if (c9d)
+            c9d(d9);
     }
     cudnnDestroyTensorDescriptor(i8);
     tb_free(&x), tb_free(&y), tb_free(&yd), tb_free(&yh), tb_free(&yn), tb_free(&x8);

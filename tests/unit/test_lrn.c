@@ -222,6 +222,10 @@ test_descriptor(void)
                 }
     CHECK_OK(cudnnDestroyLRNDescriptor(ld));
     CHECK_OK(cudnnDestroyLRNDescriptor(NULL));
+    typedef int (*destroy_fn)(void *);
+    destroy_fn c9d = (destroy_fn)fdnn_cudnn9_sym("cudnnDestroyLRNDescriptor");
+    if (d9 && c9d)
+        c9d(d9);
 }
 
 static void

@@ -16,6 +16,7 @@
 /* Shared with activation_bwd.c through this header-less prototype. */
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
+cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
 
 cudnnStatus_t
 fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what)
@@ -34,6 +35,33 @@ double
 fdnn_read_scale(const void *p, cudnnDataType_t dtype)
 {
     return dtype == CUDNN_DATA_DOUBLE ? *(const double *)p : (double)*(const float *)p;
+}
+
+/* An output whose strides make two elements share memory would be written
+ * twice, by different threads: BAD_PARAM.  (Sorted by stride, each stride
+ * must reach past the extent of the dims inside it.) */
+cudnnStatus_t
+fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what)
+{
+    int idx[CUDNN_DIM_MAX], n = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->dims[i] == 1)
+            continue;
+        int k = n++;
+        while (k > 0 && t->strides[idx[k - 1]] > t->strides[i]) {
+            idx[k] = idx[k - 1];
+            k--;
+        }
+        idx[k] = i;
+    }
+    int64_t extent = 1;
+    for (int k = 0; k < n; k++) {
+        if (t->strides[idx[k]] < extent)
+            return FDNN_BAD_PARAM("%s has overlapping elements (stride %lld of dim %d)", what,
+                                  (long long)t->strides[idx[k]], idx[k]);
+        extent = t->strides[idx[k]] * t->dims[idx[k]];
+    }
+    return CUDNN_STATUS_SUCCESS;
 }
 
 static bool
@@ -69,6 +97,7 @@ fdnn_api_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_
         return FDNN_BAD_PARAM("xDesc and yDesc have different dims");
     if (x == y && !same_strides(&xt, &yt))
         return FDNN_BAD_PARAM("in-place activation (x == y) needs identical strides in xDesc and yDesc");
+    RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
     if (fdnn_tensor_elements(&xt) == 0)
         return CUDNN_STATUS_SUCCESS;
     return fdnn_activation_forward(handle, &act, fdnn_read_scale(alpha, xt.dtype), &xt, x,

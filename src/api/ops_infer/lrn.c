@@ -19,6 +19,7 @@
 
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
+cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
 cudnnStatus_t fdnn_lrn_check_pair(const fdnn_tensor_t *a, const char *an, const void *ap, const fdnn_tensor_t *b,
                                   const char *bn, const void *bp);
 
@@ -70,6 +71,7 @@ fdnn_api_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t 
         return FDNN_BAD_PARAM("xDesc has %d dims, LRN needs at least 3", xt.ndim);
     RETURN_IF_ERROR(fdnn_activation_check_dtype(xt.dtype, "xDesc"));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", x, &yt, "yDesc", y));
+    RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
     return fdnn_lrn_forward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &xt, x, fdnn_read_scale(beta, xt.dtype),
                             &yt, y);
 }
@@ -99,6 +101,7 @@ fdnn_api_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescrip
         return FDNN_BAD_PARAM("xDesc has %d dims, expected 4 or 5", xt.ndim);
     RETURN_IF_ERROR(fdnn_activation_check_dtype(xt.dtype, "xDesc"));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", x, &yt, "yDesc", y));
+    RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
     return fdnn_divnorm_forward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &xt, x, means,
                                 fdnn_read_scale(beta, xt.dtype), &yt, y);
 }

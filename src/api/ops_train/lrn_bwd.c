@@ -12,6 +12,7 @@
 
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
+cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
 cudnnStatus_t fdnn_lrn_check_pair(const fdnn_tensor_t *a, const char *an, const void *ap, const fdnn_tensor_t *b,
                                   const char *bn, const void *bp);
 
@@ -44,6 +45,7 @@ fdnn_api_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", x, &yt, "yDesc", y));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&yt, "yDesc", y, &dyt, "dyDesc", dy));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&dyt, "dyDesc", dy, &dxt, "dxDesc", dx));
+    RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
     return fdnn_lrn_backward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &dyt, dy, &xt, x,
                              fdnn_read_scale(beta, xt.dtype), &dxt, dx);
 }
@@ -74,6 +76,7 @@ fdnn_api_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescri
         return FDNN_BAD_PARAM("xDesc has %d dims, expected 4 or 5", xt.ndim);
     RETURN_IF_ERROR(fdnn_activation_check_dtype(xt.dtype, "xDesc"));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", dy, &dxt, "dXdMeansDesc", dx));
+    RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dXdMeansDesc"));
     return fdnn_divnorm_backward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &xt, x, means, dy,
                                  fdnn_read_scale(beta, xt.dtype), &dxt, dx, dMeans);
 }

@@ -11,6 +11,7 @@
 #include "cpu/pooling/pooling.h"
 
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
+cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
 cudnnStatus_t fdnn_pooling_check_shapes(const fdnn_pooling_t *pool, const fdnn_tensor_t *xt, const char *xname,
                                         const fdnn_tensor_t *yt, const char *yname);
 
@@ -42,6 +43,7 @@ fdnn_api_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor
         return FDNN_BAD_PARAM("dyDesc and yDesc have different dims");
     if (!fdnn_tensor_same_dims(&dxt, &xt))
         return FDNN_BAD_PARAM("dxDesc and xDesc have different dims");
+    RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
     return fdnn_pooling_backward(handle, &pool, fdnn_read_scale(alpha, xt.dtype), &dyt, dy, &xt, x,
                                  fdnn_read_scale(beta, xt.dtype), &dxt, dx);
 }

@@ -12,6 +12,7 @@
 
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
+cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
 cudnnStatus_t fdnn_softmax_check_enums(cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode);
 
 static bool
@@ -49,6 +50,7 @@ fdnn_api_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo
         return FDNN_BAD_PARAM("yDesc and dyDesc have different strides");
     if (dy == dx && !same_strides(&dyt, &dxt))
         return FDNN_BAD_PARAM("in-place softmax backward (dy == dx) needs identical strides in dyDesc and dxDesc");
+    RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
     return fdnn_softmax_backward(handle, algo, mode, fdnn_read_scale(alpha, yt.dtype), &yt, y, &dyt, dy,
                                  fdnn_read_scale(beta, yt.dtype), &dxt, dx);
 }

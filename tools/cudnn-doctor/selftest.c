@@ -15,7 +15,9 @@
  * passed as their documented values (NCHW 0, FLOAT 0, CROSS_CORRELATION 1,
  * IMPLICIT_GEMM 0).  FreeDNN takes host pointers; for NVIDIA's library the
  * buffers are device memory from libcudart (the doctor loads the runtime of
- * the major cuDNN reports). */
+ * the major cuDNN reports).  On FreeDNN the convolution is checked at every
+ * instruction-set level the CPU has (freednnSetIsa) with 1 and 2 threads
+ * (freednnSetNumThreads), then timed in the handle's default setting. */
 #include "doctor.h"
 
 #include <dlfcn.h>
@@ -252,25 +254,66 @@ dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out
         goto out_free;
     }
     const float one = 1.0f, zero = 0.0f;
-    STEP(cudnnConvolutionForward_p(handle, &one, xd, x, wd, w, cd, 0, ws, ws_size, &zero, yd, y),
-         "cudnnConvolutionForward");
-    if (m.device)
-        m.sync();
-    mem_get(&m, hy, y, yn * sizeof(float));
-    double worst = 0.0;
-    size_t bad = 0;
-    for (size_t i = 0; i < yn; i++) {
-        double d = fabs((double)hy[i] - ref[i]);
-        if (!(d == 0.0)) {               /* also catches NaN */
-            bad++;
-            worst = isnan(d) || d > worst ? (isnan(d) ? INFINITY : d) : worst;
+    /* FreeDNN: every instruction-set level the CPU has, with 1 and 2
+     * threads (results must not depend on either); NVIDIA: one run. */
+    typedef int (*set_isa_fn)(void *, const char *);
+    typedef int (*get_isa_fn)(void *, const char **);
+    typedef int (*set_threads_fn)(void *, int);
+    typedef int (*get_threads_fn)(void *, int *);
+    set_isa_fn set_isa = is_freednn ? (set_isa_fn)dlsym(lib, "freednnSetIsa") : NULL;
+    get_isa_fn get_isa = is_freednn ? (get_isa_fn)dlsym(lib, "freednnGetIsa") : NULL;
+    set_threads_fn set_threads = is_freednn ? (set_threads_fn)dlsym(lib, "freednnSetNumThreads") : NULL;
+    get_threads_fn get_threads = is_freednn ? (get_threads_fn)dlsym(lib, "freednnGetNumThreads") : NULL;
+    const char *isa0 = NULL;
+    int threads0 = 0;
+    bool vary = set_isa && get_isa && set_threads && get_threads && get_isa(handle, &isa0) == 0 &&
+                get_threads(handle, &threads0) == 0 && isa0 != NULL;
+    char isa0_copy[16];
+    dr_copy(isa0_copy, sizeof isa0_copy, isa0);
+    static const char *const isas[] = {"scalar", "avx2", "avx512"};
+    char configs[120] = "";
+    for (int ci = 0; ci < (vary ? 6 : 1); ci++) {
+        if (vary) {
+            if (set_isa(handle, isas[ci / 2]) != 0)
+                continue;                /* not on this CPU */
+            set_threads(handle, 1 + ci % 2);
+        }
+        for (size_t i = 0; i < yn; i++)
+            hy[i] = NAN;
+        mem_put(&m, y, hy, yn * sizeof(float));
+        STEP(cudnnConvolutionForward_p(handle, &one, xd, x, wd, w, cd, 0, ws, ws_size, &zero, yd, y),
+             "cudnnConvolutionForward");
+        if (m.device)
+            m.sync();
+        mem_get(&m, hy, y, yn * sizeof(float));
+        double worst = 0.0;
+        size_t bad = 0;
+        for (size_t i = 0; i < yn; i++) {
+            double d = fabs((double)hy[i] - ref[i]);
+            if (!(d == 0.0)) {           /* also catches NaN */
+                bad++;
+                worst = isnan(d) || d > worst ? (isnan(d) ? INFINITY : d) : worst;
+            }
+        }
+        if (bad > 0) {
+            out->result = DR_ST_MISMATCH;
+            out->max_abs_diff_x1e6 = isinf(worst) ? -1 : (long)(worst * 1e6);
+            if (vary)
+                dr_fmt(out->detail, sizeof out->detail, "%zu of %zu outputs differ from the exact reference (%s, "
+                       "%d thread%s)", bad, yn, isas[ci / 2], 1 + ci % 2, ci % 2 ? "s" : "");
+            else
+                dr_fmt(out->detail, sizeof out->detail, "%zu of %zu outputs differ from the exact reference", bad,
+                       yn);
+            goto out_free;
+        }
+        if (vary && ci % 2 == 0) {
+            size_t len = strlen(configs);
+            snprintf(configs + len, sizeof configs - len, "%s%s", len ? "/" : "", isas[ci / 2]);
         }
     }
-    if (bad > 0) {
-        out->result = DR_ST_MISMATCH;
-        out->max_abs_diff_x1e6 = isinf(worst) ? -1 : (long)(worst * 1e6);
-        dr_fmt(out->detail, sizeof out->detail, "%zu of %zu outputs differ from the exact reference", bad, yn);
-        goto out_free;
+    if (vary) {
+        set_isa(handle, isa0_copy);      /* time the default configuration */
+        set_threads(handle, threads0);
     }
     out->result = DR_ST_PASS;
 
@@ -287,8 +330,12 @@ dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out
     out->ms_per_call = 1e3 * (t - t0) / iters;
     double flops = 2.0 * N * K * P * Q * C * R * S;
     out->gflops = flops / ((t - t0) / iters) * 1e-9;
-    dr_fmt(out->detail, sizeof out->detail, "bit-exact; %.3f ms per call (%.2f GFLOP/s, %d calls)",
-           out->ms_per_call, out->gflops, iters);
+    if (vary)
+        dr_fmt(out->detail, sizeof out->detail, "bit-exact at %s x 1 and 2 threads; %.3f ms per call (%.2f GFLOP/s, "
+               "%d calls, %s, %d threads)", configs, out->ms_per_call, out->gflops, iters, isa0_copy, threads0);
+    else
+        dr_fmt(out->detail, sizeof out->detail, "bit-exact; %.3f ms per call (%.2f GFLOP/s, %d calls)",
+               out->ms_per_call, out->gflops, iters);
 
 out_free:
     {

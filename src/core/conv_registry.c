@@ -47,6 +47,8 @@ static const fdnn_conv_solver_t solvers[] = {
     {3, "fwd_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, always, ws_EXPLICIT, run_EXPLICIT},
     {4, "fwd_direct", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, always, no_workspace,
      fdnn_conv_direct_execute},
+    {5, "fwd_winograd_nonfused", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
+     fdnn_conv_winograd_applicable, fdnn_conv_winograd_workspace, fdnn_conv_winograd_execute},
     {11, "bwd_data_direct", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, always, no_workspace,
      fdnn_conv_direct_execute},
     {12, "bwd_data_gemm", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, always, ws_IMPLICIT,
@@ -84,6 +86,8 @@ missing_reason(fdnn_conv_dir_t dir, int algo)
                                                 algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING));
     if (fft)
         return "the FFT convolution algorithms are not implemented in FreeDNN yet";
+    if (dir == FDNN_CONV_FWD && algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD)
+        return "the fused WINOGRAD algorithm is not implemented (WINOGRAD_NONFUSED is, for 3x3 stride 1)";
     return "the Winograd convolution algorithms are not implemented in FreeDNN yet";
 }
 
@@ -101,12 +105,14 @@ fdnn_conv_solver_for(fdnn_conv_dir_t dir, int algo, const char **reason)
 const int *
 fdnn_conv_algo_order(fdnn_conv_dir_t dir)
 {
-    /* Implemented algorithms first (fastest first on typical layers), then
-     * the unimplemented ones, which the _v7 lists report as NOT_SUPPORTED. */
+    /* Implemented algorithms first (fastest first on typical layers, as
+     * measured with tools/freednn-bench: the panel GEMM beats this Winograd,
+     * whose small per-entry GEMMs repack the transformed filter), then the
+     * unimplemented ones, which the _v7 lists report as NOT_SUPPORTED. */
     static const int fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {
         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
-        CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
-        CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,      CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
+        CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
+        CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,        CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
         CUDNN_CONVOLUTION_FWD_ALGO_FFT,           CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,
     };
     static const int bwd_data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT] = {

@@ -65,6 +65,19 @@ fill_record(fdnn_conv_perf_t *r, int algo, cudnnStatus_t status, float time_ms, 
     r->mathType = CUDNN_DEFAULT_MATH;
 }
 
+static void
+move_to_front(int *order, int count, int algo)
+{
+    int pos = 0;
+    while (pos < count && order[pos] != algo)
+        pos++;
+    if (pos == count)
+        return;
+    for (; pos > 0; pos--)
+        order[pos] = order[pos - 1];
+    order[0] = algo;
+}
+
 /* The heuristic order for p: the registry's order, with the direct solver
  * first for depthwise-like problems (one input and few output channels per
  * group), where per-group GEMMs are degenerate. */
@@ -75,12 +88,7 @@ heuristic_order(const fdnn_conv_problem_t *p, int *order)
     memcpy(order, fdnn_conv_algo_order(p->dir), sizeof(int) * (size_t)count);
     if (p->g > 1 && fdnn_conv_cg(p) == 1 && fdnn_conv_kg(p) <= 4) {
         int direct = p->dir == FDNN_CONV_FWD ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT : 0; /* ALGO_0 */
-        int pos = 0;
-        while (pos < count && order[pos] != direct)
-            pos++;
-        for (; pos > 0; pos--)
-            order[pos] = order[pos - 1];
-        order[0] = direct;
+        move_to_front(order, count, direct);
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/fail.h"
@@ -20,7 +21,7 @@
 
 /* Target size of one im2col panel: a panel of CRS rows is cut to about this
  * many bytes so that it stays in the L2 cache while the GEMM streams it. */
-#define PANEL_BYTES (512u * 1024u)
+#define PANEL_BYTES (1024u * 1024u)
 
 /* Backward filter keeps one partial filter per chunk; fewer chunks when
  * those would exceed this many bytes. */

@@ -142,6 +142,8 @@ def scenario_healthy(tmp):
     check(all(winner(r, "libcudnn_%s.so.8" % s) is not None for s in SUBLIBS8), "healthy: all sub-libraries")
     st = r["selftest"]
     check(st is not None and st["result"] in ("pass", "not supported"), "healthy: self-test pass or not supported")
+    if st is not None and st["result"] == "pass":
+        check("bit-exact at scalar" in st["detail"] and st["ms_per_call"] > 0, "healthy: every ISA, timed")
     check(len(verdicts(r, "header", "ok")) >= 1, "healthy: header matches")
     check(lib(r, "libcudnn.so.9")["copies"] == [], "healthy: --no-system hides system cuDNN 9")
 

@@ -190,11 +190,50 @@ test_ukernels(void)
     }
 }
 
+/* The arows kernel reads A in place and must give the same bits as the
+ * packed kernel of the same tile (same operations in the same order); its A
+ * buffer holds exactly mr rows, the last one ending at the guard page. */
+static void
+test_arows(void)
+{
+    if (fdnn_cpu_max_isa() < FDNN_ISA_AVX512)
+        return;
+    const size_t MR = 14, NR = 32;
+    for (size_t mr = 1; mr <= MR; mr++) {
+        size_t nr = mr % 2 ? NR : NR - mr, kc = 5 + 9 * mr, lda = kc + mr % 3, ldc = nr + 1;
+        float *arows = galloc(((mr - 1) * lda + kc) * sizeof(float)), *apack = galloc(kc * MR * sizeof(float));
+        float *b = galloc(kc * NR * sizeof(float));
+        float *c1 = galloc(((mr - 1) * ldc + nr) * sizeof(float)), *c2 = galloc(((mr - 1) * ldc + nr) * sizeof(float));
+        for (size_t i = 0; i < mr; i++)
+            for (size_t p = 0; p < kc; p++)
+                arows[i * lda + p] = (float)fdnn_rng_uniform(&rng, -1, 1);
+        for (size_t p = 0; p < kc; p++)
+            for (size_t i = 0; i < MR; i++)
+                apack[p * MR + i] = i < mr ? arows[i * lda + p] : 0.0f;
+        for (size_t i = 0; i < kc * NR; i++)
+            b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+        size_t nc = (mr - 1) * ldc + nr;
+        for (size_t i = 0; i < nc; i++)
+            c1[i] = c2[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+        fdnn_f32_gemm_epilogue_t ep = {0.5f, mr % 3 == 0 ? 0.0f : 1.0f, NULL, NULL, mr % 2 == 0};
+        fdnn_f32_gemm_ukernel_14x32__avx512(mr, nr, kc, apack, b, NR, c1, ldc, &ep);
+        fdnn_f32_gemm_arows_ukernel_14x32__avx512(mr, nr, kc, arows, lda, b, NR, c2, ldc, &ep);
+        CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0, "arows 14x32 mr=%zu nr=%zu kc=%zu differs from packed",
+                  mr, nr, kc);
+        fdnn_guarded_free(arows);
+        fdnn_guarded_free(apack);
+        fdnn_guarded_free(b);
+        fdnn_guarded_free(c1);
+        fdnn_guarded_free(c2);
+    }
+}
+
 int
 main(void)
 {
     fdnn_rng_seed(&rng, 7);
     test_packs();
     test_ukernels();
+    test_arows();
     return fdnn_test_finish("test_gemm_kernels");
 }

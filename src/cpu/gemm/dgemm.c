@@ -6,6 +6,11 @@
 #include "cpu/gemm/gemm_blocking.h"
 #include "cpu/kernels/gemm_ukernel.h"
 
+/* No microkernel reading A in place for double. */
+typedef void (*fdnn_f64_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc, const double *a, size_t lda,
+                                               const double *b, size_t b_stride, double *c, size_t ldc,
+                                               const fdnn_f64_gemm_epilogue_t *ep);
+
 /* No SIMD packs for double yet: the driver's portable loops (same signature
  * for both). */
 typedef void (*d_pack_t_fn)(size_t rows, size_t cols, const double *src, size_t src_ld, double *dst,
@@ -17,6 +22,7 @@ typedef void (*d_pack_t_fn)(size_t rows, size_t cols, const double *src, size_t 
 #define UKFN_T fdnn_f64_gemm_ukernel_fn
 #define PACKT_FN d_pack_t_fn
 #define PACKN_FN d_pack_t_fn
+#define AROWS_FN fdnn_f64_gemm_arows_ukernel_fn
 #define DRIVER(name) d_##name
 #define EPILOGUE_INIT(ep, args, first, last)          \
     do {                                              \
@@ -35,6 +41,7 @@ dgemm_config(fdnn_isa_t isa)
     d_config_t cfg;
     cfg.pack_t = NULL;
     cfg.pack_n = NULL;
+    cfg.arows = NULL;
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
     switch (isa) {

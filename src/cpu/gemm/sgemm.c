@@ -14,6 +14,7 @@
 #define UKFN_T fdnn_f32_gemm_ukernel_fn
 #define PACKT_FN fdnn_f32_pack_t_fn
 #define PACKN_FN fdnn_f32_pack_n_fn
+#define AROWS_FN fdnn_f32_gemm_arows_ukernel_fn
 #define DRIVER(name) s_##name
 #define EPILOGUE_INIT(ep, args, first, last)                          \
     do {                                                              \
@@ -36,6 +37,7 @@ static s_config_t
 sgemm_config(fdnn_isa_t isa, size_t m, size_t n)
 {
     s_config_t cfg;
+    cfg.arows = NULL;
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
     switch (isa) {
@@ -52,6 +54,7 @@ sgemm_config(fdnn_isa_t isa, size_t m, size_t n)
             cfg.nr = 48;
         } else {
             cfg.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
+            cfg.arows = fdnn_f32_gemm_arows_ukernel_14x32__avx512;
             cfg.mr = 14;
             cfg.nr = 32;
         }

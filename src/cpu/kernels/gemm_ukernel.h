@@ -87,6 +87,14 @@ void fdnn_f32_gemm_ukernel_4x24__avx2(size_t mr, size_t nr, size_t kc, const flo
 void fdnn_f32_gemm_ukernel_28x16__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
     size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 
+/* A read in place (not transposed, row i at a + i * lda): the same contract
+ * with a[p * MR + i] replaced by a[i * lda + p]; rows past mr are not read. */
+typedef void (*fdnn_f32_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+                                               const float *b, size_t b_stride, float *c, size_t ldc,
+                                               const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f32_gemm_arows_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+
 /* Transposing pack of a panel: for a source of `rows` rows of `cols` floats
  * (row r at src + r * src_ld, contiguous in c), writes
  *

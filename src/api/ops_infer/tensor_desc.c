@@ -43,19 +43,19 @@ dtype_is_legacy(cudnnDataType_t dtype)
     return (int)dtype >= (int)CUDNN_DATA_FLOAT && (int)dtype <= (int)CUDNN_DATA_BFLOAT16;
 }
 
-/* The checks every Set function shares: nbDims first, then the data type.
+/* The checks every Set function shares: the data type, then nbDims.
  * cuDNN: fewer than 2 dims is BAD_PARAM, more than CUDNN_DIM_MAX is
  * NOT_SUPPORTED (the documented "at least 4" is not enforced by the runtime:
  * RNN data uses 3-d descriptors and 2-d ones are accepted). */
 static cudnnStatus_t
 check_nb_and_type(int nb, cudnnDataType_t dtype)
 {
+    if (!dtype_is_legacy(dtype))
+        return FDNN_BAD_PARAM("dataType is %d, not a data type of legacy tensor descriptors", (int)dtype);
     if (nb > CUDNN_DIM_MAX)
         return FDNN_NOT_SUPPORTED("nbDims is %d, more than CUDNN_DIM_MAX (%d)", nb, CUDNN_DIM_MAX);
     if (nb < 2)
         return FDNN_BAD_PARAM("nbDims is %d, expected 2 to %d", nb, CUDNN_DIM_MAX);
-    if (!dtype_is_legacy(dtype))
-        return FDNN_BAD_PARAM("dataType is %d, not a data type of legacy tensor descriptors", (int)dtype);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -67,21 +67,27 @@ store(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnDataType_t 
       const int *strides, int vect)
 {
     RETURN_IF_ERROR(check_nb_and_type(nb, dtype));
-    int64_t elements = 1;
+    int64_t elements = 1, last = 0;
     for (int i = 0; i < nb; i++) {
         if (dims[i] <= 0)
             return FDNN_BAD_PARAM("dimA[%d] is %d, must be positive", i, dims[i]);
-        /* cuDNN rejects a zero stride; a negative one would address memory
-         * before the base pointer, which we refuse as well (cuDNN 9 takes
-         * it and computes a meaningless size). */
-        if (strides[i] <= 0)
+        /* cuDNN rejects a zero stride along a dim of extent > 1 (along an
+         * extent-1 dim the stride is never used).  A negative one would
+         * address memory before the base pointer: we refuse it as well
+         * (cuDNN 9 takes it and computes a meaningless size). */
+        if (dims[i] > 1 && strides[i] <= 0)
             return FDNN_BAD_PARAM("strideA[%d] is %d, must be positive", i, strides[i]);
     }
     for (int i = 0; i < nb; i++) {
         elements *= dims[i];
         if (elements > MAX_TENSOR_ELEMENTS)
             return FDNN_NOT_SUPPORTED("the tensor has more than 2^31-1 elements");
+        last += (int64_t)(dims[i] - 1) * strides[i];
     }
+    /* cuDNN also limits the span: the last element's offset must be below
+     * 2^31 - 1 (it indexes with 32-bit integers). */
+    if (last >= MAX_TENSOR_ELEMENTS)
+        return FDNN_NOT_SUPPORTED("the tensor spans more than 2^31-1 elements");
     desc->format = format;
     desc->dtype = dtype;
     desc->nb_dims = nb;
@@ -133,17 +139,19 @@ static cudnnStatus_t
 set_with_format(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnDataType_t dtype, int nb,
                 const int *dims)
 {
-    RETURN_IF_ERROR(check_nb_and_type(nb, dtype));
+    /* cuDNN's order: data type, format, the NCHW_VECT_C rules, nbDims,
+     * dims. */
+    if (!dtype_is_legacy(dtype))
+        return FDNN_BAD_PARAM("dataType is %d, not a data type of legacy tensor descriptors", (int)dtype);
     if (format != CUDNN_TENSOR_NCHW && format != CUDNN_TENSOR_NHWC && format != CUDNN_TENSOR_NCHW_VECT_C)
         return FDNN_BAD_PARAM("format is %d, not a cudnnTensorFormat_t", (int)format);
-    for (int i = 0; i < nb; i++)
-        if (dims[i] <= 0)
-            return FDNN_BAD_PARAM("dimA[%d] is %d, must be positive", i, dims[i]);
     /* NCHW_VECT_C needs a vector type and C a multiple of its width.  The
      * vector types themselves are accepted in the other formats too, one
-     * vector per element (as cuDNN does). */
+     * vector per element (as cuDNN does).  cuDNN 9 also takes NCHW_VECT_C
+     * with the plain types in cudnnSetTensorNdDescriptorEx (as vectors of
+     * 4); we refuse that, as cudnnSetTensor4dDescriptor does. */
     int vect = 1;
-    if (format == CUDNN_TENSOR_NCHW_VECT_C) {
+    if (format == CUDNN_TENSOR_NCHW_VECT_C && nb >= 2) {
         vect = vect_count(dtype);
         if (vect == 0)
             return FDNN_BAD_PARAM("NCHW_VECT_C needs INT8x4, UINT8x4 or INT8x32 data, not %s",
@@ -151,6 +159,10 @@ set_with_format(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnD
         if (dims[1] % vect != 0)
             return FDNN_BAD_PARAM("NCHW_VECT_C needs C (%d) to be a multiple of %d", dims[1], vect);
     }
+    RETURN_IF_ERROR(check_nb_and_type(nb, dtype));
+    for (int i = 0; i < nb; i++)
+        if (dims[i] <= 0)
+            return FDNN_BAD_PARAM("dimA[%d] is %d, must be positive", i, dims[i]);
     int strides[CUDNN_DIM_MAX];
     RETURN_IF_ERROR(packed_strides(format, nb, dims, vect, strides));
     return store(desc, format, dtype, nb, dims, strides, vect);

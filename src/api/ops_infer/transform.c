@@ -65,11 +65,12 @@ fdnn_api_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t tran
     if ((unsigned)direction > (unsigned)CUDNN_TRANSFORM_UNFOLD)
         return FDNN_BAD_PARAM("direction is %d, not a cudnnFoldingDirection_t", (int)direction);
     /* NULL pads mean no padding, a NULL fold no folding.  foldA has one
-     * entry per spatial dim (nbDims - 2). */
+     * entry per spatial dim (nbDims - 2).  Entries past nbDims read back as
+     * 0, as cuDNN reports them. */
     for (uint32_t i = 0; i < CUDNN_DIM_MAX; i++) {
         transformDesc->pad_before[i] = padBeforeA != NULL && i < nbDims ? padBeforeA[i] : 0;
         transformDesc->pad_after[i] = padAfterA != NULL && i < nbDims ? padAfterA[i] : 0;
-        transformDesc->fold[i] = foldA != NULL && i + 2 < nbDims ? foldA[i] : 1;
+        transformDesc->fold[i] = i + 2 < nbDims ? (foldA != NULL ? foldA[i] : 1) : 0;
     }
     transformDesc->nb_dims = (int)nbDims;
     transformDesc->dest_format = destFormat;
@@ -84,22 +85,22 @@ fdnn_api_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t tran
                                            uint32_t *foldA, cudnnFoldingDirection_t *direction)
 {
     RETURN_IF_ERROR(check_desc(transformDesc, true));
+    /* cuDNN takes 3 to CUDNN_DIM_MAX and fills that many pads (nbDims - 2
+     * folds), with zeros past the descriptor's own dims. */
+    if (nbDimsRequested < 3 || nbDimsRequested > CUDNN_DIM_MAX)
+        return FDNN_BAD_PARAM("nbDimsRequested is %u, expected 3 to %d", nbDimsRequested, CUDNN_DIM_MAX);
     RETURN_IF_NULL(destFormat);
     RETURN_IF_NULL(direction);
-    uint32_t n = nbDimsRequested < (uint32_t)transformDesc->nb_dims ? nbDimsRequested : (uint32_t)transformDesc->nb_dims;
-    if (n > 0) {
-        RETURN_IF_NULL(padBeforeA);
-        RETURN_IF_NULL(padAfterA);
-    }
-    if (n > 2)
-        RETURN_IF_NULL(foldA);
+    RETURN_IF_NULL(padBeforeA);
+    RETURN_IF_NULL(padAfterA);
+    RETURN_IF_NULL(foldA);
     *destFormat = transformDesc->dest_format;
     *direction = transformDesc->direction;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < nbDimsRequested; i++) {
         padBeforeA[i] = transformDesc->pad_before[i];
         padAfterA[i] = transformDesc->pad_after[i];
     }
-    for (uint32_t i = 0; i + 2 < n; i++)
+    for (uint32_t i = 0; i + 2 < nbDimsRequested; i++)
         foldA[i] = transformDesc->fold[i];
     return CUDNN_STATUS_SUCCESS;
 }
@@ -107,7 +108,7 @@ fdnn_api_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t tran
 /* The dims a transform makes of `src` (as cuDNN computes them): every dim
  * grows by its pads; folding divides each spatial dim by its fold (rounding
  * up) and multiplies C by the product of the folds; unfolding multiplies the
- * spatial dims before padding and divides C (rounding up). */
+ * spatial dims and divides C (rounding up), both before padding. */
 static cudnnStatus_t
 dest_dims(cudnnTensorTransformDescriptor_t t, const fdnn_tensor_t *src, int *dims)
 {
@@ -129,7 +130,7 @@ dest_dims(cudnnTensorTransformDescriptor_t t, const fdnn_tensor_t *src, int *dim
         else if (i == 1 && t->direction == CUDNN_TRANSFORM_FOLD)
             d = (d + pads) * prod;
         else if (i == 1)
-            d = (d + pads + prod - 1) / prod;
+            d = (d + prod - 1) / prod + pads;
         else
             d = d + pads;
         if (d <= 0 || d > INT32_MAX)
@@ -149,9 +150,16 @@ fdnn_api_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transform
     RETURN_IF_ERROR(fdnn_tensor_from_desc(srcDesc, "srcDesc", &src));
     RETURN_IF_NULL(destDesc);
     RETURN_IF_NULL(destSizeInBytes);
+    /* cuDNN derives 2-d to 5-d destinations only. */
+    if (src.ndim > 5)
+        return FDNN_NOT_SUPPORTED("srcDesc has %d dims; cudnnInitTransformDest takes at most 5", src.ndim);
     int dims[CUDNN_DIM_MAX];
     RETURN_IF_ERROR(dest_dims(transformDesc, &src, dims));
-    RETURN_IF_ERROR(fdnn_tensor_set_packed(destDesc, transformDesc->dest_format, src.dtype, src.ndim, dims));
+    /* Below 4 dims cuDNN lays NHWC out as NCHW. */
+    cudnnTensorFormat_t format = transformDesc->dest_format;
+    if (format == CUDNN_TENSOR_NHWC && src.ndim < 4)
+        format = CUDNN_TENSOR_NCHW;
+    RETURN_IF_ERROR(fdnn_tensor_set_packed(destDesc, format, src.dtype, src.ndim, dims));
     fdnn_tensor_t dst;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(destDesc, "destDesc", &dst));
     if (destDesc->vect > 1)

@@ -14,9 +14,11 @@
 # is built against each tree three ways -- plain -I/-L flags, pkg-config,
 # find_package(CUDNN) -- (and once from the static archives) and run.
 #
-# usage: test_install.sh prefix|package BINARY_DIR SOURCE_DIR CC CMAKE WORK_DIR HAVE_DOCTOR [EXTRA_FLAGS]
+# usage: test_install.sh prefix|package BINARY_DIR SOURCE_DIR CC CMAKE WORK_DIR HAVE_DOCTOR xz|none [EXTRA_FLAGS]
+# (none: the package step writes an uncompressed .tar, for the sanitizer
+# build whose archives are ten times larger)
 set -eu
-mode=$1 bin=$2 src=$3 cc=$4 cmake=$5 work=$6 have_doctor=$7 extra=${8:-}
+mode=$1 bin=$2 src=$3 cc=$4 cmake=$5 work=$6 have_doctor=$7 pack=$8 extra=${9:-}
 name=$(cat "$bin/install/package-name.txt")
 consumer=$src/tests/install/consumer.c
 failures=0
@@ -123,10 +125,15 @@ if [ "$mode" = prefix ]; then
     [ -f "$work/prefix/share/doc/FreeDNN/LICENSE" ] || fail "LICENSE not installed"
     build_three_ways "$work/prefix" prefix
 else
-    "$cmake" -DBINARY_DIR="$bin" -DSOURCE_DIR="$src" -DNAME="$name" -DWORK_DIR="$work/stage" -DOUTPUT_DIR="$work" -DCOMPRESSION_LEVEL=1 \
-        -P "$src/cmake/MakePackage.cmake" > /dev/null || fail "MakePackage.cmake"
+    if [ "$pack" = xz ]; then
+        how="-DCOMPRESSION_LEVEL=1" file=$name.tar.xz
+    else
+        how="-DCOMPRESSION=None" file=$name.tar
+    fi
+    "$cmake" -DBINARY_DIR="$bin" -DSOURCE_DIR="$src" -DNAME="$name" -DWORK_DIR="$work/stage" -DOUTPUT_DIR="$work" \
+        "$how" -P "$src/cmake/MakePackage.cmake" > /dev/null || fail "MakePackage.cmake"
     mkdir -p "$work/unpacked"
-    tar -C "$work/unpacked" -xJf "$work/$name.tar.xz" || fail "unpacking $name.tar.xz"
+    tar -C "$work/unpacked" -xf "$work/$file" || fail "unpacking $file"
     rm -rf "$work/stage"
     tree=$work/unpacked/$name
     check_layout "$tree"

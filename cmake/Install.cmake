@@ -53,9 +53,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/compat/cudart/include/
 
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
-if(TARGET cudnn-doctor)
-  install(TARGETS cudnn-doctor RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-endif()
+# bin/cudnn-doctor: tools/cudnn-doctor installs itself; the package target
+# depends on it and tests/install checks it is there.
 
 # ---- pkg-config and CMake package --------------------------------------------------
 # Each file reaches the prefix by a path relative to its own directory.

@@ -41,7 +41,13 @@ int cudnnCnnTrainVersionCheck(void) { return 0; }
 int cudnnAdvInferVersionCheck(void) { return 0; }
 int cudnnAdvTrainVersionCheck(void) { return 0; }
 #ifdef ABORT_ON_LOAD
-__attribute__((constructor)) static void die(void) { abort(); }
+#include <stdio.h>
+__attribute__((constructor)) static void die(void)
+{
+    fprintf(stderr, "Could not load library libcudnn_cnn_infer.so.8. Error: fake. Please make sure "
+            "libcudnn_cnn_infer.so.8 is in your library path!\n");
+    abort();
+}
 #endif
 """
 
@@ -224,7 +230,9 @@ def scenario_abort(tmp):
     check(rc == 1, "abort: exit 1 (the doctor survives)")
     w = winner(r, "libcudnn.so.8")
     check(w is not None and w["probe"]["signal"] != 0, "abort: signal reported")
-    check(len(verdicts(r, "load", "fail")) == 1, "abort: load verdict")
+    f = verdicts(r, "load", "fail")
+    check(len(f) == 1 and "Could not load library libcudnn_cnn_infer.so.8" in f[0]["message"],
+          "abort: load verdict keeps the library's last words %s" % f)
 
 
 def scenario_off_path(tmp):

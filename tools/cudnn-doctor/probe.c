@@ -148,9 +148,17 @@ dr_probe_library_after(const char *preload, const char *path, const char *const 
             char buf[512];
             ssize_t r = read(txt[0], buf, sizeof buf);
             if (r > 0) {
-                size_t keep = (size_t)r < sizeof text - 1 - text_len ? (size_t)r : sizeof text - 1 - text_len;
-                memcpy(text + text_len, buf, keep);
-                text_len += keep;
+                /* Keep the last words: a library prints its reason just
+                 * before it aborts. */
+                size_t cap = sizeof text - 1, n = (size_t)r > cap ? cap : (size_t)r;
+                const char *src = buf + ((size_t)r - n);
+                if (text_len + n > cap) {
+                    size_t drop = text_len + n - cap;
+                    memmove(text, text + drop, text_len - drop);
+                    text_len -= drop;
+                }
+                memcpy(text + text_len, src, n);
+                text_len += n;
             } else if (r == 0 || errno != EINTR) {
                 txt_open = false;
             }

@@ -59,17 +59,42 @@ dr_report_set_windows(const struct dr_win_dll *dlls, int n)
 
 /* ---- JSON ---- */
 
+/* Length of the valid UTF-8 sequence at p (1 to 4), or 0. */
+static int
+utf8_len(const unsigned char *p)
+{
+    int n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 2 && p[0] < 0xc2)
+        return 0;                        /* overlong */
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* A JSON string.  Paths and library messages are bytes, not always UTF-8:
+ * an invalid byte becomes U+FFFD so the document stays valid. */
 static void
 jstr(const char *s)
 {
     putchar('"');
-    for (const unsigned char *p = (const unsigned char *)(s != NULL ? s : ""); *p != 0; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
+    for (const unsigned char *p = (const unsigned char *)(s != NULL ? s : ""); *p != 0;) {
+        int n = utf8_len(p);
+        if (n == 0) {
+            printf("\\ufffd");
+            p++;
+        } else if (n > 1) {
+            fwrite(p, 1, (size_t)n, stdout);
+            p += n;
+        } else {
+            if (*p == '"' || *p == '\\')
+                printf("\\%c", *p);
+            else if (*p < 0x20 || *p == 0x7f)
+                printf("\\u%04x", *p);
+            else
+                putchar(*p);
+            p++;
+        }
     }
     putchar('"');
 }

@@ -60,6 +60,14 @@ fv_load_s2_tail(const float *p, int n)
     return _mm256_and_ps(ev, _mm256_castsi256_ps(fv_tail_mask_(n)));
 }
 
+/* Lane i = p[2 * i] for all lanes; reads p[0 .. 2 * FV_N - 1]. */
+static inline fv_t
+fv_load_s2(const float *p)
+{
+    __m256 ev = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
 static inline fv_t fv_add(fv_t a, fv_t b) { return _mm256_add_ps(a, b); }
 static inline fv_t fv_sub(fv_t a, fv_t b) { return _mm256_sub_ps(a, b); }
 static inline fv_t fv_mul(fv_t a, fv_t b) { return _mm256_mul_ps(a, b); }

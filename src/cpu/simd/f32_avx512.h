@@ -61,6 +61,14 @@ fv_load_s2_tail(const float *p, int n)
     return _mm512_maskz_permutex2var_ps((__mmask16)((1u << n) - 1u), lo, even, hi);
 }
 
+/* Lane i = p[2 * i] for all lanes; reads p[0 .. 2 * FV_N - 1]. */
+static inline fv_t
+fv_load_s2(const float *p)
+{
+    __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), even, _mm512_loadu_ps(p + 16));
+}
+
 static inline fv_t fv_add(fv_t a, fv_t b) { return _mm512_add_ps(a, b); }
 static inline fv_t fv_sub(fv_t a, fv_t b) { return _mm512_sub_ps(a, b); }
 static inline fv_t fv_mul(fv_t a, fv_t b) { return _mm512_mul_ps(a, b); }

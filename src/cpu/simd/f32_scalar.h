@@ -27,6 +27,7 @@ static inline void fv_store_tail(float *p, fv_t v, int n) { if (n > 0) *p = v; }
 static inline fv_t fv_gather_tail(const float *p, int stride, int n) { (void)stride; return n > 0 ? *p : 0.0f; }
 
 static inline fv_t fv_load_s2_tail(const float *p, int n) { return n > 0 ? *p : 0.0f; }
+static inline fv_t fv_load_s2(const float *p) { return *p; }
 static inline fv_t fv_add(fv_t a, fv_t b) { return a + b; }
 static inline fv_t fv_sub(fv_t a, fv_t b) { return a - b; }
 static inline fv_t fv_mul(fv_t a, fv_t b) { return a * b; }

@@ -318,6 +318,17 @@ def scenario_for_binary(tmp):
     w = winner(r, "libcudnn.so.8")
     check(w is not None and os.path.realpath(w["path"]).startswith(libdir), "for: RPATH before LD_LIBRARY_PATH")
     check(len(verdicts(r, "shadow", "fail")) == 1, "for: the shadowed 8.6.0 copy is reported")
+    # A program that links libcudnn.so.8 itself: fine with its RUNPATH, and
+    # "will not start" when the folder its RUNPATH names is gone.
+    linked = os.path.join(tmp, "app", "bin", "app_linked")
+    subprocess.run([CC, "-o", linked, src, "-L" + libdir, "-Wl,--no-as-needed", "-l:libcudnn.so.8",
+                    "-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/../lib"], check=True)
+    rc, r = doctor(["--for", linked])
+    check(rc == 0 and len(verdicts(r, "program", "ok")) == 1, "for: the program's libraries are found")
+    shutil.move(libdir, libdir + ".moved")
+    rc, r = doctor(["--for", linked])
+    f = verdicts(r, "program", "fail")
+    check(rc == 1 and len(f) == 1 and "libcudnn.so.8" in f[0]["message"], "for: program will not start %s" % f)
 
 
 def scenario_nvidia_cuda_major(tmp):

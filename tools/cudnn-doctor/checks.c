@@ -419,6 +419,17 @@ report_env(void)
         dr_verdict(DR_INFO, "environment", NULL, "%s", list);
 }
 
+/* LD_PRELOAD loads a library before everything else, whatever the search
+ * order says. */
+static void
+check_preload(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre != NULL && strstr(pre, "libcudnn") != NULL)
+        dr_verdict(DR_WARN, "preload", "unset LD_PRELOAD unless you mean to force this copy",
+                   "LD_PRELOAD=%s forces a cuDNN into every program, before the search order shown here", pre);
+}
+
 static void
 check_selftest(struct dr_ctx *ctx, int fam, struct dr_selftest *st, char *st_lib, size_t st_lib_n)
 {
@@ -457,6 +468,11 @@ void
 dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n)
 {
     int expect_major = ctx->opt.expect != NULL ? atoi(ctx->opt.expect) : 0;
+    /* A program given with --for that links libcudnn.so.N expects major N. */
+    int program_major = dr_check_program(ctx);
+    if (expect_major == 0)
+        expect_major = program_major;
+    check_preload();
     /* The self-test runs through one library: the expected major, else
      * cuDNN 8 (the API FreeDNN implements) when it loads, else cuDNN 9. */
     int st_family = expect_major;
@@ -479,7 +495,7 @@ dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t 
         dr_check_cuda(ctx, fam);
     }
     if (!any)
-        dr_verdict(expect_major ? DR_FAIL : DR_FAIL, "found",
+        dr_verdict(DR_FAIL, "found",
                    "install cuDNN, or add the folder that holds libcudnn.so.* to LD_LIBRARY_PATH",
                    "no cuDNN library (libcudnn.so.8 or libcudnn.so.9) found on this machine");
     check_files(ctx);

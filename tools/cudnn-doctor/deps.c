@@ -177,3 +177,38 @@ dr_check_cuda(struct dr_ctx *ctx, int fam)
     }
 }
 
+
+/* --for BINARY: the program's own DT_NEEDED, resolved as the loader would
+ * at its start (#7, #20).  Returns the cuDNN major it links (0: none). */
+int
+dr_check_program(struct dr_ctx *ctx)
+{
+    if (!ctx->for_elf.ok)
+        return 0;
+    struct dr_copy *hits = calloc(4, sizeof *hits);
+    if (hits == NULL)
+        return 0;
+    int major = 0, missing = 0;
+    char fix[600];
+    for (int i = 0; i < ctx->for_elf.n_needed; i++) {
+        const char *name = ctx->for_elf.needed[i];
+        const char *so = strstr(name, ".so.");
+        if (dr_starts_with(name, "libcudnn") && so != NULL && major == 0)
+            major = atoi(so + 4);
+        int win;
+        dr_resolve(ctx, name, NULL, NULL, hits, 4, &win);
+        if (win >= 0)
+            continue;
+        missing++;
+        dr_fmt(fix, sizeof fix, "install %s, or add the folder that holds %s to LD_LIBRARY_PATH", provider(name),
+               name);
+        dr_verdict(DR_FAIL, "program", fix, "%s needs %s, which the loader cannot find: it will not start "
+                   "(\"error while loading shared libraries: %s: cannot open shared object file\")",
+                   ctx->for_path, name, name);
+    }
+    if (missing == 0)
+        dr_verdict(DR_OK, "program", NULL, "every library %s links is found%s", ctx->for_path,
+                   major ? " (including cuDNN)" : "");
+    free(hits);
+    return major;
+}

@@ -300,6 +300,8 @@ struct dr_soname *dr_family_shim(struct dr_ctx *ctx, int fam);
 struct dr_copy *dr_winner(struct dr_soname *s);
 void dr_check_deps(struct dr_ctx *ctx, int fam);
 void dr_check_cuda(struct dr_ctx *ctx, int fam);
+/* --for: the program's own libraries; returns the cuDNN major it links. */
+int dr_check_program(struct dr_ctx *ctx);
 void dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n);
 void dr_check_python(struct dr_ctx *ctx);
 void dr_check_windows(struct dr_ctx *ctx);

@@ -79,7 +79,7 @@ dr_read_file(const char *path, size_t max, unsigned char **data, size_t *size)
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return -1;
-    size_t cap = 65536, len = 0;
+    size_t cap = max < 65536 ? max : 65536, len = 0;
     unsigned char *buf = malloc(cap + 1);
     while (buf != NULL && len < max) {
         if (len == cap) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * LRN and divisive normalization.  Formulas: lrn.h.  Generic over strides
  * and dtypes: values are read and written one by one through rowio into
- * double scratch owned by the task (per image for LRN, per plane for
- * divisive normalization). */
+ * double scratch owned by the task (per image for LRN; for divisive
+ * normalization one plane per task, of a fixed number of tasks). */
 #include "cpu/lrn/lrn.h"
 
 #include <math.h>
@@ -128,6 +128,10 @@ fdnn_lrn_backward(cudnnHandle_t handle, const fdnn_lrn_t *lrn, double alpha, con
 
 /* ---- divisive normalization ------------------------------------------------ */
 
+/* A fixed number of tasks, each owning one plane of scratch, so scratch stays
+ * small and the split does not depend on the thread count. */
+#define DN_TASKS 64
+
 /* Spatial dims as (D, H, W) with leading 1s. */
 static void
 spatial3(const fdnn_tensor_t *t, int64_t *dims, int64_t *strides)
@@ -141,16 +145,28 @@ spatial3(const fdnn_tensor_t *t, int64_t *dims, int64_t *strides)
 }
 
 static void
-divnorm_plane(void *ctx, size_t plane)
+divnorm_one(const lrn_job_t *j, int64_t plane, double *xv);
+
+/* Task t of DN_TASKS: planes [t * P / T, (t + 1) * P / T) with scratch slot t. */
+static void
+divnorm_task(void *ctx, size_t t)
 {
     const lrn_job_t *j = ctx;
-    int64_t C = j->xt->dims[1], n = (int64_t)plane / C, c = (int64_t)plane % C;
+    int64_t planes = j->xt->dims[0] * j->xt->dims[1], tasks = planes < DN_TASKS ? planes : DN_TASKS;
+    for (int64_t pl = (int64_t)t * planes / tasks; pl < ((int64_t)t + 1) * planes / tasks; pl++)
+        divnorm_one(j, pl, j->scratch + (int64_t)t * j->per_task);
+}
+
+static void
+divnorm_one(const lrn_job_t *j, int64_t plane, double *xv)
+{
+    int64_t C = j->xt->dims[1], n = plane / C, c = plane % C;
     int64_t dims[3], xs[3], os[3];
     spatial3(j->xt, dims, xs);
     const fdnn_tensor_t *ot = j->dy != NULL ? j->dxt : j->yt;
     spatial3(ot, dims, os);
     int64_t P = dims[0] * dims[1] * dims[2];
-    double *xv = j->scratch + (int64_t)plane * j->per_task, *uv = xv + P, *sv = uv + P, *tv = sv + P;
+    double *uv = xv + P, *sv = uv + P, *tv = sv + P;
     int lb = (j->lrn.n - 1) / 2, la = j->lrn.n - 1 - lb;
     int nsp = j->xt->ndim - 2;
     double a_n = j->lrn.alpha / pow((double)j->lrn.n, nsp);
@@ -223,12 +239,12 @@ divnorm_run(cudnnHandle_t handle, lrn_job_t *j)
     for (int i = 2; i < j->xt->ndim; i++)
         P *= j->xt->dims[i];
     j->per_task = 4 * P;
-    int64_t planes = j->xt->dims[0] * j->xt->dims[1];
-    size_t bytes = (size_t)(planes * j->per_task) * sizeof(double);
+    int64_t planes = j->xt->dims[0] * j->xt->dims[1], tasks = planes < DN_TASKS ? planes : DN_TASKS;
+    size_t bytes = (size_t)(tasks * j->per_task) * sizeof(double);
     j->scratch = fdnn_handle_scratch(handle, bytes);
     if (j->scratch == NULL)
         return FDNN_ALLOC_FAILED("no memory for divisive normalization scratch (%zu bytes)", bytes);
-    pthreadpool_parallelize_1d(handle->pool, divnorm_plane, j, (size_t)planes, 0);
+    pthreadpool_parallelize_1d(handle->pool, divnorm_task, j, (size_t)tasks, 0);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -3,13 +3,13 @@
  * choice of the vector kernels.  Semantics: pooling.h.
  *
  * Generic path: one task per (n, c) plane, values read and written one by
- * one through rowio (double arithmetic).  Backward accumulates each plane in
- * a dense double scratch plane owned by that task (scratch holds one plane
- * per (n, c)), then writes dx = alpha * acc + beta * dx.
+ * one through rowio (double arithmetic).  Backward runs a fixed number of
+ * tasks, each accumulating its planes one after the other in a dense double
+ * scratch plane it owns, then writing dx = alpha * acc + beta * dx.
  * Fast paths (FLOAT), the per-ISA kernels of pool_f32.inc:
  *   channels last (C stride 1 in every operand, 2 or more channels): tasks
- *     over output rows (forward) or over (n, block of 64 channels)
- *     (backward);
+ *     over output rows (forward); backward in a fixed number of tasks over
+ *     (n, block of 64 channels) pairs, each with its scratch block;
  *   NCHW-like (W stride 1): tasks over (n, c) planes (forward), or a fixed
  *     number of tasks each owning one scratch plane (backward). */
 #include "cpu/pooling/pooling.h"
@@ -146,14 +146,12 @@ generic_fwd_plane(void *ctx, size_t plane)
 }
 
 static void
-generic_bwd_plane(void *ctx, size_t plane)
+generic_bwd_plane(const pool_job_t *j, int64_t plane, double *acc)
 {
-    const pool_job_t *j = ctx;
     const fdnn_pool_problem_t *p = j->p;
-    int64_t n = (int64_t)plane / p->C, c = (int64_t)plane % p->C;
+    int64_t n = plane / p->C, c = plane % p->C;
     int64_t xb = n * p->xs[0] + c * p->xs[1], yb = n * p->ys[0] + c * p->ys[1];
     int64_t plane_size = p->in[0] * p->in[1] * p->in[2];
-    double *acc = j->acc + (int64_t)plane * plane_size;
     for (int64_t i = 0; i < plane_size; i++)
         acc[i] = 0.0;
     double vol = (double)p->k[0] * p->k[1] * p->k[2];
@@ -200,6 +198,20 @@ generic_bwd_plane(void *ctx, size_t plane)
             }
 }
 
+/* Task t of a fixed count: planes [t * P / T, (t + 1) * P / T), scratch slot t. */
+#define PLANE_TASKS 64
+
+static void
+generic_bwd_task(void *ctx, size_t t)
+{
+    const pool_job_t *j = ctx;
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t planes = p->N * p->C, tasks = planes < PLANE_TASKS ? planes : PLANE_TASKS;
+    double *acc = j->acc + (int64_t)t * p->in[0] * p->in[1] * p->in[2];
+    for (int64_t pl = (int64_t)t * planes / tasks; pl < ((int64_t)t + 1) * planes / tasks; pl++)
+        generic_bwd_plane(j, pl, acc);
+}
+
 /* ---- fast channels-last path --------------------------------------------- */
 
 static const fdnn_pool_f32_kernels_t *
@@ -230,16 +242,25 @@ cl_fwd_row(void *ctx, size_t row)
     j->k->fwd_cl(p, j->x, j->y, n, od, oh, j->alpha_f, j->beta_f);
 }
 
+/* Channels-last backward: a fixed number of tasks (CL_TASKS, or fewer
+ * (n, channel block) pairs), each owning one scratch block, takes pairs
+ * [t * P / T, (t + 1) * P / T). */
+#define CL_TASKS 16
+
 static void
-cl_bwd_block(void *ctx, size_t n, size_t blk)
+cl_bwd_task(void *ctx, size_t t)
 {
     const pool_job_t *j = ctx;
     const fdnn_pool_problem_t *p = j->p;
-    int64_t c0 = (int64_t)blk * CL_BLOCK, nc = p->C - c0 < CL_BLOCK ? p->C - c0 : CL_BLOCK;
-    int64_t nblk = (p->C + CL_BLOCK - 1) / CL_BLOCK;
+    int64_t nblk = (p->C + CL_BLOCK - 1) / CL_BLOCK, pairs = p->N * nblk;
+    int64_t tasks = pairs < CL_TASKS ? pairs : CL_TASKS;
     int64_t vol = p->in[0] * p->in[1] * p->in[2];
-    float *acc = j->accf + ((int64_t)n * nblk + (int64_t)blk) * vol * CL_BLOCK;
-    j->k->bwd_cl(p, j->dy, j->x, j->y, acc, (int64_t)n, c0, nc, j->alpha_f, j->beta_f);
+    float *acc = j->accf + (int64_t)t * vol * CL_BLOCK;
+    for (int64_t q = (int64_t)t * pairs / tasks; q < ((int64_t)t + 1) * pairs / tasks; q++) {
+        int64_t n = q / nblk, c0 = (q % nblk) * CL_BLOCK;
+        int64_t nc = p->C - c0 < CL_BLOCK ? p->C - c0 : CL_BLOCK;
+        j->k->bwd_cl(p, j->dy, j->x, j->y, acc, n, c0, nc, j->alpha_f, j->beta_f);
+    }
 }
 
 /* NCHW-like: FLOAT with unit W stride (and the D, H, W dims real). */
@@ -259,7 +280,7 @@ nchw_fwd_plane(void *ctx, size_t plane)
 
 /* Backward tasks: a fixed number (NCHW_TASKS, or fewer planes) so each task
  * owns one scratch plane; task t takes planes [t * P / T, (t + 1) * P / T). */
-#define NCHW_TASKS 64
+#define NCHW_TASKS PLANE_TASKS
 
 static void
 nchw_bwd_task(void *ctx, size_t t)
@@ -312,12 +333,12 @@ fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double a
                     .beta_f = (float)beta, .x = x, .dy = dy, .y = dx, .k = pick(handle)};
     int64_t vol = p.in[0] * p.in[1] * p.in[2];
     if (channels_last(&p, xt->dtype, true)) {
-        int64_t nblk = (p.C + CL_BLOCK - 1) / CL_BLOCK;
-        size_t bytes = (size_t)(p.N * nblk * vol * CL_BLOCK) * sizeof(float);
+        int64_t pairs = p.N * ((p.C + CL_BLOCK - 1) / CL_BLOCK), tasks = pairs < CL_TASKS ? pairs : CL_TASKS;
+        size_t bytes = (size_t)(tasks * vol * CL_BLOCK) * sizeof(float);
         j.accf = fdnn_handle_scratch(handle, bytes);
         if (j.accf == NULL)
             return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
-        pthreadpool_parallelize_2d(handle->pool, cl_bwd_block, &j, (size_t)p.N, (size_t)nblk, 0);
+        pthreadpool_parallelize_1d(handle->pool, cl_bwd_task, &j, (size_t)tasks, 0);
         return CUDNN_STATUS_SUCCESS;
     }
     if (rows_unit(&p, xt->dtype, true)) {
@@ -329,10 +350,11 @@ fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double a
         pthreadpool_parallelize_1d(handle->pool, nchw_bwd_task, &j, (size_t)tasks, 0);
         return CUDNN_STATUS_SUCCESS;
     }
-    size_t bytes = (size_t)(p.N * p.C * vol) * sizeof(double);
+    int64_t tasks = p.N * p.C < PLANE_TASKS ? p.N * p.C : PLANE_TASKS;
+    size_t bytes = (size_t)(tasks * vol) * sizeof(double);
     j.acc = fdnn_handle_scratch(handle, bytes);
     if (j.acc == NULL)
         return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
-    pthreadpool_parallelize_1d(handle->pool, generic_bwd_plane, &j, (size_t)(p.N * p.C), 0);
+    pthreadpool_parallelize_1d(handle->pool, generic_bwd_task, &j, (size_t)tasks, 0);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -484,6 +484,18 @@ test_streams(void)
         CHECK_CUDA_OK(cudaStreamSynchronize(all[i]));
         CHECK_CUDA_OK(cudaStreamQuery(all[i]));
     }
+    int least = 9, greatest = 9, priority = 9;
+    CHECK_CUDA_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CHECK(least == 0 && greatest == 0);
+    CHECK_CUDA_OK(cudaDeviceGetStreamPriorityRange(NULL, &greatest));
+    cudaStream_t prio;
+    CHECK_CUDA_OK(cudaStreamCreateWithPriority(&prio, cudaStreamNonBlocking, -5));
+    CHECK_CUDA_OK(cudaStreamGetPriority(prio, &priority));
+    CHECK(priority == 0); /* clamped into the range, as CUDA does */
+    CHECK_CUDA(cudaStreamGetPriority(prio, NULL), cudaErrorInvalidValue);
+    CHECK_CUDA_OK(cudaStreamDestroy(prio));
+    CHECK_CUDA(cudaStreamGetPriority(prio, &priority), cudaErrorInvalidResourceHandle);
+
     int calls = 0;
     CHECK_CUDA_OK(cudaLaunchHostFunc(s, count_call, &calls));
     CHECK_CUDA_OK(cudaStreamAddCallback(nb, count_callback, &calls, 0));
@@ -524,7 +536,7 @@ test_events(void)
     struct timespec ten_ms = {0, 10 * 1000 * 1000};
     while (nanosleep(&ten_ms, &ten_ms) != 0) {
     }
-    CHECK_CUDA_OK(cudaEventRecord(b, NULL));
+    CHECK_CUDA_OK(cudaEventRecordWithFlags(b, NULL, cudaEventRecordDefault));
     CHECK_CUDA_OK(cudaEventSynchronize(b));
     CHECK_CUDA_OK(cudaEventQuery(b));
     CHECK_CUDA_OK(cudaEventElapsedTime(&ms, a, b));
@@ -541,6 +553,7 @@ test_events(void)
     CHECK_CUDA(cudaEventElapsedTime(&ms, a, nt), cudaErrorInvalidResourceHandle);
     CHECK(ms == 42.0f);
     CHECK_CUDA(cudaEventElapsedTime(NULL, a, b), cudaErrorInvalidValue);
+    CHECK_CUDA(cudaEventRecordWithFlags(a, s, 0x4), cudaErrorInvalidValue);
     CHECK_CUDA_OK(cudaStreamWaitEvent(s, a, 0));
     CHECK_CUDA(cudaStreamWaitEvent(s, a, 5), cudaErrorInvalidValue);
 

@@ -51,7 +51,9 @@ typedef void (*cudaHostFn_t)(void *userData);
 #define cudaEventInterprocess 0x04
 
 #define cudaEventRecordDefault 0x00
+#define cudaEventRecordExternal 0x01
 #define cudaEventWaitDefault 0x00
+#define cudaEventWaitExternal 0x01
 
 #define cudaDeviceScheduleAuto 0x00
 #define cudaDeviceScheduleSpin 0x01

@@ -159,6 +159,29 @@ cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
     return cudaSuccess;
 }
 
+/* Priorities do not exist here: the range is [0, 0] and every stream has 0. */
+cudaError_t
+cudaStreamGetPriority(cudaStream_t hStream, int *priority)
+{
+    if (!priority)
+        return fdnn_cudart_record(cudaErrorInvalidValue);
+    if (!fdnn_cudart_stream_valid(hStream))
+        return fdnn_cudart_record(cudaErrorInvalidResourceHandle);
+    *priority = 0;
+    return cudaSuccess;
+}
+
+/* Either pointer may be NULL (that value is then not returned), as in CUDA. */
+cudaError_t
+cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    if (leastPriority)
+        *leastPriority = 0;
+    if (greatestPriority)
+        *greatestPriority = 0;
+    return cudaSuccess;
+}
+
 /* The default streams cannot be destroyed. */
 cudaError_t
 cudaStreamDestroy(cudaStream_t stream)
@@ -263,6 +286,16 @@ cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     clock_gettime(CLOCK_MONOTONIC, &event->when);
     event->recorded = true;
     return cudaSuccess;
+}
+
+/* cudaEventRecordExternal only matters while capturing a graph, which this
+ * runtime never does; it is accepted and records as the default does. */
+cudaError_t
+cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+{
+    if (flags & ~(unsigned)cudaEventRecordExternal)
+        return fdnn_cudart_record(cudaErrorInvalidValue);
+    return cudaEventRecord(event, stream);
 }
 
 /* CUDA answers cudaSuccess for an event never recorded, too. */

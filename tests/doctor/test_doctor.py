@@ -52,6 +52,41 @@ __attribute__((constructor)) static void die(void)
 """
 
 
+# A fake shim with the legacy convolution API, to drive the self-test's
+# outcomes: MODE 0 declines the convolution (NOT_SUPPORTED), 1 computes
+# zeros (wrong results), 2 has no GPU (cudnnCreate: NOT_INITIALIZED).
+FAKE_CONV_SRC = r"""
+#include <stddef.h>
+#include <string.h>
+static int dummy;
+size_t cudnnGetVersion(void) { return 8904; }
+size_t cudnnGetCudartVersion(void) { return 12020; }
+const char *cudnnGetErrorString(int s) { return s == 9 ? "CUDNN_STATUS_NOT_SUPPORTED" : "CUDNN_STATUS_OTHER"; }
+int cudnnCreate(void **h) { *h = &dummy; return MODE == 2 ? 1 : 0; }
+int cudnnDestroy(void *h) { (void)h; return 0; }
+int cudnnCreateTensorDescriptor(void **d) { *d = &dummy; return 0; }
+int cudnnCreateFilterDescriptor(void **d) { *d = &dummy; return 0; }
+int cudnnCreateConvolutionDescriptor(void **d) { *d = &dummy; return 0; }
+int cudnnDestroyTensorDescriptor(void *d) { (void)d; return 0; }
+int cudnnSetTensor4dDescriptor(void *d, int f, int t, int n, int c, int h, int w) { return 0; }
+int cudnnSetFilter4dDescriptor(void *d, int t, int f, int k, int c, int h, int w) { return 0; }
+int cudnnSetConvolution2dDescriptor(void *d, int a, int b, int c, int e, int f, int g, int m, int t) { return 0; }
+int cudnnGetConvolutionForwardWorkspaceSize(void *h, void *x, void *w, void *c, void *y, int a, size_t *s)
+{ *s = 0; return 0; }
+int cudnnConvolutionForward(void *h, const void *al, void *xd, const void *x, void *wd, const void *w, void *cd,
+                            int algo, void *ws, size_t wss, const void *be, void *yd, void *y)
+{
+    if (MODE == 0)
+        return 9;
+    memset(y, 0, 8 * 32 * 32 * sizeof(float));
+    return 0;
+}
+#if MODE != 2
+int freednnSetIsa(void *h, const char *isa) { return 9; }
+#endif
+"""
+
+
 def check(cond, what):
     global passed, failed
     if cond:
@@ -361,6 +396,21 @@ def scenario_nvidia_cuda_major(tmp):
           "cuda: dependencies found (8.x accepts libnvrtc.so)")
 
 
+def scenario_selftest_outcomes(tmp):
+    for mode, result, level in ((0, "not supported", "info"), (1, "wrong results", "fail"),
+                                (2, "no GPU/device", "skip")):
+        folder = os.path.join(tmp, "m%d" % mode)
+        os.makedirs(folder)
+        src = os.path.join(folder, "conv.c")
+        open(src, "w").write(FAKE_CONV_SRC)
+        subprocess.run([CC, "-shared", "-fPIC", "-w", "-o", os.path.join(folder, "libcudnn.so.8"), src,
+                        "-DMODE=%d" % mode, "-Wl,-soname,libcudnn.so.8"], check=True)
+        rc, r = doctor([], ld_path=folder)
+        st = r["selftest"]
+        check(st is not None and st["result"] == result, "self-test mode %d: %s" % (mode, st))
+        check(len(verdicts(r, "selftest", level)) == 1, "self-test mode %d: verdict %s" % (mode, level))
+
+
 def scenario_wrong_class(tmp):
     libdir = install_freednn(os.path.join(tmp, "good"))
     lib32 = os.path.join(tmp, "lib32")
@@ -579,7 +629,7 @@ def scenario_nvidia9(tmp):
 
 def main():
     scenarios = [scenario_healthy, scenario_shadow, scenario_mixed, scenario_missing_sublib, scenario_header,
-                 scenario_missing_dep, scenario_abort, scenario_wrong_class, scenario_broken_files, scenario_nvidia_cuda_major, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_tensorflow, scenario_for_binary,
+                 scenario_missing_dep, scenario_abort, scenario_selftest_outcomes, scenario_wrong_class, scenario_broken_files, scenario_nvidia_cuda_major, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_tensorflow, scenario_for_binary,
                  scenario_windows, scenario_windows_order, scenario_windows_dll, scenario_windows_cuda11, scenario_pe_damaged, scenario_nvidia9]
     only = os.environ.get("DOCTOR_TEST")
     for s in scenarios:

@@ -217,6 +217,10 @@ run_case(const bcase_t *bc)
         }
     }
 
+    /* A pool left running spins between calls; back to one thread while
+     * the references run. */
+    CHECK_OK(freednnSetNumThreads(handle, 1));
+
     /* Backward without saved statistics (recomputed from x). */
     if (!relu) {
         tt_poison(&dx);
@@ -268,7 +272,7 @@ test_cases(void)
     static const int shapes[][6] = {
         /* nd, n, c, d0, d1, d2 */
         {4, 2, 3, 5, 7, 0},   {4, 1, 1, 1, 1, 0}, {4, 3, 1, 4, 4, 0}, {4, 1, 5, 1, 1, 0},
-        {4, 4, 16, 9, 11, 0}, {5, 2, 3, 2, 3, 4}, {4, 2, 17, 3, 3, 0}, {4, 8, 4, 1, 1, 0},
+        {4, 4, 16, 9, 11, 0}, {5, 2, 3, 2, 3, 4}, {4, 2, 17, 3, 3, 0}, {4, 8, 4, 1, 1, 0}, {4, 4, 8, 32, 33, 0},
     };
     const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     int k = 0;
@@ -484,6 +488,7 @@ int
 main(void)
 {
     CHECK_OK(cudnnCreate(&handle));
+    CHECK_OK(freednnSetNumThreads(handle, 1));
     CHECK_OK(cudnnCreateActivationDescriptor(&relu_desc));
     CHECK_OK(cudnnSetActivationDescriptor(relu_desc, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
     test_cases();

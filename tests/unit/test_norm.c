@@ -214,6 +214,7 @@ int
 main(void)
 {
     CHECK_OK(cudnnCreate(&handle));
+    CHECK_OK(freednnSetNumThreads(handle, 1));
     CHECK_OK(cudnnCreateActivationDescriptor(&relu_desc));
     CHECK_OK(cudnnSetActivationDescriptor(relu_desc, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
     for (int layout = 0; layout < LAYOUT_COUNT; layout++)

@@ -19,6 +19,10 @@
  * that the partials stay within this many doubles (16 MiB). */
 #define BN_PARTIAL_BUDGET ((int64_t)1 << 21)
 #define BN_BUFFERS 3
+/* Below this many elements a pass runs on the calling thread: waking the
+ * pool costs more than the work (and the chunking, hence the result, is the
+ * same either way). */
+#define BN_PARALLEL_MIN_ELEMENTS 32768
 
 typedef struct layout {
     int64_t len, fs, rs[BN_NT];
@@ -222,8 +226,9 @@ fdnn_bn_engine_run(cudnnHandle_t handle, const bn_walk_t *w, const bn_pass_t *p,
                                 fdnn_align_up((size_t)BN_MAX_CHUNKS * BN_BUFFERS * BN_SEGMENT * sizeof(double)));
     for (int t = 0; t < BN_NT; t++)
         T.esize[t] = t == BN_MASK ? 1 : fdnn_dtype_size(p->dtype[t]);
+    pthreadpool_t pool = L.rows * L.len >= BN_PARALLEL_MIN_ELEMENTS ? handle->pool : NULL;
     if (L.items > 0)
-        pthreadpool_parallelize_1d(handle->pool, run_chunk, &T, (size_t)T.chunks, 0);
+        pthreadpool_parallelize_1d(pool, run_chunk, &T, (size_t)T.chunks, 0);
     if (!reduce)
         return;
     /* Chunk partials added in chunk order: the thread-count-independent

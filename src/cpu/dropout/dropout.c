@@ -124,8 +124,10 @@ run(cudnnHandle_t handle, task_t *T)
 {
     T->scale = T->threshold >= ((uint64_t)1 << 32) ? 0.0 : 1.0 / (1.0 - (double)T->p);
     size_t blocks = (size_t)((T->n + DROPOUT_BLOCK - 1) / DROPOUT_BLOCK);
+    /* Small tensors stay on the calling thread (waking the pool costs more);
+     * the result is the same. */
     if (blocks > 0)
-        pthreadpool_parallelize_1d(handle->pool, run_block, T, blocks, 0);
+        pthreadpool_parallelize_1d(blocks >= 8 ? handle->pool : NULL, run_block, T, blocks, 0);
 }
 
 static uint64_t

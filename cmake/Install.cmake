@@ -5,7 +5,8 @@
 #   include/  cudnn*.h (and the *_v8.h copies), freednn.h, and the host CUDA
 #             runtime headers (cuda_runtime.h, cuda_fp16.h, ...)
 #   lib/      libcudnn*.so.8.9.4 (real files) with the .so.8 and .so links,
-#             libcudnn_<sub>_static.a per sub-library, libcudnn_static.a,
+#             libcudnn_<sub>_static.a per sub-library (and _static_v8.a
+#             links), libcudnn_static.a,
 #             libcudart.so.12 (+ libcudart_static.a)
 #   lib/pkgconfig/cudnn.pc, lib/cmake/CUDNN/ (find_package(CUDNN))
 #   bin/cudnn-doctor (when that tool is built)
@@ -38,11 +39,17 @@ install(TARGETS cudnn ${FDNN_SUBLIB_TARGETS} cudart
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS ${FDNN_STATIC_TARGETS} cudart_static
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# NVIDIA's 8.x archives also carry libcudnn_<sub>_static_v8.a; here they are
+# links to the archives above.
+foreach(sub ${FDNN_SUBLIBS})
+  install(CODE "file(CREATE_LINK libcudnn_${sub}_static.a
+    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libcudnn_${sub}_static_v8.a\" SYMBOLIC)")
+endforeach()
 
 file(GLOB FDNN_PUBLIC_HEADERS ${PROJECT_SOURCE_DIR}/include/cudnn*.h)
 install(FILES ${FDNN_PUBLIC_HEADERS} ${PROJECT_SOURCE_DIR}/include/freednn.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# NVIDIA's 8.x packages carry a *_v8.h copy of every header.
+# NVIDIA's 8.x archives carry a *_v8.h copy of every header.
 foreach(header ${FDNN_PUBLIC_HEADERS})
   get_filename_component(stem ${header} NAME_WE)
   install(FILES ${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} RENAME ${stem}_v8.h)

@@ -38,6 +38,10 @@ check_layout() {
         readelf -d "$real" | grep -q "SONAME.*\[lib$lib.so.8\]" || fail "soname of $real"
         static=$t/lib/lib${lib}_static.a
         { [ -f "$static" ] && [ ! -L "$static" ]; } || fail "$static missing"
+        if [ "$lib" != cudnn ]; then
+            [ "$(readlink "$t/lib/lib${lib}_static_v8.a")" = "lib${lib}_static.a" ] ||
+                fail "lib${lib}_static_v8.a does not link to lib${lib}_static.a"
+        fi
     done
     objdump -T "$t/lib/libcudnn.so.8.9.4" | grep -q "libcudnn.so.8 *cudnnCreate$" ||
         fail "cudnnCreate is not tagged with the version node libcudnn.so.8"

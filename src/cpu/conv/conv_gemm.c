@@ -166,6 +166,28 @@ spatial_offset(const fdnn_tensor_t *t, int64_t p)
     return d * t->strides[2] + h * t->strides[3] + w * t->strides[4];
 }
 
+/* Offsets of flattened spatial positions without a division per element
+ * when the spatial dims are uniformly strided (the common case). */
+typedef struct sp_walk {
+    const fdnn_tensor_t *t;
+    bool uniform;
+    int64_t stride;
+} sp_walk_t;
+
+static inline sp_walk_t
+sp_walk(const fdnn_tensor_t *t)
+{
+    sp_walk_t w = {t, false, 1};
+    w.uniform = spatial_uniform(t, &w.stride);
+    return w;
+}
+
+static inline int64_t
+sp_off(const sp_walk_t *w, int64_t p)
+{
+    return w->uniform ? p * w->stride : spatial_offset(w->t, p);
+}
+
 /* A logical row-major matrix M[r][c] stored either as is (element at
  * ptr[r*ld + c]) or transposed (ptr[c*ld + r]); offsets in elements. */
 typedef struct mat {

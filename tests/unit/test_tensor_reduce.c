@@ -164,7 +164,7 @@ test_random_case(int iter)
 
 /* Few outputs over many elements: the split path with a workspace. */
 static void
-test_split_case(cudnnReduceTensorOp_t op, cudnnDataType_t at, int layout)
+test_split_case(cudnnReduceTensorOp_t op, cudnnDataType_t at, int layout, const int *ad, const int *cd)
 {
     red_case_t k = {0};
     k.op = op;
@@ -173,16 +173,15 @@ test_split_case(cudnnReduceTensorOp_t op, cudnnDataType_t at, int layout)
     k.comp = at == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
     k.want_indices = true;
     k.nd = 4;
-    int ad[4] = {3, 2, 150, 151}, cd[4] = {1, 2, 1, 1};
-    memcpy(k.adims, ad, sizeof(ad));
-    memcpy(k.cdims, cd, sizeof(cd));
+    memcpy(k.adims, ad, 4 * sizeof(int));
+    memcpy(k.cdims, cd, 4 * sizeof(int));
     k.alayout = layout;
     k.clayout = LAYOUT_NCHW;
     k.alpha = 1.0;
     k.beta = 0.0;
     size_t ws = 0;
     tt_t a, c;
-    tt_make(&a, &rng, at, 4, ad, LAYOUT_NCHW);
+    tt_make(&a, &rng, at, 4, ad, layout == LAYOUT_STRIDED ? LAYOUT_NCHW : layout);
     tt_make(&c, &rng, at, 4, cd, LAYOUT_NCHW);
     cudnnReduceTensorDescriptor_t rd;
     cudnnCreateReduceTensorDescriptor(&rd);
@@ -343,11 +342,18 @@ main(void)
     CHECK_OK(cudnnCreate(&handle));
     for (int i = 0; i < 90; i++)
         test_random_case(i);
-    test_split_case(CUDNN_REDUCE_TENSOR_ADD, CUDNN_DATA_FLOAT, LAYOUT_NCHW);
-    test_split_case(CUDNN_REDUCE_TENSOR_MAX, CUDNN_DATA_FLOAT, LAYOUT_NHWC);
-    test_split_case(CUDNN_REDUCE_TENSOR_AMAX, CUDNN_DATA_DOUBLE, LAYOUT_STRIDED);
-    test_split_case(CUDNN_REDUCE_TENSOR_NORM2, CUDNN_DATA_HALF, LAYOUT_NCHW);
-    test_split_case(CUDNN_REDUCE_TENSOR_MIN, CUDNN_DATA_BFLOAT16, LAYOUT_NCHW);
+    /* horizontal: 2 outputs of 67950 elements */
+    const int ad[4] = {3, 2, 150, 151}, cd[4] = {1, 2, 1, 1};
+    test_split_case(CUDNN_REDUCE_TENSOR_ADD, CUDNN_DATA_FLOAT, LAYOUT_NCHW, ad, cd);
+    test_split_case(CUDNN_REDUCE_TENSOR_MAX, CUDNN_DATA_FLOAT, LAYOUT_NHWC, ad, cd);
+    test_split_case(CUDNN_REDUCE_TENSOR_AMAX, CUDNN_DATA_DOUBLE, LAYOUT_STRIDED, ad, cd);
+    test_split_case(CUDNN_REDUCE_TENSOR_NORM2, CUDNN_DATA_HALF, LAYOUT_NCHW, ad, cd);
+    test_split_case(CUDNN_REDUCE_TENSOR_MIN, CUDNN_DATA_BFLOAT16, LAYOUT_NCHW, ad, cd);
+    /* vertical (C contiguous in NHWC) over 8960 rows: split too */
+    const int vd[4] = {2, 20, 64, 70}, vc[4] = {1, 20, 1, 1};
+    test_split_case(CUDNN_REDUCE_TENSOR_AVG, CUDNN_DATA_FLOAT, LAYOUT_NHWC, vd, vc);
+    test_split_case(CUDNN_REDUCE_TENSOR_MIN, CUDNN_DATA_FLOAT, LAYOUT_NHWC, vd, vc);
+    test_split_case(CUDNN_REDUCE_TENSOR_NORM1, CUDNN_DATA_DOUBLE, LAYOUT_NHWC, vd, vc);
     test_indices_rules();
     test_bad_inputs();
     cudnnDestroy(handle);

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The reduction engine.  Each output is reduced by one task in a fixed order
- * (8 lanes per block, a fixed tree at the end).  When there are few outputs
- * and many elements each, the reduced range is cut into chunks of a fixed
- * size (a function of the shape only), reduced in parallel into the
- * workspace and combined in chunk order: the same bits for any thread
- * count. */
+ * The reduction engine.  Each output is reduced in a fixed order that
+ * depends on the shape and layout only:
+ *   - horizontal: one task per output walks its reduced elements (8 lanes
+ *     per block, a fixed tree at the end);
+ *   - vertical, when a kept dim is contiguous in A: a task reduces up to
+ *     FDNN_TENSOR_BLK neighbouring outputs at once, adding whole rows
+ *     (blocks of rows summed first, then into the total).
+ * When there are few tasks and many elements each, the reduced range is cut
+ * into chunks of a fixed size, reduced in parallel into the workspace and
+ * combined in chunk order.  So the bits never depend on the thread count. */
 #include <pthreadpool.h>
 #include <stdbool.h>
 
@@ -12,50 +16,25 @@
 #include "cpu/tensor/tensor_kernels.h"
 #include "cpu/tensor/tensor_ops.h"
 
-/* Split only when there are fewer outputs than this ... */
+/* Horizontal: split only below this many outputs ... */
 #define SPLIT_MAX_OUTPUTS 64
-/* ... and each reduces at least two chunks of this many elements. */
+/* ... and when each reduces at least two chunks of this many elements. */
 #define CHUNK 16384
+/* Vertical: split below this many tasks, in chunks of this many rows. */
+#define SPLIT_MAX_TASKS 16
+#define VCHUNK 4096
 /* Below this many input elements run on the calling thread (same results). */
 #define SERIAL_MAX 16384
 
 typedef void (*red_task_fn)(const fdnn_red_plan_t *, size_t);
 
-static int64_t
-count_outputs(const fdnn_tensor_t *a, const fdnn_tensor_t *c, int64_t *rcount)
-{
-    int64_t outputs = 1, r = 1;
-    for (int i = 0; i < a->ndim; i++) {
-        if (c->dims[i] == a->dims[i])
-            outputs *= a->dims[i];
-        else
-            r *= a->dims[i];
-    }
-    *rcount = r;
-    return outputs;
-}
-
-static int64_t
-count_chunks(int64_t outputs, int64_t rcount)
-{
-    if (outputs >= SPLIT_MAX_OUTPUTS || rcount < 2 * CHUNK)
-        return 1;
-    return (rcount + CHUNK - 1) / CHUNK;
-}
-
-size_t
-fdnn_tensor_reduce_workspace(const fdnn_tensor_t *a, const fdnn_tensor_t *c)
-{
-    int64_t rcount, outputs = count_outputs(a, c, &rcount);
-    int64_t chunks = count_chunks(outputs, rcount);
-    return chunks > 1 ? (size_t)(outputs * chunks) * sizeof(fdnn_red_partial_t) : 0;
-}
-
+/* The plan of reducing a into c (p->a and p->c are all it reads). */
 static void
 plan_init(const fdnn_reduce_t *p, fdnn_red_plan_t *pl, void *workspace)
 {
     pl->p = p;
     pl->nk = pl->nr = 0;
+    pl->outputs = pl->rcount = 1;
     bool last_reduced = false; /* the previous dim of extent > 1 was reduced */
     for (int i = 0; i < p->a.ndim; i++) {
         if (p->a.dims[i] == 1)
@@ -65,6 +44,7 @@ plan_init(const fdnn_reduce_t *p, fdnn_red_plan_t *pl, void *workspace)
             pl->ka[pl->nk] = p->a.strides[i];
             pl->kc[pl->nk] = p->c.strides[i];
             pl->nk++;
+            pl->outputs *= p->a.dims[i];
             last_reduced = false;
         } else {
             /* Neighbouring reduced dims that are contiguous in a merge: the
@@ -77,6 +57,7 @@ plan_init(const fdnn_reduce_t *p, fdnn_red_plan_t *pl, void *workspace)
                 pl->ra[pl->nr] = p->a.strides[i];
                 pl->nr++;
             }
+            pl->rcount *= p->a.dims[i];
             last_reduced = true;
         }
     }
@@ -85,12 +66,37 @@ plan_init(const fdnn_reduce_t *p, fdnn_red_plan_t *pl, void *workspace)
         pl->ra[0] = 0;
         pl->nr = 1;
     }
-    pl->outputs = count_outputs(&p->a, &p->c, &pl->rcount);
-    pl->nchunks = count_chunks(pl->outputs, pl->rcount);
-    pl->chunk = pl->nchunks > 1 ? CHUNK : pl->rcount;
+    int64_t pack = 1;
+    pl->kv = -1;
+    for (int d = pl->nk - 1; d >= 0; d--) {
+        pl->kpack[d] = pack;
+        pack *= pl->kdims[d];
+        if (pl->ka[d] == 1 && pl->kdims[d] >= 8 && pl->rcount > 1)
+            pl->kv = d;
+    }
+    if (pl->kv >= 0) {
+        pl->columns = (pl->kdims[pl->kv] + FDNN_TENSOR_BLK - 1) / FDNN_TENSOR_BLK;
+        pl->groups = pl->outputs / pl->kdims[pl->kv];
+        int64_t tasks = pl->groups * pl->columns;
+        pl->nchunks = tasks < SPLIT_MAX_TASKS && pl->rcount >= 2 * VCHUNK ? (pl->rcount + VCHUNK - 1) / VCHUNK : 1;
+        pl->chunk = pl->nchunks > 1 ? VCHUNK : pl->rcount;
+    } else {
+        pl->columns = pl->groups = 0;
+        pl->nchunks = pl->outputs < SPLIT_MAX_OUTPUTS && pl->rcount >= 2 * CHUNK ? (pl->rcount + CHUNK - 1) / CHUNK : 1;
+        pl->chunk = pl->nchunks > 1 ? CHUNK : pl->rcount;
+    }
     pl->ea = fdnn_dtype_size(p->a.dtype);
     pl->ec = fdnn_dtype_size(p->c.dtype);
     pl->partials = pl->nchunks > 1 ? workspace : NULL;
+}
+
+size_t
+fdnn_tensor_reduce_workspace(const fdnn_tensor_t *a, const fdnn_tensor_t *c)
+{
+    fdnn_reduce_t p = {.a = *a, .c = *c};
+    fdnn_red_plan_t pl;
+    plan_init(&p, &pl, NULL);
+    return pl.nchunks > 1 ? (size_t)(pl.outputs * pl.nchunks) * sizeof(fdnn_red_partial_t) : 0;
 }
 
 typedef struct red_ctx {
@@ -110,18 +116,27 @@ fdnn_tensor_reduce(cudnnHandle_t handle, const fdnn_reduce_t *p, void *workspace
 {
     fdnn_red_plan_t plan;
     plan_init(p, &plan, workspace);
-    red_task_fn chunk_fn = fdnn_red_chunk_task__scalar, output_fn = fdnn_red_output_task__scalar;
+    red_task_fn chunk_fn = fdnn_red_chunk_task__scalar, output_fn = fdnn_red_output_task__scalar,
+                vertical_fn = fdnn_red_vertical_task__scalar;
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
     if (handle->isa >= FDNN_ISA_AVX512) {
         chunk_fn = fdnn_red_chunk_task__avx512;
         output_fn = fdnn_red_output_task__avx512;
+        vertical_fn = fdnn_red_vertical_task__avx512;
     } else if (handle->isa >= FDNN_ISA_AVX2) {
         chunk_fn = fdnn_red_chunk_task__avx2;
         output_fn = fdnn_red_output_task__avx2;
+        vertical_fn = fdnn_red_vertical_task__avx2;
     }
 #endif
     pthreadpool_t pool = plan.outputs * plan.rcount < SERIAL_MAX ? NULL : handle->pool;
-    if (plan.nchunks > 1) {
+    if (plan.kv >= 0) {
+        /* one pass of row blocks; with chunks, a second pass combines */
+        red_ctx_t ctx = {&plan, vertical_fn};
+        pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.groups * plan.columns * plan.nchunks), 0);
+        if (plan.nchunks == 1)
+            return;
+    } else if (plan.nchunks > 1) {
         red_ctx_t ctx = {&plan, chunk_fn};
         pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.outputs * plan.nchunks), 0);
     }

@@ -34,11 +34,19 @@ typedef struct fdnn_red_partial {
 
 /* Reduction: outputs run over the kept dims (row-major in a's dim order,
  * which is also the packed index of the indices array); each output reduces
- * the reduced dims, flattened row-major, in chunks of `chunk` elements. */
+ * the reduced dims, flattened row-major, in chunks of `chunk` elements.
+ *
+ * Horizontal (kv < 0): one task per output (and chunk) walks the reduced
+ * elements.  Vertical (kv >= 0): when a kept dim kv is contiguous in a, a
+ * task takes up to FDNN_TENSOR_BLK outputs along it and walks the reduced
+ * positions once, adding whole rows: unit-stride loads instead of gathers. */
 typedef struct fdnn_red_plan {
     const fdnn_reduce_t *p;
     int nk, nr;
     int64_t kdims[CUDNN_DIM_MAX], ka[CUDNN_DIM_MAX], kc[CUDNN_DIM_MAX];
+    int64_t kpack[CUDNN_DIM_MAX]; /* row-major stride of each kept dim in the output index */
+    int kv;                       /* the vertical dim among the kept ones, or -1 */
+    int64_t groups, columns;      /* vertical: output rows and BLK-wide column blocks */
     int64_t rdims[CUDNN_DIM_MAX], ra[CUDNN_DIM_MAX];
     int64_t outputs, rcount, chunk, nchunks;
     size_t ea, ec;
@@ -48,7 +56,8 @@ typedef struct fdnn_red_plan {
 #define FDNN_DECLARE_TENSOR_KERNELS(isa)                                               \
     void fdnn_elt_task__##isa(const fdnn_elt_plan_t *plan, size_t task);               \
     void fdnn_red_chunk_task__##isa(const fdnn_red_plan_t *plan, size_t task);         \
-    void fdnn_red_output_task__##isa(const fdnn_red_plan_t *plan, size_t output);
+    void fdnn_red_output_task__##isa(const fdnn_red_plan_t *plan, size_t output);      \
+    void fdnn_red_vertical_task__##isa(const fdnn_red_plan_t *plan, size_t task);
 
 FDNN_DECLARE_TENSOR_KERNELS(scalar)
 FDNN_DECLARE_TENSOR_KERNELS(avx2)

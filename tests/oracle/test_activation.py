@@ -57,7 +57,7 @@ def main():
                 h = fdnn.Handle(threads=threads, isa=isa)
             except fdnn.CudnnError:
                 continue  # ISA not on this machine
-            for dtype in (np.float32, np.float64, np.float16):
+            for dtype in ((np.float32, np.float64, np.float16) if threads == 2 else (np.float32,)):
                 for shape, layout in (((2, 3, 5, 7), "nchw"), ((2, 5, 4, 3), "nhwc"), ((1, 3, 2, 3, 4), "nchw"),
                                       ((1, 1, 1, 1), "nchw")):
                     for mode in (SIGMOID, RELU, TANH, CLIPPED, ELU, SWISH):

@@ -20,7 +20,7 @@ def main():
     tol = {np.float32: 5e-6, np.float64: 1e-12, np.float16: 2e-3}
     for threads in (1, 2):
         h = fdnn.Handle(threads=threads)
-        for dtype in (np.float32, np.float64, np.float16):
+        for dtype in ((np.float32, np.float64, np.float16) if threads == 2 else (np.float32,)):
             for shape, layout in (((32, 1000, 1, 1), "nchw"), ((2, 7, 5, 3), "nchw"), ((2, 6, 4, 5), "nhwc"),
                                   ((1, 1, 1, 1), "nchw")):
                 for algo in (0, 1, 2):

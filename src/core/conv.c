@@ -206,6 +206,31 @@ fdnn_conv_problem_from_desc(fdnn_conv_dir_t dir, cudnnTensorDescriptor_t x_desc,
     return CUDNN_STATUS_SUCCESS;
 }
 
+cudnnStatus_t
+fdnn_conv_problem_without_y(cudnnTensorDescriptor_t x_desc, cudnnFilterDescriptor_t w_desc,
+                            cudnnConvolutionDescriptor_t conv, fdnn_conv_problem_t *p)
+{
+    int nb = 0;
+    int dims[CUDNN_DIM_MAX];
+    RETURN_IF_ERROR(fdnn_conv_output_dims(conv, x_desc, w_desc, &nb, dims));
+    /* A packed output descriptor of the computed size, on the stack. */
+    struct cudnnTensorStruct y;
+    memset(&y, 0, sizeof(y));
+    y.magic = FDNN_TENSOR_MAGIC;
+    y.is_set = true;
+    y.dtype = x_desc->dtype;
+    y.format = CUDNN_TENSOR_NCHW;
+    y.nb_dims = nb;
+    y.vect = 1;
+    int64_t s = 1;
+    for (int i = nb - 1; i >= 0; i--) {
+        y.dims[i] = dims[i];
+        y.strides[i] = (int)(s > INT32_MAX ? INT32_MAX : s);
+        s *= dims[i];
+    }
+    return fdnn_conv_problem_from_desc(FDNN_CONV_FWD, x_desc, w_desc, conv, &y, p);
+}
+
 /* "nchw" or "nhwc" when the 5-D view is packed in that order, else
  * "strided". */
 static const char *

@@ -95,6 +95,12 @@ cudnnStatus_t fdnn_conv_problem_from_desc(fdnn_conv_dir_t dir, cudnnTensorDescri
                                           cudnnFilterDescriptor_t w_desc, cudnnConvolutionDescriptor_t conv,
                                           cudnnTensorDescriptor_t y_desc, fdnn_conv_problem_t *p);
 
+/* The forward problem of x and w under conv, with y the packed NCHW output
+ * the convolution would produce (for calls without a y descriptor, such as
+ * cudnnIm2Col).  Same checks as fdnn_conv_problem_from_desc. */
+cudnnStatus_t fdnn_conv_problem_without_y(cudnnTensorDescriptor_t x_desc, cudnnFilterDescriptor_t w_desc,
+                                          cudnnConvolutionDescriptor_t conv, fdnn_conv_problem_t *p);
+
 /* Canonical one-line problem string (see the top of this file). */
 void fdnn_conv_problem_to_string(const fdnn_conv_problem_t *p, char *buf, size_t size);
 

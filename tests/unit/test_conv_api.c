@@ -727,6 +727,71 @@ test_bias_activation(cudnnHandle_t h)
     fixture_free(&f);
 }
 
+/* cudnnIm2Col: the matrix times the packed filter is the convolution. */
+static void
+test_im2col(cudnnHandle_t h)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        cudnnTensorDescriptor_t xd;
+        cudnnFilterDescriptor_t wd;
+        cudnnConvolutionDescriptor_t cd;
+        cudnnCreateTensorDescriptor(&xd);
+        cudnnCreateFilterDescriptor(&wd);
+        cudnnCreateConvolutionDescriptor(&cd);
+        int n = 2, c = 3, hh = 5, ww = 6, k = 4;
+        cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, hh, ww);
+        cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k, c, 3, 3);
+        cudnnSetConvolution2dDescriptor(cd, 1, 1, 2, 1, 1, 2, mode ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
+                                        CUDNN_DATA_FLOAT);
+        int on, oc, oh, ow;
+        CHECK_OK(cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow));
+        size_t rows = (size_t)n * oh * ow, cols = (size_t)c * 9;
+        float *x = fdnn_guarded_alloc((size_t)n * c * hh * ww * 4), *col = fdnn_guarded_alloc(rows * cols * 4);
+        double *xr = malloc(sizeof(double) * n * c * hh * ww), *wr = malloc(sizeof(double) * k * cols),
+               *yr = malloc(sizeof(double) * rows * k);
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 9);
+        for (int i = 0; i < n * c * hh * ww; i++)
+            xr[i] = x[i] = (float)fdnn_rng_int(&rng, -3, 3);
+        for (size_t i = 0; i < k * cols; i++)
+            wr[i] = fdnn_rng_int(&rng, -3, 3);
+        fdnn_poison_f32(col, rows * cols);
+        CHECK_OK(cudnnIm2Col(h, xd, x, wd, cd, col));
+        fdnn_conv_problem_t p;
+        memset(&p, 0, sizeof(p));
+        p.n = n, p.c = c, p.k = k, p.g = 1, p.flip = mode;
+        int64_t in[3] = {1, hh, ww}, ker[3] = {1, 3, 3}, pad[3] = {0, 1, 1}, str[3] = {1, 2, 1}, dil[3] = {1, 1, 2},
+                out[3] = {1, oh, ow};
+        for (int i = 0; i < 3; i++)
+            p.in[i] = in[i], p.ker[i] = ker[i], p.pad[i] = pad[i], p.stride[i] = str[i], p.dil[i] = dil[i],
+            p.out[i] = out[i];
+        fdnn_ref_conv_fwd(&p, xr, wr, yr);
+        size_t bad = 0, osp = (size_t)oh * ow;
+        for (size_t r = 0; r < rows; r++)
+            for (int kk = 0; kk < k; kk++) {
+                double s = 0;
+                for (size_t j = 0; j < cols; j++)
+                    s += col[r * cols + j] * wr[kk * cols + j];
+                size_t nn = r / osp, o = r % osp;
+                if (s != yr[(nn * k + kk) * osp + o])
+                    bad++;
+            }
+        CHECK_MSG(bad == 0, "im2col mode %d: %zu products differ from the convolution", mode, bad);
+        cudnnSetConvolutionGroupCount(cd, 3);
+        cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 3, 1, 3, 3);
+        CHECK_STATUS(cudnnIm2Col(h, xd, x, wd, cd, col), CUDNN_STATUS_NOT_SUPPORTED);
+        CHECK_STATUS(cudnnIm2Col(h, xd, x, wd, cd, NULL), CUDNN_STATUS_BAD_PARAM);
+        fdnn_guarded_free(x);
+        fdnn_guarded_free(col);
+        free(xr);
+        free(wr);
+        free(yr);
+        cudnnDestroyTensorDescriptor(xd);
+        cudnnDestroyFilterDescriptor(wd);
+        cudnnDestroyConvolutionDescriptor(cd);
+    }
+}
+
 int
 main(void)
 {
@@ -737,6 +802,7 @@ main(void)
     test_execution_validation(h);
     test_algo_queries(h);
     test_bias_activation(h);
+    test_im2col(h);
     CHECK_OK(cudnnDestroy(h));
     return fdnn_test_finish("test_conv_api");
 }

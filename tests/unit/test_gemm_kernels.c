@@ -98,9 +98,11 @@ static const ukernel_t ukernels[] = {
     {FDNN_ISA_AVX2, 6, 16, fdnn_f32_gemm_ukernel_6x16__avx2, "6x16__avx2"},
     {FDNN_ISA_AVX2, 12, 8, fdnn_f32_gemm_ukernel_12x8__avx2, "12x8__avx2"},
     {FDNN_ISA_AVX2, 4, 24, fdnn_f32_gemm_ukernel_4x24__avx2, "4x24__avx2"},
+    {FDNN_ISA_AVX2, 6, 8, fdnn_f32_gemm_ukernel_6x8__avx2, "6x8__avx2"},
     {FDNN_ISA_AVX512, 14, 32, fdnn_f32_gemm_ukernel_14x32__avx512, "14x32__avx512"},
     {FDNN_ISA_AVX512, 28, 16, fdnn_f32_gemm_ukernel_28x16__avx512, "28x16__avx512"},
     {FDNN_ISA_AVX512, 8, 48, fdnn_f32_gemm_ukernel_8x48__avx512, "8x48__avx512"},
+    {FDNN_ISA_AVX512, 14, 16, fdnn_f32_gemm_ukernel_14x16__avx512, "14x16__avx512"},
 };
 
 /* One call: mr x nr of C, kc steps, B rows b_stride apart. */
@@ -190,41 +192,61 @@ test_ukernels(void)
     }
 }
 
-/* The arows kernel reads A in place and must give the same bits as the
+/* Each arows kernel reads A in place and must give the same bits as the
  * packed kernel of the same tile (same operations in the same order); its A
  * buffer holds exactly mr rows, the last one ending at the guard page. */
+typedef struct arows_pair {
+    fdnn_isa_t isa;
+    size_t mr, nr;
+    fdnn_f32_gemm_arows_ukernel_fn arows;
+    fdnn_f32_gemm_ukernel_fn packed;
+    const char *name;
+} arows_pair_t;
+
+static const arows_pair_t arows_list[] = {
+    {FDNN_ISA_AVX2, 6, 16, fdnn_f32_gemm_arows_ukernel_6x16__avx2, fdnn_f32_gemm_ukernel_6x16__avx2, "6x16__avx2"},
+    {FDNN_ISA_AVX2, 6, 8, fdnn_f32_gemm_arows_ukernel_6x8__avx2, fdnn_f32_gemm_ukernel_6x8__avx2, "6x8__avx2"},
+    {FDNN_ISA_AVX512, 14, 32, fdnn_f32_gemm_arows_ukernel_14x32__avx512, fdnn_f32_gemm_ukernel_14x32__avx512,
+     "14x32__avx512"},
+    {FDNN_ISA_AVX512, 14, 16, fdnn_f32_gemm_arows_ukernel_14x16__avx512, fdnn_f32_gemm_ukernel_14x16__avx512,
+     "14x16__avx512"},
+};
+
 static void
 test_arows(void)
 {
-    if (fdnn_cpu_max_isa() < FDNN_ISA_AVX512)
-        return;
-    const size_t MR = 14, NR = 32;
-    for (size_t mr = 1; mr <= MR; mr++) {
-        size_t nr = mr % 2 ? NR : NR - mr, kc = 5 + 9 * mr, lda = kc + mr % 3, ldc = nr + 1;
-        float *arows = galloc(((mr - 1) * lda + kc) * sizeof(float)), *apack = galloc(kc * MR * sizeof(float));
-        float *b = galloc(kc * NR * sizeof(float));
-        float *c1 = galloc(((mr - 1) * ldc + nr) * sizeof(float)), *c2 = galloc(((mr - 1) * ldc + nr) * sizeof(float));
-        for (size_t i = 0; i < mr; i++)
+    for (size_t e = 0; e < sizeof(arows_list) / sizeof(arows_list[0]); e++) {
+        const arows_pair_t *k = &arows_list[e];
+        if (k->isa > fdnn_cpu_max_isa())
+            continue;
+        const size_t MR = k->mr, NR = k->nr;
+        for (size_t mr = 1; mr <= MR; mr++) {
+            size_t nr = mr % 2 ? NR : NR - mr % NR, kc = 5 + 9 * mr, lda = kc + mr % 3, ldc = nr + 1;
+            float *arows = galloc(((mr - 1) * lda + kc) * sizeof(float)), *apack = galloc(kc * MR * sizeof(float));
+            float *b = galloc(kc * NR * sizeof(float));
+            size_t nc = (mr - 1) * ldc + nr;
+            float *c1 = galloc(nc * sizeof(float)), *c2 = galloc(nc * sizeof(float));
+            for (size_t i = 0; i < mr; i++)
+                for (size_t p = 0; p < kc; p++)
+                    arows[i * lda + p] = (float)fdnn_rng_uniform(&rng, -1, 1);
             for (size_t p = 0; p < kc; p++)
-                arows[i * lda + p] = (float)fdnn_rng_uniform(&rng, -1, 1);
-        for (size_t p = 0; p < kc; p++)
-            for (size_t i = 0; i < MR; i++)
-                apack[p * MR + i] = i < mr ? arows[i * lda + p] : 0.0f;
-        for (size_t i = 0; i < kc * NR; i++)
-            b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
-        size_t nc = (mr - 1) * ldc + nr;
-        for (size_t i = 0; i < nc; i++)
-            c1[i] = c2[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
-        fdnn_f32_gemm_epilogue_t ep = {0.5f, mr % 3 == 0 ? 0.0f : 1.0f, NULL, NULL, mr % 2 == 0};
-        fdnn_f32_gemm_ukernel_14x32__avx512(mr, nr, kc, apack, b, NR, c1, ldc, &ep);
-        fdnn_f32_gemm_arows_ukernel_14x32__avx512(mr, nr, kc, arows, lda, b, NR, c2, ldc, &ep);
-        CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0, "arows 14x32 mr=%zu nr=%zu kc=%zu differs from packed",
-                  mr, nr, kc);
-        fdnn_guarded_free(arows);
-        fdnn_guarded_free(apack);
-        fdnn_guarded_free(b);
-        fdnn_guarded_free(c1);
-        fdnn_guarded_free(c2);
+                for (size_t i = 0; i < MR; i++)
+                    apack[p * MR + i] = i < mr ? arows[i * lda + p] : 0.0f;
+            for (size_t i = 0; i < kc * NR; i++)
+                b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+            for (size_t i = 0; i < nc; i++)
+                c1[i] = c2[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+            fdnn_f32_gemm_epilogue_t ep = {0.5f, mr % 3 == 0 ? 0.0f : 1.0f, NULL, NULL, mr % 2 == 0};
+            k->packed(mr, nr, kc, apack, b, NR, c1, ldc, &ep);
+            k->arows(mr, nr, kc, arows, lda, b, NR, c2, ldc, &ep);
+            CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0, "arows %s mr=%zu nr=%zu kc=%zu differs from packed",
+                      k->name, mr, nr, kc);
+            fdnn_guarded_free(arows);
+            fdnn_guarded_free(apack);
+            fdnn_guarded_free(b);
+            fdnn_guarded_free(c1);
+            fdnn_guarded_free(c2);
+        }
     }
 }
 

@@ -34,7 +34,7 @@
  * wastes fewer lanes or rows.  The choice depends on the shape and the ISA
  * only, never on the thread count. */
 static s_config_t
-sgemm_config(fdnn_isa_t isa, size_t m, size_t n)
+sgemm_config(fdnn_isa_t isa, size_t m, size_t n, bool trans_a)
 {
     s_config_t cfg;
     cfg.arows = NULL;
@@ -44,7 +44,12 @@ sgemm_config(fdnn_isa_t isa, size_t m, size_t n)
     case FDNN_ISA_AVX512:
         cfg.pack_t = fdnn_f32_pack_t__avx512;
         cfg.pack_n = fdnn_f32_pack_n__avx512;
-        if (n <= 16) {
+        if (n <= 16 && !trans_a) { /* A read in place: 14 rows suffice */
+            cfg.ukernel = fdnn_f32_gemm_ukernel_14x16__avx512;
+            cfg.arows = fdnn_f32_gemm_arows_ukernel_14x16__avx512;
+            cfg.mr = 14;
+            cfg.nr = 16;
+        } else if (n <= 16) {
             cfg.ukernel = fdnn_f32_gemm_ukernel_28x16__avx512;
             cfg.mr = 28;
             cfg.nr = 16;
@@ -62,7 +67,12 @@ sgemm_config(fdnn_isa_t isa, size_t m, size_t n)
     case FDNN_ISA_AVX2:
         cfg.pack_t = fdnn_f32_pack_t__avx2;
         cfg.pack_n = fdnn_f32_pack_n__avx2;
-        if (n <= 8) {
+        if (n <= 8 && !trans_a) {
+            cfg.ukernel = fdnn_f32_gemm_ukernel_6x8__avx2;
+            cfg.arows = fdnn_f32_gemm_arows_ukernel_6x8__avx2;
+            cfg.mr = 6;
+            cfg.nr = 8;
+        } else if (n <= 8) {
             cfg.ukernel = fdnn_f32_gemm_ukernel_12x8__avx2;
             cfg.mr = 12;
             cfg.nr = 8;
@@ -72,6 +82,7 @@ sgemm_config(fdnn_isa_t isa, size_t m, size_t n)
             cfg.nr = 24;
         } else {
             cfg.ukernel = fdnn_f32_gemm_ukernel_6x16__avx2;
+            cfg.arows = fdnn_f32_gemm_arows_ukernel_6x16__avx2;
             cfg.mr = 6;
             cfg.nr = 16;
         }
@@ -101,7 +112,7 @@ fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_
         return 0;
     if (fdnn_sgemm_is_thin(args))
         return fdnn_sgemm_thin_scratch_size(args);
-    s_config_t cfg = sgemm_config(isa, args->m, args->n);
+    s_config_t cfg = sgemm_config(isa, args->m, args->n, args->trans_a);
     return s_scratch_bytes(args, &cfg);
 }
 
@@ -110,7 +121,7 @@ fdnn_sgemm(const fdnn_sgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa, vo
 {
     if (args->m == 0 || args->n == 0)
         return true;
-    s_config_t cfg = sgemm_config(isa, args->m, args->n);
+    s_config_t cfg = sgemm_config(isa, args->m, args->n, args->trans_a);
     size_t need = fdnn_sgemm_scratch_size(args, 1, isa);
     void *own = NULL;
     if (need > 0 && (scratch == NULL || scratch_bytes < need)) {

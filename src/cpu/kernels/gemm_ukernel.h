@@ -79,6 +79,12 @@ void fdnn_f64_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const 
 void fdnn_f32_gemm_ukernel_8x48__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
     size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 
+/* The packed twins of the narrow arows kernels. */
+void fdnn_f32_gemm_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f32_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+
 /* AVX2 + FMA, short products (m <= 4). */
 void fdnn_f32_gemm_ukernel_4x24__avx2(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
     size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
@@ -93,6 +99,12 @@ typedef void (*fdnn_f32_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc, 
                                                const float *b, size_t b_stride, float *c, size_t ldc,
                                                const fdnn_f32_gemm_epilogue_t *ep);
 void fdnn_f32_gemm_arows_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f32_gemm_arows_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f32_gemm_arows_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f32_gemm_arows_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
     const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 
 /* Transposing pack of a panel: for a source of `rows` rows of `cols` floats

@@ -184,7 +184,7 @@ def scenario_healthy(tmp):
     st = r["selftest"]
     check(st is not None and st["result"] in ("pass", "not supported"), "healthy: self-test pass or not supported")
     if st is not None and st["result"] == "pass":
-        check("bit-exact at scalar" in st["detail"] and st["ms_per_call"] > 0, "healthy: every ISA, timed")
+        check("bit-exact at scalar" in st["detail"] and "ms per call" in st["detail"], "healthy: every ISA, timed")
     check(len(verdicts(r, "header", "ok")) >= 1, "healthy: header matches")
     check(lib(r, "libcudnn.so.9")["copies"] == [], "healthy: --no-system hides system cuDNN 9")
 

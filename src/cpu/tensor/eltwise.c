@@ -12,6 +12,8 @@
 /* Elements per task along a row: large enough to amortise the task, small
  * enough that a single long row still spreads over the threads. */
 #define PIECE 8192
+/* Rows per group in a transpose: 16 rows x 256 elements of a stay in L1. */
+#define GROUP 16
 /* Below this many elements the pool costs more than it saves: run on the
  * calling thread (the results are the same either way). */
 #define SERIAL_MAX 16384
@@ -85,12 +87,36 @@ plan_init(const fdnn_eltwise_t *p, fdnn_elt_plan_t *pl)
         }
     }
     pl->nd = out + 1;
+    /* A transpose: a is strided along the row but contiguous along another
+     * dim t.  Move t next to the row and take rows in groups along it, so
+     * the strided loads of a group hit the same cache lines. */
+    pl->group = 1;
+    const int row = pl->nd - 1;
+    if (has_a && pl->nd >= 2 && pl->sa[row] != 1) {
+        for (int t = 0; t < row; t++) {
+            if (pl->sa[t] != 1)
+                continue;
+            int64_t d = pl->dims[t], c = pl->sc[t], a = pl->sa[t], b = pl->sb[t];
+            for (int i = t; i < row - 1; i++) {
+                pl->dims[i] = pl->dims[i + 1];
+                pl->sc[i] = pl->sc[i + 1];
+                pl->sa[i] = pl->sa[i + 1];
+                pl->sb[i] = pl->sb[i + 1];
+            }
+            pl->dims[row - 1] = d;
+            pl->sc[row - 1] = c;
+            pl->sa[row - 1] = a;
+            pl->sb[row - 1] = b;
+            pl->group = d < GROUP ? d : GROUP;
+            break;
+        }
+    }
     pl->ec = fdnn_dtype_size(p->c.dtype);
     pl->ea = has_a ? fdnn_dtype_size(p->a.dtype) : 0;
     pl->eb = has_b ? fdnn_dtype_size(p->b.dtype) : 0;
-    int64_t row = pl->dims[pl->nd - 1];
-    pl->piece = row < PIECE ? row : PIECE;
-    pl->pieces = (row + pl->piece - 1) / pl->piece;
+    const int64_t row_len = pl->dims[pl->nd - 1];
+    pl->piece = row_len < PIECE ? row_len : PIECE;
+    pl->pieces = (row_len + pl->piece - 1) / pl->piece;
 }
 
 typedef struct elt_ctx {
@@ -110,10 +136,13 @@ fdnn_tensor_eltwise(cudnnHandle_t handle, const fdnn_eltwise_t *p)
 {
     fdnn_elt_plan_t plan;
     plan_init(p, &plan);
-    int64_t rows = 1;
-    for (int d = 0; d < plan.nd - 1; d++)
+    /* tasks: outer rows x groups along dims[nd-2] x pieces of the row */
+    int64_t rows = 1, tasks = plan.pieces;
+    for (int d = 0; d < plan.nd - 1; d++) {
         rows *= plan.dims[d];
+        tasks *= d == plan.nd - 2 ? (plan.dims[d] + plan.group - 1) / plan.group : plan.dims[d];
+    }
     elt_ctx_t ctx = {&plan, pick_task(handle->isa)};
     pthreadpool_t pool = rows * plan.dims[plan.nd - 1] < SERIAL_MAX ? NULL : handle->pool;
-    pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(rows * plan.pieces), 0);
+    pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)tasks, 0);
 }

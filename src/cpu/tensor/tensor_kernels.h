@@ -16,7 +16,10 @@
 #define FDNN_TENSOR_BLK 256
 
 /* Elementwise: dims[nd-1] is the row (the dim where c has its smallest
- * stride); a task is piece `task % pieces` of row `task / pieces`. */
+ * stride).  Rows are taken `group` at a time along dims[nd-2]: a task is
+ * piece `task % pieces` of a group of rows, and runs block by block over
+ * the group (group > 1 when a is contiguous along dims[nd-2] and not along
+ * the row, a transpose: the rows of a group share a's cache lines). */
 typedef struct fdnn_elt_plan {
     const fdnn_eltwise_t *p;
     int nd;
@@ -24,6 +27,7 @@ typedef struct fdnn_elt_plan {
     int64_t sc[CUDNN_DIM_MAX], sa[CUDNN_DIM_MAX], sb[CUDNN_DIM_MAX]; /* in elements */
     size_t ec, ea, eb;                                                /* element sizes */
     int64_t piece, pieces;
+    int64_t group;
 } fdnn_elt_plan_t;
 
 /* A partial result of one chunk of a split reduction. */

@@ -199,6 +199,8 @@ test_bad_inputs(void)
                                          &zero, ov, y.mem),
                      BAD);
         cudnnDestroyTensorDescriptor(ov);
+        /* a float pointer off its 4-byte alignment */
+        CHECK_STATUS(cudnnActivationForward(handle, ad, &one, x.desc, (char *)x.mem + 1, &zero, y.desc, y.mem), BAD);
     }
     cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_IDENTITY, CUDNN_PROPAGATE_NAN, 0);
     CHECK_STATUS(cudnnActivationForward(handle, ad, &one, x.desc, x.mem, &zero, y.desc, y.mem), BAD);

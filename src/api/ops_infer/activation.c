@@ -6,6 +6,8 @@
  * CUDNN_ACTIVATION_IDENTITY is documented as not working with this function
  * (BAD_PARAM); FLOAT, DOUBLE, HALF and BFLOAT16 data; alpha and beta point
  * to double for DOUBLE data, float otherwise. */
+#include <stdint.h>
+
 #include "api_impl.h"
 #include "core/activation.h"
 #include "core/fail.h"
@@ -17,6 +19,7 @@
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
 cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
+cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 
 cudnnStatus_t
 fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what)
@@ -35,6 +38,17 @@ double
 fdnn_read_scale(const void *p, cudnnDataType_t dtype)
 {
     return dtype == CUDNN_DATA_DOUBLE ? *(const double *)p : (double)*(const float *)p;
+}
+
+/* Data pointers must be aligned to their element size (the kernels load
+ * whole elements); BAD_PARAM otherwise.  NULL is checked by the caller. */
+cudnnStatus_t
+fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what)
+{
+    size_t size = fdnn_dtype_size(dtype);
+    if (size > 1 && ((uintptr_t)ptr % size) != 0)
+        return FDNN_BAD_PARAM("%s (%p) is not aligned to its %zu-byte elements", what, ptr, size);
+    return CUDNN_STATUS_SUCCESS;
 }
 
 /* An output whose strides make two elements share memory would be written
@@ -98,6 +112,8 @@ fdnn_api_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_
     if (x == y && !same_strides(&xt, &yt))
         return FDNN_BAD_PARAM("in-place activation (x == y) needs identical strides in xDesc and yDesc");
     RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(y, yt.dtype, "y"));
     if (fdnn_tensor_elements(&xt) == 0)
         return CUDNN_STATUS_SUCCESS;
     return fdnn_activation_forward(handle, &act, fdnn_read_scale(alpha, xt.dtype), &xt, x,

@@ -20,6 +20,7 @@
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
 cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
+cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 cudnnStatus_t fdnn_lrn_check_pair(const fdnn_tensor_t *a, const char *an, const void *ap, const fdnn_tensor_t *b,
                                   const char *bn, const void *bp);
 
@@ -72,6 +73,8 @@ fdnn_api_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t 
     RETURN_IF_ERROR(fdnn_activation_check_dtype(xt.dtype, "xDesc"));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", x, &yt, "yDesc", y));
     RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
     return fdnn_lrn_forward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &xt, x, fdnn_read_scale(beta, xt.dtype),
                             &yt, y);
 }
@@ -102,6 +105,9 @@ fdnn_api_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescrip
     RETURN_IF_ERROR(fdnn_activation_check_dtype(xt.dtype, "xDesc"));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", x, &yt, "yDesc", y));
     RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(means, xt.dtype, "means"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
     return fdnn_divnorm_forward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &xt, x, means,
                                 fdnn_read_scale(beta, xt.dtype), &yt, y);
 }

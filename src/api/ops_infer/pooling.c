@@ -20,6 +20,7 @@
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
 cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
+cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 cudnnStatus_t fdnn_pooling_check_shapes(const fdnn_pooling_t *pool, const fdnn_tensor_t *xt, const char *xname,
                                         const fdnn_tensor_t *yt, const char *yname);
 
@@ -72,6 +73,8 @@ fdnn_api_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_
     RETURN_IF_NULL(y);
     RETURN_IF_ERROR(fdnn_pooling_check_shapes(&pool, &xt, "xDesc", &yt, "yDesc"));
     RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
     return fdnn_pooling_forward(handle, &pool, fdnn_read_scale(alpha, xt.dtype), &xt, x,
                                 fdnn_read_scale(beta, xt.dtype), &yt, y);
 }

@@ -15,6 +15,7 @@
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
 cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
+cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 cudnnStatus_t fdnn_softmax_check_enums(cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode);
 
 cudnnStatus_t
@@ -58,6 +59,8 @@ fdnn_api_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo,
     if (x == y && !same_strides(&xt, &yt))
         return FDNN_BAD_PARAM("in-place softmax (x == y) needs identical strides in xDesc and yDesc");
     RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
     return fdnn_softmax_forward(handle, algo, mode, fdnn_read_scale(alpha, xt.dtype), &xt, x,
                                 fdnn_read_scale(beta, xt.dtype), &yt, y);
 }

@@ -16,6 +16,7 @@
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
 cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
+cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 
 static bool
 same_strides(const fdnn_tensor_t *a, const fdnn_tensor_t *b)
@@ -61,6 +62,10 @@ fdnn_api_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor
     if (!same_strides(&yt, &dyt))
         return FDNN_NOT_SUPPORTED("yDesc and dyDesc have different strides");
     RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dx, xt.dtype, "dx"));
     if (fdnn_tensor_elements(&xt) == 0)
         return CUDNN_STATUS_SUCCESS;
     return fdnn_activation_backward(handle, &act, fdnn_read_scale(alpha, xt.dtype), &yt, y, &dyt, dy, &xt, x,

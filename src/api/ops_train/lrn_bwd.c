@@ -13,6 +13,7 @@
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
 cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
+cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 cudnnStatus_t fdnn_lrn_check_pair(const fdnn_tensor_t *a, const char *an, const void *ap, const fdnn_tensor_t *b,
                                   const char *bn, const void *bp);
 
@@ -46,6 +47,10 @@ fdnn_api_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&yt, "yDesc", y, &dyt, "dyDesc", dy));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&dyt, "dyDesc", dy, &dxt, "dxDesc", dx));
     RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dx, xt.dtype, "dx"));
     return fdnn_lrn_backward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &dyt, dy, &xt, x,
                              fdnn_read_scale(beta, xt.dtype), &dxt, dx);
 }
@@ -77,6 +82,11 @@ fdnn_api_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescri
     RETURN_IF_ERROR(fdnn_activation_check_dtype(xt.dtype, "xDesc"));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", dy, &dxt, "dXdMeansDesc", dx));
     RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dXdMeansDesc"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(means, xt.dtype, "means"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dx, xt.dtype, "dx"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dMeans, xt.dtype, "dMeans"));
     return fdnn_divnorm_backward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &xt, x, means, dy,
                                  fdnn_read_scale(beta, xt.dtype), &dxt, dx, dMeans);
 }

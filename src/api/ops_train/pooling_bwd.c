@@ -12,6 +12,7 @@
 
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
 cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
+cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 cudnnStatus_t fdnn_pooling_check_shapes(const fdnn_pooling_t *pool, const fdnn_tensor_t *xt, const char *xname,
                                         const fdnn_tensor_t *yt, const char *yname);
 
@@ -44,6 +45,10 @@ fdnn_api_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor
     if (!fdnn_tensor_same_dims(&dxt, &xt))
         return FDNN_BAD_PARAM("dxDesc and xDesc have different dims");
     RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dx, xt.dtype, "dx"));
     return fdnn_pooling_backward(handle, &pool, fdnn_read_scale(alpha, xt.dtype), &dyt, dy, &xt, x,
                                  fdnn_read_scale(beta, xt.dtype), &dxt, dx);
 }

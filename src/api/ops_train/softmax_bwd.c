@@ -13,6 +13,7 @@
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
 cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
+cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 cudnnStatus_t fdnn_softmax_check_enums(cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode);
 
 static bool
@@ -51,6 +52,9 @@ fdnn_api_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo
     if (dy == dx && !same_strides(&dyt, &dxt))
         return FDNN_BAD_PARAM("in-place softmax backward (dy == dx) needs identical strides in dyDesc and dxDesc");
     RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(y, yt.dtype, "y"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dy, yt.dtype, "dy"));
+    RETURN_IF_ERROR(fdnn_check_data_ptr(dx, yt.dtype, "dx"));
     return fdnn_softmax_backward(handle, algo, mode, fdnn_read_scale(alpha, yt.dtype), &yt, y, &dyt, dy,
                                  fdnn_read_scale(beta, yt.dtype), &dxt, dx);
 }

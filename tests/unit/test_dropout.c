@@ -186,6 +186,7 @@ test_statistics(void)
 }
 
 typedef int (*create_fn)(cudnnTensorDescriptor_t *);
+typedef int (*destroy_fn)(cudnnTensorDescriptor_t);
 typedef int (*set4_fn)(cudnnTensorDescriptor_t, cudnnTensorFormat_t, cudnnDataType_t, int, int, int, int);
 typedef int (*rsize_fn)(cudnnTensorDescriptor_t, size_t *);
 
@@ -262,6 +263,9 @@ test_bad_inputs_and_sizes(void)
             CHECK_MSG(s == s9, "reserve size %zu, cuDNN 9 %zu", s, s9);
         }
     cudnnDestroyTensorDescriptor(t);
+    destroy_fn destroy9 = (destroy_fn)fdnn_cudnn9_sym("cudnnDestroyTensorDescriptor");
+    if (destroy9 != NULL)
+        destroy9(t9);
 }
 
 int

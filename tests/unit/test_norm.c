@@ -156,6 +156,7 @@ run(int layout, cudnnNormMode_t mode, cudnnNormOps_t ops)
 /* cudnnDeriveBNTensorDescriptor / cudnnDeriveNormTensorDescriptor against
  * cuDNN 9, whose descriptor functions run without a GPU. */
 typedef int (*create_fn)(cudnnTensorDescriptor_t *);
+typedef int (*destroy_fn)(cudnnTensorDescriptor_t);
 typedef int (*set4_fn)(cudnnTensorDescriptor_t, cudnnTensorFormat_t, cudnnDataType_t, int, int, int, int);
 typedef int (*getnd_fn)(cudnnTensorDescriptor_t, int, cudnnDataType_t *, int *, int *, int *);
 typedef int (*derive_bn_fn)(cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnBatchNormMode_t);
@@ -208,6 +209,9 @@ test_derive_vs_cudnn9(void)
                 }
             }
     cudnnDestroyTensorDescriptor(x), cudnnDestroyTensorDescriptor(d), cudnnDestroyTensorDescriptor(e);
+    destroy_fn destroy9 = (destroy_fn)fdnn_cudnn9_sym("cudnnDestroyTensorDescriptor");
+    if (destroy9 != NULL)
+        destroy9(x9), destroy9(d9), destroy9(e9);
 }
 
 int

@@ -255,7 +255,8 @@ cl_bwd_task(void *ctx, size_t t)
     int64_t nblk = (p->C + CL_BLOCK - 1) / CL_BLOCK, pairs = p->N * nblk;
     int64_t tasks = pairs < CL_TASKS ? pairs : CL_TASKS;
     int64_t vol = p->in[0] * p->in[1] * p->in[2];
-    float *acc = j->accf + (int64_t)t * vol * CL_BLOCK;
+    /* beta == 0: the kernel sums in dx and needs no scratch */
+    float *acc = j->accf != NULL ? j->accf + (int64_t)t * vol * CL_BLOCK : NULL;
     for (int64_t q = (int64_t)t * pairs / tasks; q < ((int64_t)t + 1) * pairs / tasks; q++) {
         int64_t n = q / nblk, c0 = (q % nblk) * CL_BLOCK;
         int64_t nc = p->C - c0 < CL_BLOCK ? p->C - c0 : CL_BLOCK;
@@ -335,9 +336,11 @@ fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double a
     if (channels_last(&p, xt->dtype, true)) {
         int64_t pairs = p.N * ((p.C + CL_BLOCK - 1) / CL_BLOCK), tasks = pairs < CL_TASKS ? pairs : CL_TASKS;
         size_t bytes = (size_t)(tasks * vol * CL_BLOCK) * sizeof(float);
-        j.accf = fdnn_handle_scratch(handle, bytes);
-        if (j.accf == NULL)
-            return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
+        if (beta != 0.0) {
+            j.accf = fdnn_handle_scratch(handle, bytes);
+            if (j.accf == NULL)
+                return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
+        }
         pthreadpool_parallelize_1d(handle->pool, cl_bwd_task, &j, (size_t)tasks, 0);
         return CUDNN_STATUS_SUCCESS;
     }

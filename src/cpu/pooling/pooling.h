@@ -58,8 +58,9 @@ cudnnStatus_t fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *
 /* Per-ISA f32 kernels (pool_f32.inc) for channels-last tensors (C stride 1
  * in x and y): vectors run along C.
  * fwd_cl: one output row (n, od, oh), all ow and all C.
- * bwd_cl: image n, channels [c0, c0 + nc): accumulates into acc (dense
- *         D*H*W*nc floats, zeroed by the kernel) and writes dx. */
+ * bwd_cl: image n, channels [c0, c0 + nc): with beta == 0 sums the shares
+ *         in dx itself (acc unused, may be NULL); otherwise in acc (D*H*W
+ *         rows of 64 floats, zeroed by the kernel), then blends into dx. */
 typedef struct fdnn_pool_f32_kernels {
     void (*fwd_cl)(const fdnn_pool_problem_t *p, const float *x, float *y, int64_t n, int64_t od, int64_t oh,
                    float alpha, float beta);

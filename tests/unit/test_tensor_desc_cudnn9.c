@@ -102,7 +102,7 @@ test_tensor_sets(void)
         int nbs = nb > 0 && nb <= 16 ? nb : 4;
         for (int i = nbs - 1; i >= 0; i--) {
             strides[i] = (int)(s > INT_MAX ? INT_MAX : s);
-            s *= dims[i] > 0 ? dims[i] : 1;
+            s = s > INT_MAX ? s : s * (dims[i] > 0 ? dims[i] : 1); /* stays below 2^62 */
         }
         int mode = fdnn_rng_int(&rng, 0, 7);
         bool negative = false;

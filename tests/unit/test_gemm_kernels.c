@@ -210,6 +210,8 @@ static const arows_pair_t arows_list[] = {
      "14x32__avx512"},
     {FDNN_ISA_AVX512, 14, 16, fdnn_f32_gemm_arows_ukernel_14x16__avx512, fdnn_f32_gemm_ukernel_14x16__avx512,
      "14x16__avx512"},
+    {FDNN_ISA_AVX512, 8, 48, fdnn_f32_gemm_arows_ukernel_8x48__avx512, fdnn_f32_gemm_ukernel_8x48__avx512,
+     "8x48__avx512"},
 };
 
 static void

@@ -28,10 +28,19 @@
     ((ep).bias_col = (last) && (args)->bias_col != NULL ? (args)->bias_col + (col) : NULL)
 #include "cpu/gemm/gemm_driver.inc"
 
+/* Elements of C a tile grid of mr x nr computes for an m x n product. */
+static double
+padded_area(size_t m, size_t n, size_t mr, size_t nr)
+{
+    return (double)((m + mr - 1) / mr * mr) * (double)((n + nr - 1) / nr * nr);
+}
+
 /* The kernel and blocks for one call.  Narrow products (n no wider than
  * half the usual tile) take the tall, narrow kernel of the same ISA, short
  * ones (m no taller than about half the tile) the short, wide one: each
- * wastes fewer lanes or rows.  The choice depends on the shape and the ISA
+ * wastes fewer lanes or rows.  On AVX-512 the 8x48 tile also replaces 14x32
+ * when it pads the product at least 3% less (m = 64 or 128 with large n);
+ * the two run at the same speed from L1.  The choice depends on the shape and the ISA
  * only, never on the thread count. */
 static s_config_t
 sgemm_config(fdnn_isa_t isa, size_t m, size_t n, bool trans_a)
@@ -53,8 +62,9 @@ sgemm_config(fdnn_isa_t isa, size_t m, size_t n, bool trans_a)
             cfg.ukernel = fdnn_f32_gemm_ukernel_28x16__avx512;
             cfg.mr = 28;
             cfg.nr = 16;
-        } else if (m <= 8) {
+        } else if (m <= 8 || padded_area(m, n, 8, 48) < padded_area(m, n, 14, 32) * 0.97) {
             cfg.ukernel = fdnn_f32_gemm_ukernel_8x48__avx512;
+            cfg.arows = fdnn_f32_gemm_arows_ukernel_8x48__avx512;
             cfg.mr = 8;
             cfg.nr = 48;
         } else {

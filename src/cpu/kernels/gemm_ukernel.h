@@ -100,6 +100,8 @@ typedef void (*fdnn_f32_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc, 
                                                const fdnn_f32_gemm_epilogue_t *ep);
 void fdnn_f32_gemm_arows_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
     const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f32_gemm_arows_ukernel_8x48__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 void fdnn_f32_gemm_arows_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
     const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 void fdnn_f32_gemm_arows_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,

@@ -13,6 +13,7 @@
 #include "core/handle.h"
 #include "core/memory.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/kernels/gemm_ukernel.h"
 
 /* Images are split into at most this many chunks, each with its own buffers.
  * A fixed number (not the thread count) keeps backward-filter sums
@@ -22,6 +23,14 @@
 /* Target size of one im2col panel: a panel of CRS rows is cut to about this
  * many bytes so that it stays in the L2 cache while the GEMM streams it. */
 #define PANEL_BYTES (1024u * 1024u)
+
+/* The fused forward path (see conv_gemm.inc): k is cut in blocks of
+ * FUSED_KC rows so a block of a 32-column strip of the panel stays in L1;
+ * FUSED_MR and FUSED_NR bound the microkernel tiles of every ISA (workspace
+ * is sized for the largest). */
+#define FUSED_KC 256
+#define FUSED_MR 14
+#define FUSED_NR 32
 
 /* Backward filter keeps one partial filter per chunk; fewer chunks when
  * those would exceed this many bytes. */
@@ -43,8 +52,9 @@ typedef struct plan {
     int nchunks;    /* image chunks (fixed by the problem) */
     bool one_by_one; /* 1x1, stride 1, no padding: x and dx are their own col */
     bool pack_w;    /* the filter is repacked (NHWC or CONVOLUTION mode) */
+    bool fused; /* FP32 implicit fwd/bwd data: panels fed to the microkernel directly */
     /* Workspace layout, bytes from the start. */
-    size_t off_w, off_tab_p, off_tab_q, off_chunks;
+    size_t off_w, off_tab_p, off_tab_q, off_apack, off_chunks, strip_bytes;
     size_t col_bytes, tmp_bytes, acc_bytes, chunk_bytes;
     size_t total;
 } plan_t;
@@ -115,11 +125,19 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     fdnn_carve(&c, v == FDNN_CONV_GEMM_PRECOMP ? (size_t)pl->osp * sizeof(tab_entry_t) : 0);
     pl->off_tab_q = c.used;
     fdnn_carve(&c, v == FDNN_CONV_GEMM_PRECOMP ? (size_t)pl->q * sizeof(tab_entry_t) : 0);
+    /* The fused forward path: the filter packed for the microkernel (row
+     * blocks of at most FUSED_MR rows, padded) and a strip for the last,
+     * partial column strip of each panel. */
+    pl->fused = p->dtype == CUDNN_DATA_FLOAT && p->dir != FDNN_CONV_BWD_FILTER && v == FDNN_CONV_GEMM_IMPLICIT;
+    pl->off_apack = c.used;
+    int64_t a_rows = p->dir == FDNN_CONV_FWD ? pl->kg : pl->crs, a_cols = p->dir == FDNN_CONV_FWD ? pl->crs : pl->kg;
+    fdnn_carve(&c, pl->fused ? (size_t)(p->g * (a_rows + FUSED_MR - 1) * a_cols) * pl->es : 0);
+    pl->strip_bytes = pl->fused ? fdnn_align_up((size_t)(FUSED_KC * FUSED_NR) * pl->es) : 0;
     pl->off_chunks = c.used;
     pl->col_bytes = fdnn_align_up((size_t)col_el * pl->es);
     pl->tmp_bytes = fdnn_align_up((size_t)tmp_el * pl->es);
     pl->acc_bytes = fdnn_align_up((size_t)acc_el * pl->es);
-    pl->chunk_bytes = pl->col_bytes + pl->tmp_bytes + pl->acc_bytes;
+    pl->chunk_bytes = pl->col_bytes + pl->tmp_bytes + pl->acc_bytes + pl->strip_bytes;
     pl->total = c.used + pl->chunk_bytes * (size_t)chunks;
     return CUDNN_STATUS_SUCCESS;
 }

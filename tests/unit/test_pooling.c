@@ -179,6 +179,44 @@ test_threads(void)
         }
 }
 
+/* dx may alias x (the argmax must be read before dx is written). */
+static void
+test_dx_aliases_x(void)
+{
+    int dims[4] = {2, 20, 6, 7}, k[2] = {3, 3}, pad[2] = {1, 1}, str[2] = {2, 2};
+    for (int layout = 0; layout < 2; layout++) {
+        cudnnPoolingDescriptor_t pd;
+        cudnnCreatePoolingDescriptor(&pd);
+        cudnnSetPoolingNdDescriptor(pd, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, k, pad, str);
+        tbuf_t x, y, dx;
+        tb_init(&x, CUDNN_DATA_FLOAT, 4, dims, layout);
+        int yd[4];
+        cudnnGetPoolingNdForwardOutputDim(pd, x.desc, 4, yd);
+        tb_init(&y, CUDNN_DATA_FLOAT, 4, yd, layout);
+        tb_init(&dx, CUDNN_DATA_FLOAT, 4, dims, layout);
+        size_t n = tb_count(&x), ny = tb_count(&y);
+        double *v = malloc(n * 8), *g = malloc(ny * 8), *want = malloc(n * 8), *got = malloc(n * 8);
+        for (size_t i = 0; i < n; i++)
+            v[i] = fdnn_rng_uniform(&rng, -1, 1);
+        for (size_t i = 0; i < ny; i++)
+            g[i] = fdnn_rng_uniform(&rng, -1, 1);
+        tb_fill(&x, v);
+        tb_fill(&y, g);
+        float one = 1, zero = 0;
+        tb_poison(&dx);
+        CHECK_OK(cudnnPoolingBackward(handle, pd, &one, y.desc, y.mem, y.desc, y.mem, x.desc, x.mem, &zero, dx.desc,
+                                      dx.mem));
+        tb_read(&dx, want);
+        CHECK_OK(cudnnPoolingBackward(handle, pd, &one, y.desc, y.mem, y.desc, y.mem, x.desc, x.mem, &zero, x.desc,
+                                      x.mem));
+        tb_read(&x, got);
+        CHECK_MSG(memcmp(want, got, n * 8) == 0, "dx == x gives a different gradient (layout %d)", layout);
+        free(v), free(g), free(want), free(got);
+        tb_free(&x), tb_free(&y), tb_free(&dx);
+        cudnnDestroyPoolingDescriptor(pd);
+    }
+}
+
 static void
 test_bad_inputs(void)
 {
@@ -243,6 +281,7 @@ main(void)
             CHECK_OK(freednnSetNumThreads(handle, t));
             test_values();
             test_threads();
+            test_dx_aliases_x();
         }
     cudnnDestroy(handle);
     return fdnn_test_finish("test_pooling");

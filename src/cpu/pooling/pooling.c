@@ -69,6 +69,7 @@ typedef struct pool_job {
     void *y;
     double *acc;  /* generic backward: one plane per (n, c) */
     float *accf;  /* fast backward: one block per task */
+    bool force_scratch; /* channels-last backward: do not sum in dx */
     const fdnn_pool_f32_kernels_t *k;
 } pool_job_t;
 
@@ -260,7 +261,7 @@ cl_bwd_task(void *ctx, size_t t)
     for (int64_t q = (int64_t)t * pairs / tasks; q < ((int64_t)t + 1) * pairs / tasks; q++) {
         int64_t n = q / nblk, c0 = (q % nblk) * CL_BLOCK;
         int64_t nc = p->C - c0 < CL_BLOCK ? p->C - c0 : CL_BLOCK;
-        j->k->bwd_cl(p, j->dy, j->x, j->y, acc, n, c0, nc, j->alpha_f, j->beta_f);
+        j->k->bwd_cl(p, j->dy, j->x, j->y, acc, n, c0, nc, j->alpha_f, j->beta_f, j->force_scratch);
     }
 }
 
@@ -336,7 +337,14 @@ fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double a
     if (channels_last(&p, xt->dtype, true)) {
         int64_t pairs = p.N * ((p.C + CL_BLOCK - 1) / CL_BLOCK), tasks = pairs < CL_TASKS ? pairs : CL_TASKS;
         size_t bytes = (size_t)(tasks * vol * CL_BLOCK) * sizeof(float);
-        if (beta != 0.0) {
+        /* summing in dx needs beta == 0 and a dx that shares no memory with
+         * x or dy (it is zeroed first) */
+        size_t es = sizeof(float);
+        const char *dxl = dx, *dxh = dxl + fdnn_tensor_span(dxt) * es;
+        const char *xl = x, *xh = xl + fdnn_tensor_span(xt) * es, *gl = dy, *gh = gl + fdnn_tensor_span(dyt) * es;
+        bool apart = (dxh <= xl || xh <= dxl) && (dxh <= gl || gh <= dxl);
+        if (beta != 0.0 || !apart) {
+            j.force_scratch = true;
             j.accf = fdnn_handle_scratch(handle, bytes);
             if (j.accf == NULL)
                 return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);

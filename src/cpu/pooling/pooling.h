@@ -58,14 +58,15 @@ cudnnStatus_t fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *
 /* Per-ISA f32 kernels (pool_f32.inc) for channels-last tensors (C stride 1
  * in x and y): vectors run along C.
  * fwd_cl: one output row (n, od, oh), all ow and all C.
- * bwd_cl: image n, channels [c0, c0 + nc): with beta == 0 sums the shares
- *         in dx itself (acc unused, may be NULL); otherwise in acc (D*H*W
- *         rows of 64 floats, zeroed by the kernel), then blends into dx. */
+ * bwd_cl: image n, channels [c0, c0 + nc): with beta == 0 and !use_acc
+ *         sums the shares in dx itself (acc unused, may be NULL); otherwise
+ *         in acc (D*H*W rows of 64 floats, zeroed by the kernel), then
+ *         blends into dx. */
 typedef struct fdnn_pool_f32_kernels {
     void (*fwd_cl)(const fdnn_pool_problem_t *p, const float *x, float *y, int64_t n, int64_t od, int64_t oh,
                    float alpha, float beta);
     void (*bwd_cl)(const fdnn_pool_problem_t *p, const float *dy, const float *x, float *dx, float *acc, int64_t n,
-                   int64_t c0, int64_t nc, float alpha, float beta);
+                   int64_t c0, int64_t nc, float alpha, float beta, bool use_acc);
     /* NCHW-like tensors (unit W stride in x, y and dx): one (n, c) plane;
      * vectors along the output row (gathers for strides > 1), scalar code
      * for the border columns.  bwd_nchw accumulates in acc (D*H*W floats). */

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * CTC loss: the log-space alpha-beta recursion of ctc.h, one sample per task.
+ *
+ * Workspace: N label offsets (int64), then one slot per sample of
+ *   log y   T x A doubles   (log-probabilities of the sample's time steps)
+ *   alpha   T x S doubles   (S = 2 * max_label + 1)
+ *   beta    2 x S doubles   (the rows t and t + 1)
+ *   occ     A doubles       (posterior occupancy of each class at t)
+ * The recursion is a chain of exp/log over the extended label sequence, so
+ * it is plain portable C: there is no ISA-specific path (libm dominates). */
+#include "cpu/ctc/ctc.h"
+
+#include <math.h>
+#include <string.h>
+
+size_t
+fdnn_ctc_workspace_bytes(int64_t T, int64_t N, int64_t A, int max_label)
+{
+    uint64_t S = 2 * (uint64_t)max_label + 1, slot, tmp, total;
+    if (__builtin_mul_overflow((uint64_t)T, S + (uint64_t)A, &slot) ||
+        __builtin_add_overflow(slot, 2 * S + (uint64_t)A, &slot) ||
+        __builtin_mul_overflow(slot, (uint64_t)N, &tmp) || __builtin_add_overflow(tmp, (uint64_t)N, &tmp) ||
+        __builtin_mul_overflow(tmp, (uint64_t)sizeof(double), &total) || total > SIZE_MAX)
+        return SIZE_MAX;
+    return (size_t)total;
+}
+
+/* log(e^a + e^b + e^c).  All -inf gives -inf; a NaN operand gives NaN (the
+ * comparisons skip it for the max, the exp of it does not). */
+static inline double
+lse3(double a, double b, double c)
+{
+    double m = a > b ? a : b;
+    m = m > c ? m : c;
+    if (m == -INFINITY)
+        return a + b + c; /* -inf, or NaN when one is NaN */
+    return m + log(exp(a - m) + exp(b - m) + exp(c - m));
+}
+
+typedef struct ctc_job {
+    const fdnn_ctc_problem_t *p;
+    const float *probs;
+    float *costs, *grads;
+    const int64_t *offsets;
+    double *slots;
+    int64_t slot_doubles;
+} ctc_job_t;
+
+/* l'_s: blanks at even s, the labels at odd s. */
+static inline int
+ext(const int *lab, int64_t s)
+{
+    return (s & 1) ? lab[s >> 1] : 0;
+}
+
+/* May l'_s be reached from l'_{s-2} (skipping the blank between)? */
+static inline bool
+skip_ok(const int *lab, int64_t s)
+{
+    return s >= 2 && (s & 1) && lab[s >> 1] != lab[(s >> 1) - 1];
+}
+
+static void
+log_probs(const fdnn_ctc_problem_t *p, const float *probs, int64_t b, int64_t Tb, double *logy)
+{
+    int64_t A = p->A;
+    for (int64_t t = 0; t < Tb; t++) {
+        const float *x = probs + t * p->ps[0] + b * p->ps[1];
+        double *ly = logy + t * A;
+        if (!p->softmax) {
+            for (int64_t a = 0; a < A; a++)
+                ly[a] = log((double)x[a * p->ps[2]]);
+            continue;
+        }
+        double m = -INFINITY, sum = 0;
+        for (int64_t a = 0; a < A; a++)
+            m = fmax(m, (double)x[a * p->ps[2]]);
+        for (int64_t a = 0; a < A; a++)
+            sum += exp((double)x[a * p->ps[2]] - m);
+        double lz = m + log(sum);
+        for (int64_t a = 0; a < A; a++)
+            ly[a] = (double)x[a * p->ps[2]] - lz;
+    }
+}
+
+static void
+zero_rows(const fdnn_ctc_problem_t *p, float *grads, int64_t b, int64_t t0, int64_t t1, float value)
+{
+    for (int64_t t = t0; t < t1; t++)
+        for (int64_t a = 0; a < p->A; a++)
+            grads[t * p->gs[0] + b * p->gs[1] + a * p->gs[2]] = value;
+}
+
+static void
+ctc_sample(void *arg, size_t bi)
+{
+    const ctc_job_t *j = arg;
+    const fdnn_ctc_problem_t *p = j->p;
+    int64_t b = (int64_t)bi, A = p->A, Tb = p->input_lengths[b], L = p->label_lengths[b], S = 2 * L + 1;
+    int64_t Smax = 2 * (int64_t)p->max_label + 1;
+    const int *lab = p->labels + j->offsets[b];
+    double *logy = j->slots + b * j->slot_doubles, *alpha = logy + p->T * A, *beta = alpha + p->T * Smax;
+    double *occ = beta + 2 * Smax;
+
+    zero_rows(p, j->grads, b, Tb, p->T, 0.0f);
+    if (Tb == 0) { /* the empty input emits exactly the empty label */
+        j->costs[b] = L == 0 ? 0.0f : INFINITY;
+        return;
+    }
+    log_probs(p, j->probs, b, Tb, logy);
+
+    /* forward */
+    for (int64_t s = 0; s < S; s++)
+        alpha[s] = s == 0 ? logy[0] : s == 1 ? logy[lab[0]] : -INFINITY;
+    for (int64_t t = 1; t < Tb; t++) {
+        const double *prev = alpha + (t - 1) * Smax, *ly = logy + t * A;
+        double *cur = alpha + t * Smax;
+        for (int64_t s = 0; s < S; s++) {
+            double a1 = s >= 1 ? prev[s - 1] : -INFINITY, a2 = skip_ok(lab, s) ? prev[s - 2] : -INFINITY;
+            cur[s] = lse3(prev[s], a1, a2) + ly[ext(lab, s)];
+        }
+    }
+    const double *last = alpha + (Tb - 1) * Smax;
+    double logp = lse3(last[S - 1], S >= 2 ? last[S - 2] : -INFINITY, -INFINITY);
+    j->costs[b] = (float)-logp;
+    if (!isfinite(logp)) { /* no alignment (or NaN input): no usable gradient */
+        zero_rows(p, j->grads, b, 0, Tb, p->propagate_nan ? NAN : 0.0f);
+        return;
+    }
+
+    /* backward, with the gradient of each time step as soon as beta[t] is known */
+    double *cur = beta, *nxt = beta + Smax;
+    for (int64_t s = 0; s < S; s++)
+        cur[s] = s >= S - 2 ? 0.0 : -INFINITY;
+    for (int64_t a = 0; a < A; a++)
+        occ[a] = 0;
+    for (int64_t t = Tb - 1;; t--) {
+        const double *al = alpha + t * Smax, *ly = logy + t * A;
+        for (int64_t s = 0; s < S; s++)
+            occ[ext(lab, s)] += exp(al[s] + cur[s] - logp);
+        float *g = j->grads + t * p->gs[0] + b * p->gs[1];
+        for (int64_t a = 0; a < A; a++) {
+            g[a * p->gs[2]] = (float)(exp(ly[a]) - occ[a]);
+            occ[a] = 0;
+        }
+        if (t == 0)
+            break;
+        /* beta[t-1][s] from beta[t][s'] + log y[t][l'_s'] */
+        double *tmp = cur;
+        cur = nxt;
+        nxt = tmp;
+        for (int64_t s = 0; s < S; s++)
+            nxt[s] += ly[ext(lab, s)];
+        for (int64_t s = 0; s < S; s++) {
+            double b1 = s + 1 < S ? nxt[s + 1] : -INFINITY, b2 = s + 2 < S && skip_ok(lab, s + 2) ? nxt[s + 2] : -INFINITY;
+            cur[s] = lse3(nxt[s], b1, b2);
+        }
+    }
+}
+
+void
+fdnn_ctc_loss(cudnnHandle_t handle, const fdnn_ctc_problem_t *p, const float *probs, float *costs, float *grads,
+              void *workspace)
+{
+    int64_t *offsets = workspace, off = 0;
+    for (int64_t b = 0; b < p->N; b++) {
+        offsets[b] = off;
+        off += p->label_lengths[b];
+    }
+    ctc_job_t j = {.p = p, .probs = probs, .costs = costs, .grads = grads, .offsets = offsets,
+                   .slots = (double *)(offsets + p->N),
+                   .slot_doubles = p->T * (2 * (int64_t)p->max_label + 1 + p->A) + 2 * (2 * (int64_t)p->max_label + 1) + p->A};
+    pthreadpool_parallelize_1d(handle->pool, ctc_sample, &j, (size_t)p->N, 0);
+}

@@ -29,6 +29,7 @@
  * FUSED_MR and FUSED_NR bound the microkernel tiles of every ISA (workspace
  * is sized for the largest). */
 #define FUSED_KC 256
+#define FUSED_MC 256
 #define FUSED_MR 14
 #define FUSED_NR 32
 

@@ -6,6 +6,7 @@
  *
  *   bench-gemm                     the built-in list
  *   bench-gemm 64x3136x256 ...     given shapes (M x N x K, no transposes)
+ *   bench-gemm --kernels           each microkernel alone, panels in L1
  *   options: --isa avx512|avx2|scalar   --batch B (N times B, default 1)
  *
  * Each number is the best of several runs (at least 10, at least 0.2 s in total: the best run is the one the machine left alone); the
@@ -21,6 +22,7 @@
 #include "core/cpu.h"
 #include "core/memory.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/kernels/gemm_ukernel.h"
 
 #if defined(FDNN_BENCH_HAVE_DNNL)
 #include <oneapi/dnnl/dnnl.h>
@@ -179,6 +181,64 @@ bench_shape(const shape_t *s, fdnn_isa_t isa, pthreadpool_t pool2, double peak)
     fdnn_aligned_free(c);
 }
 
+/* One microkernel called over and over on the same L1-resident panels: the
+ * ceiling the driver can reach with that tile. */
+typedef struct kernel_entry {
+    fdnn_isa_t isa;
+    size_t mr, nr;
+    fdnn_f32_gemm_ukernel_fn fn;
+    const char *name;
+} kernel_entry_t;
+
+static void
+bench_kernels(double peak512, double peak256)
+{
+    static const kernel_entry_t list[] = {
+        {FDNN_ISA_AVX512, 14, 32, fdnn_f32_gemm_ukernel_14x32__avx512, "14x32__avx512"},
+        {FDNN_ISA_AVX512, 8, 48, fdnn_f32_gemm_ukernel_8x48__avx512, "8x48__avx512"},
+        {FDNN_ISA_AVX512, 14, 16, fdnn_f32_gemm_ukernel_14x16__avx512, "14x16__avx512"},
+        {FDNN_ISA_AVX512, 28, 16, fdnn_f32_gemm_ukernel_28x16__avx512, "28x16__avx512"},
+        {FDNN_ISA_AVX2, 6, 16, fdnn_f32_gemm_ukernel_6x16__avx2, "6x16__avx2"},
+        {FDNN_ISA_AVX2, 6, 8, fdnn_f32_gemm_ukernel_6x8__avx2, "6x8__avx2"},
+        {FDNN_ISA_AVX2, 12, 8, fdnn_f32_gemm_ukernel_12x8__avx2, "12x8__avx2"},
+        {FDNN_ISA_AVX2, 4, 24, fdnn_f32_gemm_ukernel_4x24__avx2, "4x24__avx2"},
+    };
+    static const size_t kcs[] = {64, 256};
+    printf("microkernel      kc  GFLOP/s  %%peak (its ISA's FMA loop)\n");
+    for (size_t e = 0; e < sizeof(list) / sizeof(list[0]); e++) {
+        const kernel_entry_t *k = &list[e];
+        if (k->isa > fdnn_cpu_max_isa())
+            continue;
+        for (size_t q = 0; q < 2; q++) {
+            size_t kc = kcs[q];
+            float *a = fdnn_aligned_alloc(k->mr * kc * sizeof(float));
+            float *b = fdnn_aligned_alloc(k->nr * kc * sizeof(float));
+            float *c = fdnn_aligned_alloc(k->mr * k->nr * sizeof(float));
+            for (size_t i = 0; i < k->mr * kc; i++)
+                a[i] = 1e-3f;
+            for (size_t i = 0; i < k->nr * kc; i++)
+                b[i] = 1e-3f;
+            memset(c, 0, k->mr * k->nr * sizeof(float));
+            fdnn_f32_gemm_epilogue_t ep = {.alpha = 1, .beta = 1};
+            size_t calls = 20000 / kc;
+            double best = 0;
+            for (int rep = 0; rep < 300; rep++) { /* ~1 ms each: the best one ran alone */
+                double t0 = now();
+                for (size_t i = 0; i < calls; i++)
+                    k->fn(k->mr, k->nr, kc, a, b, k->nr, c, k->nr, &ep);
+                double g = 2.0 * (double)(k->mr * k->nr * kc * calls) / (now() - t0) * 1e-9;
+                if (g > best)
+                    best = g;
+            }
+            double peak = k->isa == FDNN_ISA_AVX512 ? peak512 : peak256;
+            printf("%-15s %4zu  %7.1f  %5.1f%%\n", k->name, kc, best, 100 * best / peak);
+            fdnn_aligned_free(a);
+            fdnn_aligned_free(b);
+            fdnn_aligned_free(c);
+        }
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -186,8 +246,11 @@ main(int argc, char **argv)
     size_t batch = 1;
     shape_t given[64];
     size_t ngiven = 0;
+    bool kernels = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--kernels") == 0) {
+            kernels = true;
+        } else if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc) {
             int level = fdnn_isa_from_name(argv[++i]);
             if (level < 0 || (fdnn_isa_t)level > fdnn_cpu_max_isa()) {
                 fprintf(stderr, "bench-gemm: ISA %s is unknown or not available\n", argv[i]);
@@ -200,9 +263,16 @@ main(int argc, char **argv)
                                          &given[ngiven].k) == 3) {
             given[ngiven++].what = "given";
         } else {
-            fprintf(stderr, "usage: bench-gemm [--isa avx512|avx2|scalar] [--batch B] [MxNxK ...]\n");
+            fprintf(stderr, "usage: bench-gemm [--kernels] [--isa avx512|avx2|scalar] [--batch B] [MxNxK ...]\n");
             return 2;
         }
+    }
+    if (kernels) {
+        double p512 = fdnn_cpu_max_isa() >= FDNN_ISA_AVX512 ? peak_gflops(FDNN_ISA_AVX512) : 0;
+        double p256 = fdnn_cpu_max_isa() >= FDNN_ISA_AVX2 ? peak_gflops(FDNN_ISA_AVX2) : 0;
+        printf("FMA peak per core: zmm %.1f, ymm %.1f GFLOP/s\n", p512, p256);
+        bench_kernels(p512, p256);
+        return 0;
     }
     pthreadpool_t pool2 = pthreadpool_create(2);
     double peak = peak_gflops(isa == FDNN_ISA_AVX512 ? FDNN_ISA_AVX512 : FDNN_ISA_AVX2);

@@ -25,8 +25,18 @@ fdnn_ctc_workspace_bytes(int64_t T, int64_t N, int64_t A, int max_label)
     return (size_t)total;
 }
 
-/* log(e^a + e^b + e^c).  All -inf gives -inf; a NaN operand gives NaN (the
- * comparisons skip it for the max, the exp of it does not). */
+/* log(e^a + e^b).  Both -inf gives -inf; a NaN operand gives NaN (it is
+ * either the max or goes through exp). */
+static inline double
+lse2(double a, double b)
+{
+    double m = a > b ? a : b, d = a > b ? b : a;
+    if (d == -INFINITY)
+        return m;
+    return m + log1p(exp(d - m));
+}
+
+/* log(e^a + e^b + e^c), same conventions. */
 static inline double
 lse3(double a, double b, double c)
 {
@@ -35,6 +45,17 @@ lse3(double a, double b, double c)
     if (m == -INFINITY)
         return a + b + c; /* -inf, or NaN when one is NaN */
     return m + log(exp(a - m) + exp(b - m) + exp(c - m));
+}
+
+/* The states s of time t that lie on some complete path: at most 2t + 1
+ * (reached from the start) and at least S - 2 (Tb - t) (can still reach the
+ * end).  Outside [lo, hi) alpha and beta are -inf; skipping them is exact. */
+static inline void
+live_states(int64_t t, int64_t Tb, int64_t S, int64_t *lo, int64_t *hi)
+{
+    int64_t l = S - 2 * (Tb - t), h = 2 * t + 2;
+    *lo = l > 0 ? l : 0;
+    *hi = h < S ? h : S;
 }
 
 typedef struct ctc_job {
@@ -110,15 +131,23 @@ ctc_sample(void *arg, size_t bi)
     log_probs(p, j->probs, b, Tb, logy);
 
     /* forward */
+    int64_t lo, hi;
+    live_states(0, Tb, S, &lo, &hi);
     for (int64_t s = 0; s < S; s++)
-        alpha[s] = s == 0 ? logy[0] : s == 1 ? logy[lab[0]] : -INFINITY;
+        alpha[s] = s < lo || s >= hi ? -INFINITY : s == 0 ? logy[0] : logy[lab[0]];
     for (int64_t t = 1; t < Tb; t++) {
         const double *prev = alpha + (t - 1) * Smax, *ly = logy + t * A;
         double *cur = alpha + t * Smax;
-        for (int64_t s = 0; s < S; s++) {
-            double a1 = s >= 1 ? prev[s - 1] : -INFINITY, a2 = skip_ok(lab, s) ? prev[s - 2] : -INFINITY;
-            cur[s] = lse3(prev[s], a1, a2) + ly[ext(lab, s)];
+        live_states(t, Tb, S, &lo, &hi);
+        for (int64_t s = 0; s < lo; s++)
+            cur[s] = -INFINITY;
+        for (int64_t s = lo; s < hi; s++) {
+            double v = s == 0 ? prev[0] : skip_ok(lab, s) ? lse3(prev[s], prev[s - 1], prev[s - 2])
+                                                          : lse2(prev[s], prev[s - 1]);
+            cur[s] = v + ly[ext(lab, s)];
         }
+        for (int64_t s = hi; s < S; s++)
+            cur[s] = -INFINITY;
     }
     const double *last = alpha + (Tb - 1) * Smax;
     double logp = lse3(last[S - 1], S >= 2 ? last[S - 2] : -INFINITY, -INFINITY);
@@ -136,7 +165,8 @@ ctc_sample(void *arg, size_t bi)
         occ[a] = 0;
     for (int64_t t = Tb - 1;; t--) {
         const double *al = alpha + t * Smax, *ly = logy + t * A;
-        for (int64_t s = 0; s < S; s++)
+        live_states(t, Tb, S, &lo, &hi);
+        for (int64_t s = lo; s < hi; s++)
             occ[ext(lab, s)] += exp(al[s] + cur[s] - logp);
         float *g = j->grads + t * p->gs[0] + b * p->gs[1];
         for (int64_t a = 0; a < A; a++) {
@@ -149,11 +179,16 @@ ctc_sample(void *arg, size_t bi)
         double *tmp = cur;
         cur = nxt;
         nxt = tmp;
-        for (int64_t s = 0; s < S; s++)
+        for (int64_t s = lo; s < hi; s++)
             nxt[s] += ly[ext(lab, s)];
+        live_states(t - 1, Tb, S, &lo, &hi);
         for (int64_t s = 0; s < S; s++) {
-            double b1 = s + 1 < S ? nxt[s + 1] : -INFINITY, b2 = s + 2 < S && skip_ok(lab, s + 2) ? nxt[s + 2] : -INFINITY;
-            cur[s] = lse3(nxt[s], b1, b2);
+            if (s < lo || s >= hi)
+                cur[s] = -INFINITY;
+            else if (s + 2 < S && skip_ok(lab, s + 2))
+                cur[s] = lse3(nxt[s], nxt[s + 1], nxt[s + 2]);
+            else
+                cur[s] = s + 1 < S ? lse2(nxt[s], nxt[s + 1]) : nxt[s];
         }
     }
 }

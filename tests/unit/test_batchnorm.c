@@ -484,6 +484,49 @@ test_bad_inputs(void)
     tt_free(&x), tt_free(&y), tt_free(&yo), tt_free(&x3);
 }
 
+/* A NaN in channel 0 makes that channel's statistics NaN: the fused ReLU
+ * gives 0 there with CUDNN_NOT_PROPAGATE_NAN and NaN with PROPAGATE_NAN;
+ * channel 1 is unaffected either way. */
+static void
+test_nan_relu(void)
+{
+    const int dims[4] = {2, 2, 2, 2};
+    ttensor_t x, y;
+    tt_make(&x, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    tt_make(&y, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    for (int i = 0; i < 16; i++)
+        ((float *)x.buf)[i] = (float)(i % 5);
+    ((float *)x.buf)[0] = NAN;
+    cudnnTensorDescriptor_t pd;
+    cudnnCreateTensorDescriptor(&pd);
+    cudnnDeriveBNTensorDescriptor(pd, x.desc, CUDNN_BATCHNORM_SPATIAL);
+    float scale[2] = {1, 1}, bias[2] = {0.5f, 0.5f}, one = 1, zero = 0;
+    unsigned char reserve[16];
+    cudnnActivationDescriptor_t act;
+    cudnnCreateActivationDescriptor(&act);
+    for (int prop = 0; prop < 2; prop++) {
+        cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
+                                     0.0);
+        tt_poison(&y);
+        CHECK_OK(cudnnBatchNormalizationForwardTrainingEx(
+            handle, CUDNN_BATCHNORM_SPATIAL, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, &one, &zero, x.desc, x.buf, NULL, NULL,
+            y.desc, y.buf, pd, scale, bias, 1.0, NULL, NULL, 1e-5, NULL, NULL, act, NULL, 0, reserve, 16));
+        const float *yv = y.buf;
+        bool ch0 = true, ch1 = true;
+        for (int n = 0; n < 2; n++)
+            for (int s = 0; s < 4; s++) {
+                float a = yv[n * 8 + s], b = yv[n * 8 + 4 + s];
+                ch0 = ch0 && (prop ? isnan(a) : a == 0.0f);
+                ch1 = ch1 && isfinite(b) && b >= 0.0f;
+            }
+        CHECK_MSG(ch0, "NaN channel with propagate=%d", prop);
+        CHECK(ch1);
+    }
+    cudnnDestroyActivationDescriptor(act);
+    cudnnDestroyTensorDescriptor(pd);
+    tt_free(&x), tt_free(&y);
+}
+
 int
 main(void)
 {
@@ -493,6 +536,7 @@ main(void)
     CHECK_OK(cudnnSetActivationDescriptor(relu_desc, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
     test_cases();
     test_blending();
+    test_nan_relu();
     test_bad_inputs();
     cudnnDestroyActivationDescriptor(relu_desc);
     cudnnDestroy(handle);

@@ -70,8 +70,9 @@ fdnn_bn_check_mode(cudnnBatchNormMode_t mode, bool *per_activation)
 }
 
 cudnnStatus_t
-fdnn_bn_check_ops(cudnnBatchNormOps_t ops, cudnnActivationDescriptor_t activationDesc, bool *relu, bool *add)
+fdnn_bn_check_ops(cudnnBatchNormOps_t ops, cudnnActivationDescriptor_t activationDesc, fdnn_bn_problem_t *p)
 {
+    bool *relu = &p->relu, *add = &p->add;
     if (ops != CUDNN_BATCHNORM_OPS_BN && ops != CUDNN_BATCHNORM_OPS_BN_ACTIVATION &&
         ops != CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)
         return FDNN_BAD_PARAM("bnOps is %d, not a cudnnBatchNormOps_t", (int)ops);
@@ -84,6 +85,7 @@ fdnn_bn_check_ops(cudnnBatchNormOps_t ops, cudnnActivationDescriptor_t activatio
     if (act.mode != CUDNN_ACTIVATION_RELU)
         return FDNN_NOT_SUPPORTED("activationDesc mode is %d; the fused batch norm supports RELU only",
                                   (int)act.mode);
+    p->relu_nan = act.propagate_nan;
     return CUDNN_STATUS_SUCCESS;
 }
 

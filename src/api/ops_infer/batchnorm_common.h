@@ -28,9 +28,10 @@ cudnnStatus_t fdnn_bn_check_param(cudnnTensorDescriptor_t desc, const char *what
 cudnnStatus_t fdnn_bn_check_mode(cudnnBatchNormMode_t mode, bool *per_activation);
 
 /* The activation of the fused ops: only RELU (as cuDNN's fused BN kernels);
- * *relu is false for plain BN, where activationDesc is ignored. */
-cudnnStatus_t fdnn_bn_check_ops(cudnnBatchNormOps_t ops, cudnnActivationDescriptor_t activationDesc, bool *relu,
-                                bool *add);
+ * sets p->relu, p->add and p->relu_nan; for plain BN activationDesc is
+ * ignored. */
+cudnnStatus_t fdnn_bn_check_ops(cudnnBatchNormOps_t ops, cudnnActivationDescriptor_t activationDesc,
+                                fdnn_bn_problem_t *p);
 
 cudnnStatus_t fdnn_bn_check_epsilon(double epsilon);
 

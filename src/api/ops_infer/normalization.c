@@ -32,7 +32,7 @@ fdnn_api_cudnnNormalizationForwardInference(
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_bn_problem_t p = {0};
     RETURN_IF_ERROR(fdnn_norm_check_mode(mode, algo, groupCnt, &p.per_activation));
-    RETURN_IF_ERROR(fdnn_norm_check_ops(normOps, activationDesc, &p.relu, &p.add));
+    RETURN_IF_ERROR(fdnn_norm_check_ops(normOps, activationDesc, &p));
     RETURN_IF_NULL(alpha);
     RETURN_IF_NULL(beta);
     RETURN_IF_NULL(x);

@@ -23,13 +23,13 @@ fdnn_norm_check_mode(cudnnNormMode_t mode, cudnnNormAlgo_t algo, int groupCnt, b
 }
 
 cudnnStatus_t
-fdnn_norm_check_ops(cudnnNormOps_t ops, cudnnActivationDescriptor_t activationDesc, bool *relu, bool *add)
+fdnn_norm_check_ops(cudnnNormOps_t ops, cudnnActivationDescriptor_t activationDesc, fdnn_bn_problem_t *p)
 {
     if (ops != CUDNN_NORM_OPS_NORM && ops != CUDNN_NORM_OPS_NORM_ACTIVATION &&
         ops != CUDNN_NORM_OPS_NORM_ADD_ACTIVATION)
         return FDNN_BAD_PARAM("normOps is %d, not a cudnnNormOps_t", (int)ops);
     /* The enumerators have the values of cudnnBatchNormOps_t. */
-    return fdnn_bn_check_ops((cudnnBatchNormOps_t)ops, activationDesc, relu, add);
+    return fdnn_bn_check_ops((cudnnBatchNormOps_t)ops, activationDesc, p);
 }
 
 cudnnStatus_t

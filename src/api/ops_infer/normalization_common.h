@@ -14,8 +14,8 @@
 cudnnStatus_t fdnn_norm_check_mode(cudnnNormMode_t mode, cudnnNormAlgo_t algo, int groupCnt, bool *per_activation);
 
 /* normOps and, for the fused forms, the activation (RELU only). */
-cudnnStatus_t fdnn_norm_check_ops(cudnnNormOps_t ops, cudnnActivationDescriptor_t activationDesc, bool *relu,
-                                  bool *add);
+cudnnStatus_t fdnn_norm_check_ops(cudnnNormOps_t ops, cudnnActivationDescriptor_t activationDesc,
+                                  fdnn_bn_problem_t *p);
 
 /* The mean/variance tensors share the scale/bias tensors' layout (one
  * parameter layout per problem below the API); a different one is

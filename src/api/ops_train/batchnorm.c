@@ -90,7 +90,7 @@ static cudnnStatus_t
 check_ex_ops(cudnnBatchNormOps_t bnOps, cudnnActivationDescriptor_t activationDesc, cudnnTensorDescriptor_t zDesc,
              const char *zname, fdnn_bn_problem_t *p)
 {
-    RETURN_IF_ERROR(fdnn_bn_check_ops(bnOps, activationDesc, &p->relu, &p->add));
+    RETURN_IF_ERROR(fdnn_bn_check_ops(bnOps, activationDesc, p));
     if (p->add)
         RETURN_IF_ERROR(fdnn_bn_check_like_x(zDesc, zname, &p->x, &p->z));
     return CUDNN_STATUS_SUCCESS;
@@ -267,7 +267,7 @@ fdnn_api_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t hand
     fdnn_bn_problem_t p = {0};
     RETURN_IF_ERROR(fdnn_bn_check_mode(mode, &p.per_activation));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p.x));
-    RETURN_IF_ERROR(fdnn_bn_check_ops(bnOps, activationDesc, &p.relu, &p.add));
+    RETURN_IF_ERROR(fdnn_bn_check_ops(bnOps, activationDesc, &p));
     *sizeInBytes = fdnn_bn_reserve_bytes(&p);
     return CUDNN_STATUS_SUCCESS;
 }

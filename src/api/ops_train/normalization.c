@@ -39,7 +39,7 @@ check_shapes(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t ops, cud
 {
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     RETURN_IF_ERROR(fdnn_norm_check_mode(mode, algo, groupCnt, &p->per_activation));
-    RETURN_IF_ERROR(fdnn_norm_check_ops(ops, act, &p->relu, &p->add));
+    RETURN_IF_ERROR(fdnn_norm_check_ops(ops, act, p));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p->x));
     if (p->add)
         RETURN_IF_ERROR(fdnn_bn_check_like_x(zDesc, zName, &p->x, &p->z));
@@ -97,7 +97,7 @@ fdnn_api_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cud
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_bn_problem_t p = {0};
     RETURN_IF_ERROR(fdnn_norm_check_mode(mode, algo, groupCnt, &p.per_activation));
-    RETURN_IF_ERROR(fdnn_norm_check_ops(normOps, activationDesc, &p.relu, &p.add));
+    RETURN_IF_ERROR(fdnn_norm_check_ops(normOps, activationDesc, &p));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p.x));
     RETURN_IF_NULL(sizeInBytes);
     *sizeInBytes = fdnn_bn_reserve_bytes(&p);

@@ -184,6 +184,7 @@ run_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, const setup_t *s, do
         .alpha = alpha,
         .beta = beta,
         .relu = p->relu,
+        .relu_nan = p->relu_nan,
     };
     pass.dtype[BN_X] = p->x.dtype;
     pass.dtype[BN_Y] = p->y.dtype;

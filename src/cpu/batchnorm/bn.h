@@ -30,6 +30,7 @@
 typedef struct fdnn_bn_problem {
     bool per_activation;
     bool relu;      /* ReLU after the normalisation (and the add) */
+    bool relu_nan;  /* the ReLU passes NaN (CUDNN_PROPAGATE_NAN); else NaN -> 0 */
     bool add;       /* forward: z is added; backward: dz is written */
     fdnn_tensor_t x, y, z, dy, dx; /* same dims; the ones not used are ignored */
     fdnn_tensor_t param;

@@ -10,6 +10,7 @@
 #include "cpu/batchnorm/bn_engine.h"
 
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 
 #include "core/memory.h"
@@ -175,13 +176,19 @@ run_chunk(void *ctx, size_t chunk)
                     b1[i] += b2[i];
             }
             if (p->relu) {
-                for (int64_t i = 0; i < n; i++)
-                    b1[i] = b1[i] > 0.0 ? b1[i] : 0.0;
+                /* The mask records "passed" before the clamp; with NaN
+                 * propagation a NaN passes (and its gradient too). */
                 if (p->mask != NULL) {
                     uint8_t *m = p->mask + off[BN_MASK];
                     for (int64_t i = 0; i < n; i++)
-                        m[i * L->rs[BN_MASK]] = b1[i] > 0.0;
+                        m[i * L->rs[BN_MASK]] = b1[i] > 0.0 || (p->relu_nan && isnan(b1[i]));
                 }
+                if (p->relu_nan)
+                    for (int64_t i = 0; i < n; i++)
+                        b1[i] = b1[i] > 0.0 || isnan(b1[i]) ? b1[i] : 0.0;
+                else
+                    for (int64_t i = 0; i < n; i++)
+                        b1[i] = b1[i] > 0.0 ? b1[i] : 0.0;
             }
             k->store((char *)p->y + off[BN_Y] * (int64_t)T->esize[BN_Y], p->dtype[BN_Y], L->rs[BN_Y], b1, n,
                      p->alpha, p->beta);

@@ -51,6 +51,7 @@ typedef struct bn_pass {
     const double *fa, *fb, *fc; /* per-feature coefficients, length F */
     double alpha, beta;
     bool relu;       /* APPLY: clamp at 0 and, if mask != NULL, record v > 0 */
+    bool relu_nan;   /* APPLY: NaN passes the ReLU (and counts as passed) */
     bool use_mask;   /* BSTATS/BAPPLY: zero dy where the mask is 0 */
     double *s1, *s2; /* STATS/BSTATS results, length F (overwritten) */
 } bn_pass_t;

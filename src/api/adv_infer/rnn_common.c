@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Descriptor checks shared by the RNN operations; see rnn_common.h.  The
+ * order of checks: RNN descriptor, then x/y data descriptors, then states. */
+#include "api/adv_infer/rnn_common.h"
+
+#include <string.h>
+
+#include "core/dropout.h"
+#include "core/fail.h"
+#include "core/tensor.h"
+
+cudnnStatus_t
+fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_problem_t *p)
+{
+    RETURN_IF_ERROR(fdnn_rnn_desc_check(rnnDesc, "rnnDesc"));
+    const struct cudnnRNNStruct *d = rnnDesc;
+    if (d->data_type != CUDNN_DATA_FLOAT)
+        return FDNN_NOT_SUPPORTED("RNN data type %s: only FLOAT is implemented on the CPU",
+                                  fdnn_dtype_name(d->data_type));
+    if (d->math_prec != CUDNN_DATA_FLOAT)
+        return FDNN_NOT_SUPPORTED("RNN math precision %s: only FLOAT is implemented",
+                                  fdnn_dtype_name(d->math_prec));
+    if (d->proj_size != d->hidden_size)
+        return FDNN_NOT_SUPPORTED("recurrent projection (projSize %d < hiddenSize %d) is not implemented",
+                                  d->proj_size, d->hidden_size);
+    memset(p, 0, sizeof(*p));
+    p->cell = d->cell_mode;
+    p->gates = d->cell_mode == CUDNN_LSTM ? 4 : d->cell_mode == CUDNN_GRU ? 3 : 1;
+    p->dirs = d->dir_mode == CUDNN_BIDIRECTIONAL ? 2 : 1;
+    p->layers = d->num_layers;
+    p->input = input > 0 ? input : d->input_size;
+    p->hidden = d->hidden_size;
+    if (p->input <= 0)
+        return FDNN_BAD_PARAM("rnnDesc has no input size (set with cudnnSetRNNDescriptor_v6): use the legacy "
+                              "functions that take xDesc");
+    p->skip_input = d->input_mode == CUDNN_SKIP_INPUT;
+    if (p->skip_input && p->input != p->hidden)
+        return FDNN_BAD_PARAM("CUDNN_SKIP_INPUT needs inputSize (%lld) == hiddenSize (%lld)", (long long)p->input,
+                              (long long)p->hidden);
+    p->bias_w = d->bias_mode == CUDNN_RNN_DOUBLE_BIAS || d->bias_mode == CUDNN_RNN_SINGLE_INP_BIAS;
+    p->bias_r = d->bias_mode == CUDNN_RNN_DOUBLE_BIAS || d->bias_mode == CUDNN_RNN_SINGLE_REC_BIAS;
+    p->clip = d->cell_mode == CUDNN_LSTM && d->clip_mode == CUDNN_RNN_CLIP_MINMAX;
+    p->clip_nan = d->clip_nan_opt == CUDNN_PROPAGATE_NAN;
+    p->lclip = (float)d->lclip;
+    p->rclip = (float)d->rclip;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+check_data(cudnnRNNDataDescriptor_t desc, const char *what)
+{
+    RETURN_IF_ERROR(fdnn_rnn_data_desc_check(desc, what));
+    if (desc->data_type != CUDNN_DATA_FLOAT)
+        return FDNN_BAD_PARAM("%s has data type %s, the RNN descriptor FLOAT", what, fdnn_dtype_name(desc->data_type));
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_rnn_problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc,
+                     cudnnRNNDataDescriptor_t yDesc, fdnn_rnn_problem_t *p)
+{
+    RETURN_IF_ERROR(check_data(xDesc, "xDesc"));
+    if (xDesc->vector_size != p->input)
+        return FDNN_BAD_PARAM("xDesc vectorSize is %d, the RNN input size is %lld", xDesc->vector_size,
+                              (long long)p->input);
+    if (yDesc != NULL) {
+        RETURN_IF_ERROR(check_data(yDesc, "yDesc"));
+        if (yDesc->vector_size != fdnn_rnn_out_size(rnnDesc))
+            return FDNN_BAD_PARAM("yDesc vectorSize is %d, expected %d (projSize x directions)", yDesc->vector_size,
+                                  fdnn_rnn_out_size(rnnDesc));
+        if (yDesc->layout != xDesc->layout || yDesc->max_seq_length != xDesc->max_seq_length ||
+            yDesc->batch_size != xDesc->batch_size)
+            return FDNN_BAD_PARAM("yDesc and xDesc differ in layout, maxSeqLength or batchSize");
+        for (int b = 0; b < xDesc->batch_size; b++)
+            if (yDesc->seq_lengths[b] != xDesc->seq_lengths[b])
+                return FDNN_BAD_PARAM("yDesc seqLengthArray[%d] is %d, xDesc's %d", b, yDesc->seq_lengths[b],
+                                      xDesc->seq_lengths[b]);
+    }
+    if (xDesc->layout != CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED && !(rnnDesc->aux_flags & CUDNN_RNN_PADDED_IO_ENABLED))
+        return FDNN_BAD_PARAM("unpacked (padded) layouts need CUDNN_RNN_PADDED_IO_ENABLED in the RNN auxFlags");
+    if (devSeqLengths == NULL)
+        return FDNN_BAD_PARAM("devSeqLengths is NULL");
+    for (int b = 0; b < xDesc->batch_size; b++)
+        if (devSeqLengths[b] != xDesc->seq_lengths[b])
+            return FDNN_BAD_PARAM("devSeqLengths[%d] is %d, xDesc seqLengthArray[%d] is %d", b, devSeqLengths[b], b,
+                                  xDesc->seq_lengths[b]);
+    if (rnnDesc->algo == CUDNN_RNN_ALGO_PERSIST_DYNAMIC && rnnDesc->dynamic_mini_batch != 0 &&
+        rnnDesc->dynamic_mini_batch != xDesc->batch_size)
+        return FDNN_BAD_PARAM("batch size %d differs from the mini-batch %d of cudnnBuildRNNDynamic",
+                              xDesc->batch_size, rnnDesc->dynamic_mini_batch);
+    p->T = xDesc->max_seq_length;
+    p->B = xDesc->batch_size;
+    p->lens = xDesc->seq_lengths;
+    p->layout = xDesc->layout;
+    if (p->T * p->B >= INT32_MAX / 2)
+        return FDNN_NOT_SUPPORTED("maxSeqLength x batchSize is too large");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+check_state(const fdnn_rnn_problem_t *p, cudnnTensorDescriptor_t desc, const char *what)
+{
+    fdnn_tensor_t t;
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, &t));
+    if (t.dtype != CUDNN_DATA_FLOAT)
+        return FDNN_BAD_PARAM("%s has data type %s, expected FLOAT", what, fdnn_dtype_name(t.dtype));
+    int64_t want[3] = {(int64_t)p->layers * p->dirs, p->B, p->hidden};
+    if (t.ndim != 3 || t.dims[0] != want[0] || t.dims[1] != want[1] || t.dims[2] != want[2])
+        return FDNN_BAD_PARAM("%s must be 3-D [%lld, %lld, %lld] (layers x directions, batch, hidden)", what,
+                              (long long)want[0], (long long)want[1], (long long)want[2]);
+    if (t.strides[2] != 1 || t.strides[1] != want[2] || t.strides[0] != want[1] * want[2])
+        return FDNN_BAD_PARAM("%s must be fully packed", what);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_rnn_check_states(const fdnn_rnn_problem_t *p, cudnnTensorDescriptor_t hDesc, cudnnTensorDescriptor_t cDesc, bool need_c)
+{
+    RETURN_IF_ERROR(check_state(p, hDesc, "hDesc"));
+    if (p->cell == CUDNN_LSTM && need_c)
+        RETURN_IF_ERROR(check_state(p, cDesc, "cDesc"));
+    return CUDNN_STATUS_SUCCESS;
+}
+
+void
+fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t desc, float *out)
+{
+    if (!desc->has_padding_fill || p->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED)
+        return;
+    float fill;
+    memcpy(&fill, desc->padding_fill, sizeof(fill));
+    int64_t v = desc->vector_size;
+    for (int64_t b = 0; b < p->B; b++)
+        for (int64_t t = p->lens[b]; t < p->T; t++) {
+            int64_t row = p->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED ? t * p->B + b : b * p->T + t;
+            for (int64_t k = 0; k < v; k++)
+                out[row * v + k] = fill;
+        }
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Checks shared by the RNN operations (adv_infer/rnn_ops.c,
+ * adv_train/rnn_bwd.c): descriptors to an fdnn_rnn_problem_t. */
+#ifndef FDNN_API_RNN_COMMON_H
+#define FDNN_API_RNN_COMMON_H
+
+#include "core/rnn_desc.h"
+#include "cpu/rnn/rnn.h"
+
+/* From the RNN descriptor alone (no sequences): data type FLOAT only,
+ * projection off, SKIP_INPUT needs input == hidden.  `input` overrides the
+ * descriptor's input size when > 0 (legacy descriptors store 0). */
+cudnnStatus_t fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_problem_t *p);
+
+/* Sequences of x (and y when yDesc != NULL): matching types, sizes, layout,
+ * lengths; devSeqLengths must be given and equal the descriptor's. */
+cudnnStatus_t fdnn_rnn_problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths,
+                                   cudnnRNNDataDescriptor_t xDesc, cudnnRNNDataDescriptor_t yDesc,
+                                   fdnn_rnn_problem_t *p);
+
+/* hDesc ([layers*dirs, batch, hidden], packed, FLOAT) and, for LSTM when
+ * need_c, cDesc. */
+cudnnStatus_t fdnn_rnn_check_states(const fdnn_rnn_problem_t *p, cudnnTensorDescriptor_t hDesc,
+                                    cudnnTensorDescriptor_t cDesc, bool need_c);
+
+/* Writes the padding fill of an unpacked output (when the data descriptor
+ * has one) into the padding positions of `out`. */
+void fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t desc, float *out);
+
+#endif /* FDNN_API_RNN_COMMON_H */

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Recurrent networks on the CPU (FP32): the weight-space layout, the
+ * workspace/reserve sizes and the three operations behind cudnnRNNForward,
+ * cudnnRNNBackwardData_v8 and cudnnRNNBackwardWeights_v8.
+ *
+ * Weight space (floats), one block per pseudo-layer p = layer * dirs + dir:
+ *   W  [gates*H][in_l]  input matrices of gates 0..g-1 (absent for layer 0
+ *                       with SKIP_INPUT), each H rows of in_l
+ *   R  [gates*H][H]     recurrent matrices of gates 0..g-1
+ *   bW [gates*H]        input biases   (DOUBLE, SINGLE_INP)
+ *   bR [gates*H]        recurrent biases (DOUBLE, SINGLE_REC)
+ * Gate order is cuDNN's: LSTM i,f,g,o; GRU r,z,h'; RNN one gate.  Stacking
+ * the gates makes all input products of a layer one GEMM and each recurrent
+ * step one GEMM.
+ *
+ * Internally sequences are time-major and padded: row (t, b) = t*B + b.  A
+ * sequence b is active at time t when t < len[b]; inactive rows keep their
+ * state (the backward direction of a short sequence starts at len[b]-1 from
+ * hx) and their outputs/gradients are zero.
+ *
+ * Determinism: every product goes through fdnn_sgemm (fixed blocking) and the
+ * elementwise kernels and bias sums have a fixed order per element, so the
+ * results do not depend on the thread count. */
+#ifndef FDNN_CPU_RNN_H
+#define FDNN_CPU_RNN_H
+
+#include <pthreadpool.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cpu.h"
+#include "cudnn.h"
+
+typedef struct fdnn_rnn_problem {
+    cudnnRNNMode_t cell;
+    int gates;       /* 1 (RELU/TANH), 4 (LSTM), 3 (GRU) */
+    int dirs;        /* 1 or 2 */
+    int layers;
+    int64_t input;   /* vector size of x */
+    int64_t hidden;
+    bool skip_input; /* layer 0 adds x to every gate instead of W x */
+    bool bias_w, bias_r;
+    bool clip;       /* LSTM cell clipping */
+    bool clip_nan;   /* propagate NaN through the clip */
+    float lclip, rclip;
+    /* Sequences (filled by the API layer before running). */
+    int64_t T, B;
+    const int *lens;              /* B entries */
+    cudnnRNNDataLayout_t layout;  /* of x, y, dx, dy */
+} fdnn_rnn_problem_t;
+
+typedef struct fdnn_rnn_ctx {
+    pthreadpool_t pool;
+    fdnn_isa_t isa;
+    cudnnHandle_t handle; /* GEMM packing scratch */
+} fdnn_rnn_ctx_t;
+
+/* Offsets in floats of one pseudo-layer's parts in the weight space; -1 for a
+ * part that does not exist. */
+typedef struct fdnn_rnn_wofs {
+    int64_t w, r, bw, br;
+    int64_t in; /* columns of W (input size of the layer) */
+} fdnn_rnn_wofs_t;
+
+void fdnn_rnn_weight_offsets(const fdnn_rnn_problem_t *p, int pseudo, fdnn_rnn_wofs_t *o);
+int64_t fdnn_rnn_weight_floats(const fdnn_rnn_problem_t *p);
+
+/* Sizes in bytes (upper bounds of what the calls use; T and B needed). */
+size_t fdnn_rnn_workspace_bytes(const fdnn_rnn_problem_t *p, bool training);
+size_t fdnn_rnn_reserve_bytes(const fdnn_rnn_problem_t *p);
+
+/* hx, cx, hy, cy may be NULL; reserve is NULL for inference.  y padding is
+ * not touched (the API layer fills it). */
+bool fdnn_rnn_forward(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const float *x, float *y,
+                      const float *hx, float *hy, const float *cx, float *cy, const float *w, float *ws,
+                      float *reserve);
+
+/* Needs the reserve of a training forward with the same inputs; writes the
+ * gate gradients into it for fdnn_rnn_backward_weights.  dhy, dcy, hx, cx may
+ * be NULL (zero); dhx, dcx may be NULL (not written). */
+bool fdnn_rnn_backward_data(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const float *dy, float *dx,
+                            const float *hx, const float *dhy, float *dhx, const float *cx, const float *dcy,
+                            float *dcx, const float *w, float *ws, float *reserve);
+
+/* dw = (add ? dw : 0) + gradients, from the reserve after backward data. */
+bool fdnn_rnn_backward_weights(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, bool add, const float *x,
+                               const float *hx, float *dw, float *ws, const float *reserve);
+
+#endif /* FDNN_CPU_RNN_H */

@@ -1,0 +1,635 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cudnnRNNForward / cudnnRNNBackwardData_v8 / cudnnRNNBackwardWeights_v8,
+ * cudnnGetRNNWeightParams and the size queries against the float64
+ * reference (src/ref/rnn_ref.c): forward values (y, hy, cy) directly,
+ * gradients (dx, dhx, dcx, every weight and bias) against central
+ * differences of the reference loss  L = <dy, y> + <dhy, hy> + <dcy, cy>.
+ * Cells RELU, TANH, LSTM (with and without clipping), GRU; every bias mode;
+ * LINEAR and SKIP input; uni- and bidirectional; 1 and 2 layers; the three
+ * data layouts with variable lengths (zero-length sequences in the unpacked
+ * ones); NULL hx/cx/hy/cy/dhy/dcy; WGRAD ADD and SET; every ISA level, 1
+ * and 2 threads with bitwise equal results; outputs poisoned, guard pages;
+ * bad inputs with nothing written. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudnn.h"
+#include "freednn.h"
+#include "ref/rnn_ref.h"
+#include "testutil.h"
+
+static cudnnHandle_t handle;
+static fdnn_rng_t rng;
+/* Gradients (central differences, the slow part) of every case on the first
+ * ISA level with one thread; elsewhere the forward values of every case and
+ * the gradients of one case per cell (test_threads checks bitwise equality
+ * of 1 and 2 threads on each level). */
+static bool all_grads;
+
+typedef struct cfg {
+    cudnnRNNMode_t cell;
+    cudnnRNNBiasMode_t bias;
+    cudnnDirectionMode_t dir;
+    cudnnRNNInputMode_t input_mode;
+    cudnnRNNDataLayout_t layout;
+    int layers, in, H, T, B;
+    int lens[8];
+    bool clip;
+    bool null_states; /* hx, cx, dhy, dcy NULL */
+} cfg_t;
+
+typedef struct param {
+    double *canon;  /* the reference's value */
+    int64_t offset; /* in floats in the weight space */
+} param_t;
+
+typedef struct setup {
+    cfg_t c;
+    int D, g, P;
+    cudnnRNNDescriptor_t rnn;
+    cudnnRNNDataDescriptor_t xd, yd;
+    cudnnTensorDescriptor_t hd, cd;
+    size_t wbytes, wsbytes, rsbytes, wsinf;
+    float *w;
+    double **W, **R, **bW, **bR;
+    param_t *params;
+    int nparams;
+    fdnn_ref_rnn_t ref;
+} setup_t;
+
+/* User row of (t, b), or -1 for padding: the test's own mapping. */
+static int64_t
+user_row(const cfg_t *c, int t, int b)
+{
+    if (t >= c->lens[b])
+        return -1;
+    if (c->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED)
+        return (int64_t)t * c->B + b;
+    if (c->layout == CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED)
+        return (int64_t)b * c->T + t;
+    int64_t row = 0;
+    for (int tt = 0; tt < t; tt++)
+        for (int bb = 0; bb < c->B; bb++)
+            row += tt < c->lens[bb];
+    return row + b;
+}
+
+static int64_t
+user_rows(const cfg_t *c)
+{
+    if (c->layout != CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED)
+        return (int64_t)c->T * c->B;
+    int64_t n = 0;
+    for (int b = 0; b < c->B; b++)
+        n += c->lens[b];
+    return n;
+}
+
+static double
+rnd_f(void)
+{
+    return (double)(float)fdnn_rng_uniform(&rng, -0.6, 0.6);
+}
+
+static double *
+rnd_array(int64_t n)
+{
+    double *a = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++)
+        a[i] = rnd_f();
+    return a;
+}
+
+static void
+add_param(setup_t *s, double *canon, float *base, const float *addr, int64_t i)
+{
+    s->params[s->nparams].canon = canon;
+    s->params[s->nparams].offset = (addr - base) + i;
+    s->nparams++;
+}
+
+static bool
+make_setup(setup_t *s, const cfg_t *c)
+{
+    memset(s, 0, sizeof(*s));
+    s->c = *c;
+    s->D = c->dir == CUDNN_BIDIRECTIONAL ? 2 : 1;
+    s->g = fdnn_ref_rnn_gates((int)c->cell);
+    s->P = c->layers * s->D;
+    int H = c->H, D = s->D, g = s->g;
+    CHECK_OK(cudnnCreateRNNDescriptor(&s->rnn));
+    CHECK_OK(cudnnSetRNNDescriptor_v8(s->rnn, CUDNN_RNN_ALGO_STANDARD, c->cell, c->bias, c->dir, c->input_mode,
+                                      CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, c->in, H, H, c->layers,
+                                      NULL, CUDNN_RNN_PADDED_IO_ENABLED));
+    if (c->clip)
+        CHECK_OK(cudnnRNNSetClip_v8(s->rnn, CUDNN_RNN_CLIP_MINMAX, CUDNN_PROPAGATE_NAN, -0.3, 0.35));
+    CHECK_OK(cudnnCreateRNNDataDescriptor(&s->xd));
+    CHECK_OK(cudnnCreateRNNDataDescriptor(&s->yd));
+    float zero = 0;
+    CHECK_OK(cudnnSetRNNDataDescriptor(s->xd, CUDNN_DATA_FLOAT, c->layout, c->T, c->B, c->in, c->lens, &zero));
+    CHECK_OK(cudnnSetRNNDataDescriptor(s->yd, CUDNN_DATA_FLOAT, c->layout, c->T, c->B, D * H, c->lens, NULL));
+    int hdims[3] = {s->P, c->B, H}, hstr[3] = {c->B * H, H, 1};
+    CHECK_OK(cudnnCreateTensorDescriptor(&s->hd));
+    CHECK_OK(cudnnCreateTensorDescriptor(&s->cd));
+    CHECK_OK(cudnnSetTensorNdDescriptor(s->hd, CUDNN_DATA_FLOAT, 3, hdims, hstr));
+    CHECK_OK(cudnnSetTensorNdDescriptor(s->cd, CUDNN_DATA_FLOAT, 3, hdims, hstr));
+    CHECK_OK(cudnnGetRNNWeightSpaceSize(handle, s->rnn, &s->wbytes));
+    CHECK_OK(cudnnGetRNNTempSpaceSizes(handle, s->rnn, CUDNN_FWD_MODE_TRAINING, s->xd, &s->wsbytes, &s->rsbytes));
+    size_t rs0 = 1;
+    CHECK_OK(cudnnGetRNNTempSpaceSizes(handle, s->rnn, CUDNN_FWD_MODE_INFERENCE, s->xd, &s->wsinf, &rs0));
+    CHECK(rs0 == 0);
+    s->w = fdnn_guarded_alloc(s->wbytes);
+    fdnn_poison_f32(s->w, s->wbytes / 4);
+    s->W = calloc((size_t)s->P, sizeof(double *));
+    s->R = calloc((size_t)s->P, sizeof(double *));
+    s->bW = calloc((size_t)s->P, sizeof(double *));
+    s->bR = calloc((size_t)s->P, sizeof(double *));
+    s->params = malloc(sizeof(param_t) * s->wbytes / 4 + 1);
+    bool has_bw = c->bias == CUDNN_RNN_DOUBLE_BIAS || c->bias == CUDNN_RNN_SINGLE_INP_BIAS;
+    bool has_br = c->bias == CUDNN_RNN_DOUBLE_BIAS || c->bias == CUDNN_RNN_SINGLE_REC_BIAS;
+    cudnnTensorDescriptor_t md, bd;
+    CHECK_OK(cudnnCreateTensorDescriptor(&md));
+    CHECK_OK(cudnnCreateTensorDescriptor(&bd));
+    for (int p = 0; p < s->P; p++) {
+        int layer = p / D, in_l = layer == 0 ? c->in : D * H;
+        bool has_w = !(layer == 0 && c->input_mode == CUDNN_SKIP_INPUT);
+        s->W[p] = has_w ? rnd_array((int64_t)g * H * in_l) : NULL;
+        s->R[p] = rnd_array((int64_t)g * H * H);
+        s->bW[p] = has_bw ? rnd_array((int64_t)g * H) : NULL;
+        s->bR[p] = has_br ? rnd_array((int64_t)g * H) : NULL;
+        int nid = c->cell == CUDNN_LSTM ? 9 : 2 * g;
+        for (int id = 0; id < nid; id++) {
+            void *ma = (void *)1, *ba = (void *)1;
+            CHECK_OK(cudnnGetRNNWeightParams(handle, s->rnn, p, s->wbytes, s->w, id, md, &ma, bd, &ba));
+            cudnnDataType_t dt;
+            int nb = -1, dims[4] = {0}, str[4] = {0};
+            CHECK_OK(cudnnGetTensorNdDescriptor(md, 4, &dt, &nb, dims, str));
+            bool inp = id < g, exists = id < 2 * g && (inp ? has_w : true);
+            CHECK_MSG(exists ? ma != NULL && nb == 3 && dims[0] == 1 && dims[1] == H &&
+                                   dims[2] == (inp ? in_l : H) && str[2] == 1
+                             : ma == NULL && nb == 0,
+                      "matrix params p %d id %d: addr %p nb %d dims %d %d %d", p, id, ma, nb, dims[0], dims[1], dims[2]);
+            bool bexists = id < 2 * g && (inp ? has_bw : has_br);
+            CHECK_OK(cudnnGetTensorNdDescriptor(bd, 4, &dt, &nb, dims, str));
+            CHECK_MSG(bexists ? ba != NULL && nb == 3 && dims[1] == H && dims[2] == 1 : ba == NULL && nb == 0,
+                      "bias params p %d id %d: addr %p nb %d", p, id, ba, nb);
+            if (exists && ma) {
+                double *m = inp ? s->W[p] + (int64_t)id * H * in_l : s->R[p] + (int64_t)(id - g) * H * H;
+                int64_t n = (int64_t)H * (inp ? in_l : H);
+                for (int64_t i = 0; i < n; i++) {
+                    ((float *)ma)[i] = (float)m[i];
+                    add_param(s, m + i, s->w, ma, i);
+                }
+            }
+            if (bexists && ba) {
+                double *bv = inp ? s->bW[p] + id * H : s->bR[p] + (id - g) * H;
+                for (int i = 0; i < H; i++) {
+                    ((float *)ba)[i] = (float)bv[i];
+                    add_param(s, bv + i, s->w, ba, i);
+                }
+            }
+        }
+    }
+    cudnnDestroyTensorDescriptor(md);
+    cudnnDestroyTensorDescriptor(bd);
+    CHECK_MSG((size_t)s->nparams * 4 == s->wbytes, "weight space %zu bytes, %d parameters", s->wbytes, s->nparams);
+    for (size_t i = 0; i < s->wbytes / 4; i++)
+        if (isnan(s->w[i])) {
+            CHECK_MSG(false, "weight space float %zu not covered by cudnnGetRNNWeightParams", i);
+            break;
+        }
+    fdnn_ref_rnn_t r = {(int)c->cell, D, c->layers, c->in, H, c->input_mode == CUDNN_SKIP_INPUT, c->clip, -0.3,
+                        0.35, c->T, c->B, s->c.lens, s->W, s->R, s->bW, s->bR};
+    s->ref = r;
+    return true;
+}
+
+static void
+free_setup(setup_t *s)
+{
+    for (int p = 0; p < s->P; p++)
+        free(s->W[p]), free(s->R[p]), free(s->bW[p]), free(s->bR[p]);
+    free(s->W), free(s->R), free(s->bW), free(s->bR), free(s->params);
+    fdnn_guarded_free(s->w);
+    cudnnDestroyRNNDescriptor(s->rnn);
+    cudnnDestroyRNNDataDescriptor(s->xd);
+    cudnnDestroyRNNDataDescriptor(s->yd);
+    cudnnDestroyTensorDescriptor(s->hd);
+    cudnnDestroyTensorDescriptor(s->cd);
+}
+
+/* Reference loss for finite differences. */
+static double
+ref_loss(const setup_t *s, const double *x, const double *hx, const double *cx, const double *dy, const double *dhy,
+         const double *dcy)
+{
+    const cfg_t *c = &s->c;
+    int64_t ny = (int64_t)c->T * c->B * s->D * c->H, nh = (int64_t)s->P * c->B * c->H;
+    double *y = malloc(sizeof(double) * ny), *hy = malloc(sizeof(double) * nh), *cy = malloc(sizeof(double) * nh);
+    fdnn_ref_rnn_forward(&s->ref, x, hx, cx, y, hy, cy);
+    double L = 0;
+    for (int64_t i = 0; i < ny; i++)
+        L += dy[i] * y[i];
+    for (int64_t i = 0; i < nh; i++)
+        L += (dhy ? dhy[i] * hy[i] : 0) + (dcy && c->cell == CUDNN_LSTM ? dcy[i] * cy[i] : 0);
+    free(y), free(hy), free(cy);
+    return L;
+}
+
+static double
+fd(const setup_t *s, double *v, const double *x, const double *hx, const double *cx, const double *dy,
+   const double *dhy, const double *dcy)
+{
+    const double e = 1e-6;
+    double keep = *v;
+    *v = keep + e;
+    double lp = ref_loss(s, x, hx, cx, dy, dhy, dcy);
+    *v = keep - e;
+    double lm = ref_loss(s, x, hx, cx, dy, dhy, dcy);
+    *v = keep;
+    return (lp - lm) / (2 * e);
+}
+
+static bool
+close_to(double got, double want, double tol)
+{
+    return fabs(got - want) <= tol * (1 + fabs(want));
+}
+
+static void
+run_case(const cfg_t *c, bool grads)
+{
+    setup_t s;
+    if (!make_setup(&s, c))
+        return;
+    int T = c->T, B = c->B, H = c->H, D = s.D;
+    int64_t nx = (int64_t)T * B * c->in, ny = (int64_t)T * B * D * H, nh = (int64_t)s.P * B * H;
+    int64_t urx = user_rows(c);
+    /* Internal (time-major padded) doubles, and the user's float buffers. */
+    double *x = calloc((size_t)nx, 8), *dy = calloc((size_t)ny, 8);
+    double *hx = rnd_array(nh), *cx = rnd_array(nh), *dhy = rnd_array(nh), *dcy = rnd_array(nh);
+    if (c->null_states)
+        free(hx), free(cx), free(dhy), free(dcy), hx = cx = dhy = dcy = NULL;
+    float *ux = fdnn_guarded_alloc(urx * c->in * 4), *uy = fdnn_guarded_alloc(urx * D * H * 4);
+    float *udy = fdnn_guarded_alloc(urx * D * H * 4), *udx = fdnn_guarded_alloc(urx * c->in * 4);
+    float *fh[4], *hy = fdnn_guarded_alloc(nh * 4), *cy = fdnn_guarded_alloc(nh * 4);
+    float *dhx = fdnn_guarded_alloc(nh * 4), *dcx = fdnn_guarded_alloc(nh * 4);
+    for (int i = 0; i < 4; i++) {
+        double *src = i == 0 ? hx : i == 1 ? cx : i == 2 ? dhy : dcy;
+        fh[i] = src ? fdnn_guarded_alloc(nh * 4) : NULL;
+        for (int64_t k = 0; src && k < nh; k++)
+            fh[i][k] = (float)src[k];
+    }
+    fdnn_poison_f32(ux, urx * c->in);
+    fdnn_poison_f32(udy, urx * D * H);
+    for (int t = 0; t < T; t++)
+        for (int b = 0; b < B; b++) {
+            int64_t ur = user_row(c, t, b);
+            if (ur < 0)
+                continue;
+            for (int k = 0; k < c->in; k++) {
+                x[((int64_t)t * B + b) * c->in + k] = rnd_f();
+                ux[ur * c->in + k] = (float)x[((int64_t)t * B + b) * c->in + k];
+            }
+            for (int k = 0; k < D * H; k++) {
+                dy[((int64_t)t * B + b) * D * H + k] = rnd_f();
+                udy[ur * D * H + k] = (float)dy[((int64_t)t * B + b) * D * H + k];
+            }
+        }
+    double *ry = malloc(ny * 8), *rhy = malloc(nh * 8), *rcy = malloc(nh * 8);
+    fdnn_ref_rnn_forward(&s.ref, x, hx, cx, ry, rhy, rcy);
+    size_t wsmax = s.wsbytes > s.wsinf ? s.wsbytes : s.wsinf;
+    float *ws = fdnn_guarded_alloc(wsmax), *rs = fdnn_guarded_alloc(s.rsbytes);
+    float *dw = fdnn_guarded_alloc(s.wbytes);
+    bool lstm = c->cell == CUDNN_LSTM;
+    const char *what = "";
+    char desc[160];
+    snprintf(desc, sizeof desc, "cell %d bias %d dir %d inmode %d layout %d L%d in%d H%d T%d B%d clip %d null %d",
+             c->cell, c->bias, c->dir, c->input_mode, c->layout, c->layers, c->in, H, T, B, c->clip, c->null_states);
+    for (int mode = 0; mode < 2; mode++) {
+        fdnn_poison_f32(uy, urx * D * H);
+        fdnn_poison_f32(hy, nh);
+        fdnn_poison_f32(cy, nh);
+        fdnn_poison_f32(ws, wsmax / 4);
+        fdnn_poison_f32(rs, s.rsbytes / 4);
+        size_t wsb = mode ? s.wsbytes : s.wsinf;
+        CHECK_OK(cudnnRNNForward(handle, s.rnn, mode ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE, c->lens,
+                                 s.xd, ux, s.yd, uy, s.hd, fh[0], hy, s.cd, fh[1], cy, s.wbytes, s.w, wsb, ws,
+                                 mode ? s.rsbytes : 0, mode ? rs : NULL));
+        double err = 0;
+        int bad_pad = 0;
+        for (int t = 0; t < T; t++)
+            for (int b = 0; b < B; b++) {
+                int64_t ur = user_row(c, t, b);
+                for (int k = 0; k < D * H; k++) {
+                    if (ur < 0) {
+                        if (c->layout != CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED) {
+                            int64_t pr = c->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED ? (int64_t)t * B + b
+                                                                                             : (int64_t)b * T + t;
+                            bad_pad += !isnan(uy[pr * D * H + k]); /* yDesc has no fill: untouched */
+                        }
+                        continue;
+                    }
+                    double want = ry[((int64_t)t * B + b) * D * H + k], got = uy[ur * D * H + k];
+                    double e = fabs(got - want) / (1 + fabs(want));
+                    err = e > err || isnan(got) ? (isnan(got) ? INFINITY : e) : err;
+                }
+            }
+        for (int64_t i = 0; i < nh; i++) {
+            double e = fabs(hy[i] - rhy[i]) / (1 + fabs(rhy[i]));
+            err = e > err || isnan(hy[i]) ? (isnan(hy[i]) ? INFINITY : e) : err;
+            if (lstm) {
+                e = fabs(cy[i] - rcy[i]) / (1 + fabs(rcy[i]));
+                err = e > err || isnan(cy[i]) ? (isnan(cy[i]) ? INFINITY : e) : err;
+            } else {
+                bad_pad += !isnan(cy[i]);
+            }
+        }
+        CHECK_MSG(err < 2e-5, "forward %s mode %d: err %.3g", desc, mode, err);
+        CHECK_MSG(bad_pad == 0, "forward %s: %d padding/cy values written", desc, bad_pad);
+    }
+    if (grads) {
+        /* The reserve holds the training forward above. */
+        fdnn_poison_f32(udx, urx * c->in);
+        fdnn_poison_f32(dhx, nh);
+        fdnn_poison_f32(dcx, nh);
+        CHECK_OK(cudnnRNNBackwardData_v8(handle, s.rnn, c->lens, s.yd, uy, udy, s.xd, udx, s.hd, fh[0], fh[2], dhx,
+                                         s.cd, fh[1], fh[3], dcx, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs));
+        double err = 0;
+        for (int t = 0; t < T; t++)
+            for (int b = 0; b < B; b++) {
+                int64_t ur = user_row(c, t, b);
+                for (int k = 0; k < c->in && ur >= 0; k++) {
+                    double want = fd(&s, &x[((int64_t)t * B + b) * c->in + k], x, hx, cx, dy, dhy, dcy);
+                    if (!close_to(udx[ur * c->in + k], want, 1e-4)) {
+                        err = 1;
+                        what = "dx";
+                    }
+                }
+            }
+        double *zeros = calloc((size_t)nh, 8);
+        for (int64_t i = 0; i < nh; i++) {
+            /* NULL hx/cx are zeros: differentiate around a zero array. */
+            double *h0 = hx ? hx : zeros;
+            double want = fd(&s, &h0[i], x, h0, cx, dy, dhy, dcy);
+            if (!close_to(dhx[i], want, 1e-4))
+                err = 1, what = "dhx";
+            if (lstm) {
+                double *c0 = cx ? cx : zeros;
+                want = fd(&s, &c0[i], x, hx, c0, dy, dhy, dcy);
+                if (!close_to(dcx[i], want, 1e-4))
+                    err = 1, what = "dcx";
+            } else if (!isnan(dcx[i])) {
+                err = 1, what = "dcx written";
+            }
+        }
+        CHECK_MSG(err == 0, "backward data %s: %s wrong", desc, what);
+        for (int add = 0; add < 2; add++) {
+            if (add)
+                for (size_t i = 0; i < s.wbytes / 4; i++)
+                    dw[i] = (float)(i % 7) * 0.25f;
+            else
+                fdnn_poison_f32(dw, s.wbytes / 4);
+            CHECK_OK(cudnnRNNBackwardWeights_v8(handle, s.rnn, add ? CUDNN_WGRAD_MODE_ADD : CUDNN_WGRAD_MODE_SET,
+                                                c->lens, s.xd, ux, s.hd, fh[0], s.yd, uy, s.wbytes, dw, s.wsbytes, ws,
+                                                s.rsbytes, rs));
+            int nbad = 0, first = -1;
+            for (int i = 0; i < s.nparams; i++) {
+                param_t *pm = &s.params[i];
+                double want = fd(&s, pm->canon, x, hx, cx, dy, dhy, dcy) + (add ? (pm->offset % 7) * 0.25 : 0);
+                if (!close_to(dw[pm->offset], want, 1e-4)) {
+                    if (first < 0)
+                        first = i;
+                    nbad++;
+                }
+            }
+            CHECK_MSG(nbad == 0, "backward weights %s add %d: %d wrong, first param %d (offset %lld)", desc, add,
+                      nbad, first, first >= 0 ? (long long)s.params[first].offset : -1LL);
+        }
+        free(zeros);
+    }
+    free(x), free(dy), free(hx), free(cx), free(dhy), free(dcy), free(ry), free(rhy), free(rcy);
+    fdnn_guarded_free(ux), fdnn_guarded_free(uy), fdnn_guarded_free(udy), fdnn_guarded_free(udx);
+    fdnn_guarded_free(hy), fdnn_guarded_free(cy), fdnn_guarded_free(dhx), fdnn_guarded_free(dcx);
+    for (int i = 0; i < 4; i++)
+        if (fh[i])
+            fdnn_guarded_free(fh[i]);
+    fdnn_guarded_free(ws), fdnn_guarded_free(rs), fdnn_guarded_free(dw);
+    free_setup(&s);
+}
+
+static cfg_t
+base_cfg(cudnnRNNMode_t cell)
+{
+    cfg_t c = {cell, CUDNN_RNN_DOUBLE_BIAS, CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT,
+               CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, 1, 5, 4, 4, 3, {4, 2, 3}, false, false};
+    return c;
+}
+
+static void
+test_values(void)
+{
+    const cudnnRNNMode_t cells[4] = {CUDNN_RNN_RELU, CUDNN_RNN_TANH, CUDNN_LSTM, CUDNN_GRU};
+    for (int ci = 0; ci < 4; ci++) {
+        cfg_t c = base_cfg(cells[ci]);
+        run_case(&c, all_grads);
+        /* Bias modes. */
+        for (int bm = 0; bm < 3; bm++) {
+            cfg_t v = c;
+            v.bias = bm == 0 ? CUDNN_RNN_NO_BIAS : bm == 1 ? CUDNN_RNN_SINGLE_INP_BIAS : CUDNN_RNN_SINGLE_REC_BIAS;
+            run_case(&v, all_grads);
+        }
+        /* Two bidirectional layers, every layout, variable lengths. */
+        const cudnnRNNDataLayout_t layouts[3] = {CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+                                                 CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+                                                 CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED};
+        for (int li = 0; li < 3; li++) {
+            cfg_t v = c;
+            v.dir = CUDNN_BIDIRECTIONAL;
+            v.layers = 2;
+            v.layout = layouts[li];
+            v.H = 3;
+            v.T = 4, v.B = 4;
+            int packed[4] = {4, 3, 3, 1}, unpacked[4] = {2, 4, 0, 3};
+            memcpy(v.lens, li == 1 ? packed : unpacked, sizeof packed);
+            v.null_states = li == 2;
+            run_case(&v, all_grads || li == 1);
+        }
+        /* Skip input (input == hidden), N=1, C... one unit. */
+        cfg_t v = c;
+        v.input_mode = CUDNN_SKIP_INPUT;
+        v.in = v.H = 3;
+        v.dir = CUDNN_BIDIRECTIONAL;
+        run_case(&v, all_grads);
+        cfg_t one = c;
+        one.B = 1, one.lens[0] = 1, one.T = 1, one.H = 1, one.in = 1;
+        run_case(&one, all_grads);
+    }
+    cfg_t cl = base_cfg(CUDNN_LSTM);
+    cl.clip = true;
+    cl.T = 5, cl.lens[0] = 5;
+    run_case(&cl, all_grads);
+}
+
+/* Bitwise equality for 1 and 2 threads on a larger problem (forward,
+ * backward data, backward weights). */
+static void
+test_threads(void)
+{
+    cfg_t c = base_cfg(CUDNN_LSTM);
+    c.dir = CUDNN_BIDIRECTIONAL, c.layers = 2, c.in = 37, c.H = 33, c.T = 6, c.B = 5;
+    int lens[5] = {6, 1, 5, 6, 3};
+    memcpy(c.lens, lens, sizeof lens);
+    setup_t s;
+    make_setup(&s, &c);
+    int64_t nx = (int64_t)c.T * c.B * c.in, ny = (int64_t)c.T * c.B * 2 * c.H, nh = (int64_t)s.P * c.B * c.H;
+    float *x = malloc(nx * 4), *dy = malloc(ny * 4), *outs[2][6];
+    for (int64_t i = 0; i < nx; i++)
+        x[i] = (float)rnd_f();
+    for (int64_t i = 0; i < ny; i++)
+        dy[i] = (float)rnd_f();
+    float *ws = malloc(s.wsbytes), *rs = malloc(s.rsbytes);
+    for (int th = 0; th < 2; th++) {
+        CHECK_OK(freednnSetNumThreads(handle, th + 1));
+        float *y = outs[th][0] = calloc(ny, 4), *hy = outs[th][1] = calloc(nh, 4), *cy = outs[th][2] = calloc(nh, 4);
+        float *dx = outs[th][3] = calloc(nx, 4), *dhx = outs[th][4] = calloc(nh, 4);
+        float *dw = outs[th][5] = calloc(s.wbytes, 1);
+        CHECK_OK(cudnnRNNForward(handle, s.rnn, CUDNN_FWD_MODE_TRAINING, c.lens, s.xd, x, s.yd, y, s.hd, NULL, hy,
+                                 s.cd, NULL, cy, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs));
+        CHECK_OK(cudnnRNNBackwardData_v8(handle, s.rnn, c.lens, s.yd, y, dy, s.xd, dx, s.hd, NULL, NULL, dhx, s.cd,
+                                         NULL, NULL, NULL, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs));
+        CHECK_OK(cudnnRNNBackwardWeights_v8(handle, s.rnn, CUDNN_WGRAD_MODE_SET, c.lens, s.xd, x, s.hd, NULL, s.yd,
+                                            y, s.wbytes, dw, s.wsbytes, ws, s.rsbytes, rs));
+    }
+    size_t sizes[6] = {ny * 4, nh * 4, nh * 4, nx * 4, nh * 4, s.wbytes};
+    for (int i = 0; i < 6; i++) {
+        CHECK_MSG(memcmp(outs[0][i], outs[1][i], sizes[i]) == 0, "output %d differs between 1 and 2 threads", i);
+        free(outs[0][i]), free(outs[1][i]);
+    }
+    free(x), free(dy), free(ws), free(rs);
+    free_setup(&s);
+}
+
+static void
+test_bad_inputs(void)
+{
+    cfg_t c = base_cfg(CUDNN_LSTM);
+    setup_t s;
+    make_setup(&s, &c);
+    int64_t nx = (int64_t)c.T * c.B * c.in, ny = (int64_t)c.T * c.B * c.H, nh = (int64_t)c.B * c.H;
+    float *x = calloc(nx, 4), *y = malloc(ny * 4), *hy = malloc(nh * 4);
+    float *ws = malloc(s.wsbytes), *rs = malloc(s.rsbytes);
+    fdnn_poison_f32(y, ny);
+    fdnn_poison_f32(hy, nh);
+#define FWD(lens, xd, xp, yd, yp, hd, wsz, wsp, wss, wspp, rss, rsp)                                                \
+    cudnnRNNForward(handle, s.rnn, CUDNN_FWD_MODE_TRAINING, lens, xd, xp, yd, yp, hd, NULL, hy, s.cd, NULL, NULL, wsz, \
+                    wsp, wss, wspp, rss, rsp)
+    CHECK_STATUS(FWD(c.lens, s.xd, NULL, s.yd, y, s.hd, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(FWD(c.lens, s.xd, x, s.yd, NULL, s.hd, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(FWD(NULL, s.xd, x, s.yd, y, s.hd, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(FWD(c.lens, s.xd, x, s.yd, y, s.hd, s.wbytes - 4, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(FWD(c.lens, s.xd, x, s.yd, y, s.hd, s.wbytes, s.w, s.wsbytes - 4, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(FWD(c.lens, s.xd, x, s.yd, y, s.hd, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes - 4, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(FWD(c.lens, s.xd, x, s.yd, y, s.hd, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(FWD(c.lens, s.xd, x, s.xd, y, s.hd, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM); /* yDesc vector size is the input size */
+    CHECK_STATUS(FWD(c.lens, s.yd, x, s.yd, y, s.hd, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM); /* xDesc vector size is the hidden size */
+    int wrong_lens[3] = {4, 1, 3};
+    CHECK_STATUS(FWD(wrong_lens, s.xd, x, s.yd, y, s.hd, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    cudnnTensorDescriptor_t hbad;
+    int d3[3] = {2, c.B, c.H}, s3[3] = {c.B * c.H, c.H, 1};
+    CHECK_OK(cudnnCreateTensorDescriptor(&hbad));
+    CHECK_OK(cudnnSetTensorNdDescriptor(hbad, CUDNN_DATA_FLOAT, 3, d3, s3));
+    CHECK_STATUS(FWD(c.lens, s.xd, x, s.yd, y, hbad, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnRNNForward(handle, s.rnn, (cudnnForwardMode_t)7, c.lens, s.xd, x, s.yd, y, s.hd, NULL, hy,
+                                 s.cd, NULL, NULL, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    /* cDesc missing for LSTM. */
+    CHECK_STATUS(cudnnRNNForward(handle, s.rnn, CUDNN_FWD_MODE_INFERENCE, c.lens, s.xd, x, s.yd, y, s.hd, NULL, hy,
+                                 NULL, NULL, NULL, s.wbytes, s.w, s.wsbytes, ws, 0, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    bool untouched = true;
+    for (int64_t i = 0; i < ny; i++)
+        untouched &= isnan(y[i]) != 0;
+    for (int64_t i = 0; i < nh; i++)
+        untouched &= isnan(hy[i]) != 0;
+    CHECK_MSG(untouched, "a failing cudnnRNNForward wrote its outputs");
+    /* Weight params: pseudo-layer and ID ranges, small weight space. */
+    cudnnTensorDescriptor_t md;
+    void *ma;
+    CHECK_OK(cudnnCreateTensorDescriptor(&md));
+    CHECK_STATUS(cudnnGetRNNWeightParams(handle, s.rnn, 1, s.wbytes, s.w, 0, md, &ma, NULL, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnGetRNNWeightParams(handle, s.rnn, 0, s.wbytes, s.w, 9, md, &ma, NULL, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnGetRNNWeightParams(handle, s.rnn, 0, s.wbytes - 1, s.w, 0, md, &ma, NULL, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    /* Backward: undersized reserve, NULL dx, bad wgrad mode. */
+    float *dx = malloc(nx * 4);
+    CHECK_STATUS(cudnnRNNBackwardData_v8(handle, s.rnn, c.lens, s.yd, y, y, s.xd, NULL, s.hd, NULL, NULL, NULL, s.cd,
+                                         NULL, NULL, NULL, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnRNNBackwardData_v8(handle, s.rnn, c.lens, s.yd, y, y, s.xd, dx, s.hd, NULL, NULL, NULL, s.cd,
+                                         NULL, NULL, NULL, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes / 2, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnRNNBackwardWeights_v8(handle, s.rnn, (cudnnWgradMode_t)5, c.lens, s.xd, x, s.hd, NULL, s.yd,
+                                            y, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnRNNBackwardWeights_v8(handle, s.rnn, CUDNN_WGRAD_MODE_ADD, c.lens, s.xd, x, s.hd, NULL, s.yd,
+                                            y, s.wbytes, s.w, s.wsbytes - 8, ws, s.rsbytes, rs),
+                 CUDNN_STATUS_BAD_PARAM);
+    /* HALF and projection: not supported. */
+    cudnnRNNDescriptor_t r2;
+    size_t sz;
+    CHECK_OK(cudnnCreateRNNDescriptor(&r2));
+    CHECK_OK(cudnnSetRNNDescriptor_v8(r2, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
+                                      CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT,
+                                      CUDNN_DEFAULT_MATH, 4, 4, 4, 1, NULL, 0));
+    CHECK_STATUS(cudnnGetRNNWeightSpaceSize(handle, r2, &sz), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_OK(cudnnSetRNNDescriptor_v8(r2, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
+                                      CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+                                      CUDNN_DEFAULT_MATH, 4, 4, 2, 1, NULL, 0));
+    CHECK_STATUS(cudnnGetRNNWeightSpaceSize(handle, r2, &sz), CUDNN_STATUS_NOT_SUPPORTED);
+    /* Unpacked layout without PADDED_IO_ENABLED. */
+    CHECK_OK(cudnnSetRNNDescriptor_v8(r2, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
+                                      CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+                                      CUDNN_DEFAULT_MATH, c.in, c.H, c.H, 1, NULL, 0));
+    size_t a, b;
+    CHECK_STATUS(cudnnGetRNNTempSpaceSizes(handle, r2, CUDNN_FWD_MODE_TRAINING, s.xd, &a, &b), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnGetRNNWeightSpaceSize(handle, r2, NULL), CUDNN_STATUS_BAD_PARAM);
+    cudnnDestroyRNNDescriptor(r2);
+    cudnnDestroyTensorDescriptor(md);
+    cudnnDestroyTensorDescriptor(hbad);
+    free(x), free(y), free(hy), free(ws), free(rs), free(dx);
+    free_setup(&s);
+}
+
+int
+main(void)
+{
+    CHECK_OK(cudnnCreate(&handle));
+    fdnn_rng_seed(&rng, 1234);
+    for (int i = 0; i < fdnn_test_isa_count(); i++) {
+        CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(i)));
+        for (int t = 1; t <= 2; t++) {
+            CHECK_OK(freednnSetNumThreads(handle, t));
+            all_grads = i == 0 && t == 1;
+            test_values();
+        }
+        test_threads();
+    }
+    test_bad_inputs();
+    cudnnDestroy(handle);
+    return fdnn_test_finish("test_rnn_ops");
+}

@@ -4,9 +4,9 @@
  * transposes, leading dimensions wider than the rows, alpha/beta/bias/ReLU
  * combinations, beta == 0 over NaN-poisoned C, alpha == 0 and k == 0 over
  * NaN inputs, the user's scratch and self-allocated scratch; every ISA level
- * the machine has; 1 and 2 threads compared bitwise.  Every buffer ends at a
- * guard page and the gaps between rows of C (ldc > n) must come back
- * untouched. */
+ * the machine has; 1 and 2 threads (3 on the largest shapes) compared
+ * bitwise.  Every buffer ends at a guard page and the gaps between rows of C
+ * (ldc > n) must come back untouched. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 #include "ref/gemm_ref.h"
 #include "testutil.h"
 
-static pthreadpool_t pool2;
+static pthreadpool_t pool2, pool3;
 static fdnn_rng_t rng;
 
 typedef struct shape {
@@ -54,6 +54,7 @@ typedef struct variant {
     float alpha, beta;
     bool bias_row, bias_col, relu;
     bool user_scratch;
+    bool three_threads; /* also compare 3 threads with 1, bitwise */
 } variant_t;
 
 /* One sgemm case on one ISA: 1 thread vs reference, 2 threads vs 1 thread bitwise. */
@@ -127,6 +128,12 @@ run_sgemm(shape_t s, const variant_t *v, fdnn_isa_t isa)
     }
     CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0,
               "%s m=%zu n=%zu k=%zu: 1 and 2 threads differ", fdnn_isa_name(isa), m, n, k);
+    if (v->three_threads) {
+        memcpy(c2, c0, nc * sizeof(float));
+        CHECK(fdnn_sgemm(&g, pool3, isa, scratch, v->user_scratch ? need2 : 0));
+        CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0, "%s m=%zu n=%zu k=%zu: 1 and 3 threads differ",
+                  fdnn_isa_name(isa), m, n, k);
+    }
     if (bad == 0)
         fdnn_test_passed++;
 
@@ -194,7 +201,7 @@ test_sgemm_blocks(void)
     for (int level = 0; level < fdnn_test_isa_count(); level++) {
         for (size_t s = 0; s < sizeof(bs) / sizeof(bs[0]); s++) {
             variant_t v = {.trans_a = s % 2, .trans_b = s == 2, .alpha = 0.75f, .beta = 0.5f,
-                           .bias_row = true, .bias_col = true, .relu = true, .pad_c = 1};
+                           .bias_row = true, .bias_col = true, .relu = true, .pad_c = 1, .three_threads = true};
             run_sgemm(bs[s], &v, (fdnn_isa_t)level);
         }
     }
@@ -303,6 +310,7 @@ main(void)
 {
     fdnn_rng_seed(&rng, 20261202);
     pool2 = pthreadpool_create(2);
+    pool3 = pthreadpool_create(3);
     test_sgemm_shapes();
     test_sgemm_epilogues();
     test_sgemm_blocks();
@@ -310,5 +318,6 @@ main(void)
     test_sgemm_relu_special();
     test_dgemm();
     pthreadpool_destroy(pool2);
+    pthreadpool_destroy(pool3);
     return fdnn_test_finish("test_gemm");
 }

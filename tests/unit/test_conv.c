@@ -325,7 +325,12 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
             void *ws = fdnn_guarded_alloc(wsb ? wsb : 1); /* (fdnn_guarded_free of 0 bytes faults) */
             for (int isa = all_isas ? 0 : isa_count - 1; isa < isa_count; isa++) {
                 CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isa)));
-                for (int threads = 1; threads <= 2; threads++) {
+                /* Below about 2^20 multiply-adds the library runs on one
+                 * thread whatever the setting: one thread count is enough. */
+                double macs = (double)s->n * s->k * (s->c / s->g) * (double)count_of(nb - 2, wd + 2) *
+                              (double)count_of(nb - 2, yd + 2);
+                int max_threads = macs >= (double)(1 << 20) ? 2 : 1;
+                for (int threads = 1; threads <= max_threads; threads++) {
                     CHECK_OK(freednnSetNumThreads(h, threads));
                     for (int beta_case = 0; beta_case < 2; beta_case++) {
                         double alpha = beta_case ? 2 : 1, beta = beta_case ? -1 : 0;
@@ -429,7 +434,7 @@ test_bias(cudnnHandle_t h)
 static void
 test_thread_determinism(cudnnHandle_t h)
 {
-    shape_t s = S2("determinism", 9, 16, 24, 1, 23, 19, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION);
+    shape_t s = S2("determinism", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION);
     int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c, 3, 3}, yd[4];
     descs_t d;
     cudnnCreateTensorDescriptor(&d.x);
@@ -488,10 +493,10 @@ main(void)
     CHECK_OK(cudnnCreate(&h));
     isa_count = fdnn_test_isa_count();
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-        /* Every ISA level on the two common layouts; the best level only on
-         * the rest (the ISA changes the GEMM kernels, not the layout code). */
+        /* Every ISA level on NCHW; the best level only on the rest (the ISA
+         * changes the GEMM kernels, not the layout code). */
         test_shape(h, &shapes[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
-        test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, true);
+        test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
         test_shape(h, &shapes[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &shapes[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
         test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
@@ -499,9 +504,9 @@ main(void)
     /* Shapes above the single-thread cut-off (about 2^20 multiply-adds),
      * so 2 threads really run in parallel: image chunks, panels, 1x1. */
     static const shape_t large[] = {
-        S2("large 3x3", 9, 16, 24, 1, 23, 19, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("large 3x3", 9, 8, 16, 1, 13, 11, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("large grouped 1x1", 3, 32, 64, 2, 20, 20, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
-        S2("large N=1 5x5", 1, 8, 16, 1, 40, 40, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("large N=1 5x5", 1, 8, 16, 1, 24, 24, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     };
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);

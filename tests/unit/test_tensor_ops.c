@@ -410,6 +410,75 @@ test_transform_layouts(void)
     tt_free(&y);
 }
 
+/* INT8 / UINT8 <-> NCHW_VECT_C (N, C/v, H, W, v) and back, byte by byte. */
+static void
+test_transform_vect(cudnnDataType_t vt, cudnnDataType_t lane, int vect, int n, int c, int h, int w)
+{
+    const size_t count = (size_t)n * c * h * w;
+    signed char *x = fdnn_guarded_alloc(count), *v = fdnn_guarded_alloc(count), *back = fdnn_guarded_alloc(count);
+    for (size_t i = 0; i < count; i++)
+        x[i] = (signed char)fdnn_rng_int(&rng, lane == CUDNN_DATA_UINT8 ? 0 : -128, lane == CUDNN_DATA_UINT8 ? 255 : 127);
+    cudnnTensorDescriptor_t xd, vd, bd;
+    cudnnCreateTensorDescriptor(&xd);
+    cudnnCreateTensorDescriptor(&vd);
+    cudnnCreateTensorDescriptor(&bd);
+    CHECK_OK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, lane, n, c, h, w));
+    CHECK_OK(cudnnSetTensor4dDescriptor(vd, CUDNN_TENSOR_NCHW_VECT_C, vt, n, c, h, w));
+    CHECK_OK(cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NHWC, lane, n, c, h, w));
+    float one = 1, zero = 0, two = 2;
+    for (int k = 0; k < tt_combos(); k++) {
+        tt_apply_combo(handle, k);
+        memset(v, 0x5A, count);
+        memset(back, 0x5A, count);
+        CHECK_OK(cudnnTransformTensor(handle, &one, xd, x, &zero, vd, v));
+        int bad = 0;
+        for (int in = 0; in < n; in++)
+            for (int ic = 0; ic < c; ic++)
+                for (int ih = 0; ih < h; ih++)
+                    for (int iw = 0; iw < w; iw++) {
+                        size_t vo = ((((size_t)in * (c / vect) + ic / vect) * h + ih) * w + iw) * vect + ic % vect;
+                        size_t xo = (((size_t)in * c + ic) * h + ih) * w + iw;
+                        bad += v[vo] != x[xo];
+                    }
+        CHECK_MSG(bad == 0, "NCHW -> NCHW_VECT_C (%s): %d bytes wrong", fdnn_dtype_name(vt), bad);
+        CHECK_OK(cudnnTransformTensor(handle, &one, vd, v, &zero, bd, back));
+        bad = 0;
+        for (int in = 0; in < n; in++)
+            for (int ic = 0; ic < c; ic++)
+                for (int ih = 0; ih < h; ih++)
+                    for (int iw = 0; iw < w; iw++)
+                        bad += back[(((size_t)in * h + ih) * w + iw) * c + ic] != x[(((size_t)in * c + ic) * h + ih) * w + iw];
+        CHECK_MSG(bad == 0, "NCHW_VECT_C -> NHWC (%s): %d bytes wrong", fdnn_dtype_name(vt), bad);
+    }
+    /* alpha 2 saturates */
+    CHECK_OK(cudnnTransformTensor(handle, &two, xd, x, &zero, vd, v));
+    int bad = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t in = i / ((size_t)c * h * w), ic = i / ((size_t)h * w) % c, hw = i % ((size_t)h * w);
+        size_t vo = ((in * (c / vect) + ic / vect) * h * w + hw) * vect + ic % vect;
+        double want = 2.0 * (lane == CUDNN_DATA_UINT8 ? (double)(unsigned char)x[i] : (double)x[i]);
+        double lo = lane == CUDNN_DATA_UINT8 ? 0 : -128, hi = lane == CUDNN_DATA_UINT8 ? 255 : 127;
+        want = want < lo ? lo : want > hi ? hi : want;
+        double got = lane == CUDNN_DATA_UINT8 ? (double)(unsigned char)v[vo] : (double)v[vo];
+        bad += got != want;
+    }
+    CHECK_MSG(bad == 0, "NCHW -> NCHW_VECT_C x2 (%s): %d saturated bytes wrong", fdnn_dtype_name(vt), bad);
+    /* mismatched element types */
+    CHECK_STATUS(cudnnTransformTensor(handle, &one, bd, back, &zero, vd, v),
+                 CUDNN_STATUS_SUCCESS); /* NHWC INT8 -> VECT_C also works */
+    cudnnTensorDescriptor_t fd;
+    cudnnCreateTensorDescriptor(&fd);
+    cudnnSetTensor4dDescriptor(fd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w);
+    CHECK_STATUS(cudnnTransformTensor(handle, &one, fd, x, &zero, vd, v), CUDNN_STATUS_BAD_PARAM);
+    cudnnDestroyTensorDescriptor(fd);
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(vd);
+    cudnnDestroyTensorDescriptor(bd);
+    fdnn_guarded_free(x);
+    fdnn_guarded_free(v);
+    fdnn_guarded_free(back);
+}
+
 /* ---- bad inputs ---------------------------------------------------------------- */
 
 static void
@@ -554,6 +623,9 @@ main(void)
     for (int i = 0; i < 24; i++)
         test_transform_case(i);
     test_transform_layouts();
+    test_transform_vect(CUDNN_DATA_INT8x4, CUDNN_DATA_INT8, 4, 2, 12, 5, 3);
+    test_transform_vect(CUDNN_DATA_UINT8x4, CUDNN_DATA_UINT8, 4, 1, 8, 7, 7);
+    test_transform_vect(CUDNN_DATA_INT8x32, CUDNN_DATA_INT8, 32, 2, 64, 3, 5);
     test_bad_inputs();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_tensor_ops");

@@ -4,6 +4,7 @@
  * cudnnTransformTensorEx (padding, any layouts, type conversion):
  *     dest = alpha * transform(src) + beta * dest */
 #include <stdlib.h>
+#include <string.h>
 
 #include "api_impl.h"
 #include "api/ops_infer/tensor_ops_util.h"
@@ -190,12 +191,95 @@ copy_scaled(cudnnHandle_t handle, const void *alpha, const fdnn_tensor_t *src, c
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* The element type of a vector type (INT8 for INT8x4 and INT8x32, UINT8 for
+ * UINT8x4); the type itself otherwise. */
+static cudnnDataType_t
+lane_type(cudnnDataType_t t)
+{
+    switch (t) {
+    case CUDNN_DATA_INT8x4:
+    case CUDNN_DATA_INT8x32: return CUDNN_DATA_INT8;
+    case CUDNN_DATA_UINT8x4: return CUDNN_DATA_UINT8;
+    default: return t;
+    }
+}
+
+/* A view of nb + 1 dims in bytes of the lane type, with C split into
+ * (C / vect, vect) and the vect lanes last: NCHW_VECT_C tensors (strides in
+ * vectors) and plain INT8 / UINT8 tensors (C's stride per channel) both
+ * become (N, C/v, spatial..., v), so one strided copy converts between
+ * them. */
+static cudnnStatus_t
+lane_view(cudnnTensorDescriptor_t d, const char *what, int vect, fdnn_tensor_t *out)
+{
+    fdnn_tensor_t t;
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(d, what, &t));
+    const bool vectorised = d->format == CUDNN_TENSOR_NCHW_VECT_C;
+    if (!vectorised && lane_type(t.dtype) != t.dtype)
+        return FDNN_NOT_SUPPORTED("%s holds %s elements outside NCHW_VECT_C, which transforms do not take", what,
+                                  fdnn_dtype_name(t.dtype));
+    if (t.ndim + 1 > CUDNN_DIM_MAX)
+        return FDNN_NOT_SUPPORTED("%s has %d dims; NCHW_VECT_C transforms take at most %d", what, t.ndim,
+                                  CUDNN_DIM_MAX - 1);
+    if (t.dims[1] % vect != 0)
+        return FDNN_BAD_PARAM("%s has C = %lld, not a multiple of the vector width %d", what, (long long)t.dims[1],
+                              vect);
+    memset(out, 0, sizeof(*out));
+    out->dtype = lane_type(t.dtype);
+    out->ndim = t.ndim + 1;
+    for (int i = 0; i < CUDNN_DIM_MAX; i++) {
+        out->dims[i] = 1;
+        out->strides[i] = 0;
+    }
+    for (int i = 0; i < t.ndim; i++) {
+        out->dims[i] = i == 1 ? t.dims[1] / vect : t.dims[i];
+        out->strides[i] = vectorised ? t.strides[i] * vect : (i == 1 ? t.strides[1] * vect : t.strides[i]);
+    }
+    out->dims[t.ndim] = vect;
+    out->strides[t.ndim] = vectorised ? 1 : t.strides[1];
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* cudnnTransformTensor where either side is NCHW_VECT_C: INT8 <-> INT8x4 or
+ * INT8x32, UINT8 <-> UINT8x4 (or between two vectorised layouts). */
+static cudnnStatus_t
+transform_vect(cudnnHandle_t handle, const void *alpha, cudnnTensorDescriptor_t xDesc, const void *x,
+               const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
+{
+    const int vect = xDesc->format == CUDNN_TENSOR_NCHW_VECT_C ? xDesc->vect : yDesc->vect;
+    if (xDesc->format == CUDNN_TENSOR_NCHW_VECT_C && yDesc->format == CUDNN_TENSOR_NCHW_VECT_C &&
+        xDesc->vect != yDesc->vect)
+        return FDNN_NOT_SUPPORTED("xDesc and yDesc are NCHW_VECT_C of different vector widths");
+    if (lane_type(xDesc->dtype) != lane_type(yDesc->dtype))
+        return FDNN_BAD_PARAM("xDesc is %s and yDesc %s: the element types differ", fdnn_dtype_name(xDesc->dtype),
+                              fdnn_dtype_name(yDesc->dtype));
+    if (xDesc->nb_dims != yDesc->nb_dims)
+        return FDNN_BAD_PARAM("xDesc has %d dims, yDesc %d", xDesc->nb_dims, yDesc->nb_dims);
+    for (int i = 0; i < xDesc->nb_dims; i++)
+        if (xDesc->dims[i] != yDesc->dims[i])
+            return FDNN_BAD_PARAM("xDesc dim %d is %d, yDesc's %d", i, xDesc->dims[i], yDesc->dims[i]);
+    fdnn_tensor_t xt, yt;
+    RETURN_IF_ERROR(lane_view(xDesc, "xDesc", vect, &xt));
+    RETURN_IF_ERROR(lane_view(yDesc, "yDesc", vect, &yt));
+    RETURN_IF_NULL(x);
+    RETURN_IF_NULL(y);
+    fdnn_eltwise_t p = {0};
+    RETURN_IF_ERROR(copy_scaled(handle, alpha, &xt, x, beta, &yt, y, &p));
+    fdnn_tensor_eltwise(handle, &p);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 cudnnStatus_t
 fdnn_api_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc,
                               const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_tensor_t xt, yt;
+    /* Into or out of NCHW_VECT_C: the vector lanes become a dim of their own. */
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &xt));
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(yDesc, "yDesc", &yt));
+    if (xDesc->format == CUDNN_TENSOR_NCHW_VECT_C || yDesc->format == CUDNN_TENSOR_NCHW_VECT_C)
+        return transform_vect(handle, alpha, xDesc, x, beta, yDesc, y);
     RETURN_IF_ERROR(fdnn_tops_view(xDesc, "xDesc", FDNN_TOPS_ALL_TYPES, &xt));
     RETURN_IF_ERROR(fdnn_tops_view(yDesc, "yDesc", FDNN_TOPS_ALL_TYPES, &yt));
     if (xt.dtype != yt.dtype)

@@ -62,11 +62,16 @@ check_shapes(cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t x, cudnn
         return FDNN_BAD_PARAM("%s has %d channels but %s has %d input channels x %d groups", xname, x->dims[1],
                               wname, w->dims[1], conv->group_count);
     for (int i = 0; i < nb - 2; i++) {
-        if (fdnn_conv_out_size(x->dims[i + 2], w->dims[i + 2], conv->pad[i], conv->stride[i],
-                               conv->dilation[i]) < 1)
+        int64_t o = fdnn_conv_out_size(x->dims[i + 2], w->dims[i + 2], conv->pad[i], conv->stride[i],
+                                       conv->dilation[i]);
+        if (o < 1)
             return FDNN_BAD_PARAM("%s filter size %d (dilation %d) is larger than the padded input %d + 2*%d",
                                   dim_name(nb - 2, i), w->dims[i + 2], conv->dilation[i], x->dims[i + 2],
                                   conv->pad[i]);
+        /* Huge paddings give sizes no tensor descriptor can hold. */
+        if (o > INT32_MAX)
+            return FDNN_NOT_SUPPORTED("%s output size %lld does not fit in an int", dim_name(nb - 2, i),
+                                      (long long)o);
     }
     return CUDNN_STATUS_SUCCESS;
 }

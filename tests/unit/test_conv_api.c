@@ -279,11 +279,15 @@ OUT_CASE(c_out_group_mismatch, 1, 8, 9, 9, 6, 8, 3, 3, 2, 0, 1, 1)
 OUT_CASE(c_out_too_big, 1, 3, 4, 4, 2, 3, 7, 7, 1, 1, 1, 1)
 OUT_CASE(c_out_fits_padded, 1, 3, 4, 4, 2, 3, 6, 6, 1, 1, 1, 1)
 OUT_CASE(c_out_k_not_multiple, 1, 8, 9, 9, 5, 4, 3, 3, 2, 0, 1, 1)
+/* Adversarial sizes (integer overflow in the size formula). */
+OUT_CASE(c_out_huge_dilation, 1, 3, 9, 9, 2, 3, 3, 3, 1, 0, 1, 2147483647)
+OUT_CASE(c_out_huge_pad_stride, 1, 3, 9, 9, 2, 3, 3, 3, 1, 1000000000, 2147483647, 1)
 
 typedef struct named_case {
     const char *name;
     case_fn fn;
     cudnnStatus_t want; /* per the cuDNN 8.9 documentation */
+    bool v9_overflows;  /* cuDNN 9 computes the size in 32 bits and accepts it: not compared */
 } named_case_t;
 
 static const named_case_t cases[] = {
@@ -319,6 +323,8 @@ static const named_case_t cases[] = {
     {"out filter too big", c_out_too_big, CUDNN_STATUS_BAD_PARAM},
     {"out filter fits padded", c_out_fits_padded, CUDNN_STATUS_SUCCESS},
     {"out K not multiple of groups", c_out_k_not_multiple, CUDNN_STATUS_SUCCESS}, /* checked by the ops */
+    {"out huge dilation", c_out_huge_dilation, CUDNN_STATUS_BAD_PARAM, true},
+    {"out huge pad and stride", c_out_huge_pad_stride, CUDNN_STATUS_SUCCESS},
 };
 
 static void
@@ -334,7 +340,7 @@ test_descriptor_cases(void)
         cudnnStatus_t s1 = cases[i].fn(&ours, o1);
         CHECK_MSG(s1 == cases[i].want, "%s: %s, expected %s", cases[i].name, cudnnGetErrorString(s1),
                   cudnnGetErrorString(cases[i].want));
-        if (have9) {
+        if (have9 && !cases[i].v9_overflows) {
             cudnnStatus_t s2 = cases[i].fn(&v9, o2);
             CHECK_MSG(s1 == s2, "%s: FreeDNN %s, cuDNN 9 %s", cases[i].name, cudnnGetErrorString(s1),
                       cudnnGetErrorString(s2));
@@ -352,6 +358,8 @@ test_descriptor_cases(void)
     CHECK(o[0] == 1 && o[1] == 64 && o[2] == 112 && o[3] == 112);
     CHECK_OK(c_out_dil(&ours, o));
     CHECK(o[2] == 28 && o[3] == 28);
+    CHECK_OK(c_out_huge_pad_stride(&ours, o));
+    CHECK(o[2] == 1 && o[3] == 1); /* (9 + 2e9 - 3) / (2^31-1) + 1 */
 }
 
 static void

@@ -257,7 +257,8 @@ run_case(const bcase_t *bc)
     void *pbufs[] = {p_scale, p_bias, p_rm, p_rv, p_sm, p_si, p_ds, p_db};
     for (int i = 0; i < 8; i++)
         fdnn_guarded_free(pbufs[i]);
-    double *arrs[] = {mean_q, inv_q, dxr_exact, xv, zv, dyv, yr, dxr, dzr, got, scale, bias, rm0, rv0, mean, var, inv, rm, rv, dsr, dbr, pg};
+    double *arrs[] = {mean_q, inv_q, dxr_exact, xv,  zv,   dyv, yr,  dxr, dzr, got, scale,
+                      bias,   rm0,   rv0,       mean, var, inv, rm,  rv,  dsr, dbr, pg};
     for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++)
         free(arrs[i]);
     cudnnDestroyTensorDescriptor(pdesc);
@@ -286,7 +287,8 @@ test_cases(void)
                  * and the unbiased estimate undefined; skip. */
                 if (bc.mode == CUDNN_BATCHNORM_PER_ACTIVATION && bc.dims[0] == 1)
                     continue;
-                if (bc.mode == CUDNN_BATCHNORM_SPATIAL && bc.dims[0] * (bc.nd == 5 ? bc.dims[2] * bc.dims[3] * bc.dims[4] : bc.dims[2] * bc.dims[3]) == 1)
+                int64_t per_channel = (int64_t)bc.dims[0] * bc.dims[2] * bc.dims[3] * (bc.nd == 5 ? bc.dims[4] : 1);
+                if (bc.mode == CUDNN_BATCHNORM_SPATIAL && per_channel == 1)
                     continue;
                 bc.dt = types[k % 4];
                 bc.ops = (cudnnBatchNormOps_t)(k % 3);

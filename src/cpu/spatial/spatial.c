@@ -186,7 +186,8 @@ fdnn_spatial_sampler_forward(cudnnHandle_t handle, double alpha, const fdnn_tens
                              const void *grid, double beta, const fdnn_tensor_t *yt, void *y)
 {
     sampler_task_t T = {.alpha = alpha, .beta = beta, .xt = xt, .yt = yt, .x = x, .grid = grid, .y = y};
-    pthreadpool_parallelize_2d(pool_for(handle, fdnn_tensor_elements(yt)), sample_row, &T, (size_t)yt->dims[0], (size_t)yt->dims[2], 0);
+    pthreadpool_parallelize_2d(pool_for(handle, fdnn_tensor_elements(yt)), sample_row, &T, (size_t)yt->dims[0],
+                               (size_t)yt->dims[2], 0);
 }
 
 /* dx' of plane (n, c): scatter of dy through the bilinear weights.  Only
@@ -268,7 +269,8 @@ fdnn_spatial_sampler_backward(cudnnHandle_t handle, double alpha, const fdnn_ten
     sampler_task_t T = {.alpha = alpha, .beta = beta, .alpha_g = alpha_g, .beta_g = beta_g, .xt = xt, .dxt = dxt,
                         .dyt = dyt, .x = x, .grid = grid, .dy = dy, .dx = dx, .dgrid = dgrid, .acc = acc};
     /* dgrid first: it reads x, which dx may alias. */
-    pthreadpool_parallelize_2d(pool_for(handle, fdnn_tensor_elements(dyt)), dgrid_row, &T, (size_t)dyt->dims[0], (size_t)dyt->dims[2], 0);
-    pthreadpool_parallelize_2d(pool_for(handle, fdnn_tensor_elements(dyt)), dx_plane, &T, (size_t)xt->dims[0], (size_t)xt->dims[1], 0);
+    pthreadpool_t pool = pool_for(handle, fdnn_tensor_elements(dyt));
+    pthreadpool_parallelize_2d(pool, dgrid_row, &T, (size_t)dyt->dims[0], (size_t)dyt->dims[2], 0);
+    pthreadpool_parallelize_2d(pool, dx_plane, &T, (size_t)xt->dims[0], (size_t)xt->dims[1], 0);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Float64 reference multi-head attention forward (inference), the spec of
+ * src/cpu/attn.  Per query vector q of sequence (b, m) at time t and head h:
+ *
+ *   q_h   = W_Q,h q + b_Q,h                       (q when qProj == 0)
+ *   k_h,j = W_K,h K_j + b_K,h, v_h,j = W_V,h V_j + b_V,h  (K_j, V_j without projections)
+ *           for j in [max(lo[t], 0), min(hi[t], seqLengthKV))
+ *   a_j   = exp(s_j - max s) / sum exp(s - max s),  s_j = smScaler <q_h, k_h,j>
+ *   h_h   = sum_j a_j v_h,j                        (0 when the window is empty)
+ *   out   = sum_h W_O,h h_h + b_O (+ residual q)   ([h_0 ... h_H-1] when oProj == 0)
+ *
+ * Weights in the layout of src/cpu/attn/attn.h, packed in the order
+ * Q, K, V, O weights then Q, K, V, O biases (the absent ones take no room).
+ * K/V beam: m for QUERYMAP_ONE_TO_ONE, 0 for ALL_TO_ONE.  Only time steps
+ * t < seqLengthQO (and t == curr when curr >= 0) are computed; `written`
+ * marks those output rows. */
+#ifndef FDNN_REF_ATTN_REF_H
+#define FDNN_REF_ATTN_REF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct fdnn_ref_attn {
+    int H;
+    double scaler;
+    bool one_to_one, biases;
+    int qS, kS, vS, qProj, kProj, vProj, oProj; /* projection size 0: off */
+    int batch, beam, qT, kT;
+    int64_t q_st[3], k_st[3], o_st[3]; /* token-row strides of (time, batch, beam) */
+    const int *q_len, *k_len, *lo, *hi;
+    int curr; /* < 0: all time steps */
+} fdnn_ref_attn_t;
+
+/* Number of weight elements (what cudnnGetMultiHeadAttnBuffers sizes). */
+int64_t fdnn_ref_attn_weight_count(const fdnn_ref_attn_t *a);
+
+void fdnn_ref_attn_forward(const fdnn_ref_attn_t *a, const double *w, const double *q, const double *residual,
+                           const double *k, const double *v, double *out, bool *written);
+
+#endif /* FDNN_REF_ATTN_REF_H */

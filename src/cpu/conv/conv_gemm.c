@@ -129,11 +129,16 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     /* The fused forward path: the filter packed for the microkernel (row
      * blocks of at most FUSED_MR rows, padded) and a strip for the last,
      * partial column strip of each panel. */
-    pl->fused = p->dtype == CUDNN_DATA_FLOAT && p->dir != FDNN_CONV_BWD_FILTER && v == FDNN_CONV_GEMM_IMPLICIT;
+    pl->fused = p->dtype == CUDNN_DATA_FLOAT && v == FDNN_CONV_GEMM_IMPLICIT;
     pl->off_apack = c.used;
     int64_t a_rows = p->dir == FDNN_CONV_FWD ? pl->kg : pl->crs, a_cols = p->dir == FDNN_CONV_FWD ? pl->crs : pl->kg;
-    fdnn_carve(&c, pl->fused ? (size_t)(p->g * (a_rows + FUSED_MR - 1) * a_cols) * pl->es : 0);
-    pl->strip_bytes = pl->fused ? fdnn_align_up((size_t)(FUSED_KC * FUSED_NR) * pl->es) : 0;
+    bool packs_a = pl->fused && p->dir != FDNN_CONV_BWD_FILTER;
+    fdnn_carve(&c, packs_a ? (size_t)(p->g * (a_rows + FUSED_MR - 1) * a_cols) * pl->es : 0);
+    /* Backward filter packs dy^T strips: kc positions x (Kg rounded up to
+     * whole strips). */
+    size_t strip_el = p->dir == FDNN_CONV_BWD_FILTER ? (size_t)(FUSED_KC * (pl->kg + FUSED_NR - 1))
+                                                     : (size_t)(FUSED_KC * FUSED_NR);
+    pl->strip_bytes = pl->fused ? fdnn_align_up(strip_el * pl->es) : 0;
     pl->off_chunks = c.used;
     pl->col_bytes = fdnn_align_up((size_t)col_el * pl->es);
     pl->tmp_bytes = fdnn_align_up((size_t)tmp_el * pl->es);
@@ -293,6 +298,7 @@ typedef struct task_ctx {
     pthreadpool_t pool; /* for the work inside one chunk (NULL when chunks run in parallel) */
     char *gemm_scratch;
     size_t gemm_scratch_bytes; /* per concurrent GEMM */
+    bool acc_transposed; /* backward filter accumulated as [G][CRS][Kg] (fused path) */
     /* per-row task arguments (im2col / col2im) */
     int64_t n, grp, p0, tw;
     void *col;

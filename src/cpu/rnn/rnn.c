@@ -3,7 +3,7 @@
  * layouts in rnn.h.
  *
  * Per layer and direction: one GEMM gives the input part of every gate for
- * every time step (G = X W^T + bW); then each step is one GEMM with the
+ * every time step (G = bW + X W^T, plus bR except for GRU); then each step is one GEMM with the
  * recurrent matrices (h R^T + bR) and a fused elementwise kernel over the
  * batch rows.  Backward runs the steps in reverse, producing the
  * pre-activation gate gradients dG (kept in the reserve space), and the
@@ -330,22 +330,32 @@ fdnn_rnn_forward(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const f
             fdnn_rnn_wofs_t o;
             fdnn_rnn_weight_offsets(p, pseudo, &o);
             const float *bw = o.bw >= 0 ? w + o.bw : NULL, *br = o.br >= 0 ? w + o.br : NULL;
+            /* G starts as the biases (bW, and bR too except for GRU whose
+             * recurrent part is kept apart), then accumulates X W^T.  The
+             * biases are added here rather than through the GEMM epilogue. */
+            bool gru = p->cell == CUDNN_GRU;
+            for (int64_t q = 0; q < g; q++)
+                G[q] = (bw ? bw[q] : 0.0f) + (br && !gru ? br[q] : 0.0f);
+            for (int64_t r = 1; r < tb; r++)
+                memcpy(G + r * g, G, (size_t)g * sizeof(float));
             if (o.w >= 0) {
-                if (!gemm(ctx, false, true, tb, g, o.in, in, o.in, w + o.w, o.in, 0.0f, G, g, bw))
+                if (!gemm(ctx, false, true, tb, g, o.in, in, o.in, w + o.w, o.in, 1.0f, G, g, NULL))
                     return false;
             } else { /* SKIP_INPUT: x (input == H) feeds every gate */
                 for (int64_t r = 0; r < tb; r++)
                     for (int64_t q = 0; q < g; q++)
-                        G[r * g + q] = in[r * o.in + q % H] + (bw ? bw[q] : 0.0f);
+                        G[r * g + q] += in[r * o.in + q % H];
             }
             load_state(h, hx, pseudo, B, H);
             load_state(c, cx, pseudo, B, H);
             for (int64_t s = 0; s < p->T; s++) {
                 int64_t t = d == 0 ? s : p->T - 1 - s;
                 float *Gt = G + t * B * g;
-                bool ok = p->cell == CUDNN_GRU
-                              ? gemm(ctx, false, true, B, g, H, h, H, w + o.r, H, 0.0f, Gr, g, br)
-                              : gemm(ctx, false, true, B, g, H, h, H, w + o.r, H, 1.0f, Gt, g, br);
+                if (gru)
+                    for (int64_t b = 0; b < B; b++)
+                        for (int64_t q = 0; q < g; q++)
+                            Gr[b * g + q] = br ? br[q] : 0.0f;
+                bool ok = gemm(ctx, false, true, B, g, H, h, H, w + o.r, H, 1.0f, gru ? Gr : Gt, g, NULL);
                 if (!ok)
                     return false;
                 fstep_t j = {.p = p, .t = t, .d = d, .G = Gt, .Gr = Gr, .h = h, .c = c, .Y = Y};

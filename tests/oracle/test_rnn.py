@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cudnnRNNForward, cudnnRNNBackwardData_v8 and cudnnRNNBackwardWeights_v8
+against torch.nn.LSTM / GRU / RNN (float64, autograd).  PyTorch's weights are
+copied into the weight space through cudnnGetRNNWeightParams (gate order
+LSTM i,f,g,o and GRU r,z,n in both libraries; bias_ih is the input bias,
+bias_hh the recurrent one), and the weight gradients are read back through
+the same addresses.  Variable lengths go through pack_padded_sequence.
+Compared: y, hy, cy; dx, dhx, dcx; every weight and bias gradient."""
+import ctypes
+
+import numpy as np
+import torch
+
+import fdnn
+
+vp, ci, sz = fdnn.vp, ctypes.c_int, ctypes.c_size_t
+szp = ctypes.POINTER(sz)
+create_rnn = fdnn.proto("cudnnCreateRNNDescriptor", [ctypes.POINTER(vp)])
+destroy_rnn = fdnn.proto("cudnnDestroyRNNDescriptor", [vp])
+set_rnn = fdnn.proto("cudnnSetRNNDescriptor_v8", [vp] + [ci] * 8 + [ci, ci, ci, ci, vp, ctypes.c_uint])
+create_data = fdnn.proto("cudnnCreateRNNDataDescriptor", [ctypes.POINTER(vp)])
+destroy_data = fdnn.proto("cudnnDestroyRNNDataDescriptor", [vp])
+set_data = fdnn.proto("cudnnSetRNNDataDescriptor", [vp, ci, ci, ci, ci, ci, fdnn.c_int_p, vp])
+wsize = fdnn.proto("cudnnGetRNNWeightSpaceSize", [vp, vp, szp])
+tsizes = fdnn.proto("cudnnGetRNNTempSpaceSizes", [vp, vp, ci, vp, szp, szp])
+wparams = fdnn.proto("cudnnGetRNNWeightParams", [vp, vp, ctypes.c_int32, sz, vp, ctypes.c_int32, vp,
+                                                 ctypes.POINTER(vp), vp, ctypes.POINTER(vp)])
+forward = fdnn.proto("cudnnRNNForward", [vp, vp, ci, fdnn.c_int_p, vp, vp, vp, vp, vp, vp, vp, vp, vp, vp,
+                                         sz, vp, sz, vp, sz, vp])
+bwd_data = fdnn.proto("cudnnRNNBackwardData_v8", [vp, vp, fdnn.c_int_p, vp, vp, vp, vp, vp, vp, vp, vp, vp, vp, vp,
+                                                  vp, vp, sz, vp, sz, vp, sz, vp])
+bwd_w = fdnn.proto("cudnnRNNBackwardWeights_v8", [vp, vp, ci, fdnn.c_int_p, vp, vp, vp, vp, vp, vp, sz, vp, sz, vp,
+                                                  sz, vp])
+
+RELU, TANH, LSTM, GRU = 0, 1, 2, 3
+GATES = {RELU: 1, TANH: 1, LSTM: 4, GRU: 3}
+SEQ_UNPACKED, SEQ_PACKED, BATCH_UNPACKED = 0, 1, 2
+PADDED_IO = 1
+
+
+def torch_module(cell, inp, hidden, layers, bidir):
+    kw = dict(num_layers=layers, bidirectional=bidir, dtype=torch.float64)
+    if cell == LSTM:
+        return torch.nn.LSTM(inp, hidden, **kw)
+    if cell == GRU:
+        return torch.nn.GRU(inp, hidden, **kw)
+    return torch.nn.RNN(inp, hidden, nonlinearity="relu" if cell == RELU else "tanh", **kw)
+
+
+def weight_views(handle, rnn, layers, dirs, cell, wbuf):
+    """(torch parameter name, gate, is_bias, numpy view into wbuf) for every
+    matrix and bias, from cudnnGetRNNWeightParams."""
+    g = GATES[cell]
+    out = []
+    md, bd = fdnn.TensorDesc(np.zeros((1, 1, 1, 1), np.float32)), fdnn.TensorDesc(np.zeros((1, 1, 1, 1), np.float32))
+    base = wbuf.ctypes.data
+    for layer in range(layers):
+        for d in range(dirs):
+            suffix = f"_l{layer}" + ("_reverse" if d else "")
+            for lin in range(2 * g):
+                ma, ba = vp(), vp()
+                fdnn.check(wparams(handle.ptr, rnn, layer * dirs + d, wbuf.nbytes, fdnn.ptr(wbuf), lin, md.ptr,
+                                   ctypes.byref(ma), bd.ptr, ctypes.byref(ba)), "cudnnGetRNNWeightParams")
+                kind = "ih" if lin < g else "hh"
+                gate = lin % g
+                for name, addr, is_bias in ((f"weight_{kind}{suffix}", ma.value, False),
+                                            (f"bias_{kind}{suffix}", ba.value, True)):
+                    out.append((name, gate, is_bias, (addr - base) // 4))
+    return out
+
+
+def data_desc(layout, T, B, V, lens):
+    d = vp()
+    fdnn.check(create_data(ctypes.byref(d)))
+    fdnn.check(set_data(d, 0, layout, T, B, V, fdnn.int_array(lens), None), "cudnnSetRNNDataDescriptor")
+    return d
+
+
+def to_user(arr_tbv, layout, lens):
+    """[T][B][V] time-major padded to the user layout (numpy float32)."""
+    T, B, V = arr_tbv.shape
+    if layout == SEQ_UNPACKED:
+        return np.ascontiguousarray(arr_tbv, np.float32)
+    if layout == BATCH_UNPACKED:
+        return np.ascontiguousarray(arr_tbv.transpose(1, 0, 2), np.float32)
+    rows = [arr_tbv[t, b] for t in range(T) for b in range(B) if t < lens[b]]
+    return np.ascontiguousarray(np.stack(rows), np.float32)
+
+
+def from_user(user, layout, lens, T, B):
+    V = user.shape[-1]
+    out = np.zeros((T, B, V))
+    valid = np.zeros((T, B), bool)
+    r = 0
+    for t in range(T):
+        for b in range(B):
+            if t < lens[b]:
+                valid[t, b] = True
+                if layout == SEQ_UNPACKED:
+                    out[t, b] = user[t, b]
+                elif layout == BATCH_UNPACKED:
+                    out[t, b] = user[b, t]
+                else:
+                    out[t, b] = user[r]
+                    r += 1
+    return out, valid
+
+
+def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag):
+    B, dirs, g = len(lens), 2 if bidir else 1, GATES[cell]
+    torch.manual_seed(int(rng.integers(1 << 30)))
+    mod = torch_module(cell, inp, hidden, layers, bidir)
+    rnn = vp()
+    fdnn.check(create_rnn(ctypes.byref(rnn)))
+    fdnn.check(set_rnn(rnn, 0, cell, 2, 1 if bidir else 0, 0, 0, 0, 0, inp, hidden, hidden, layers, None, PADDED_IO),
+               "cudnnSetRNNDescriptor_v8")
+    wbytes, wsb, rsb = sz(), sz(), sz()
+    fdnn.check(wsize(handle.ptr, rnn, ctypes.byref(wbytes)))
+    xd, yd = data_desc(layout, T, B, inp, lens), data_desc(layout, T, B, dirs * hidden, lens)
+    fdnn.check(tsizes(handle.ptr, rnn, 1, xd, ctypes.byref(wsb), ctypes.byref(rsb)))
+    w = np.full(wbytes.value // 4, np.nan, np.float32)
+    views = weight_views(handle, rnn, layers, dirs, cell, w)
+    params = dict(mod.named_parameters())
+    for name, gate, is_bias, off in views:
+        p = params[name].detach().numpy()
+        blk = p[gate * hidden:(gate + 1) * hidden]
+        w[off:off + blk.size] = blk.reshape(-1)
+    res.check(not np.isnan(w).any(), f"{tag}: weight space fully covered by the torch parameters")
+    for p in params.values():  # torch computes with float32-rounded weights too
+        p.data = torch.tensor(p.detach().numpy().astype(np.float32).astype(np.float64))
+
+    x = rng.uniform(-1, 1, (T, B, inp)).astype(np.float32).astype(np.float64)
+    hx = rng.uniform(-1, 1, (layers * dirs, B, hidden)).astype(np.float32).astype(np.float64)
+    cx = rng.uniform(-1, 1, (layers * dirs, B, hidden)).astype(np.float32).astype(np.float64)
+    dy = rng.uniform(-1, 1, (T, B, dirs * hidden)).astype(np.float32).astype(np.float64)
+    dhy = rng.uniform(-1, 1, hx.shape).astype(np.float32).astype(np.float64)
+    dcy = rng.uniform(-1, 1, hx.shape).astype(np.float32).astype(np.float64)
+    xt = torch.tensor(x, requires_grad=True)
+    ht = torch.tensor(hx, requires_grad=True)
+    ct = torch.tensor(cx, requires_grad=True)
+    packed = torch.nn.utils.rnn.pack_padded_sequence(xt, torch.tensor(lens), enforce_sorted=False)
+    out, st = mod(packed, (ht, ct) if cell == LSTM else ht)
+    yt, _ = torch.nn.utils.rnn.pad_packed_sequence(out, total_length=T)
+    hyt, cyt = (st if cell == LSTM else (st, None))
+    mask = torch.tensor(np.array([[t < l for l in lens] for t in range(T)])[:, :, None], dtype=torch.float64)
+    loss = (yt * mask * torch.tensor(dy)).sum() + (hyt * torch.tensor(dhy)).sum()
+    if cell == LSTM:
+        loss = loss + (cyt * torch.tensor(dcy)).sum()
+    loss.backward()
+
+    f32 = lambda a: np.ascontiguousarray(a, np.float32)  # noqa: E731
+    ux, udy = to_user(x, layout, lens), to_user(dy, layout, lens)
+    uy = np.full((ux.shape[0], ux.shape[1], dirs * hidden) if ux.ndim == 3 else (ux.shape[0], dirs * hidden), np.nan,
+                 np.float32)
+    hy, cy = fdnn.poisoned(hx.shape), fdnn.poisoned(hx.shape)
+    ws = np.empty(max(wsb.value // 4, 1), np.float32)
+    rs = np.empty(max(rsb.value // 4, 1), np.float32)
+    fhx, fcx, fdhy, fdcy = f32(hx), f32(cx), f32(dhy), f32(dcy)
+    lens_c = fdnn.int_array(lens)
+    P = fdnn.ptr
+    fdnn.check(forward(handle.ptr, rnn, 1, lens_c, xd, P(ux), yd, P(uy), hdesc3(hx.shape), P(fhx), P(hy),
+                       hdesc3(hx.shape), P(fcx), P(cy), w.nbytes, P(w), ws.nbytes, P(ws), rs.nbytes, P(rs)),
+               "cudnnRNNForward")
+    ygot, valid = from_user(uy, layout, lens, T, B)
+    ywant = yt.detach().numpy()
+    res.close(2e-5, ygot[valid], ywant[valid], f"{tag}: y")
+    res.close(2e-5, hy.astype(np.float64), hyt.detach().numpy(), f"{tag}: hy")
+    if cell == LSTM:
+        res.close(2e-5, cy.astype(np.float64), cyt.detach().numpy(), f"{tag}: cy")
+
+    udx = np.full(ux.shape, np.nan, np.float32)
+    dhx, dcx = fdnn.poisoned(hx.shape), fdnn.poisoned(hx.shape)
+    fdnn.check(bwd_data(handle.ptr, rnn, lens_c, yd, P(uy), P(udy), xd, P(udx), hdesc3(hx.shape), P(fhx), P(fdhy),
+                        P(dhx), hdesc3(hx.shape), P(fcx), P(fdcy), P(dcx), w.nbytes, P(w), ws.nbytes, P(ws),
+                        rs.nbytes, P(rs)), "cudnnRNNBackwardData_v8")
+    dxgot, _ = from_user(udx, layout, lens, T, B)
+    res.close(1e-4, dxgot[valid], xt.grad.numpy()[valid], f"{tag}: dx")
+    res.close(1e-4, dhx.astype(np.float64), ht.grad.numpy(), f"{tag}: dhx")
+    if cell == LSTM:
+        res.close(1e-4, dcx.astype(np.float64), ct.grad.numpy(), f"{tag}: dcx")
+
+    dw = np.full(w.shape, np.nan, np.float32)
+    fdnn.check(bwd_w(handle.ptr, rnn, 1, lens_c, xd, P(ux), hdesc3(hx.shape), P(fhx), yd, P(uy), w.nbytes, P(dw),
+                     ws.nbytes, P(ws), rs.nbytes, P(rs)), "cudnnRNNBackwardWeights_v8")
+    worst = 0.0
+    for name, gate, is_bias, off in views:
+        gr = params[name].grad.numpy()[gate * hidden:(gate + 1) * hidden].reshape(-1)
+        got = dw[off:off + gr.size].astype(np.float64)
+        err = np.max(np.abs(got - gr) / (1 + np.abs(gr)))
+        worst = max(worst, err if np.isfinite(err) else np.inf)
+    res.check(worst <= 1e-4, f"{tag}: weight gradients, max rel error {worst:.3g}")
+    destroy_data(xd), destroy_data(yd), destroy_rnn(rnn)
+
+
+_keep = []
+
+
+def hdesc3(shape):
+    d = vp()
+    fdnn.check(fdnn._create_tensor(ctypes.byref(d)))
+    dims = list(shape)
+    fdnn.check(fdnn._set_nd(d, 0, 3, fdnn.int_array(dims), fdnn.int_array([dims[1] * dims[2], dims[2], 1])))
+    _keep.append(d)
+    return d
+
+
+def main():
+    res = fdnn.Results("oracle_rnn")
+    rng = np.random.default_rng(5)
+    for threads in (1, 2):
+        h = fdnn.Handle(threads=threads)
+        for cell in (LSTM, GRU, TANH, RELU):
+            run(res, h, rng, cell, 2, True, SEQ_UNPACKED, [5, 5, 5], 5, 4, 3, f"cell {cell} t{threads} bidir 2L")
+            run(res, h, rng, cell, 1, False, BATCH_UNPACKED, [2, 6, 1, 4], 6, 7, 5, f"cell {cell} t{threads} varlen")
+            run(res, h, rng, cell, 2, True, SEQ_PACKED, [4, 4, 2, 1], 4, 3, 4, f"cell {cell} t{threads} packed")
+    for d in _keep:
+        fdnn._destroy_tensor(d)
+    res.finish()
+
+
+if __name__ == "__main__":
+    main()

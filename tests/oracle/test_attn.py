@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cudnnMultiHeadAttnForward against torch.nn.functional.multi_head_attention_forward
+(separate Q/K/V projection weights, biases, output projection), float64.
+
+The weights are written the way an application does it: through the address
+and the tensor descriptor (dims, strides) cudnnGetMultiHeadAttnWeights
+returns, indexing [head, row, column] of each projection.  Attention windows
+become torch's attn_mask, K/V sequence lengths its key_padding_mask; query
+rows past their sequence length are not compared.  Residuals are added to
+torch's output.  1 and 2 threads."""
+import ctypes
+
+import numpy as np
+import torch
+
+import fdnn
+
+vp, c_int_p, c_int = fdnn.vp, fdnn.c_int_p, ctypes.c_int
+create_attn = fdnn.proto("cudnnCreateAttnDescriptor", [ctypes.POINTER(vp)])
+destroy_attn = fdnn.proto("cudnnDestroyAttnDescriptor", [vp])
+set_attn = fdnn.proto("cudnnSetAttnDescriptor", [vp, ctypes.c_uint, c_int, ctypes.c_double, c_int, c_int, c_int, vp,
+                                                 vp] + [c_int] * 11)
+buffers = fdnn.proto("cudnnGetMultiHeadAttnBuffers", [vp, vp, ctypes.POINTER(ctypes.c_size_t),
+                                                      ctypes.POINTER(ctypes.c_size_t), vp])
+get_w = fdnn.proto("cudnnGetMultiHeadAttnWeights", [vp, vp, c_int, ctypes.c_size_t, vp, vp, ctypes.POINTER(vp)])
+create_seq = fdnn.proto("cudnnCreateSeqDataDescriptor", [ctypes.POINTER(vp)])
+destroy_seq = fdnn.proto("cudnnDestroySeqDataDescriptor", [vp])
+set_seq = fdnn.proto("cudnnSetSeqDataDescriptor", [vp, c_int, c_int, c_int_p, c_int_p, ctypes.c_size_t, c_int_p, vp])
+create_tensor = fdnn.proto("cudnnCreateTensorDescriptor", [ctypes.POINTER(vp)])
+get_nd = fdnn.proto("cudnnGetTensorNdDescriptor", [vp, c_int, c_int_p, c_int_p, c_int_p, c_int_p])
+forward = fdnn.proto("cudnnMultiHeadAttnForward", [vp, vp, c_int, c_int_p, c_int_p, c_int_p, c_int_p, vp, vp, vp, vp,
+                                                   vp, vp, vp, vp, vp, ctypes.c_size_t, vp, ctypes.c_size_t, vp,
+                                                   ctypes.c_size_t, vp])
+TIME, BATCH, BEAM, VECT = 0, 1, 2, 3
+
+
+def seq_desc(T, N, E, lens):
+    d = vp()
+    fdnn.check(create_seq(ctypes.byref(d)))
+    dims = [0] * 4
+    dims[TIME], dims[BATCH], dims[BEAM], dims[VECT] = T, N, 1, E
+    fdnn.check(set_seq(d, 0, 4, fdnn.int_array(dims), fdnn.int_array([TIME, BATCH, BEAM, VECT]), N,
+                       fdnn.int_array(lens), None), "set_seq")
+    return d
+
+
+def write_weight(h, attn, wbuf, kind, logical):
+    """Writes logical[head, row, col] through the address and descriptor."""
+    wd, addr = vp(), vp()
+    fdnn.check(create_tensor(ctypes.byref(wd)))
+    fdnn.check(get_w(h.ptr, attn, kind, wbuf.nbytes, fdnn.ptr(wbuf), wd, ctypes.byref(addr)), "get_w")
+    dt, nd = c_int(), c_int()
+    dims, strides = (c_int * 3)(), (c_int * 3)()
+    fdnn.check(get_nd(wd, 3, ctypes.byref(dt), ctypes.byref(nd), dims, strides), "get_nd")
+    off = (addr.value - fdnn.ptr(wbuf).value) // 4
+    view = np.lib.stride_tricks.as_strided(wbuf[off:], shape=tuple(dims), strides=tuple(4 * s for s in strides))
+    assert view.shape == logical.shape, (view.shape, logical.shape)
+    view[...] = logical
+
+
+def main():
+    res = fdnn.Results("oracle_attn")
+    rng = np.random.default_rng(3)
+    for threads in (1, 2):
+        h = fdnn.Handle(threads=threads)
+        for (H, E, L, S, N, resid) in ((4, 32, 10, 12, 3, True), (2, 8, 5, 7, 2, False), (1, 4, 1, 1, 1, True),
+                                       (8, 64, 16, 16, 2, False)):
+            P = E // H
+            q = rng.uniform(-1, 1, (L, N, E)).astype(np.float32)
+            k = rng.uniform(-1, 1, (S, N, E)).astype(np.float32)
+            v = rng.uniform(-1, 1, (S, N, E)).astype(np.float32)
+            wq, wk, wv, wo = (rng.uniform(-0.4, 0.4, (E, E)).astype(np.float32) for _ in range(4))
+            bq, bk, bv, bo = (rng.uniform(-0.2, 0.2, E).astype(np.float32) for _ in range(4))
+            lq = [int(x) for x in rng.integers(1, L + 1, N)]
+            lk = [int(x) for x in rng.integers(1, S + 1, N)]
+            lo = [int(rng.integers(0, S)) for _ in range(L)]
+            hi = [int(rng.integers(lo[t] + 1, S + 1)) for t in range(L)]
+            # every window must meet every sequence (torch gives NaN for empty rows)
+            lo = [min(x, min(lk) - 1) for x in lo]
+
+            attn = vp()
+            fdnn.check(create_attn(ctypes.byref(attn)))
+            fdnn.check(set_attn(attn, 2, H, 1.0 / np.sqrt(P), 0, 0, 0, None, None, E, E, E, P, P, P, E, L, S, N, 1),
+                       "set_attn")
+            wsize, wssize = ctypes.c_size_t(), ctypes.c_size_t()
+            fdnn.check(buffers(h.ptr, attn, ctypes.byref(wsize), ctypes.byref(wssize), None), "buffers")
+            wbuf = np.full(wsize.value // 4, np.nan, np.float32)
+            for kind, w in enumerate((wq, wk, wv)):
+                write_weight(h, attn, wbuf, kind, w.reshape(H, P, E))
+            write_weight(h, attn, wbuf, 3, wo.reshape(E, H, P).transpose(1, 0, 2))
+            for kind, b in zip((4, 5, 6), (bq, bk, bv)):
+                write_weight(h, attn, wbuf, kind, b.reshape(H, P, 1))
+            write_weight(h, attn, wbuf, 7, bo.reshape(1, E, 1))
+            res.check(not np.isnan(wbuf).any(), "every weight element written through the descriptors")
+
+            qd, kd, vd, od = seq_desc(L, N, E, lq), seq_desc(S, N, E, lk), seq_desc(S, N, E, lk), seq_desc(L, N, E, lq)
+            out = np.full((L, N, E), np.nan, np.float32)
+            ws = np.empty(max(wssize.value // 4, 1), np.float32)
+            r = rng.uniform(-1, 1, (L, N, E)).astype(np.float32) if resid else None
+            st = forward(h.ptr, attn, -1, fdnn.int_array(lo), fdnn.int_array(hi), fdnn.int_array(lq),
+                         fdnn.int_array(lk), qd, fdnn.ptr(q), fdnn.ptr(r) if resid else None, kd, fdnn.ptr(k), vd,
+                         fdnn.ptr(v), od, fdnn.ptr(out), wsize.value, fdnn.ptr(wbuf), wssize.value, fdnn.ptr(ws), 0,
+                         None)
+            what = f"threads {threads} H{H} E{E} L{L} S{S} N{N}"
+            res.check(st == fdnn.SUCCESS, f"status {st}: {what}")
+
+            t = lambda a: torch.tensor(a, dtype=torch.float64)
+            mask = torch.full((L, S), float("-inf"), dtype=torch.float64)
+            for i in range(L):
+                mask[i, lo[i]:hi[i]] = 0
+            pad = torch.tensor([[j >= lk[b] for j in range(S)] for b in range(N)])
+            want, _ = torch.nn.functional.multi_head_attention_forward(
+                t(q), t(k), t(v), E, H, None, torch.cat([t(bq), t(bk), t(bv)]), None, None, False, 0.0, t(wo), t(bo),
+                training=False, key_padding_mask=pad, need_weights=False, attn_mask=mask,
+                use_separate_proj_weight=True, q_proj_weight=t(wq), k_proj_weight=t(wk), v_proj_weight=t(wv))
+            want = want.numpy() + (r.astype(np.float64) if resid else 0)
+            for b in range(N):
+                res.close(2e-5, out[:lq[b], b].astype(np.float64), want[:lq[b], b], f"{what} batch {b}")
+                res.check(np.isnan(out[lq[b]:, b]).all(), f"rows past the sequence untouched: {what} batch {b}")
+            for d in (qd, kd, vd, od):
+                destroy_seq(d)
+            destroy_attn(attn)
+    res.finish()
+
+
+if __name__ == "__main__":
+    main()

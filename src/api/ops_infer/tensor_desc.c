@@ -34,9 +34,9 @@ vect_count(cudnnDataType_t dtype)
 }
 
 /* Data types a legacy tensor descriptor accepts.  cuDNN 9's runtime accepts
- * FLOAT through BFLOAT16 and rejects INT64, BOOLEAN and the FP8 types (those
- * exist only for the backend API); 8.9 behaves the same way for the types
- * that existed before 8.6. */
+ * FLOAT through BFLOAT16 and rejects INT64, BOOLEAN and the FP8 types (they
+ * serve the backend API); we follow it, as 8.9's documentation states no
+ * rule of its own beyond "an invalid enumerant". */
 static bool
 dtype_is_legacy(cudnnDataType_t dtype)
 {

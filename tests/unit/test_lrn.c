@@ -4,7 +4,7 @@
  * differentiates term by term): odd and even window widths (cuDNN's
  * asymmetric window), 1 to 16, FLOAT, DOUBLE, HALF, BFLOAT16, NCHW, NHWC
  * and padded strides, 4-D and 5-D (and 3-D for LRN), means or NULL,
- * alpha/beta, 1 or 2 threads with bitwise equality; the LRN descriptor
+ * alpha/beta, every ISA level, 1 or 2 threads with bitwise equality; the LRN descriptor
  * limits against cuDNN 9; bad inputs. */
 #include "cudnn9.h"
 #include "ref/lrn_ref.h"
@@ -286,11 +286,11 @@ test_bad_inputs(void)
 static void
 test_threads(void)
 {
-    int dims[4] = {3, 10, 9, 11};
+    int dims[4] = {3, 10, 19, 23}; /* 437 positions: two lane tiles */
     tbuf_t x, y1, y2;
-    tb_init(&x, CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NHWC);
-    tb_init(&y1, CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NHWC);
-    tb_init(&y2, CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NHWC);
+    tb_init(&x, CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NCHW);
+    tb_init(&y1, CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NCHW);
+    tb_init(&y2, CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NCHW);
     size_t cnt = tb_count(&x);
     double *v = malloc(cnt * 8);
     for (size_t i = 0; i < cnt; i++)
@@ -333,11 +333,15 @@ main(void)
     CHECK_OK(cudnnCreate(&handle));
     test_descriptor();
     test_bad_inputs();
-    for (int t = 1; t <= 2; t++) {
-        CHECK_OK(freednnSetNumThreads(handle, t));
-        test_values();
-    }
-    test_threads();
+    /* every ISA level on one thread (the f32 NCHW LRN has vector kernels),
+     * the best one on two as well */
+    for (int i = 0; i < fdnn_test_isa_count(); i++)
+        for (int t = 1; t <= (i == fdnn_test_isa_count() - 1 ? 2 : 1); t++) {
+            CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(i)));
+            CHECK_OK(freednnSetNumThreads(handle, t));
+            test_values();
+            test_threads();
+        }
     cudnnDestroy(handle);
     return fdnn_test_finish("test_lrn");
 }

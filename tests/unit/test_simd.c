@@ -33,6 +33,7 @@ ref(fdnn_simd_fn_t fn, double x)
     case FDNN_SIMD_EXPM1: return expm1(x);
     case FDNN_SIMD_TANH: return tanh(x);
     case FDNN_SIMD_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case FDNN_SIMD_LOG: return log(x);
     }
     return NAN;
 }
@@ -51,9 +52,11 @@ test_fn(fdnn_isa_t isa, fdnn_simd_fn_t fn, double lo, double hi, double max_ulp)
         else
             x[i] = (float)fdnn_rng_uniform(&rng, lo, hi);
     }
-    /* values near zero: relative accuracy matters there for expm1/tanh */
+    /* values near zero: relative accuracy matters there for expm1/tanh;
+     * log takes positive normal numbers over the whole exponent range */
     for (int i = 0; i < 200; i++)
-        x[i * 7] = (float)ldexp(fdnn_rng_uniform(&rng, -1, 1), -fdnn_rng_int(&rng, 1, 40));
+        x[i * 7] = fn == FDNN_SIMD_LOG ? (float)ldexp(fdnn_rng_uniform(&rng, 1, 2), fdnn_rng_int(&rng, -126, 127))
+                                       : (float)ldexp(fdnn_rng_uniform(&rng, -1, 1), -fdnn_rng_int(&rng, 1, 40));
     fdnn_poison_f32(y, N);
     fdnn_simd_f32_apply(isa, fn, x, y, N);
     double worst = 0;
@@ -70,8 +73,10 @@ test_fn(fdnn_isa_t isa, fdnn_simd_fn_t fn, double lo, double hi, double max_ulp)
 
     static const float special[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 88.7f, 88.73f, 89.0f, -87.3f,
                                     -100.0f, -103.0f, -104.5f, -200.0f, 1e-30f, -1e-30f, 20.0f, -20.0f};
-    int ns = (int)(sizeof(special) / sizeof(special[0]));
-    memcpy(x, special, sizeof(special));
+    static const float special_log[] = {1.0f, 2.0f, 0.5f, 1.17549435e-38f, 3.4e38f, 1.41421356f, 1.41421366f, 0.7071f};
+    const float *sp = fn == FDNN_SIMD_LOG ? special_log : special;
+    int ns = fn == FDNN_SIMD_LOG ? 8 : (int)(sizeof(special) / sizeof(special[0]));
+    memcpy(x, sp, sizeof(float) * (size_t)ns);
     fdnn_poison_f32(y, N);
     fdnn_simd_f32_apply(isa, fn, x, y, (size_t)ns);
     for (int i = 0; i < ns; i++) {
@@ -123,6 +128,8 @@ main(void)
         test_fn(isa, FDNN_SIMD_TANH, -1.0, 1.0, 3.0);
         test_fn(isa, FDNN_SIMD_SIGMOID, -110.0, 110.0, 3.0);
         test_fn(isa, FDNN_SIMD_SIGMOID, -5.0, 5.0, 3.0);
+        test_fn(isa, FDNN_SIMD_LOG, 1e-30, 1e30, 2.0);
+        test_fn(isa, FDNN_SIMD_LOG, 0.5, 2.0, 2.0);
     }
     test_cvt();
     return fdnn_test_finish("test_simd");

@@ -93,12 +93,81 @@ lrn_image(void *ctx, size_t n)
     }
 }
 
+/* ---- f32 vector path ---------------------------------------------------- */
+
+#define LANE_TILE 256
+
+typedef struct lrn_vec_job {
+    const lrn_job_t *j;
+    const fdnn_lrn_f32_kernels_t *k;
+    fdnn_lrn_f32_params_t p;
+} lrn_vec_job_t;
+
+static void
+lrn_vec_task(void *ctx, size_t n, size_t k0, size_t count)
+{
+    const lrn_vec_job_t *v = ctx;
+    const lrn_job_t *j = v->j;
+    int64_t C = j->xt->dims[1], cs = j->xt->strides[1];
+    int64_t off = (int64_t)n * j->xt->strides[0] + (int64_t)k0; /* every operand has x's strides */
+    const float *x = (const float *)j->x + off;
+    float *out = (float *)j->out + off;
+    if (j->dy == NULL)
+        v->k->fwd(&v->p, x, out, C, cs, (int64_t)count);
+    else
+        v->k->bwd(&v->p, x, (const float *)j->dy + off, out, C, cs, (int64_t)count);
+}
+
+/* Spatial dims packed row-major with unit innermost stride. */
+static bool
+spatial_unit(const fdnn_tensor_t *t)
+{
+    int64_t expect = 1;
+    for (int i = t->ndim - 1; i >= 2; i--) {
+        if (t->dims[i] == 1)
+            continue;
+        if (t->strides[i] != expect)
+            return false;
+        expect *= t->dims[i];
+    }
+    return true;
+}
+
+static bool
+lrn_vec(cudnnHandle_t handle, const lrn_job_t *j)
+{
+    if (j->dtype != CUDNN_DATA_FLOAT || !spatial_unit(j->xt) || j->S < 2)
+        return false;
+    if (j->dy != NULL && j->xt->dims[1] > FDNN_LRN_F32_MAX_C)
+        return false;
+    lrn_vec_job_t v = {.j = j};
+    v.k = &fdnn_lrn_f32__scalar;
+#if defined(__x86_64__) || defined(__i386__)
+    if (handle->isa >= FDNN_ISA_AVX512)
+        v.k = &fdnn_lrn_f32__avx512;
+    else if (handle->isa >= FDNN_ISA_AVX2)
+        v.k = &fdnn_lrn_f32__avx2;
+#endif
+    v.p.a_n = (float)(j->lrn.alpha / j->lrn.n);
+    v.p.beta = (float)j->lrn.beta;
+    v.p.k = (float)j->lrn.k;
+    v.p.lb = (j->lrn.n - 1) / 2;
+    v.p.la = j->lrn.n - 1 - v.p.lb;
+    v.p.alpha_s = (float)j->alpha;
+    v.p.beta_s = (float)j->beta;
+    pthreadpool_parallelize_2d_tile_1d(handle->pool, lrn_vec_task, &v, (size_t)j->xt->dims[0], (size_t)j->S,
+                                       LANE_TILE, 0);
+    return true;
+}
+
 static cudnnStatus_t
 lrn_run(cudnnHandle_t handle, lrn_job_t *j)
 {
     j->S = 1;
     for (int i = 2; i < j->xt->ndim; i++)
         j->S *= j->xt->dims[i];
+    if (lrn_vec(handle, j))
+        return CUDNN_STATUS_SUCCESS;
     j->per_task = 4 * j->xt->dims[1];
     size_t bytes = (size_t)(j->xt->dims[0] * j->per_task) * sizeof(double);
     j->scratch = fdnn_handle_scratch(handle, bytes);

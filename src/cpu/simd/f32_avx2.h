@@ -145,6 +145,17 @@ fv_copysign(fv_t m, fv_t s)
     return _mm256_or_ps(_mm256_andnot_ps(sign, m), _mm256_and_ps(sign, s));
 }
 
+/* x = m * 2^e with m in [1, 2): e as a float vector, m returned.  For
+ * positive normal x (fv_log's domain). */
+static inline fv_t
+fv_split_exp_(fv_t x, fv_t *e)
+{
+    __m256i b = _mm256_castps_si256(x);
+    *e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(b, 23), _mm256_set1_epi32(127)));
+    return _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi32(0x007fffff)),
+                                               _mm256_set1_epi32(0x3f800000)));
+}
+
 #include "cpu/simd/f32_math.inc"
 
 #endif /* FDNN_SIMD_F32_AVX2_H */

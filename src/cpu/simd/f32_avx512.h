@@ -164,6 +164,15 @@ fv_copysign(fv_t m, fv_t s)
                                                          _mm512_set1_epi32((int)0x7fffffffu), 0xE4));
 }
 
+/* x = m * 2^e with m in [1, 2): e as a float vector, m returned.  For
+ * positive normal x (fv_log's domain). */
+static inline fv_t
+fv_split_exp_(fv_t x, fv_t *e)
+{
+    *e = _mm512_getexp_ps(x);
+    return _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+}
+
 #include "cpu/simd/f32_math.inc"
 
 #endif /* FDNN_SIMD_F32_AVX512_H */

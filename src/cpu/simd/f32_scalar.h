@@ -49,6 +49,7 @@ static inline float fv_reduce_max(fv_t v) { return v; }
 static inline fv_t fv_copysign(fv_t m, fv_t s) { return copysignf(m, s); }
 
 static inline fv_t fv_exp(fv_t x) { return expf(x); }
+static inline fv_t fv_log(fv_t x) { return logf(x); }
 static inline fv_t fv_expm1(fv_t x) { return expm1f(x); }
 static inline fv_t fv_tanh(fv_t x) { return tanhf(x); }
 static inline fv_t

@@ -14,6 +14,7 @@ typedef enum fdnn_simd_fn {
     FDNN_SIMD_EXPM1 = 1,
     FDNN_SIMD_TANH = 2,
     FDNN_SIMD_SIGMOID = 3,
+    FDNN_SIMD_LOG = 4, /* positive normal inputs only */
 } fdnn_simd_fn_t;
 
 /* y[i] = fn(x[i]) for i < n, computed with the wrapper of `isa` (which the

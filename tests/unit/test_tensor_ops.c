@@ -479,6 +479,46 @@ test_transform_vect(cudnnDataType_t vt, cudnnDataType_t lane, int vect, int n, i
     fdnn_guarded_free(back);
 }
 
+/* The storage conversions (convert.h) on their own, since the tests'
+ * reference rounds with them too: every HALF and BFLOAT16 value round-trips
+ * exactly, and each midpoint between neighbours rounds to the even one. */
+static void
+test_conversions(void)
+{
+    int bad_half = 0, bad_bf16 = 0;
+    for (uint32_t u = 0; u < 0x10000; u++) {
+        uint16_t h = (uint16_t)u;
+        float f = fdnn_half_to_float(h);
+        bool nan = (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0;
+        if (nan ? !isnan(f) || !isnan(fdnn_half_to_float(fdnn_float_to_half(f))) : fdnn_float_to_half(f) != h)
+            bad_half++;
+        float g = fdnn_bf16_to_float(h);
+        bool gnan = (h & 0x7f80) == 0x7f80 && (h & 0x7f) != 0;
+        if (gnan ? !isnan(fdnn_bf16_to_float(fdnn_float_to_bf16(g))) : fdnn_float_to_bf16(g) != h)
+            bad_bf16++;
+        /* midpoint to the next value up (same sign), finite ones only */
+        if ((h & 0x7fff) < 0x7bff) {
+            float mid = (f + fdnn_half_to_float((uint16_t)(h + 1))) / 2; /* exact in float */
+            uint16_t want = (h & 1) ? (uint16_t)(h + 1) : h;
+            if (fdnn_float_to_half(mid) != want)
+                bad_half++;
+        }
+        if ((h & 0x7fff) < 0x7f7f) {
+            double mid = ((double)g + (double)fdnn_bf16_to_float((uint16_t)(h + 1))) / 2;
+            uint16_t want = (h & 1) ? (uint16_t)(h + 1) : h;
+            if (fdnn_float_to_bf16((float)mid) != want)
+                bad_bf16++;
+        }
+    }
+    CHECK_MSG(bad_half == 0, "%d HALF conversions wrong", bad_half);
+    CHECK_MSG(bad_bf16 == 0, "%d BFLOAT16 conversions wrong", bad_bf16);
+    CHECK(fdnn_float_to_half(65519.0f) == 0x7bff && fdnn_float_to_half(65520.0f) == 0x7c00);
+    CHECK(fdnn_float_to_half(-1e-8f) == 0x8000 && fdnn_float_to_half(3e-8f) == 0x0001);
+    CHECK(fdnn_float_to_bf16(3.4e38f) == 0x7f80 && fdnn_float_to_bf16(1.0f) == 0x3f80);
+    CHECK(fdnn_sat_round(300.0, -128, 127) == 127 && fdnn_sat_round(2.5, -128, 127) == 2 &&
+          fdnn_sat_round(NAN, -128, 127) == 0);
+}
+
 /* ---- bad inputs ---------------------------------------------------------------- */
 
 static void
@@ -613,6 +653,7 @@ main(void)
 {
     fdnn_rng_seed(&rng, 0x7e45012);
     CHECK_OK(cudnnCreate(&handle));
+    test_conversions();
     for (int i = 0; i < 30; i++)
         test_op_tensor_case(i);
     test_op_tensor_in_place();

@@ -56,9 +56,12 @@ def main():
                 h = fdnn.Handle(threads=threads, isa=isa)
             except fdnn.CudnnError:
                 continue
-            for dtype in (np.float32, np.float64, np.float16):
+            # Every type on the first handle; float32 on the others (the
+            # masks do not depend on the type).
+            dtypes = (np.float32, np.float64, np.float16) if base is None else (np.float32,)
+            for dtype in dtypes:
                 for p in (0.0, 0.25, 0.5, 0.9):
-                    x = rng.uniform(-2, 2, size=(4, 8, 33, 35)).astype(dtype)
+                    x = rng.uniform(-2, 2, size=(2, 8, 33, 35)).astype(dtype)
                     d, states, outs = run(h, p, 1234, x, calls=2)
                     (y, reserve), (y2, reserve2) = outs
                     m = mask_of(reserve, x.size).reshape(x.shape)

@@ -3,6 +3,7 @@
  * order of checks: RNN descriptor, then x/y data descriptors, then states. */
 #include "api/adv_infer/rnn_common.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/dropout.h"
@@ -136,4 +137,93 @@ fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t desc
             for (int64_t k = 0; k < v; k++)
                 out[row * v + k] = fill;
         }
+}
+
+/* One legacy per-step descriptor: FLOAT, 3 to 5 dims [n, v, 1...], packed. */
+static cudnnStatus_t
+legacy_step(cudnnTensorDescriptor_t desc, const char *what, int t, int64_t *n, int64_t *v)
+{
+    fdnn_tensor_t d;
+    if (desc == NULL)
+        return FDNN_BAD_PARAM("%s[%d] is NULL", what, t);
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, &d));
+    if (d.dtype != CUDNN_DATA_FLOAT)
+        return FDNN_BAD_PARAM("%s[%d] has data type %s, the RNN computes in FLOAT", what, t, fdnn_dtype_name(d.dtype));
+    if (d.ndim < 3)
+        return FDNN_BAD_PARAM("%s[%d] has %d dims, expected 3 ([batch, vector, 1])", what, t, d.ndim);
+    for (int i = 2; i < d.ndim; i++)
+        if (d.dims[i] != 1)
+            return FDNN_BAD_PARAM("%s[%d] dim %d is %lld, expected 1", what, t, i, (long long)d.dims[i]);
+    if (d.strides[1] != 1 || (d.dims[0] > 1 && d.strides[0] != d.dims[1]))
+        return FDNN_BAD_PARAM("%s[%d] must be fully packed", what, t);
+    *n = d.dims[0];
+    *v = d.dims[1];
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnnTensorDescriptor_t *xDesc,
+                        const cudnnTensorDescriptor_t *yDesc, fdnn_rnn_problem_t *p, int **lens)
+{
+    *lens = NULL;
+    RETURN_IF_ERROR(fdnn_rnn_desc_check(rnnDesc, "rnnDesc"));
+    if (seqLength <= 0)
+        return FDNN_BAD_PARAM("seqLength is %d, must be positive", seqLength);
+    if (xDesc == NULL)
+        return FDNN_BAD_PARAM("xDesc is NULL");
+    int64_t n0, v0;
+    RETURN_IF_ERROR(legacy_step(xDesc[0], "xDesc", 0, &n0, &v0));
+    if (rnnDesc->input_size > 0 && rnnDesc->input_size != v0)
+        return FDNN_BAD_PARAM("xDesc[0] has vector size %lld, the RNN descriptor's input size is %d", (long long)v0,
+                              rnnDesc->input_size);
+    RETURN_IF_ERROR(fdnn_rnn_problem_init(rnnDesc, v0, p));
+    int64_t prev = n0;
+    for (int t = 0; t < seqLength; t++) {
+        int64_t n, v;
+        RETURN_IF_ERROR(legacy_step(xDesc[t], "xDesc", t, &n, &v));
+        if (v != v0)
+            return FDNN_BAD_PARAM("xDesc[%d] has vector size %lld, xDesc[0] %lld", t, (long long)v, (long long)v0);
+        if (n > prev)
+            return FDNN_BAD_PARAM("xDesc[%d] has batch %lld > %lld of the step before (batches must not grow)", t,
+                                  (long long)n, (long long)prev);
+        prev = n;
+        if (yDesc != NULL) {
+            int64_t yn, yv;
+            RETURN_IF_ERROR(legacy_step(yDesc[t], "yDesc", t, &yn, &yv));
+            if (yn != n || yv != fdnn_rnn_out_size(rnnDesc))
+                return FDNN_BAD_PARAM("yDesc[%d] is [%lld, %lld], expected [%lld, %d]", t, (long long)yn,
+                                      (long long)yv, (long long)n, fdnn_rnn_out_size(rnnDesc));
+        }
+    }
+    if (n0 * seqLength >= INT32_MAX / 2)
+        return FDNN_NOT_SUPPORTED("seqLength x batch is too large");
+    int *l = calloc((size_t)n0, sizeof(int));
+    if (l == NULL)
+        return FDNN_ALLOC_FAILED("cannot allocate the sequence lengths");
+    for (int t = 0; t < seqLength; t++) {
+        fdnn_tensor_t d;
+        fdnn_tensor_from_desc(xDesc[t], "xDesc", &d);
+        for (int64_t b = 0; b < d.dims[0]; b++)
+            l[b]++;
+    }
+    p->T = seqLength;
+    p->B = n0;
+    p->lens = l;
+    p->layout = CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED;
+    *lens = l;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_rnn_check_wdesc(const fdnn_rnn_problem_t *p, cudnnFilterDescriptor_t wDesc, const char *what)
+{
+    fdnn_tensor_t w;
+    RETURN_IF_ERROR(fdnn_tensor_from_filter(wDesc, what, &w));
+    if (w.dtype != CUDNN_DATA_FLOAT)
+        return FDNN_BAD_PARAM("%s has data type %s, expected FLOAT", what, fdnn_dtype_name(w.dtype));
+    int64_t need = fdnn_rnn_weight_floats(p);
+    if (fdnn_tensor_elements(&w) < need)
+        return FDNN_BAD_PARAM("%s has %lld elements, the weights need %lld (cudnnGetRNNParamsSize)", what,
+                              (long long)fdnn_tensor_elements(&w), (long long)need);
+    return CUDNN_STATUS_SUCCESS;
 }

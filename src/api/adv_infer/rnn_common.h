@@ -27,4 +27,29 @@ cudnnStatus_t fdnn_rnn_check_states(const fdnn_rnn_problem_t *p, cudnnTensorDesc
  * has one) into the padding positions of `out`. */
 void fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t desc, float *out);
 
+/* The legacy (cuDNN 5-7) interface: one 3-D tensor descriptor per time step,
+ * [batch_t, vector, 1] with non-increasing batch_t (a SEQ_MAJOR_PACKED
+ * sequence set).  Fills p (the input size from xDesc[0] when the RNN
+ * descriptor has none) and *lens (malloc'ed, B entries; free it).  yDesc may
+ * be NULL. */
+cudnnStatus_t fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength,
+                                      const cudnnTensorDescriptor_t *xDesc, const cudnnTensorDescriptor_t *yDesc,
+                                      fdnn_rnn_problem_t *p, int **lens);
+
+/* wDesc of the legacy calls: a set FLOAT filter of at least the weight
+ * space's elements. */
+cudnnStatus_t fdnn_rnn_check_wdesc(const fdnn_rnn_problem_t *p, cudnnFilterDescriptor_t wDesc, const char *what);
+
+/* The legacy forward (inference when !training: reserveSpace unused). */
+cudnnStatus_t fdnn_rnn_legacy_forward(cudnnHandle_t handle, const cudnnRNNDescriptor_t rnnDesc, const int seqLength,
+                                      const cudnnTensorDescriptor_t *xDesc, const void *x,
+                                      const cudnnTensorDescriptor_t hxDesc, const void *hx,
+                                      const cudnnTensorDescriptor_t cxDesc, const void *cx,
+                                      const cudnnFilterDescriptor_t wDesc, const void *w,
+                                      const cudnnTensorDescriptor_t *yDesc, void *y,
+                                      const cudnnTensorDescriptor_t hyDesc, void *hy,
+                                      const cudnnTensorDescriptor_t cyDesc, void *cy, void *workSpace,
+                                      size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes,
+                                      bool training);
+
 #endif /* FDNN_API_RNN_COMMON_H */

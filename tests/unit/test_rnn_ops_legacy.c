@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The legacy RNN interface (cudnnGetRNNParamsSize, WorkspaceSize,
+ * TrainingReserveSize, LinLayerMatrix/BiasParams, RNNForwardInference,
+ * ForwardTraining, BackwardData, BackwardWeights) against the v8 functions
+ * (checked against the float64 reference in test_rnn_ops.c): same weight
+ * layout (addresses from both queries agree) and bitwise equal results on a
+ * SEQ_MAJOR_PACKED problem, for every cell, a descriptor made by
+ * cudnnSetRNNDescriptor_v6 (input size and type from xDesc) and one made by
+ * the v8 setter; legacy backward weights accumulates; bad inputs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudnn.h"
+#include "freednn.h"
+#include "testutil.h"
+
+static cudnnHandle_t handle;
+static fdnn_rng_t rng;
+
+enum { T = 4, B = 3, IN = 5, H = 4, L = 2, D = 2 };
+static int lens[B] = {4, 3, 1};
+
+static float *
+rnd(size_t n)
+{
+    float *a = fdnn_guarded_alloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        a[i] = (float)fdnn_rng_uniform(&rng, -0.5, 0.5);
+    return a;
+}
+
+static float *
+nan_buf(size_t n)
+{
+    float *a = fdnn_guarded_alloc(n * 4);
+    fdnn_poison_f32(a, n);
+    return a;
+}
+
+static bool
+same(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * 4) == 0;
+}
+
+static void
+run(cudnnRNNMode_t cell, bool v6)
+{
+    cudnnRNNDescriptor_t r8, rl;
+    cudnnDropoutDescriptor_t drop;
+    CHECK_OK(cudnnCreateDropoutDescriptor(&drop));
+    CHECK_OK(cudnnSetDropoutDescriptor(drop, handle, 0.0f, NULL, 0, 1));
+    CHECK_OK(cudnnCreateRNNDescriptor(&r8));
+    CHECK_OK(cudnnCreateRNNDescriptor(&rl));
+    CHECK_OK(cudnnSetRNNDescriptor_v8(r8, CUDNN_RNN_ALGO_STANDARD, cell, CUDNN_RNN_DOUBLE_BIAS, CUDNN_BIDIRECTIONAL,
+                                      CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, IN,
+                                      H, H, L, NULL, 0));
+    if (v6)
+        CHECK_OK(cudnnSetRNNDescriptor_v6(handle, rl, H, L, drop, CUDNN_LINEAR_INPUT, CUDNN_BIDIRECTIONAL, cell,
+                                          CUDNN_RNN_ALGO_STANDARD, CUDNN_DATA_FLOAT));
+    else
+        CHECK_OK(cudnnSetRNNDescriptor_v8(rl, CUDNN_RNN_ALGO_STANDARD, cell, CUDNN_RNN_DOUBLE_BIAS,
+                                          CUDNN_BIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+                                          CUDNN_DEFAULT_MATH, IN, H, H, L, drop, 0));
+    /* Per-step descriptors and the packed equivalent. */
+    cudnnTensorDescriptor_t xd[T], yd[T], hd;
+    int rows = 0;
+    for (int t = 0; t < T; t++) {
+        int n = 0;
+        for (int b = 0; b < B; b++)
+            n += t < lens[b];
+        rows += n;
+        int dx[3] = {n, IN, 1}, sx[3] = {IN, 1, 1}, dy[3] = {n, D * H, 1}, sy[3] = {D * H, 1, 1};
+        CHECK_OK(cudnnCreateTensorDescriptor(&xd[t]));
+        CHECK_OK(cudnnCreateTensorDescriptor(&yd[t]));
+        CHECK_OK(cudnnSetTensorNdDescriptor(xd[t], CUDNN_DATA_FLOAT, 3, dx, sx));
+        CHECK_OK(cudnnSetTensorNdDescriptor(yd[t], CUDNN_DATA_FLOAT, 3, dy, sy));
+    }
+    int dh[3] = {L * D, B, H}, sh[3] = {B * H, H, 1};
+    CHECK_OK(cudnnCreateTensorDescriptor(&hd));
+    CHECK_OK(cudnnSetTensorNdDescriptor(hd, CUDNN_DATA_FLOAT, 3, dh, sh));
+    cudnnRNNDataDescriptor_t xdd, ydd;
+    CHECK_OK(cudnnCreateRNNDataDescriptor(&xdd));
+    CHECK_OK(cudnnCreateRNNDataDescriptor(&ydd));
+    CHECK_OK(cudnnSetRNNDataDescriptor(xdd, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, T, B, IN, lens,
+                                       NULL));
+    CHECK_OK(cudnnSetRNNDataDescriptor(ydd, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, T, B, D * H,
+                                       lens, NULL));
+    size_t wb8, wbl, ws8, rs8, wsl, rsl;
+    CHECK_OK(cudnnGetRNNWeightSpaceSize(handle, r8, &wb8));
+    CHECK_OK(cudnnGetRNNParamsSize(handle, rl, xd[0], &wbl, CUDNN_DATA_FLOAT));
+    CHECK(wb8 == wbl);
+    CHECK_OK(cudnnGetRNNTempSpaceSizes(handle, r8, CUDNN_FWD_MODE_TRAINING, xdd, &ws8, &rs8));
+    CHECK_OK(cudnnGetRNNWorkspaceSize(handle, rl, T, xd, &wsl));
+    CHECK_OK(cudnnGetRNNTrainingReserveSize(handle, rl, T, xd, &rsl));
+    CHECK(wsl >= ws8 && rsl == rs8);
+    cudnnFilterDescriptor_t wd, md;
+    int wdims[3] = {(int)(wb8 / 4), 1, 1};
+    CHECK_OK(cudnnCreateFilterDescriptor(&wd));
+    CHECK_OK(cudnnCreateFilterDescriptor(&md));
+    CHECK_OK(cudnnSetFilterNdDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 3, wdims));
+    float *w = rnd(wb8 / 4);
+    /* Same addresses from both weight queries. */
+    int g = cell == CUDNN_LSTM ? 4 : cell == CUDNN_GRU ? 3 : 1;
+    for (int p = 0; p < L * D; p++)
+        for (int id = 0; id < 2 * g; id++) {
+            void *m8, *b8, *ml, *bl;
+            CHECK_OK(cudnnGetRNNWeightParams(handle, r8, p, wb8, w, id, NULL, NULL, NULL, NULL));
+            cudnnTensorDescriptor_t t1, t2;
+            cudnnCreateTensorDescriptor(&t1);
+            cudnnCreateTensorDescriptor(&t2);
+            CHECK_OK(cudnnGetRNNWeightParams(handle, r8, p, wb8, w, id, t1, &m8, t2, &b8));
+            CHECK_OK(cudnnGetRNNLinLayerMatrixParams(handle, rl, p, xd[0], wd, w, id, md, &ml));
+            int nb, fd[3];
+            cudnnDataType_t dt;
+            cudnnTensorFormat_t fmt;
+            CHECK_OK(cudnnGetFilterNdDescriptor(md, 3, &dt, &fmt, &nb, fd));
+            CHECK_MSG(ml == m8 && nb == 3 && fd[0] * fd[1] * fd[2] == H * (id < g ? (p < D ? IN : D * H) : H),
+                      "matrix params differ: pseudo %d id %d", p, id);
+            CHECK_OK(cudnnGetRNNLinLayerBiasParams(handle, rl, p, xd[0], wd, w, id, md, &bl));
+            CHECK_MSG(bl == b8, "bias params differ: pseudo %d id %d", p, id);
+            cudnnDestroyTensorDescriptor(t1);
+            cudnnDestroyTensorDescriptor(t2);
+        }
+    size_t nh = (size_t)L * D * B * H, nx = (size_t)rows * IN, ny = (size_t)rows * D * H;
+    float *x = rnd(nx), *hx = rnd(nh), *cx = rnd(nh), *dy = rnd(ny), *dhy = rnd(nh), *dcy = rnd(nh);
+    float *ws = fdnn_guarded_alloc(wsl), *rs8b = fdnn_guarded_alloc(rs8), *rslb = fdnn_guarded_alloc(rsl);
+    float *o8[8], *ol[8];
+    size_t sizes[8] = {ny, nh, nh, nx, nh, nh, wb8 / 4, ny};
+    for (int i = 0; i < 8; i++)
+        o8[i] = nan_buf(sizes[i]), ol[i] = nan_buf(sizes[i]);
+    /* v8: y hy cy (training), dx dhx dcx, dw (ADD onto zeros), y (inference) */
+    CHECK_OK(cudnnRNNForward(handle, r8, CUDNN_FWD_MODE_INFERENCE, lens, xdd, x, ydd, o8[7], hd, hx, NULL, hd, cx,
+                             NULL, wb8, w, wsl, ws, 0, NULL));
+    CHECK_OK(cudnnRNNForward(handle, r8, CUDNN_FWD_MODE_TRAINING, lens, xdd, x, ydd, o8[0], hd, hx, o8[1], hd, cx,
+                             o8[2], wb8, w, wsl, ws, rs8, rs8b));
+    CHECK_OK(cudnnRNNBackwardData_v8(handle, r8, lens, ydd, o8[0], dy, xdd, o8[3], hd, hx, dhy, o8[4], hd, cx, dcy,
+                                     o8[5], wb8, w, wsl, ws, rs8, rs8b));
+    memset(o8[6], 0, wb8);
+    CHECK_OK(cudnnRNNBackwardWeights_v8(handle, r8, CUDNN_WGRAD_MODE_ADD, lens, xdd, x, hd, hx, ydd, o8[0], wb8, o8[6],
+                                        wsl, ws, rs8, rs8b));
+    CHECK_OK(cudnnRNNForwardInference(handle, rl, T, xd, x, hd, hx, hd, cx, wd, w, yd, ol[7], hd, NULL, hd, NULL, ws,
+                                      wsl));
+    CHECK_OK(cudnnRNNForwardTraining(handle, rl, T, xd, x, hd, hx, hd, cx, wd, w, yd, ol[0], hd, ol[1], hd, ol[2], ws,
+                                     wsl, rslb, rsl));
+    CHECK_OK(cudnnRNNBackwardData(handle, rl, T, yd, ol[0], yd, dy, hd, dhy, hd, dcy, wd, w, hd, hx, hd, cx, xd,
+                                  ol[3], hd, ol[4], hd, ol[5], ws, wsl, rslb, rsl));
+    memset(ol[6], 0, wb8);
+    CHECK_OK(cudnnRNNBackwardWeights(handle, rl, T, xd, x, hd, hx, yd, ol[0], ws, wsl, wd, ol[6], rslb, rsl));
+    const char *names[8] = {"y", "hy", "cy", "dx", "dhx", "dcx", "dw", "y (inference)"};
+    for (int i = 0; i < 8; i++) {
+        if ((i == 2 || i == 5) && cell != CUDNN_LSTM)
+            continue;
+        CHECK_MSG(same(o8[i], ol[i], sizes[i]), "cell %d v6 %d: legacy %s differs from v8", cell, v6, names[i]);
+    }
+    /* Legacy backward weights accumulates: a second call doubles dw. */
+    CHECK_OK(cudnnRNNBackwardWeights(handle, rl, T, xd, x, hd, hx, yd, ol[0], ws, wsl, wd, ol[6], rslb, rsl));
+    bool doubled = true;
+    for (size_t i = 0; i < wb8 / 4; i++)
+        doubled &= ol[6][i] == 2 * o8[6][i];
+    CHECK_MSG(doubled, "cell %d: cudnnRNNBackwardWeights does not accumulate", cell);
+    /* Bad inputs. */
+    CHECK_STATUS(cudnnRNNForwardTraining(handle, rl, T, xd, x, hd, hx, hd, cx, wd, w, yd, ol[0], hd, ol[1], hd, ol[2],
+                                         ws, wsl, rslb, rsl - 4),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnRNNForwardInference(handle, rl, T, xd, x, hd, hx, hd, cx, wd, w, yd, ol[7], hd, NULL, hd, NULL,
+                                          ws, 16),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnRNNForwardInference(handle, rl, 0, xd, x, hd, hx, hd, cx, wd, w, yd, ol[7], hd, NULL, hd, NULL,
+                                          ws, wsl),
+                 CUDNN_STATUS_BAD_PARAM);
+    cudnnTensorDescriptor_t rev[T] = {xd[3], xd[2], xd[1], xd[0]}; /* growing batches */
+    CHECK_STATUS(cudnnGetRNNWorkspaceSize(handle, rl, T, rev, &wsl), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnRNNBackwardWeights(handle, rl, T, xd, x, hd, hx, yd, ol[0], ws, wsl, wd, NULL, rslb, rsl),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnGetRNNLinLayerMatrixParams(handle, rl, L * D, xd[0], wd, w, 0, md, (void **)&x),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnGetRNNParamsSize(handle, rl, xd[0], &wbl, CUDNN_DATA_HALF), CUDNN_STATUS_NOT_SUPPORTED);
+    for (int i = 0; i < 8; i++)
+        fdnn_guarded_free(o8[i]), fdnn_guarded_free(ol[i]);
+    fdnn_guarded_free(x), fdnn_guarded_free(hx), fdnn_guarded_free(cx), fdnn_guarded_free(dy);
+    fdnn_guarded_free(dhy), fdnn_guarded_free(dcy), fdnn_guarded_free(ws), fdnn_guarded_free(rs8b);
+    fdnn_guarded_free(rslb), fdnn_guarded_free(w);
+    for (int t = 0; t < T; t++)
+        cudnnDestroyTensorDescriptor(xd[t]), cudnnDestroyTensorDescriptor(yd[t]);
+    cudnnDestroyTensorDescriptor(hd);
+    cudnnDestroyFilterDescriptor(wd), cudnnDestroyFilterDescriptor(md);
+    cudnnDestroyRNNDataDescriptor(xdd), cudnnDestroyRNNDataDescriptor(ydd);
+    cudnnDestroyRNNDescriptor(r8), cudnnDestroyRNNDescriptor(rl);
+    cudnnDestroyDropoutDescriptor(drop);
+}
+
+int
+main(void)
+{
+    CHECK_OK(cudnnCreate(&handle));
+    fdnn_rng_seed(&rng, 77);
+    for (int t = 1; t <= 2; t++) {
+        CHECK_OK(freednnSetNumThreads(handle, t));
+        for (int c = 0; c < 4; c++) {
+            run((cudnnRNNMode_t)c, true);
+            run((cudnnRNNMode_t)c, false);
+        }
+    }
+    cudnnDestroy(handle);
+    return fdnn_test_finish("test_rnn_ops_legacy");
+}

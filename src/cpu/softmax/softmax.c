@@ -21,7 +21,7 @@
 #include "cpu/simd/rowio.h"
 
 #define MAX_OPS 3
-#define LANE_TILE 256
+#define LANE_TILE FDNN_SOFTMAX_MAX_LANES
 
 typedef struct sm_job {
     bool backward;

@@ -30,6 +30,10 @@ cudnnStatus_t fdnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_
                                     double alpha, const fdnn_tensor_t *yt, const void *y, const fdnn_tensor_t *dyt,
                                     const void *dy, double beta, const fdnn_tensor_t *dxt, void *dx);
 
+/* Largest `lanes` the lanes kernels take (their per-lane state is on the
+ * stack). */
+#define FDNN_SOFTMAX_MAX_LANES 256
+
 /* Per-ISA f32 kernels (softmax_f32.inc).
  * row: one group of n contiguous elements.
  * lanes: `lanes` independent groups side by side; element r of lane k is at

@@ -30,11 +30,13 @@ cudnnStatus_t
 fdnn_api_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
     RETURN_IF_ERROR(fdnn_handle_check(handle));
-    fdnn_eltwise_t p = {.op = FDNN_ELT_SET, .f64 = true};
+    fdnn_eltwise_t p = {.op = FDNN_ELT_SET};
     RETURN_IF_ERROR(fdnn_tops_view(yDesc, "yDesc", FDNN_TOPS_ALL_TYPES, &p.c));
     RETURN_IF_NULL(y);
     RETURN_IF_NULL(valuePtr);
-    /* Computed in double, so every value of every type is stored exactly. */
+    /* Every value of every type passes exactly: through float, except
+     * DOUBLE and INT32 (through double). */
+    p.f64 = p.c.dtype == CUDNN_DATA_DOUBLE || p.c.dtype == CUDNN_DATA_INT32;
     p.value = read_value(p.c.dtype, valuePtr);
     p.c_data = y;
     fdnn_tensor_eltwise(handle, &p);

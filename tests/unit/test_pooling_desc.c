@@ -155,6 +155,11 @@ test_get_and_lifecycle(void)
     CHECK_STATUS(cudnnGetPooling2dForwardOutputDim(p, t, NULL, o + 1, o + 2, o + 3), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnSetPoolingNdDescriptor(p, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, NULL, p3, s3),
                  CUDNN_STATUS_BAD_PARAM);
+    /* an output extent beyond INT_MAX cannot be reported */
+    CHECK_OK(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, 5, 5));
+    CHECK_OK(cudnnSetPooling2dDescriptor(p, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2147483647, 1, 2147483646, 0,
+                                         1, 1));
+    CHECK_STATUS(cudnnGetPooling2dForwardOutputDim(p, t, o, o + 1, o + 2, o + 3), CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_OK(cudnnDestroyPoolingDescriptor(p));
     CHECK_OK(cudnnDestroyPoolingDescriptor(NULL));
     CHECK_STATUS(cudnnSetPooling2dDescriptor(NULL, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 0, 0, 1, 1),

@@ -8,6 +8,7 @@
  * nbDims 1 to CUDNN_DIM_MAX - 2 are accepted by the Nd setter, more than CUDNN_DIM_MAX - 2
  * is NOT_SUPPORTED.  A created descriptor reads back as zeros but cannot be
  * used until set. */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "api_impl.h"
@@ -170,6 +171,8 @@ output_dims(cudnnPoolingDescriptor_t desc, cudnnTensorDescriptor_t in_desc, int 
         if (in.dims[i + 2] + 2 * (int64_t)desc->padding[i] < desc->window[i] || o < 1)
             return FDNN_BAD_PARAM("window dim %d (%d) is larger than the padded input (%lld + 2 * %d)", i,
                                   desc->window[i], (long long)in.dims[i + 2], desc->padding[i]);
+        if (o > INT_MAX)
+            return FDNN_NOT_SUPPORTED("output dim %d would be %lld, more than INT_MAX", i, (long long)o);
         out[i + 2] = (int)o;
     }
     for (int i = 0; i < nb; i++)

@@ -42,6 +42,8 @@ dgemm_config(fdnn_isa_t isa)
     cfg.pack_t = NULL;
     cfg.pack_n = NULL;
     cfg.arows = NULL;
+    cfg.ukernel_half = NULL;
+    cfg.arows_half = NULL;
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
     switch (isa) {

@@ -47,6 +47,8 @@ sgemm_config(fdnn_isa_t isa, size_t m, size_t n, bool trans_a)
 {
     s_config_t cfg;
     cfg.arows = NULL;
+    cfg.ukernel_half = NULL;
+    cfg.arows_half = NULL;
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
     switch (isa) {
@@ -70,6 +72,9 @@ sgemm_config(fdnn_isa_t isa, size_t m, size_t n, bool trans_a)
         } else {
             cfg.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
             cfg.arows = fdnn_f32_gemm_arows_ukernel_14x32__avx512;
+            /* n = 196 = 6 x 32 + 4: the last strip at half the cost */
+            cfg.ukernel_half = fdnn_f32_gemm_ukernel_14x16__avx512;
+            cfg.arows_half = fdnn_f32_gemm_arows_ukernel_14x16__avx512;
             cfg.mr = 14;
             cfg.nr = 32;
         }

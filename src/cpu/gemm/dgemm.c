@@ -6,11 +6,6 @@
 #include "cpu/gemm/gemm_blocking.h"
 #include "cpu/kernels/gemm_ukernel.h"
 
-/* No microkernel reading A in place for double. */
-typedef void (*fdnn_f64_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc, const double *a, size_t lda,
-                                               const double *b, size_t b_stride, double *c, size_t ldc,
-                                               const fdnn_f64_gemm_epilogue_t *ep);
-
 /* No SIMD packs for double yet: the driver's portable loops (same signature
  * for both). */
 typedef void (*d_pack_t_fn)(size_t rows, size_t cols, const double *src, size_t src_ld, double *dst,
@@ -49,11 +44,13 @@ dgemm_config(fdnn_isa_t isa)
     switch (isa) {
     case FDNN_ISA_AVX512:
         cfg.ukernel = fdnn_f64_gemm_ukernel_14x16__avx512;
+        cfg.arows = fdnn_f64_gemm_arows_ukernel_14x16__avx512;
         cfg.mr = 14;
         cfg.nr = 16;
         break;
     case FDNN_ISA_AVX2:
         cfg.ukernel = fdnn_f64_gemm_ukernel_6x8__avx2;
+        cfg.arows = fdnn_f64_gemm_arows_ukernel_6x8__avx2;
         cfg.mr = 6;
         cfg.nr = 8;
         break;

@@ -109,6 +109,15 @@ void fdnn_f32_gemm_arows_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, con
 void fdnn_f32_gemm_arows_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
     const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 
+/* Double, A read in place. */
+typedef void (*fdnn_f64_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc, const double *a, size_t lda,
+                                               const double *b, size_t b_stride, double *c, size_t ldc,
+                                               const fdnn_f64_gemm_epilogue_t *ep);
+void fdnn_f64_gemm_arows_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const double *a, size_t lda,
+    const double *b, size_t b_stride, double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+void fdnn_f64_gemm_arows_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const double *a, size_t lda,
+    const double *b, size_t b_stride, double *c, size_t ldc, const fdnn_f64_gemm_epilogue_t *ep);
+
 /* Transposing pack of a panel: for a source of `rows` rows of `cols` floats
  * (row r at src + r * src_ld, contiguous in c), writes
  *

@@ -33,7 +33,8 @@ fdnn_api_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rn
     RETURN_IF_ERROR(fdnn_rnn_problem_init(rnnDesc, 0, &p));
     if (fMode != CUDNN_FWD_MODE_INFERENCE && fMode != CUDNN_FWD_MODE_TRAINING)
         return FDNN_BAD_PARAM("fMode is %d, not a cudnnForwardMode_t", (int)fMode);
-    RETURN_IF_ERROR(fdnn_rnn_problem_seq(rnnDesc, xDesc ? xDesc->seq_lengths : NULL, xDesc, NULL, &p));
+    RETURN_IF_ERROR(fdnn_rnn_data_desc_check(xDesc, "xDesc"));
+    RETURN_IF_ERROR(fdnn_rnn_problem_seq(rnnDesc, xDesc->seq_lengths, xDesc, NULL, &p));
     if (workSpaceSize == NULL && reserveSpaceSize == NULL)
         return FDNN_BAD_PARAM("workSpaceSize and reserveSpaceSize are both NULL");
     bool training = fMode == CUDNN_FWD_MODE_TRAINING;

@@ -31,6 +31,9 @@
  * FUSED_NR bound the microkernel tiles of every ISA (workspace is sized for
  * the largest). */
 #define FUSED_KC 1024
+/* Backward filter packs dy^T for a block of positions: a smaller block keeps
+ * that buffer (block x Kg) small. */
+#define FUSED_KC_W 256
 #define FUSED_MC 256
 #define FUSED_MR 14
 #define FUSED_NR 32
@@ -138,7 +141,7 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     fdnn_carve(&c, packs_a ? (size_t)(p->g * (a_rows + FUSED_MR - 1) * a_cols) * pl->es : 0);
     /* Backward filter packs dy^T strips: kc positions x (Kg rounded up to
      * whole strips). */
-    size_t strip_el = p->dir == FDNN_CONV_BWD_FILTER ? (size_t)(FUSED_KC * (pl->kg + FUSED_NR - 1))
+    size_t strip_el = p->dir == FDNN_CONV_BWD_FILTER ? (size_t)(FUSED_KC_W * (pl->kg + FUSED_NR - 1))
                                                      : (size_t)(FUSED_KC * FUSED_NR);
     pl->strip_bytes = pl->fused ? fdnn_align_up(strip_el * pl->es) : 0;
     pl->off_chunks = c.used;

@@ -57,12 +57,12 @@ shape_of(const struct cudnnAttnStruct *d, attn_shape_t *s)
 }
 
 static size_t
-workspace_bytes(const struct cudnnAttnStruct *d, const attn_shape_t *s)
+workspace_bytes(cudnnHandle_t handle, const struct cudnnAttnStruct *d, const attn_shape_t *s)
 {
     int64_t seqs = (int64_t)d->max_batch_size * d->max_beam_size;
     return fdnn_attn_workspace_bytes(s->H, s->qP, s->vP, s->oLen, s->q_proj, s->k_proj, s->v_proj,
                                      seqs * d->qo_max_seq_length, seqs * d->kv_max_seq_length, seqs,
-                                     d->kv_max_seq_length);
+                                     d->kv_max_seq_length, handle->isa);
 }
 
 cudnnStatus_t
@@ -77,7 +77,7 @@ fdnn_api_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescr
     attn_shape_t s;
     shape_of(attnDesc, &s);
     *weightSizeInBytes = (size_t)s.total * fdnn_dtype_size(attnDesc->data_type);
-    *workSpaceSizeInBytes = workspace_bytes(attnDesc, &s);
+    *workSpaceSizeInBytes = workspace_bytes(handle, attnDesc, &s);
     if (reserveSpaceSizeInBytes != NULL)
         *reserveSpaceSizeInBytes = 0; /* training mode is not supported (see the header) */
     return CUDNN_STATUS_SUCCESS;
@@ -254,7 +254,7 @@ fdnn_api_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescript
     RETURN_IF_NULL(out);
     if (residuals != NULL && s.oLen != d->q_size)
         return FDNN_BAD_PARAM("residuals need the output length (%d) to equal qSize (%d)", s.oLen, d->q_size);
-    size_t wneed = (size_t)s.total * sizeof(float), need = workspace_bytes(d, &s);
+    size_t wneed = (size_t)s.total * sizeof(float), need = workspace_bytes(handle, d, &s);
     if (weightSizeInBytes < wneed)
         return FDNN_BAD_PARAM("weightSizeInBytes is %zu, attnDesc needs %zu", weightSizeInBytes, wneed);
     if (wneed > 0 && weights == NULL)

@@ -3,8 +3,9 @@
  *
  * Workspace (floats): Qp nq x H*qP (Q projection on), Kp nk x H*qP (K on),
  * Vp nk x H*vP (V on), Hc nq x H*vP (head outputs in query-row order),
- * Ob nq x oLen (O projection on), then one score row of kT per
- * (sequence, head) task. */
+ * Ob nq x oLen (O projection on), then per (sequence, head) task a block
+ * of ATTN_ROWS x kT scores and the GEMM packing scratch of its two products
+ * (64-byte aligned). */
 #include "cpu/attn/attn.h"
 
 #include <math.h>
@@ -12,18 +13,36 @@
 
 #include "cpu/gemm/gemm.h"
 
+/* Query rows per block: scores take ATTN_ROWS x kT floats per task. */
+#define ATTN_ROWS 64
+
 typedef struct attn_ws {
     float *qp, *kp, *vp, *hc, *ob, *scores;
+    size_t task_floats; /* floats per task: scores, then GEMM scratch */
+    size_t gemm_bytes;
 } attn_ws_t;
+
+/* Packing scratch for the largest products of one block:
+ * S = Q K^T (ATTN_ROWS x kT x qP) and H = P V (ATTN_ROWS x vP x kT). */
+static size_t
+gemm_scratch(int qP, int vP, int kT, fdnn_isa_t isa)
+{
+    fdnn_sgemm_args_t s = {.trans_b = true, .m = ATTN_ROWS, .n = (size_t)kT, .k = (size_t)qP, .alpha = 1};
+    fdnn_sgemm_args_t h = {.m = ATTN_ROWS, .n = (size_t)vP, .k = (size_t)kT, .alpha = 1};
+    size_t a = fdnn_sgemm_scratch_size(&s, 1, isa), b = fdnn_sgemm_scratch_size(&h, 1, isa);
+    return ((a > b ? a : b) + 63) & ~(size_t)63;
+}
 
 static size_t
 layout(int H, int qP, int vP, int oLen, bool q_proj, bool k_proj, bool v_proj, bool o_proj, int64_t nq, int64_t nk,
-       int64_t seqs, int kT, float *base, attn_ws_t *w)
+       int64_t seqs, int kT, fdnn_isa_t isa, float *base, attn_ws_t *w)
 {
+    w->gemm_bytes = gemm_scratch(qP, vP, kT, isa);
+    w->task_floats = (size_t)ATTN_ROWS * kT + 16 + w->gemm_bytes / sizeof(float);
     size_t off = 0;
 #define TAKE(field, n)                                   \
     do {                                                 \
-        w->field = base ? base + off : NULL;             \
+        w->field = base ? (void *)(base + off) : NULL;   \
         off += (size_t)(n);                              \
     } while (0)
     TAKE(qp, q_proj ? nq * H * qP : 0);
@@ -31,17 +50,17 @@ layout(int H, int qP, int vP, int oLen, bool q_proj, bool k_proj, bool v_proj, b
     TAKE(vp, v_proj ? nk * H * vP : 0);
     TAKE(hc, nq * H * vP);
     TAKE(ob, o_proj ? nq * oLen : 0);
-    TAKE(scores, seqs * H * kT);
+    TAKE(scores, (size_t)seqs * H * w->task_floats);
 #undef TAKE
     return off * sizeof(float);
 }
 
 size_t
 fdnn_attn_workspace_bytes(int H, int qP, int vP, int oLen, bool q_proj, bool k_proj, bool v_proj, int64_t nq,
-                          int64_t nk, int64_t seqs, int kT)
+                          int64_t nk, int64_t seqs, int kT, fdnn_isa_t isa)
 {
     attn_ws_t w;
-    return layout(H, qP, vP, oLen, q_proj, k_proj, v_proj, true, nq, nk, seqs, kT, NULL, &w);
+    return layout(H, qP, vP, oLen, q_proj, k_proj, v_proj, true, nq, nk, seqs, kT, isa, NULL, &w);
 }
 
 static bool
@@ -58,54 +77,61 @@ typedef struct attn_job {
     const fdnn_attn_problem_t *p;
     const float *q, *k, *v;
     attn_ws_t w;
+    fdnn_isa_t isa;
+    bool failed; /* a GEMM could not allocate (written by the failing task only) */
 } attn_job_t;
 
-/* One (sequence, head): every query time step of the sequence. */
+/* One (sequence, head): its query time steps in blocks of ATTN_ROWS.  Per
+ * block, S = scaler * Q_h K_h^T over all keys, then each row's softmax over
+ * its window (0 outside), then H_h = S V_h; both products through the GEMM
+ * core on this thread, so the task's result does not depend on the others. */
 static void
 attn_task(void *arg, size_t task)
 {
-    const attn_job_t *j = arg;
+    attn_job_t *j = arg;
     const fdnn_attn_problem_t *p = j->p;
     int H = p->H, h = (int)(task % (size_t)H);
     int64_t seq = (int64_t)(task / (size_t)H), b = seq / p->beam, m = seq % p->beam;
     int64_t kvm = p->one_to_one ? m : 0;
     int Lq = p->q_len[seq], Lk = p->k_len[b * p->kv_beam + kvm];
-    float *sc = j->w.scores + (int64_t)task * p->kT;
+    float *sc = j->w.scores + (int64_t)task * (int64_t)j->w.task_floats;
+    char *gs = (char *)(((uintptr_t)(sc + (size_t)ATTN_ROWS * p->kT) + 63) & ~(uintptr_t)63);
     int t0 = p->curr < 0 ? 0 : p->curr, t1 = p->curr < 0 ? Lq : (p->curr < Lq ? p->curr + 1 : 0);
-    for (int t = t0; t < t1; t++) {
-        int64_t qrow = t * p->q_st[0] + b * p->q_st[1] + m * p->q_st[2];
-        const float *qv = p->q_proj ? j->w.qp + qrow * H * p->qP + (int64_t)h * p->qP : j->q + qrow * p->qS;
-        int lo = p->lo[t] > 0 ? p->lo[t] : 0, hi = p->hi[t] < Lk ? p->hi[t] : Lk;
-        float *hv = j->w.hc + qrow * H * p->vP + (int64_t)h * p->vP;
-        for (int d = 0; d < p->vP; d++)
-            hv[d] = 0;
-        if (lo >= hi)
-            continue;
-        double mx = -INFINITY;
-        for (int kj = lo; kj < hi; kj++) {
-            int64_t krow = kj * p->k_st[0] + b * p->k_st[1] + kvm * p->k_st[2];
-            const float *kv = p->k_proj ? j->w.kp + krow * H * p->qP + (int64_t)h * p->qP : j->k + krow * p->kS;
-            double dot = 0;
-            for (int d = 0; d < p->qP; d++)
-                dot += (double)qv[d] * kv[d];
-            sc[kj - lo] = (float)(p->scaler * dot);
-            mx = fmax(mx, sc[kj - lo]);
+    /* row t of Q_h, K_h, V_h and H_h: base + t * row stride */
+    int64_t qoff = b * p->q_st[1] + m * p->q_st[2], koff = b * p->k_st[1] + kvm * p->k_st[2];
+    const float *qb = p->q_proj ? j->w.qp + qoff * H * p->qP + (int64_t)h * p->qP : j->q + qoff * p->qS;
+    const float *kb = p->k_proj ? j->w.kp + koff * H * p->qP + (int64_t)h * p->qP : j->k + koff * p->kS;
+    const float *vb = p->v_proj ? j->w.vp + koff * H * p->vP + (int64_t)h * p->vP : j->v + koff * p->vS;
+    float *hb = j->w.hc + qoff * H * p->vP + (int64_t)h * p->vP;
+    size_t lq = (size_t)p->q_st[0] * (p->q_proj ? (size_t)H * p->qP : (size_t)p->qS);
+    size_t lk = (size_t)p->k_st[0] * (p->k_proj ? (size_t)H * p->qP : (size_t)p->kS);
+    size_t lv = (size_t)p->k_st[0] * (p->v_proj ? (size_t)H * p->vP : (size_t)p->vS);
+    size_t lh = (size_t)p->q_st[0] * H * p->vP;
+    for (int r0 = t0; r0 < t1; r0 += ATTN_ROWS) {
+        int rows = t1 - r0 < ATTN_ROWS ? t1 - r0 : ATTN_ROWS;
+        fdnn_sgemm_args_t g = {.trans_b = true, .m = (size_t)rows, .n = (size_t)Lk, .k = (size_t)p->qP,
+                               .alpha = p->scaler, .a = qb + r0 * lq, .lda = lq, .b = kb, .ldb = lk, .beta = 0,
+                               .c = sc, .ldc = (size_t)Lk};
+        if (!fdnn_sgemm(&g, NULL, j->isa, gs, j->w.gemm_bytes)) {
+            j->failed = true;
+            return;
         }
-        double sum = 0;
-        for (int kj = lo; kj < hi; kj++) {
-            double e = exp(sc[kj - lo] - mx);
-            sc[kj - lo] = (float)e;
-            sum += e;
+        for (int r = 0; r < rows; r++) {
+            int t = r0 + r, lo = p->lo[t] > 0 ? p->lo[t] : 0, hi = p->hi[t] < Lk ? p->hi[t] : Lk;
+            float *row = sc + (size_t)r * Lk;
+            double mx = -INFINITY, sum = 0;
+            for (int kj = lo; kj < hi; kj++)
+                mx = fmax(mx, row[kj]);
+            for (int kj = lo; kj < hi; kj++)
+                sum += exp(row[kj] - mx);
+            for (int kj = 0; kj < Lk; kj++)
+                row[kj] = kj >= lo && kj < hi ? (float)(exp(row[kj] - mx) / sum) : 0.0f;
         }
-        for (int d = 0; d < p->vP; d++) {
-            double acc = 0;
-            for (int kj = lo; kj < hi; kj++) {
-                int64_t krow = kj * p->k_st[0] + b * p->k_st[1] + kvm * p->k_st[2];
-                const float *vv =
-                    p->v_proj ? j->w.vp + krow * H * p->vP + (int64_t)h * p->vP : j->v + krow * p->vS;
-                acc += (double)sc[kj - lo] * vv[d];
-            }
-            hv[d] = (float)(acc / sum);
+        fdnn_sgemm_args_t o = {.m = (size_t)rows, .n = (size_t)p->vP, .k = (size_t)Lk, .alpha = 1, .a = sc,
+                               .lda = (size_t)Lk, .b = vb, .ldb = lv, .beta = 0, .c = hb + r0 * lh, .ldc = lh};
+        if (!fdnn_sgemm(&o, NULL, j->isa, gs, j->w.gemm_bytes)) {
+            j->failed = true;
+            return;
         }
     }
 }
@@ -114,9 +140,9 @@ bool
 fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const float *q, const float *residuals,
                   const float *k, const float *v, float *out, void *workspace)
 {
-    attn_job_t j = {.p = p, .q = q, .k = k, .v = v};
+    attn_job_t j = {.p = p, .q = q, .k = k, .v = v, .isa = handle->isa};
     layout(p->H, p->qP, p->vP, p->oLen, p->q_proj, p->k_proj, p->v_proj, p->o_proj, p->nq, p->nk,
-           (int64_t)p->batch * p->beam, p->kT, workspace, &j.w);
+           (int64_t)p->batch * p->beam, p->kT, handle->isa, workspace, &j.w);
     int H = p->H;
     if (p->q_proj && !project(handle, q, p->nq, p->qS, p->wq, p->bq, H * p->qP, j.w.qp))
         return false;
@@ -125,6 +151,8 @@ fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const floa
     if (p->v_proj && !project(handle, v, p->nk, p->vS, p->wv, p->bv, H * p->vP, j.w.vp))
         return false;
     pthreadpool_parallelize_1d(handle->pool, attn_task, &j, (size_t)p->batch * p->beam * H, 0);
+    if (j.failed)
+        return false;
     const float *res = j.w.hc;
     if (p->o_proj) {
         if (!project(handle, j.w.hc, p->nq, H * p->vP, p->wo, p->bo, p->oLen, j.w.ob))

@@ -22,8 +22,9 @@
  * t*st[0] + b*st[1] + m*st[2].
  *
  * Threads: projections use the GEMM core (deterministic for any thread
- * count); the attention itself is one task per (sequence, head) with a fixed
- * summation order. */
+ * count); the attention itself is one task per (sequence, head), whose two
+ * products (Q K^T, then softmax(.) V) run through the GEMM core on that
+ * task's thread with scratch from the workspace. */
 #ifndef FDNN_CPU_ATTN_H
 #define FDNN_CPU_ATTN_H
 
@@ -54,9 +55,11 @@ typedef struct fdnn_attn_problem {
 } fdnn_attn_problem_t;
 
 /* Workspace bytes for the largest problem an attention descriptor allows:
- * token counts nq, nk and (batch * beam) sequences of at most kT keys. */
+ * token counts nq, nk and (batch * beam) sequences of at most kT keys.  The
+ * GEMM packing scratch in it is sized for `isa` (on another level the GEMM
+ * allocates what it lacks). */
 size_t fdnn_attn_workspace_bytes(int H, int qP, int vP, int oLen, bool q_proj, bool k_proj, bool v_proj, int64_t nq,
-                                 int64_t nk, int64_t seqs, int kT);
+                                 int64_t nk, int64_t seqs, int kT, fdnn_isa_t isa);
 
 /* Computes `out`; returns false only when GEMM scratch could not be
  * allocated (nothing written to out then). */

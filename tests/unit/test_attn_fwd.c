@@ -4,6 +4,7 @@
  * (src/ref/attn_ref.c): projections on and off, biases, several heads,
  * beams (ALL_TO_ONE) and ONE_TO_ONE, two axis orders, random sequence
  * lengths and attention windows (empty ones included), residuals, currIdx,
+ * more query rows than one block (64),
  * padding fill; the weight addresses and descriptors follow the documented
  * layout; every ISA level, 1 and 2 threads bitwise equal on each; rows that must
  * not be written stay poisoned; bad inputs with their statuses. */
@@ -274,6 +275,7 @@ test_values(void)
         {1, 1, 1, 1, 1, 1, 1, 1, true, false, false, true, true, 1, 1, 1, 1, -1},       /* all 1 */
         {2, 6, 7, 5, 3, 3, 2, 0, true, false, true, false, true, 2, 2, 6, 5, 2},        /* currIdx, no O proj */
         {2, 6, 6, 6, 3, 3, 3, 6, true, true, true, true, false, 1, 1, 3, 8, 0},         /* currIdx 0 */
+        {2, 8, 8, 8, 4, 4, 4, 8, true, false, false, false, false, 2, 1, 150, 70, -1},  /* 3 row blocks */
     };
     char name[64];
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -6,7 +6,8 @@
  *
  * Covers: normMode NONE and SOFTMAX, gradMode NOT_PROPAGATE (0 gradient) and
  * PROPAGATE (NaN) for impossible alignments, repeated labels, empty labels,
- * input lengths shorter than T (and 0), N = 1, A = 2, packed T x N x A,
+ * input lengths shorter than T (and 0), N = 1, A = 2, T = 400 with 150
+ * labels, packed T x N x A,
  * batch-major and padded strides, both algorithms, both API generations,
  * every ISA level and 1 or 2 threads with bitwise equal results, guard
  * pages and poisoned outputs; bad inputs with the documented statuses and
@@ -273,11 +274,17 @@ test_values(void)
     static const int lab_c[] = {1};
     static const int ll_c[] = {1}, il_c[] = {1};
     static const int ll_d[] = {0}, il_d[] = {5};
+    /* long sequences: log space must not underflow (p ~ e^-1000) */
+    static int lab_e[300];
+    static const int ll_e[] = {150, 120}, il_e[] = {400, 390};
+    for (int i = 0; i < 270; i++)
+        lab_e[i] = 1 + (i * 7 + i / 5) % 5;
     const ctc_case_t cases[] = {
         {20, 4, 9, lab_a, ll_a, il_a},
         {4, 3, 4, lab_b, ll_b, il_b},
         {1, 1, 2, lab_c, ll_c, il_c},
         {5, 1, 3, lab_c, ll_d, il_d},
+        {400, 2, 6, lab_e, ll_e, il_e},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         const ctc_case_t *c = &cases[k];

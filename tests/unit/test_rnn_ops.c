@@ -385,6 +385,18 @@ run_case(const cfg_t *c, bool grads)
             }
         }
         CHECK_MSG(err == 0, "backward data %s: %s wrong", desc, what);
+        /* xDesc has a padding fill (0): dx padding gets it. */
+        int dx_pad = 0;
+        for (int t = 0; t < T && c->layout != CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED; t++)
+            for (int b = 0; b < B; b++) {
+                if (t < c->lens[b])
+                    continue;
+                int64_t pr = c->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED ? (int64_t)t * B + b
+                                                                                 : (int64_t)b * T + t;
+                for (int k = 0; k < c->in; k++)
+                    dx_pad += udx[pr * c->in + k] != 0.0f;
+            }
+        CHECK_MSG(dx_pad == 0, "backward data %s: %d dx padding values are not the fill 0", desc, dx_pad);
         for (int add = 0; add < 2; add++) {
             if (add)
                 for (size_t i = 0; i < s.wbytes / 4; i++)
@@ -511,6 +523,36 @@ test_threads(void)
     free_setup(&s);
 }
 
+/* yDesc with a padding fill: the padding rows of y get it (both unpacked
+ * layouts). */
+static void
+test_padding_fill(void)
+{
+    for (int li = 0; li < 2; li++) {
+        cfg_t c = base_cfg(CUDNN_GRU);
+        c.layout = li ? CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED : CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED;
+        setup_t s;
+        make_setup(&s, &c);
+        float fill = 7.0f;
+        CHECK_OK(cudnnSetRNNDataDescriptor(s.yd, CUDNN_DATA_FLOAT, c.layout, c.T, c.B, c.H, c.lens, &fill));
+        size_t nx = (size_t)c.T * c.B * c.in, ny = (size_t)c.T * c.B * c.H;
+        float *x = calloc(nx, 4), *y = malloc(ny * 4), *ws = malloc(s.wsinf);
+        fdnn_poison_f32(y, ny);
+        CHECK_OK(cudnnRNNForward(handle, s.rnn, CUDNN_FWD_MODE_INFERENCE, c.lens, s.xd, x, s.yd, y, s.hd, NULL, NULL,
+                                 s.cd, NULL, NULL, s.wbytes, s.w, s.wsinf, ws, 0, NULL));
+        int bad = 0;
+        for (int t = 0; t < c.T; t++)
+            for (int b = 0; b < c.B; b++) {
+                int64_t row = li ? (int64_t)b * c.T + t : (int64_t)t * c.B + b;
+                for (int k = 0; k < c.H; k++)
+                    bad += t < c.lens[b] ? !isfinite(y[row * c.H + k]) : y[row * c.H + k] != fill;
+            }
+        CHECK_MSG(bad == 0, "padding fill, layout %d: %d wrong values", c.layout, bad);
+        free(x), free(y), free(ws);
+        free_setup(&s);
+    }
+}
+
 static void
 test_bad_inputs(void)
 {
@@ -577,6 +619,7 @@ test_bad_inputs(void)
                  CUDNN_STATUS_BAD_PARAM);
     /* Backward: undersized reserve, NULL dx, bad wgrad mode. */
     float *dx = malloc(nx * 4);
+    fdnn_poison_f32(dx, nx);
     CHECK_STATUS(cudnnRNNBackwardData_v8(handle, s.rnn, c.lens, s.yd, y, y, s.xd, NULL, s.hd, NULL, NULL, NULL, s.cd,
                                          NULL, NULL, NULL, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs),
                  CUDNN_STATUS_BAD_PARAM);
@@ -589,6 +632,10 @@ test_bad_inputs(void)
     CHECK_STATUS(cudnnRNNBackwardWeights_v8(handle, s.rnn, CUDNN_WGRAD_MODE_ADD, c.lens, s.xd, x, s.hd, NULL, s.yd,
                                             y, s.wbytes, s.w, s.wsbytes - 8, ws, s.rsbytes, rs),
                  CUDNN_STATUS_BAD_PARAM);
+    untouched = true;
+    for (int64_t i = 0; i < nx; i++)
+        untouched &= isnan(dx[i]) != 0;
+    CHECK_MSG(untouched, "a failing cudnnRNNBackwardData_v8 wrote dx");
     /* HALF and projection: not supported. */
     cudnnRNNDescriptor_t r2;
     size_t sz;
@@ -630,6 +677,7 @@ main(void)
         test_threads();
     }
     test_bad_inputs();
+    test_padding_fill();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_rnn_ops");
 }

@@ -9,17 +9,12 @@
 #include <stdint.h>
 
 #include "api_impl.h"
+#include "api/ops_infer/activation_common.h"
 #include "core/activation.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "cpu/activation/activation.h"
-
-/* Shared with activation_bwd.c through this header-less prototype. */
-cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
-double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
-cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
-cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 
 cudnnStatus_t
 fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what)

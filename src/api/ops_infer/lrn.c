@@ -11,18 +11,12 @@
  * pointers (scratch the caller provides; this implementation does not need
  * them); means may be NULL (zeros). */
 #include "api_impl.h"
+#include "api/ops_infer/activation_common.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/lrn.h"
 #include "core/tensor.h"
 #include "cpu/lrn/lrn.h"
-
-cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
-double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
-cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
-cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
-cudnnStatus_t fdnn_lrn_check_pair(const fdnn_tensor_t *a, const char *an, const void *ap, const fdnn_tensor_t *b,
-                                  const char *bn, const void *bp);
 
 static bool
 same_strides(const fdnn_tensor_t *a, const fdnn_tensor_t *b)

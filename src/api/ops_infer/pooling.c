@@ -11,18 +11,12 @@
  * lie entirely in the padding (pad >= window) is NOT_SUPPORTED: cuDNN does
  * not define its value. */
 #include "api_impl.h"
+#include "api/ops_infer/activation_common.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/pooling.h"
 #include "core/tensor.h"
 #include "cpu/pooling/pooling.h"
-
-cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
-double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
-cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
-cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
-cudnnStatus_t fdnn_pooling_check_shapes(const fdnn_pooling_t *pool, const fdnn_tensor_t *xt, const char *xname,
-                                        const fdnn_tensor_t *yt, const char *yname);
 
 cudnnStatus_t
 fdnn_pooling_check_shapes(const fdnn_pooling_t *pool, const fdnn_tensor_t *xt, const char *xname,

@@ -7,16 +7,12 @@
  * (NOT_SUPPORTED); in place (dy == dx) needs identical strides (BAD_PARAM).
  * IDENTITY is rejected as in the forward function. */
 #include "api_impl.h"
+#include "api/ops_infer/activation_common.h"
 #include "core/activation.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "cpu/activation/activation.h"
-
-cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
-double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
-cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
-cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 
 static bool
 same_strides(const fdnn_tensor_t *a, const fdnn_tensor_t *b)

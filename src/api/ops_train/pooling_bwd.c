@@ -4,17 +4,12 @@
  * (BAD_PARAM).  y is validated but not read: the argmax of MAX pooling is
  * recomputed from x (src/cpu/pooling/pooling.h). */
 #include "api_impl.h"
+#include "api/ops_infer/activation_common.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/pooling.h"
 #include "core/tensor.h"
 #include "cpu/pooling/pooling.h"
-
-double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
-cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
-cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
-cudnnStatus_t fdnn_pooling_check_shapes(const fdnn_pooling_t *pool, const fdnn_tensor_t *xt, const char *xname,
-                                        const fdnn_tensor_t *yt, const char *yname);
 
 cudnnStatus_t
 fdnn_api_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha,

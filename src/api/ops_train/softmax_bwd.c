@@ -5,16 +5,11 @@
  * different dims or data types; y and dy with different strides.  In place
  * (dy == dx) needs identical strides. */
 #include "api_impl.h"
+#include "api/ops_infer/activation_common.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "cpu/softmax/softmax.h"
-
-cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
-double fdnn_read_scale(const void *p, cudnnDataType_t dtype);
-cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
-cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
-cudnnStatus_t fdnn_softmax_check_enums(cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode);
 
 static bool
 same_strides(const fdnn_tensor_t *a, const fdnn_tensor_t *b)

@@ -73,7 +73,9 @@ fdnn_guarded_free(void *p)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     /* Walk back page by page to the first data page: its predecessor is the
      * guard.  The header stored there names the mapping. */
-    uintptr_t q = (uintptr_t)p & ~(uintptr_t)(page - 1);
+    /* p - 1, not p: a zero-byte buffer ends exactly at the trailing guard
+     * page, and the header always sits before the first byte. */
+    uintptr_t q = ((uintptr_t)p - 1) & ~(uintptr_t)(page - 1);
     for (;;) {
         guard_header_t *h = (guard_header_t *)q;
         if ((uintptr_t)h->base + page == q) {

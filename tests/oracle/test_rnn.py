@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """cudnnRNNForward, cudnnRNNBackwardData_v8 and cudnnRNNBackwardWeights_v8
-against torch.nn.LSTM / GRU / RNN (float64, autograd).  PyTorch's weights are
+(FLOAT, and DOUBLE to 1e-10) against torch.nn.LSTM / GRU / RNN (float64,
+autograd).  PyTorch's weights are
 copied into the weight space through cudnnGetRNNWeightParams (gate order
 LSTM i,f,g,o and GRU r,z,n in both libraries; bias_ih is the input bias,
 bias_hh the recurrent one), and the weight gradients are read back through
@@ -52,7 +53,7 @@ def weight_views(handle, rnn, layers, dirs, cell, wbuf):
     matrix and bias, from cudnnGetRNNWeightParams."""
     g = GATES[cell]
     out = []
-    md, bd = fdnn.TensorDesc(np.zeros((1, 1, 1, 1), np.float32)), fdnn.TensorDesc(np.zeros((1, 1, 1, 1), np.float32))
+    md, bd = fdnn.TensorDesc(np.zeros((1, 1, 1, 1), wbuf.dtype)), fdnn.TensorDesc(np.zeros((1, 1, 1, 1), wbuf.dtype))
     base = wbuf.ctypes.data
     for layer in range(layers):
         for d in range(dirs):
@@ -65,26 +66,26 @@ def weight_views(handle, rnn, layers, dirs, cell, wbuf):
                 gate = lin % g
                 for name, addr, is_bias in ((f"weight_{kind}{suffix}", ma.value, False),
                                             (f"bias_{kind}{suffix}", ba.value, True)):
-                    out.append((name, gate, is_bias, (addr - base) // 4))
+                    out.append((name, gate, is_bias, (addr - base) // wbuf.itemsize))
     return out
 
 
-def data_desc(layout, T, B, V, lens):
+def data_desc(layout, T, B, V, lens, dt=0):
     d = vp()
     fdnn.check(create_data(ctypes.byref(d)))
-    fdnn.check(set_data(d, 0, layout, T, B, V, fdnn.int_array(lens), None), "cudnnSetRNNDataDescriptor")
+    fdnn.check(set_data(d, dt, layout, T, B, V, fdnn.int_array(lens), None), "cudnnSetRNNDataDescriptor")
     return d
 
 
-def to_user(arr_tbv, layout, lens):
-    """[T][B][V] time-major padded to the user layout (numpy float32)."""
+def to_user(arr_tbv, layout, lens, dtype=np.float32):
+    """[T][B][V] time-major padded to the user layout."""
     T, B, V = arr_tbv.shape
     if layout == SEQ_UNPACKED:
-        return np.ascontiguousarray(arr_tbv, np.float32)
+        return np.ascontiguousarray(arr_tbv, dtype)
     if layout == BATCH_UNPACKED:
-        return np.ascontiguousarray(arr_tbv.transpose(1, 0, 2), np.float32)
+        return np.ascontiguousarray(arr_tbv.transpose(1, 0, 2), dtype)
     rows = [arr_tbv[t, b] for t in range(T) for b in range(B) if t < lens[b]]
-    return np.ascontiguousarray(np.stack(rows), np.float32)
+    return np.ascontiguousarray(np.stack(rows), dtype)
 
 
 def from_user(user, layout, lens, T, B):
@@ -106,19 +107,21 @@ def from_user(user, layout, lens, T, B):
     return out, valid
 
 
-def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag):
+def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag, dtype=np.float32):
     B, dirs, g = len(lens), 2 if bidir else 1, GATES[cell]
+    dt = 1 if dtype == np.float64 else 0
+    tol_f, tol_b = (1e-11, 1e-10) if dt else (2e-5, 1e-4)
     torch.manual_seed(int(rng.integers(1 << 30)))
     mod = torch_module(cell, inp, hidden, layers, bidir)
     rnn = vp()
     fdnn.check(create_rnn(ctypes.byref(rnn)))
-    fdnn.check(set_rnn(rnn, 0, cell, 2, 1 if bidir else 0, 0, 0, 0, 0, inp, hidden, hidden, layers, None, PADDED_IO),
+    fdnn.check(set_rnn(rnn, 0, cell, 2, 1 if bidir else 0, 0, dt, dt, 0, inp, hidden, hidden, layers, None, PADDED_IO),
                "cudnnSetRNNDescriptor_v8")
     wbytes, wsb, rsb = sz(), sz(), sz()
     fdnn.check(wsize(handle.ptr, rnn, ctypes.byref(wbytes)))
-    xd, yd = data_desc(layout, T, B, inp, lens), data_desc(layout, T, B, dirs * hidden, lens)
+    xd, yd = data_desc(layout, T, B, inp, lens, dt), data_desc(layout, T, B, dirs * hidden, lens, dt)
     fdnn.check(tsizes(handle.ptr, rnn, 1, xd, ctypes.byref(wsb), ctypes.byref(rsb)))
-    w = np.full(wbytes.value // 4, np.nan, np.float32)
+    w = np.full(wbytes.value // np.dtype(dtype).itemsize, np.nan, dtype)
     views = weight_views(handle, rnn, layers, dirs, cell, w)
     params = dict(mod.named_parameters())
     for name, gate, is_bias, off in views:
@@ -126,15 +129,15 @@ def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag
         blk = p[gate * hidden:(gate + 1) * hidden]
         w[off:off + blk.size] = blk.reshape(-1)
     res.check(not np.isnan(w).any(), f"{tag}: weight space fully covered by the torch parameters")
-    for p in params.values():  # torch computes with float32-rounded weights too
-        p.data = torch.tensor(p.detach().numpy().astype(np.float32).astype(np.float64))
+    for p in params.values():  # torch computes with the weights rounded to the tested type
+        p.data = torch.tensor(p.detach().numpy().astype(dtype).astype(np.float64))
 
-    x = rng.uniform(-1, 1, (T, B, inp)).astype(np.float32).astype(np.float64)
-    hx = rng.uniform(-1, 1, (layers * dirs, B, hidden)).astype(np.float32).astype(np.float64)
-    cx = rng.uniform(-1, 1, (layers * dirs, B, hidden)).astype(np.float32).astype(np.float64)
-    dy = rng.uniform(-1, 1, (T, B, dirs * hidden)).astype(np.float32).astype(np.float64)
-    dhy = rng.uniform(-1, 1, hx.shape).astype(np.float32).astype(np.float64)
-    dcy = rng.uniform(-1, 1, hx.shape).astype(np.float32).astype(np.float64)
+    x = rng.uniform(-1, 1, (T, B, inp)).astype(dtype).astype(np.float64)
+    hx = rng.uniform(-1, 1, (layers * dirs, B, hidden)).astype(dtype).astype(np.float64)
+    cx = rng.uniform(-1, 1, (layers * dirs, B, hidden)).astype(dtype).astype(np.float64)
+    dy = rng.uniform(-1, 1, (T, B, dirs * hidden)).astype(dtype).astype(np.float64)
+    dhy = rng.uniform(-1, 1, hx.shape).astype(dtype).astype(np.float64)
+    dcy = rng.uniform(-1, 1, hx.shape).astype(dtype).astype(np.float64)
     xt = torch.tensor(x, requires_grad=True)
     ht = torch.tensor(hx, requires_grad=True)
     ct = torch.tensor(cx, requires_grad=True)
@@ -148,39 +151,39 @@ def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag
         loss = loss + (cyt * torch.tensor(dcy)).sum()
     loss.backward()
 
-    f32 = lambda a: np.ascontiguousarray(a, np.float32)  # noqa: E731
-    ux, udy = to_user(x, layout, lens), to_user(dy, layout, lens)
+    f32 = lambda a: np.ascontiguousarray(a, dtype)  # noqa: E731
+    ux, udy = to_user(x, layout, lens, dtype), to_user(dy, layout, lens, dtype)
     uy = np.full((ux.shape[0], ux.shape[1], dirs * hidden) if ux.ndim == 3 else (ux.shape[0], dirs * hidden), np.nan,
-                 np.float32)
-    hy, cy = fdnn.poisoned(hx.shape), fdnn.poisoned(hx.shape)
+                 dtype)
+    hy, cy = fdnn.poisoned(hx.shape, dtype), fdnn.poisoned(hx.shape, dtype)
     ws = np.empty(max(wsb.value // 4, 1), np.float32)
     rs = np.empty(max(rsb.value // 4, 1), np.float32)
     fhx, fcx, fdhy, fdcy = f32(hx), f32(cx), f32(dhy), f32(dcy)
     lens_c = fdnn.int_array(lens)
     P = fdnn.ptr
-    fdnn.check(forward(handle.ptr, rnn, 1, lens_c, xd, P(ux), yd, P(uy), hdesc3(hx.shape), P(fhx), P(hy),
-                       hdesc3(hx.shape), P(fcx), P(cy), w.nbytes, P(w), ws.nbytes, P(ws), rs.nbytes, P(rs)),
+    fdnn.check(forward(handle.ptr, rnn, 1, lens_c, xd, P(ux), yd, P(uy), hdesc3(hx.shape, dt), P(fhx), P(hy),
+                       hdesc3(hx.shape, dt), P(fcx), P(cy), w.nbytes, P(w), ws.nbytes, P(ws), rs.nbytes, P(rs)),
                "cudnnRNNForward")
     ygot, valid = from_user(uy, layout, lens, T, B)
     ywant = yt.detach().numpy()
-    res.close(2e-5, ygot[valid], ywant[valid], f"{tag}: y")
-    res.close(2e-5, hy.astype(np.float64), hyt.detach().numpy(), f"{tag}: hy")
+    res.close(tol_f, ygot[valid], ywant[valid], f"{tag}: y")
+    res.close(tol_f, hy.astype(np.float64), hyt.detach().numpy(), f"{tag}: hy")
     if cell == LSTM:
-        res.close(2e-5, cy.astype(np.float64), cyt.detach().numpy(), f"{tag}: cy")
+        res.close(tol_f, cy.astype(np.float64), cyt.detach().numpy(), f"{tag}: cy")
 
-    udx = np.full(ux.shape, np.nan, np.float32)
-    dhx, dcx = fdnn.poisoned(hx.shape), fdnn.poisoned(hx.shape)
-    fdnn.check(bwd_data(handle.ptr, rnn, lens_c, yd, P(uy), P(udy), xd, P(udx), hdesc3(hx.shape), P(fhx), P(fdhy),
-                        P(dhx), hdesc3(hx.shape), P(fcx), P(fdcy), P(dcx), w.nbytes, P(w), ws.nbytes, P(ws),
+    udx = np.full(ux.shape, np.nan, dtype)
+    dhx, dcx = fdnn.poisoned(hx.shape, dtype), fdnn.poisoned(hx.shape, dtype)
+    fdnn.check(bwd_data(handle.ptr, rnn, lens_c, yd, P(uy), P(udy), xd, P(udx), hdesc3(hx.shape, dt), P(fhx), P(fdhy),
+                        P(dhx), hdesc3(hx.shape, dt), P(fcx), P(fdcy), P(dcx), w.nbytes, P(w), ws.nbytes, P(ws),
                         rs.nbytes, P(rs)), "cudnnRNNBackwardData_v8")
     dxgot, _ = from_user(udx, layout, lens, T, B)
-    res.close(1e-4, dxgot[valid], xt.grad.numpy()[valid], f"{tag}: dx")
-    res.close(1e-4, dhx.astype(np.float64), ht.grad.numpy(), f"{tag}: dhx")
+    res.close(tol_b, dxgot[valid], xt.grad.numpy()[valid], f"{tag}: dx")
+    res.close(tol_b, dhx.astype(np.float64), ht.grad.numpy(), f"{tag}: dhx")
     if cell == LSTM:
-        res.close(1e-4, dcx.astype(np.float64), ct.grad.numpy(), f"{tag}: dcx")
+        res.close(tol_b, dcx.astype(np.float64), ct.grad.numpy(), f"{tag}: dcx")
 
-    dw = np.full(w.shape, np.nan, np.float32)
-    fdnn.check(bwd_w(handle.ptr, rnn, 1, lens_c, xd, P(ux), hdesc3(hx.shape), P(fhx), yd, P(uy), w.nbytes, P(dw),
+    dw = np.full(w.shape, np.nan, dtype)
+    fdnn.check(bwd_w(handle.ptr, rnn, 1, lens_c, xd, P(ux), hdesc3(hx.shape, dt), P(fhx), yd, P(uy), w.nbytes, P(dw),
                      ws.nbytes, P(ws), rs.nbytes, P(rs)), "cudnnRNNBackwardWeights_v8")
     worst = 0.0
     for name, gate, is_bias, off in views:
@@ -188,18 +191,18 @@ def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag
         got = dw[off:off + gr.size].astype(np.float64)
         err = np.max(np.abs(got - gr) / (1 + np.abs(gr)))
         worst = max(worst, err if np.isfinite(err) else np.inf)
-    res.check(worst <= 1e-4, f"{tag}: weight gradients, max rel error {worst:.3g}")
+    res.check(worst <= tol_b, f"{tag}: weight gradients, max rel error {worst:.3g}")
     destroy_data(xd), destroy_data(yd), destroy_rnn(rnn)
 
 
 _keep = []
 
 
-def hdesc3(shape):
+def hdesc3(shape, dt=0):
     d = vp()
     fdnn.check(fdnn._create_tensor(ctypes.byref(d)))
     dims = list(shape)
-    fdnn.check(fdnn._set_nd(d, 0, 3, fdnn.int_array(dims), fdnn.int_array([dims[1] * dims[2], dims[2], 1])))
+    fdnn.check(fdnn._set_nd(d, dt, 3, fdnn.int_array(dims), fdnn.int_array([dims[1] * dims[2], dims[2], 1])))
     _keep.append(d)
     return d
 
@@ -213,6 +216,9 @@ def main():
             run(res, h, rng, cell, 2, True, SEQ_UNPACKED, [5, 5, 5], 5, 4, 3, f"cell {cell} t{threads} bidir 2L")
             run(res, h, rng, cell, 1, False, BATCH_UNPACKED, [2, 6, 1, 4], 6, 7, 5, f"cell {cell} t{threads} varlen")
             run(res, h, rng, cell, 2, True, SEQ_PACKED, [4, 4, 2, 1], 4, 3, 4, f"cell {cell} t{threads} packed")
+            if threads == 2:
+                run(res, h, rng, cell, 2, True, BATCH_UNPACKED, [3, 5, 1], 5, 4, 3, f"cell {cell} double",
+                    np.float64)
     for d in _keep:
         fdnn._destroy_tensor(d)
     res.finish()

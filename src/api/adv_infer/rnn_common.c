@@ -15,16 +15,18 @@ fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_prob
 {
     RETURN_IF_ERROR(fdnn_rnn_desc_check(rnnDesc, "rnnDesc"));
     const struct cudnnRNNStruct *d = rnnDesc;
-    if (d->data_type != CUDNN_DATA_FLOAT)
-        return FDNN_NOT_SUPPORTED("RNN data type %s: only FLOAT is implemented on the CPU",
+    if (d->data_type != CUDNN_DATA_FLOAT && d->data_type != CUDNN_DATA_DOUBLE)
+        return FDNN_NOT_SUPPORTED("RNN data type %s: only FLOAT and DOUBLE are implemented on the CPU",
                                   fdnn_dtype_name(d->data_type));
-    if (d->math_prec != CUDNN_DATA_FLOAT)
-        return FDNN_NOT_SUPPORTED("RNN math precision %s: only FLOAT is implemented",
-                                  fdnn_dtype_name(d->math_prec));
+    if (d->math_prec != d->data_type)
+        return FDNN_NOT_SUPPORTED("RNN math precision %s with data type %s: only FLOAT/FLOAT and DOUBLE/DOUBLE "
+                                  "are implemented",
+                                  fdnn_dtype_name(d->math_prec), fdnn_dtype_name(d->data_type));
     if (d->proj_size != d->hidden_size)
         return FDNN_NOT_SUPPORTED("recurrent projection (projSize %d < hiddenSize %d) is not implemented",
                                   d->proj_size, d->hidden_size);
     memset(p, 0, sizeof(*p));
+    p->dtype = d->data_type;
     p->cell = d->cell_mode;
     p->gates = d->cell_mode == CUDNN_LSTM ? 4 : d->cell_mode == CUDNN_GRU ? 3 : 1;
     p->dirs = d->dir_mode == CUDNN_BIDIRECTIONAL ? 2 : 1;
@@ -48,11 +50,12 @@ fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_prob
 }
 
 static cudnnStatus_t
-check_data(cudnnRNNDataDescriptor_t desc, const char *what)
+check_data(cudnnRNNDataDescriptor_t desc, const char *what, cudnnDataType_t dtype)
 {
     RETURN_IF_ERROR(fdnn_rnn_data_desc_check(desc, what));
-    if (desc->data_type != CUDNN_DATA_FLOAT)
-        return FDNN_BAD_PARAM("%s has data type %s, the RNN descriptor FLOAT", what, fdnn_dtype_name(desc->data_type));
+    if (desc->data_type != dtype)
+        return FDNN_BAD_PARAM("%s has data type %s, the RNN descriptor %s", what, fdnn_dtype_name(desc->data_type),
+                              fdnn_dtype_name(dtype));
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -60,12 +63,12 @@ cudnnStatus_t
 fdnn_rnn_problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc,
                      cudnnRNNDataDescriptor_t yDesc, fdnn_rnn_problem_t *p)
 {
-    RETURN_IF_ERROR(check_data(xDesc, "xDesc"));
+    RETURN_IF_ERROR(check_data(xDesc, "xDesc", p->dtype));
     if (xDesc->vector_size != p->input)
         return FDNN_BAD_PARAM("xDesc vectorSize is %d, the RNN input size is %lld", xDesc->vector_size,
                               (long long)p->input);
     if (yDesc != NULL) {
-        RETURN_IF_ERROR(check_data(yDesc, "yDesc"));
+        RETURN_IF_ERROR(check_data(yDesc, "yDesc", p->dtype));
         if (yDesc->vector_size != fdnn_rnn_out_size(rnnDesc))
             return FDNN_BAD_PARAM("yDesc vectorSize is %d, expected %d (projSize x directions)", yDesc->vector_size,
                                   fdnn_rnn_out_size(rnnDesc));
@@ -103,8 +106,9 @@ check_state(const fdnn_rnn_problem_t *p, cudnnTensorDescriptor_t desc, const cha
 {
     fdnn_tensor_t t;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, &t));
-    if (t.dtype != CUDNN_DATA_FLOAT)
-        return FDNN_BAD_PARAM("%s has data type %s, expected FLOAT", what, fdnn_dtype_name(t.dtype));
+    if (t.dtype != p->dtype)
+        return FDNN_BAD_PARAM("%s has data type %s, expected %s", what, fdnn_dtype_name(t.dtype),
+                              fdnn_dtype_name(p->dtype));
     int64_t want[3] = {(int64_t)p->layers * p->dirs, p->B, p->hidden};
     if (t.ndim != 3 || t.dims[0] != want[0] || t.dims[1] != want[1] || t.dims[2] != want[2])
         return FDNN_BAD_PARAM("%s must be 3-D [%lld, %lld, %lld] (layers x directions, batch, hidden)", what,
@@ -124,31 +128,31 @@ fdnn_rnn_check_states(const fdnn_rnn_problem_t *p, cudnnTensorDescriptor_t hDesc
 }
 
 void
-fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t desc, float *out)
+fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t desc, void *out)
 {
     if (!desc->has_padding_fill || p->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED)
         return;
-    float fill;
-    memcpy(&fill, desc->padding_fill, sizeof(fill));
+    size_t es = p->dtype == CUDNN_DATA_DOUBLE ? 8 : 4;
     int64_t v = desc->vector_size;
     for (int64_t b = 0; b < p->B; b++)
         for (int64_t t = p->lens[b]; t < p->T; t++) {
             int64_t row = p->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED ? t * p->B + b : b * p->T + t;
             for (int64_t k = 0; k < v; k++)
-                out[row * v + k] = fill;
+                memcpy((char *)out + (size_t)(row * v + k) * es, desc->padding_fill, es);
         }
 }
 
 /* One legacy per-step descriptor: FLOAT, 3 to 5 dims [n, v, 1...], packed. */
 static cudnnStatus_t
-legacy_step(cudnnTensorDescriptor_t desc, const char *what, int t, int64_t *n, int64_t *v)
+legacy_step(cudnnTensorDescriptor_t desc, const char *what, int t, cudnnDataType_t dtype, int64_t *n, int64_t *v)
 {
     fdnn_tensor_t d;
     if (desc == NULL)
         return FDNN_BAD_PARAM("%s[%d] is NULL", what, t);
     RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, &d));
-    if (d.dtype != CUDNN_DATA_FLOAT)
-        return FDNN_BAD_PARAM("%s[%d] has data type %s, the RNN computes in FLOAT", what, t, fdnn_dtype_name(d.dtype));
+    if (d.dtype != dtype)
+        return FDNN_BAD_PARAM("%s[%d] has data type %s, the RNN computes in %s", what, t, fdnn_dtype_name(d.dtype),
+                              fdnn_dtype_name(dtype));
     if (d.ndim < 3)
         return FDNN_BAD_PARAM("%s[%d] has %d dims, expected 3 ([batch, vector, 1])", what, t, d.ndim);
     for (int i = 2; i < d.ndim; i++)
@@ -172,7 +176,7 @@ fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnn
     if (xDesc == NULL)
         return FDNN_BAD_PARAM("xDesc is NULL");
     int64_t n0, v0;
-    RETURN_IF_ERROR(legacy_step(xDesc[0], "xDesc", 0, &n0, &v0));
+    RETURN_IF_ERROR(legacy_step(xDesc[0], "xDesc", 0, rnnDesc->data_type, &n0, &v0));
     if (rnnDesc->input_size > 0 && rnnDesc->input_size != v0)
         return FDNN_BAD_PARAM("xDesc[0] has vector size %lld, the RNN descriptor's input size is %d", (long long)v0,
                               rnnDesc->input_size);
@@ -180,7 +184,7 @@ fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnn
     int64_t prev = n0;
     for (int t = 0; t < seqLength; t++) {
         int64_t n, v;
-        RETURN_IF_ERROR(legacy_step(xDesc[t], "xDesc", t, &n, &v));
+        RETURN_IF_ERROR(legacy_step(xDesc[t], "xDesc", t, p->dtype, &n, &v));
         if (v != v0)
             return FDNN_BAD_PARAM("xDesc[%d] has vector size %lld, xDesc[0] %lld", t, (long long)v, (long long)v0);
         if (n > prev)
@@ -189,7 +193,7 @@ fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnn
         prev = n;
         if (yDesc != NULL) {
             int64_t yn, yv;
-            RETURN_IF_ERROR(legacy_step(yDesc[t], "yDesc", t, &yn, &yv));
+            RETURN_IF_ERROR(legacy_step(yDesc[t], "yDesc", t, p->dtype, &yn, &yv));
             if (yn != n || yv != fdnn_rnn_out_size(rnnDesc))
                 return FDNN_BAD_PARAM("yDesc[%d] is [%lld, %lld], expected [%lld, %d]", t, (long long)yn,
                                       (long long)yv, (long long)n, fdnn_rnn_out_size(rnnDesc));
@@ -219,9 +223,10 @@ fdnn_rnn_check_wdesc(const fdnn_rnn_problem_t *p, cudnnFilterDescriptor_t wDesc,
 {
     fdnn_tensor_t w;
     RETURN_IF_ERROR(fdnn_tensor_from_filter(wDesc, what, &w));
-    if (w.dtype != CUDNN_DATA_FLOAT)
-        return FDNN_BAD_PARAM("%s has data type %s, expected FLOAT", what, fdnn_dtype_name(w.dtype));
-    int64_t need = fdnn_rnn_weight_floats(p);
+    if (w.dtype != p->dtype)
+        return FDNN_BAD_PARAM("%s has data type %s, expected %s", what, fdnn_dtype_name(w.dtype),
+                              fdnn_dtype_name(p->dtype));
+    int64_t need = fdnn_rnn_weight_elems(p);
     if (fdnn_tensor_elements(&w) < need)
         return FDNN_BAD_PARAM("%s has %lld elements, the weights need %lld (cudnnGetRNNParamsSize)", what,
                               (long long)fdnn_tensor_elements(&w), (long long)need);

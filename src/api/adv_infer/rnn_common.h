@@ -7,7 +7,7 @@
 #include "core/rnn_desc.h"
 #include "cpu/rnn/rnn.h"
 
-/* From the RNN descriptor alone (no sequences): data type FLOAT only,
+/* From the RNN descriptor alone (no sequences): FLOAT or DOUBLE,
  * projection off, SKIP_INPUT needs input == hidden.  `input` overrides the
  * descriptor's input size when > 0 (legacy descriptors store 0). */
 cudnnStatus_t fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_problem_t *p);
@@ -25,18 +25,18 @@ cudnnStatus_t fdnn_rnn_check_states(const fdnn_rnn_problem_t *p, cudnnTensorDesc
 
 /* Writes the padding fill of an unpacked output (when the data descriptor
  * has one) into the padding positions of `out`. */
-void fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t desc, float *out);
+void fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t desc, void *out);
 
 /* The legacy (cuDNN 5-7) interface: one 3-D tensor descriptor per time step,
  * [batch_t, vector, 1] with non-increasing batch_t (a SEQ_MAJOR_PACKED
- * sequence set).  Fills p (the input size from xDesc[0] when the RNN
+ * sequence set) of the RNN's data type.  Fills p (the input size from xDesc[0] when the RNN
  * descriptor has none) and *lens (malloc'ed, B entries; free it).  yDesc may
  * be NULL. */
 cudnnStatus_t fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength,
                                       const cudnnTensorDescriptor_t *xDesc, const cudnnTensorDescriptor_t *yDesc,
                                       fdnn_rnn_problem_t *p, int **lens);
 
-/* wDesc of the legacy calls: a set FLOAT filter of at least the weight
+/* wDesc of the legacy calls: a set filter of the RNN's data type of at least the weight
  * space's elements. */
 cudnnStatus_t fdnn_rnn_check_wdesc(const fdnn_rnn_problem_t *p, cudnnFilterDescriptor_t wDesc, const char *what);
 

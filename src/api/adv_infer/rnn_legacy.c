@@ -24,9 +24,12 @@ fdnn_api_cudnnGetRNNParamsSize(cudnnHandle_t handle, const cudnnRNNDescriptor_t 
     RETURN_IF_ERROR(fdnn_rnn_problem_legacy(rnnDesc, 1, &xDesc, NULL, &p, &lens));
     free(lens);
     RETURN_IF_NULL(sizeInBytes);
-    if (dataType != CUDNN_DATA_FLOAT)
-        return FDNN_NOT_SUPPORTED("dataType %s: only FLOAT RNN weights are implemented", fdnn_dtype_name(dataType));
-    *sizeInBytes = (size_t)fdnn_rnn_weight_floats(&p) * sizeof(float);
+    if (dataType == CUDNN_DATA_HALF || dataType == CUDNN_DATA_BFLOAT16)
+        return FDNN_NOT_SUPPORTED("dataType %s: only FLOAT and DOUBLE RNNs are implemented", fdnn_dtype_name(dataType));
+    if (dataType != p.dtype)
+        return FDNN_BAD_PARAM("dataType %s differs from the RNN data type %s", fdnn_dtype_name(dataType),
+                              fdnn_dtype_name(p.dtype));
+    *sizeInBytes = fdnn_rnn_weight_bytes(&p);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -63,7 +66,7 @@ fdnn_api_cudnnGetRNNTrainingReserveSize(cudnnHandle_t handle, const cudnnRNNDesc
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Shared by the matrix and bias queries: offset in floats of the matrix (or
+/* Shared by the matrix and bias queries: offset in elements of the matrix (or
  * bias) of linLayerID, -1 when it does not exist; rows/cols of it. */
 static cudnnStatus_t
 lin_layer(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int pseudoLayer, cudnnTensorDescriptor_t xDesc,
@@ -98,7 +101,7 @@ lin_layer(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int pseudoLayer, c
                    : o.r + (int64_t)(linLayerID - g) * H * H;
     }
     /* [1, rows, cols] (all zero for a matrix or bias that does not exist). */
-    outDesc->dtype = CUDNN_DATA_FLOAT;
+    outDesc->dtype = p.dtype;
     outDesc->format = CUDNN_TENSOR_NCHW;
     outDesc->nb_dims = 3;
     for (int i = 0; i < CUDNN_DIM_MAX; i++)
@@ -106,7 +109,7 @@ lin_layer(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int pseudoLayer, c
     if (ofs >= 0)
         outDesc->dims[0] = 1, outDesc->dims[1] = H, outDesc->dims[2] = cols;
     outDesc->is_set = true;
-    *out = ofs >= 0 ? (void *)((const float *)w + ofs) : NULL;
+    *out = ofs >= 0 ? (void *)((const char *)w + (size_t)ofs * fdnn_dtype_size(p.dtype)) : NULL;
     return CUDNN_STATUS_SUCCESS;
 }
 

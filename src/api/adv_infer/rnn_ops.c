@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * The v8 RNN operations of adv_infer: cudnnGetRNNWeightSpaceSize,
  * cudnnGetRNNTempSpaceSizes, cudnnGetRNNWeightParams, cudnnRNNForward.
- * FP32 only (other types NOT_SUPPORTED); the recurrent projection is not
+ * FP32 and FP64 (HALF, BFLOAT16 NOT_SUPPORTED); the recurrent projection is not
  * implemented (NOT_SUPPORTED).  The weight-space layout is in
  * src/cpu/rnn/rnn.h; docs/rnn.md has the semantics. */
 #include <string.h>
@@ -20,7 +20,7 @@ fdnn_api_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t r
     fdnn_rnn_problem_t p;
     RETURN_IF_ERROR(fdnn_rnn_problem_init(rnnDesc, 0, &p));
     RETURN_IF_NULL(weightSpaceSize);
-    *weightSpaceSize = (size_t)fdnn_rnn_weight_floats(&p) * sizeof(float);
+    *weightSpaceSize = fdnn_rnn_weight_bytes(&p);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -46,11 +46,11 @@ fdnn_api_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rn
 }
 
 static cudnnStatus_t
-set_desc(cudnnTensorDescriptor_t desc, const char *what, int nb, int rows, int cols)
+set_desc(cudnnTensorDescriptor_t desc, const char *what, cudnnDataType_t dtype, int nb, int rows, int cols)
 {
     if (desc->magic != FDNN_TENSOR_MAGIC)
         return FDNN_BAD_PARAM("%s is not a tensor descriptor (destroyed or never created)", what);
-    desc->dtype = CUDNN_DATA_FLOAT;
+    desc->dtype = dtype;
     desc->format = CUDNN_TENSOR_NCHW;
     desc->vect = 1;
     desc->nb_dims = nb;
@@ -82,7 +82,7 @@ fdnn_api_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnD
     int max_id = p.cell == CUDNN_LSTM ? 8 : 2 * p.gates - 1;
     if (linLayerID < 0 || linLayerID > max_id)
         return FDNN_BAD_PARAM("linLayerID is %d, expected 0 to %d for this cell", linLayerID, max_id);
-    size_t need = (size_t)fdnn_rnn_weight_floats(&p) * sizeof(float);
+    size_t need = fdnn_rnn_weight_bytes(&p);
     if (weightSpaceSize < need)
         return FDNN_BAD_PARAM("weightSpaceSize is %zu, the weight space needs %zu bytes", weightSpaceSize, need);
     RETURN_IF_NULL(weightSpace);
@@ -106,14 +106,15 @@ fdnn_api_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnD
         cols = H;
         bofs = o.br >= 0 ? o.br + (int64_t)(linLayerID - g) * H : -1;
     }
-    const float *base = weightSpace;
+    const char *base = weightSpace;
+    size_t es = p.dtype == CUDNN_DATA_DOUBLE ? 8 : 4;
     if (mDesc) {
-        set_desc(mDesc, "mDesc", mofs >= 0 ? 3 : 0, H, cols);
-        *mAddr = mofs >= 0 ? (void *)(base + mofs) : NULL;
+        set_desc(mDesc, "mDesc", p.dtype, mofs >= 0 ? 3 : 0, H, cols);
+        *mAddr = mofs >= 0 ? (void *)(base + (size_t)mofs * es) : NULL;
     }
     if (bDesc) {
-        set_desc(bDesc, "bDesc", bofs >= 0 ? 3 : 0, H, 1);
-        *bAddr = bofs >= 0 ? (void *)(base + bofs) : NULL;
+        set_desc(bDesc, "bDesc", p.dtype, bofs >= 0 ? 3 : 0, H, 1);
+        *bAddr = bofs >= 0 ? (void *)(base + (size_t)bofs * es) : NULL;
     }
     return CUDNN_STATUS_SUCCESS;
 }
@@ -137,7 +138,7 @@ fdnn_api_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cud
     RETURN_IF_NULL(x);
     RETURN_IF_NULL(y);
     RETURN_IF_NULL(weightSpace);
-    size_t need_w = (size_t)fdnn_rnn_weight_floats(&p) * sizeof(float);
+    size_t need_w = fdnn_rnn_weight_bytes(&p);
     if (weightSpaceSize < need_w)
         return FDNN_BAD_PARAM("weightSpaceSize is %zu, needs %zu bytes", weightSpaceSize, need_w);
     size_t need_ws = fdnn_rnn_workspace_bytes(&p, training);

@@ -13,7 +13,7 @@ static cudnnStatus_t
 check_spaces(const fdnn_rnn_problem_t *p, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize,
              void *workSpace, size_t reserveSpaceSize, void *reserveSpace, const char *wname)
 {
-    size_t need_w = (size_t)fdnn_rnn_weight_floats(p) * sizeof(float);
+    size_t need_w = fdnn_rnn_weight_bytes(p);
     if (weightSpaceSize < need_w)
         return FDNN_BAD_PARAM("weightSpaceSize is %zu, needs %zu bytes", weightSpaceSize, need_w);
     if (weightSpace == NULL)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Recurrent networks on the CPU (FP32): the weight-space layout, the
+ * Recurrent networks on the CPU (FP32, FP64): the weight-space layout, the
  * workspace/reserve sizes and the three operations behind cudnnRNNForward,
  * cudnnRNNBackwardData_v8 and cudnnRNNBackwardWeights_v8.
  *
- * Weight space (floats), one block per pseudo-layer p = layer * dirs + dir:
+ * Weight space (elements), one block per pseudo-layer p = layer * dirs + dir:
  *   W  [gates*H][in_l]  input matrices of gates 0..g-1 (absent for layer 0
  *                       with SKIP_INPUT), each H rows of in_l
  *   R  [gates*H][H]     recurrent matrices of gates 0..g-1
@@ -33,6 +33,7 @@
 #include "cudnn.h"
 
 typedef struct fdnn_rnn_problem {
+    cudnnDataType_t dtype; /* FLOAT or DOUBLE: x, y, states, weights, spaces */
     cudnnRNNMode_t cell;
     int gates;       /* 1 (RELU/TANH), 4 (LSTM), 3 (GRU) */
     int dirs;        /* 1 or 2 */
@@ -56,7 +57,7 @@ typedef struct fdnn_rnn_ctx {
     cudnnHandle_t handle; /* GEMM packing scratch */
 } fdnn_rnn_ctx_t;
 
-/* Offsets in floats of one pseudo-layer's parts in the weight space; -1 for a
+/* Offsets in elements of one pseudo-layer's parts in the weight space; -1 for a
  * part that does not exist. */
 typedef struct fdnn_rnn_wofs {
     int64_t w, r, bw, br;
@@ -64,27 +65,28 @@ typedef struct fdnn_rnn_wofs {
 } fdnn_rnn_wofs_t;
 
 void fdnn_rnn_weight_offsets(const fdnn_rnn_problem_t *p, int pseudo, fdnn_rnn_wofs_t *o);
-int64_t fdnn_rnn_weight_floats(const fdnn_rnn_problem_t *p);
+int64_t fdnn_rnn_weight_elems(const fdnn_rnn_problem_t *p);
+size_t fdnn_rnn_weight_bytes(const fdnn_rnn_problem_t *p);
 
 /* Sizes in bytes (upper bounds of what the calls use; T and B needed). */
 size_t fdnn_rnn_workspace_bytes(const fdnn_rnn_problem_t *p, bool training);
 size_t fdnn_rnn_reserve_bytes(const fdnn_rnn_problem_t *p);
 
-/* hx, cx, hy, cy may be NULL; reserve is NULL for inference.  y padding is
- * not touched (the API layer fills it). */
-bool fdnn_rnn_forward(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const float *x, float *y,
-                      const float *hx, float *hy, const float *cx, float *cy, const float *w, float *ws,
-                      float *reserve);
+/* Buffers are of p->dtype.  hx, cx, hy, cy may be NULL; reserve is NULL for
+ * inference.  y padding is not touched (the API layer fills it).  Each
+ * returns false only when GEMM packing memory ran out. */
+bool fdnn_rnn_forward(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const void *x, void *y, const void *hx,
+                      void *hy, const void *cx, void *cy, const void *w, void *ws, void *reserve);
 
 /* Needs the reserve of a training forward with the same inputs; writes the
  * gate gradients into it for fdnn_rnn_backward_weights.  dhy, dcy, hx, cx may
  * be NULL (zero); dhx, dcx may be NULL (not written). */
-bool fdnn_rnn_backward_data(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const float *dy, float *dx,
-                            const float *hx, const float *dhy, float *dhx, const float *cx, const float *dcy,
-                            float *dcx, const float *w, float *ws, float *reserve);
+bool fdnn_rnn_backward_data(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const void *dy, void *dx,
+                            const void *hx, const void *dhy, void *dhx, const void *cx, const void *dcy, void *dcx,
+                            const void *w, void *ws, void *reserve);
 
 /* dw = (add ? dw : 0) + gradients, from the reserve after backward data. */
-bool fdnn_rnn_backward_weights(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, bool add, const float *x,
-                               const float *hx, float *dw, float *ws, const float *reserve);
+bool fdnn_rnn_backward_weights(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, bool add, const void *x,
+                               const void *hx, void *dw, void *ws, const void *reserve);
 
 #endif /* FDNN_CPU_RNN_H */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * FP32 RNN operations (rnn_t.inc). */
+#include <math.h>
+#include <string.h>
+
+#include "core/handle.h"
+#include "cpu/gemm/gemm.h"
+#include "cpu/rnn/rnn_internal.h"
+
+#define REAL float
+#define EXP expf
+#define TANH tanhf
+#define FN(name) fdnn_rnn_##name##_f32
+#define RNN_DOUBLE 0
+#include "cpu/rnn/rnn_t.inc"

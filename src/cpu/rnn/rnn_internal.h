@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Shared between rnn.c (layout, sizes, dispatch) and the typed code
+ * (rnn_t.inc via rnn_f32.c, rnn_f64.c). */
+#ifndef FDNN_CPU_RNN_INTERNAL_H
+#define FDNN_CPU_RNN_INTERNAL_H
+
+#include "cpu/rnn/rnn.h"
+
+#define TB(p) ((p)->T * (p)->B)
+
+static inline int64_t
+gh(const fdnn_rnn_problem_t *p)
+{
+    return p->gates * p->hidden;
+}
+
+static inline int64_t
+imax(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+static inline size_t
+fdnn_rnn_esize(const fdnn_rnn_problem_t *p)
+{
+    return p->dtype == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
+}
+
+/* Elements of the reserve space per layer. */
+int64_t fdnn_rnn_reserve_layer_elems(const fdnn_rnn_problem_t *p);
+
+/* Row of (t, b) in the user's buffer (in vectors), -1 for padding; int32
+ * entries in the first TB elements of the workspace. */
+int32_t *fdnn_rnn_make_umap(const fdnn_rnn_problem_t *p, void *ws);
+
+#define FDNN_RNN_TYPED(sfx, T)                                                                                        \
+    bool fdnn_rnn_forward_##sfx(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const T *x, T *y,          \
+                                const T *hx, T *hy, const T *cx, T *cy, const T *w, T *ws, T *reserve);             \
+    bool fdnn_rnn_backward_data_##sfx(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const T *dy, T *dx,  \
+                                      const T *hx, const T *dhy, T *dhx, const T *cx, const T *dcy, T *dcx,         \
+                                      const T *w, T *ws, T *reserve);                                               \
+    bool fdnn_rnn_backward_weights_##sfx(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, bool add,         \
+                                         const T *x, const T *hx, T *dw, T *ws, const T *reserve);
+FDNN_RNN_TYPED(f32, float)
+FDNN_RNN_TYPED(f64, double)
+#undef FDNN_RNN_TYPED
+
+#endif /* FDNN_CPU_RNN_INTERNAL_H */

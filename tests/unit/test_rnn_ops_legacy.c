@@ -4,7 +4,7 @@
  * ForwardTraining, BackwardData, BackwardWeights) against the v8 functions
  * (checked against the float64 reference in test_rnn_ops.c): same weight
  * layout (addresses from both queries agree) and bitwise equal results on a
- * SEQ_MAJOR_PACKED problem, for every cell, a descriptor made by
+ * SEQ_MAJOR_PACKED problem, FLOAT and DOUBLE, for every cell, a descriptor made by
  * cudnnSetRNNDescriptor_v6 (input size and type from xDesc) and one made by
  * the v8 setter; legacy backward weights accumulates; bad inputs. */
 #include <math.h>
@@ -21,27 +21,45 @@ static fdnn_rng_t rng;
 enum { T = 4, B = 3, IN = 5, H = 4, L = 2, D = 2 };
 static int lens[B] = {4, 3, 1};
 
-static float *
+/* The data type under test (FLOAT or DOUBLE) and its size. */
+static cudnnDataType_t dt = CUDNN_DATA_FLOAT;
+static size_t es = 4;
+
+static void *
 rnd(size_t n)
 {
-    float *a = fdnn_guarded_alloc(n * 4);
-    for (size_t i = 0; i < n; i++)
-        a[i] = (float)fdnn_rng_uniform(&rng, -0.5, 0.5);
+    void *a = fdnn_guarded_alloc(n * es);
+    for (size_t i = 0; i < n; i++) {
+        double v = fdnn_rng_uniform(&rng, -0.5, 0.5);
+        if (dt == CUDNN_DATA_DOUBLE)
+            ((double *)a)[i] = v;
+        else
+            ((float *)a)[i] = (float)v;
+    }
     return a;
 }
 
-static float *
+static void *
 nan_buf(size_t n)
 {
-    float *a = fdnn_guarded_alloc(n * 4);
-    fdnn_poison_f32(a, n);
+    void *a = fdnn_guarded_alloc(n * es);
+    if (dt == CUDNN_DATA_DOUBLE)
+        fdnn_poison_f64(a, n);
+    else
+        fdnn_poison_f32(a, n);
     return a;
+}
+
+static double
+at(const void *a, size_t i)
+{
+    return dt == CUDNN_DATA_DOUBLE ? ((const double *)a)[i] : ((const float *)a)[i];
 }
 
 static bool
-same(const float *a, const float *b, size_t n)
+same(const void *a, const void *b, size_t n)
 {
-    return memcmp(a, b, n * 4) == 0;
+    return memcmp(a, b, n * es) == 0;
 }
 
 static void
@@ -54,15 +72,15 @@ run(cudnnRNNMode_t cell, bool v6)
     CHECK_OK(cudnnCreateRNNDescriptor(&r8));
     CHECK_OK(cudnnCreateRNNDescriptor(&rl));
     CHECK_OK(cudnnSetRNNDescriptor_v8(r8, CUDNN_RNN_ALGO_STANDARD, cell, CUDNN_RNN_DOUBLE_BIAS, CUDNN_BIDIRECTIONAL,
-                                      CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, IN,
+                                      CUDNN_LINEAR_INPUT, dt, dt, CUDNN_DEFAULT_MATH, IN,
                                       H, H, L, NULL, 0));
     if (v6)
         CHECK_OK(cudnnSetRNNDescriptor_v6(handle, rl, H, L, drop, CUDNN_LINEAR_INPUT, CUDNN_BIDIRECTIONAL, cell,
-                                          CUDNN_RNN_ALGO_STANDARD, CUDNN_DATA_FLOAT));
+                                          CUDNN_RNN_ALGO_STANDARD, dt));
     else
         CHECK_OK(cudnnSetRNNDescriptor_v8(rl, CUDNN_RNN_ALGO_STANDARD, cell, CUDNN_RNN_DOUBLE_BIAS,
-                                          CUDNN_BIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
-                                          CUDNN_DEFAULT_MATH, IN, H, H, L, drop, 0));
+                                          CUDNN_BIDIRECTIONAL, CUDNN_LINEAR_INPUT, dt, dt, CUDNN_DEFAULT_MATH, IN, H, H,
+                                          L, drop, 0));
     /* Per-step descriptors and the packed equivalent. */
     cudnnTensorDescriptor_t xd[T], yd[T], hd;
     int rows = 0;
@@ -74,33 +92,33 @@ run(cudnnRNNMode_t cell, bool v6)
         int dx[3] = {n, IN, 1}, sx[3] = {IN, 1, 1}, dy[3] = {n, D * H, 1}, sy[3] = {D * H, 1, 1};
         CHECK_OK(cudnnCreateTensorDescriptor(&xd[t]));
         CHECK_OK(cudnnCreateTensorDescriptor(&yd[t]));
-        CHECK_OK(cudnnSetTensorNdDescriptor(xd[t], CUDNN_DATA_FLOAT, 3, dx, sx));
-        CHECK_OK(cudnnSetTensorNdDescriptor(yd[t], CUDNN_DATA_FLOAT, 3, dy, sy));
+        CHECK_OK(cudnnSetTensorNdDescriptor(xd[t], dt, 3, dx, sx));
+        CHECK_OK(cudnnSetTensorNdDescriptor(yd[t], dt, 3, dy, sy));
     }
     int dh[3] = {L * D, B, H}, sh[3] = {B * H, H, 1};
     CHECK_OK(cudnnCreateTensorDescriptor(&hd));
-    CHECK_OK(cudnnSetTensorNdDescriptor(hd, CUDNN_DATA_FLOAT, 3, dh, sh));
+    CHECK_OK(cudnnSetTensorNdDescriptor(hd, dt, 3, dh, sh));
     cudnnRNNDataDescriptor_t xdd, ydd;
     CHECK_OK(cudnnCreateRNNDataDescriptor(&xdd));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&ydd));
-    CHECK_OK(cudnnSetRNNDataDescriptor(xdd, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, T, B, IN, lens,
+    CHECK_OK(cudnnSetRNNDataDescriptor(xdd, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, T, B, IN, lens,
                                        NULL));
-    CHECK_OK(cudnnSetRNNDataDescriptor(ydd, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, T, B, D * H,
+    CHECK_OK(cudnnSetRNNDataDescriptor(ydd, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, T, B, D * H,
                                        lens, NULL));
     size_t wb8, wbl, ws8, rs8, wsl, rsl;
     CHECK_OK(cudnnGetRNNWeightSpaceSize(handle, r8, &wb8));
-    CHECK_OK(cudnnGetRNNParamsSize(handle, rl, xd[0], &wbl, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnGetRNNParamsSize(handle, rl, xd[0], &wbl, dt));
     CHECK(wb8 == wbl);
     CHECK_OK(cudnnGetRNNTempSpaceSizes(handle, r8, CUDNN_FWD_MODE_TRAINING, xdd, &ws8, &rs8));
     CHECK_OK(cudnnGetRNNWorkspaceSize(handle, rl, T, xd, &wsl));
     CHECK_OK(cudnnGetRNNTrainingReserveSize(handle, rl, T, xd, &rsl));
     CHECK(wsl >= ws8 && rsl == rs8);
     cudnnFilterDescriptor_t wd, md;
-    int wdims[3] = {(int)(wb8 / 4), 1, 1};
+    int wdims[3] = {(int)(wb8 / es), 1, 1};
     CHECK_OK(cudnnCreateFilterDescriptor(&wd));
     CHECK_OK(cudnnCreateFilterDescriptor(&md));
-    CHECK_OK(cudnnSetFilterNdDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 3, wdims));
-    float *w = rnd(wb8 / 4);
+    CHECK_OK(cudnnSetFilterNdDescriptor(wd, dt, CUDNN_TENSOR_NCHW, 3, wdims));
+    void *w = rnd(wb8 / es);
     /* Same addresses from both weight queries. */
     int g = cell == CUDNN_LSTM ? 4 : cell == CUDNN_GRU ? 3 : 1;
     for (int p = 0; p < L * D; p++)
@@ -124,10 +142,10 @@ run(cudnnRNNMode_t cell, bool v6)
             cudnnDestroyTensorDescriptor(t2);
         }
     size_t nh = (size_t)L * D * B * H, nx = (size_t)rows * IN, ny = (size_t)rows * D * H;
-    float *x = rnd(nx), *hx = rnd(nh), *cx = rnd(nh), *dy = rnd(ny), *dhy = rnd(nh), *dcy = rnd(nh);
-    float *ws = fdnn_guarded_alloc(wsl), *rs8b = fdnn_guarded_alloc(rs8), *rslb = fdnn_guarded_alloc(rsl);
-    float *o8[8], *ol[8];
-    size_t sizes[8] = {ny, nh, nh, nx, nh, nh, wb8 / 4, ny};
+    void *x = rnd(nx), *hx = rnd(nh), *cx = rnd(nh), *dy = rnd(ny), *dhy = rnd(nh), *dcy = rnd(nh);
+    void *ws = fdnn_guarded_alloc(wsl), *rs8b = fdnn_guarded_alloc(rs8), *rslb = fdnn_guarded_alloc(rsl);
+    void *o8[8], *ol[8];
+    size_t sizes[8] = {ny, nh, nh, nx, nh, nh, wb8 / es, ny};
     for (int i = 0; i < 8; i++)
         o8[i] = nan_buf(sizes[i]), ol[i] = nan_buf(sizes[i]);
     /* v8: y hy cy (training), dx dhx dcx, dw (ADD onto zeros), y (inference) */
@@ -152,13 +170,14 @@ run(cudnnRNNMode_t cell, bool v6)
     for (int i = 0; i < 8; i++) {
         if ((i == 2 || i == 5) && cell != CUDNN_LSTM)
             continue;
-        CHECK_MSG(same(o8[i], ol[i], sizes[i]), "cell %d v6 %d: legacy %s differs from v8", cell, v6, names[i]);
+        CHECK_MSG(same(o8[i], ol[i], sizes[i]), "cell %d v6 %d %s: legacy %s differs from v8", cell, v6,
+                  dt == CUDNN_DATA_DOUBLE ? "DOUBLE" : "FLOAT", names[i]);
     }
     /* Legacy backward weights accumulates: a second call doubles dw. */
     CHECK_OK(cudnnRNNBackwardWeights(handle, rl, T, xd, x, hd, hx, yd, ol[0], ws, wsl, wd, ol[6], rslb, rsl));
     bool doubled = true;
-    for (size_t i = 0; i < wb8 / 4; i++)
-        doubled &= ol[6][i] == 2 * o8[6][i];
+    for (size_t i = 0; i < wb8 / es; i++)
+        doubled &= at(ol[6], i) == 2 * at(o8[6], i);
     CHECK_MSG(doubled, "cell %d: cudnnRNNBackwardWeights does not accumulate", cell);
     /* Bad inputs. */
     CHECK_STATUS(cudnnRNNForwardTraining(handle, rl, T, xd, x, hd, hx, hd, cx, wd, w, yd, ol[0], hd, ol[1], hd, ol[2],
@@ -174,7 +193,8 @@ run(cudnnRNNMode_t cell, bool v6)
     CHECK_STATUS(cudnnGetRNNWorkspaceSize(handle, rl, T, rev, &wsl), CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnRNNBackwardWeights(handle, rl, T, xd, x, hd, hx, yd, ol[0], ws, wsl, wd, NULL, rslb, rsl),
                  CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(cudnnGetRNNLinLayerMatrixParams(handle, rl, L * D, xd[0], wd, w, 0, md, (void **)&x),
+    void *ptr_out;
+    CHECK_STATUS(cudnnGetRNNLinLayerMatrixParams(handle, rl, L * D, xd[0], wd, w, 0, md, &ptr_out),
                  CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnGetRNNParamsSize(handle, rl, xd[0], &wbl, CUDNN_DATA_HALF), CUDNN_STATUS_NOT_SUPPORTED);
     for (int i = 0; i < 8; i++)
@@ -198,9 +218,13 @@ main(void)
     fdnn_rng_seed(&rng, 77);
     for (int t = 1; t <= 2; t++) {
         CHECK_OK(freednnSetNumThreads(handle, t));
-        for (int c = 0; c < 4; c++) {
-            run((cudnnRNNMode_t)c, true);
-            run((cudnnRNNMode_t)c, false);
+        for (int d = 0; d < 2; d++) {
+            dt = d ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+            es = d ? 8 : 4;
+            for (int c = 0; c < 4; c++) {
+                run((cudnnRNNMode_t)c, true);
+                run((cudnnRNNMode_t)c, false);
+            }
         }
     }
     cudnnDestroy(handle);

@@ -353,6 +353,12 @@ test_bad_inputs(void)
     CHECK_STATUS(cudnnMultiHeadAttnForward(handle, dd, -1, r.lo, r.hi, r.q_len, r.k_len, r.qd, r.q, NULL, r.kd, r.k,
                                            r.vd, r.v, r.od, r.out, r.wbytes, r.w, r.wsbytes, r.ws, 0, NULL),
                  NS);
+    /* sizes whose products overflow 64 bits */
+    CHECK_OK(cudnnSetAttnDescriptor(dd, 0, 1 << 20, 1.0, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH,
+                                    NULL, NULL, 1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30,
+                                    1 << 30, 1 << 30, 1 << 30, 1));
+    CHECK_STATUS(cudnnGetMultiHeadAttnBuffers(handle, dd, &a, &b, NULL), NS);
+    CHECK_STATUS(cudnnGetMultiHeadAttnWeights(handle, dd, CUDNN_MH_ATTN_Q_WEIGHTS, SIZE_MAX, r.w, NULL, &addr), NS);
     cudnnDestroyAttnDescriptor(dd);
 #undef FWD
     teardown(&r);

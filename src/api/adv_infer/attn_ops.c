@@ -56,6 +56,25 @@ shape_of(const struct cudnnAttnStruct *d, attn_shape_t *s)
     }
 }
 
+/* Sizes whose element counts do not fit comfortably in 64 bits (the
+ * descriptor's fields are each up to INT_MAX) are NOT_SUPPORTED; estimated
+ * in double so the estimate itself cannot overflow. */
+static cudnnStatus_t
+check_magnitudes(const struct cudnnAttnStruct *d)
+{
+    double H = d->n_heads, seqs = (double)d->max_batch_size * d->max_beam_size;
+    double qP = d->q_proj_size > 0 ? d->q_proj_size : d->q_size, vP = d->v_proj_size > 0 ? d->v_proj_size : d->v_size;
+    double oLen = d->o_proj_size > 0 ? d->o_proj_size : H * vP, big = 0x1p52;
+    double weights = H * qP * ((double)d->q_size + d->k_size + 2) + H * vP * ((double)d->v_size + 1) +
+                     oLen * (H * vP + 1);
+    double tokens = seqs * ((double)d->qo_max_seq_length + d->kv_max_seq_length);
+    double work = tokens * (2 * H * qP + 2 * H * vP + oLen) + seqs * H * (64.0 * d->kv_max_seq_length + 1e6);
+    if (weights > big || work > big)
+        return FDNN_NOT_SUPPORTED("attnDesc sizes are too large (about %.3g weight and %.3g workspace elements)",
+                                  weights, work);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 static size_t
 workspace_bytes(cudnnHandle_t handle, const struct cudnnAttnStruct *d, const attn_shape_t *s)
 {
@@ -74,6 +93,7 @@ fdnn_api_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescr
     RETURN_IF_ERROR(fdnn_attn_desc_check(attnDesc, "attnDesc"));
     RETURN_IF_NULL(weightSizeInBytes);
     RETURN_IF_NULL(workSpaceSizeInBytes);
+    RETURN_IF_ERROR(check_magnitudes(attnDesc));
     attn_shape_t s;
     shape_of(attnDesc, &s);
     *weightSizeInBytes = (size_t)s.total * fdnn_dtype_size(attnDesc->data_type);
@@ -138,6 +158,7 @@ fdnn_api_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescr
     if ((unsigned)wKind >= CUDNN_ATTN_WKIND_COUNT)
         return FDNN_BAD_PARAM("wKind is %d, not a cudnnMultiHeadAttnWeightKind_t", (int)wKind);
     RETURN_IF_NULL(wAddr);
+    RETURN_IF_ERROR(check_magnitudes(attnDesc));
     attn_shape_t s;
     shape_of(attnDesc, &s);
     size_t esize = fdnn_dtype_size(attnDesc->data_type), need = (size_t)s.total * esize;
@@ -212,6 +233,7 @@ fdnn_api_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescript
     if (reserveSpace != NULL || reserveSpaceSizeInBytes != 0)
         return FDNN_NOT_SUPPORTED("a reserve space asks for training mode; only inference (reserveSpace NULL, "
                                   "size 0) is supported");
+    RETURN_IF_ERROR(check_magnitudes(d));
     attn_shape_t s;
     shape_of(d, &s);
     RETURN_IF_ERROR(check_seq(qDesc, "qDesc", qDesc ? qDesc->dims[CUDNN_SEQDATA_VECT_DIM] : 0, d->q_size, "qSize"));

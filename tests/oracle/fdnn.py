@@ -108,10 +108,10 @@ def scalar(value, dtype=np.float32):
 def nhwc_view(shape, dtype=np.float32, fill=None):
     """An array of NCHW shape whose memory is NHWC (channels last)."""
     n, c, h, w = shape
-    base = np.empty((n, h, w, c), dtype=dtype)
+    view = np.empty((n, h, w, c), dtype=dtype).transpose(0, 3, 1, 2)
     if fill is not None:
-        base[...] = fill
-    return base.transpose(0, 3, 1, 2)
+        view[...] = fill  # a scalar or an array of the NCHW shape
+    return view
 
 
 def poisoned(shape, dtype=np.float32):

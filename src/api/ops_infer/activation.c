@@ -12,6 +12,7 @@
 #include "api/ops_infer/activation_common.h"
 #include "core/activation.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "cpu/activation/activation.h"
@@ -27,12 +28,6 @@ fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what)
     default: return FDNN_NOT_SUPPORTED("%s data type %s is not supported (FLOAT, DOUBLE, HALF, BFLOAT16)", what,
                                        fdnn_dtype_name(dtype));
     }
-}
-
-double
-fdnn_read_scale(const void *p, cudnnDataType_t dtype)
-{
-    return dtype == CUDNN_DATA_DOUBLE ? *(const double *)p : (double)*(const float *)p;
 }
 
 /* Data pointers must be aligned to their element size (the kernels load
@@ -111,6 +106,6 @@ fdnn_api_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, yt.dtype, "y"));
     if (fdnn_tensor_elements(&xt) == 0)
         return CUDNN_STATUS_SUCCESS;
-    return fdnn_activation_forward(handle, &act, fdnn_read_scale(alpha, xt.dtype), &xt, x,
-                                   fdnn_read_scale(beta, xt.dtype), &yt, y);
+    return fdnn_activation_forward(handle, &act, fdnn_scaling_value(alpha, xt.dtype), &xt, x,
+                                   fdnn_scaling_value(beta, xt.dtype), &yt, y);
 }

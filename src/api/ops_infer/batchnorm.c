@@ -5,6 +5,7 @@
 #include "api/ops_infer/batchnorm_common.h"
 #include "api_impl.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "cpu/batchnorm/bn.h"
 
@@ -44,6 +45,6 @@ fdnn_api_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatc
                                         &p.param));
     RETURN_IF_ERROR(fdnn_bn_check_epsilon(epsilon));
     p.epsilon = epsilon;
-    return fdnn_bn_forward_inference(handle, &p, fdnn_bn_scaling(alpha, p.x.dtype), fdnn_bn_scaling(beta, p.x.dtype),
+    return fdnn_bn_forward_inference(handle, &p, fdnn_scaling_value(alpha, p.x.dtype), fdnn_scaling_value(beta, p.x.dtype),
                                      x, NULL, y, bnScale, bnBias, estimatedMean, estimatedVariance);
 }

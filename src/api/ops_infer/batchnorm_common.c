@@ -7,6 +7,7 @@
 
 #include "core/activation.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 
 static bool
 data_type_ok(cudnnDataType_t t)
@@ -95,12 +96,6 @@ fdnn_bn_check_epsilon(double epsilon)
     if (!(epsilon >= CUDNN_BN_MIN_EPSILON))
         return FDNN_BAD_PARAM("epsilon is %g, below CUDNN_BN_MIN_EPSILON (%g)", epsilon, CUDNN_BN_MIN_EPSILON);
     return CUDNN_STATUS_SUCCESS;
-}
-
-double
-fdnn_bn_scaling(const void *p, cudnnDataType_t data_type)
-{
-    return data_type == CUDNN_DATA_DOUBLE ? *(const double *)p : (double)*(const float *)p;
 }
 
 cudnnStatus_t

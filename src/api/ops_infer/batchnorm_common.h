@@ -35,9 +35,6 @@ cudnnStatus_t fdnn_bn_check_ops(cudnnBatchNormOps_t ops, cudnnActivationDescript
 
 cudnnStatus_t fdnn_bn_check_epsilon(double epsilon);
 
-/* The alpha and beta scaling factors: double for DOUBLE data, float otherwise. */
-double fdnn_bn_scaling(const void *p, cudnnDataType_t data_type);
-
 /* The derived parameter descriptor of x (DeriveBN/DeriveNorm): 1xCx1x1
  * per channel, 1xCxHxW per activation, packed, FLOAT (DOUBLE for DOUBLE x). */
 cudnnStatus_t fdnn_bn_derive(cudnnTensorDescriptor_t derived, cudnnTensorDescriptor_t xDesc, bool per_activation,

@@ -13,6 +13,7 @@
 #include "api_impl.h"
 #include "api/ops_infer/activation_common.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "core/lrn.h"
 #include "core/tensor.h"
@@ -69,7 +70,7 @@ fdnn_api_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t 
     RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
-    return fdnn_lrn_forward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &xt, x, fdnn_read_scale(beta, xt.dtype),
+    return fdnn_lrn_forward(handle, &lrn, fdnn_scaling_value(alpha, xt.dtype), &xt, x, fdnn_scaling_value(beta, xt.dtype),
                             &yt, y);
 }
 
@@ -102,6 +103,6 @@ fdnn_api_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescrip
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(means, xt.dtype, "means"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
-    return fdnn_divnorm_forward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &xt, x, means,
-                                fdnn_read_scale(beta, xt.dtype), &yt, y);
+    return fdnn_divnorm_forward(handle, &lrn, fdnn_scaling_value(alpha, xt.dtype), &xt, x, means,
+                                fdnn_scaling_value(beta, xt.dtype), &yt, y);
 }

@@ -6,6 +6,7 @@
 #include "api/ops_infer/normalization_common.h"
 #include "api_impl.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "cpu/batchnorm/bn.h"
 
@@ -53,6 +54,6 @@ fdnn_api_cudnnNormalizationForwardInference(
     RETURN_IF_ERROR(fdnn_norm_check_same_layout(&mv, &p.param));
     RETURN_IF_ERROR(fdnn_bn_check_epsilon(epsilon));
     p.epsilon = epsilon;
-    return fdnn_bn_forward_inference(handle, &p, fdnn_bn_scaling(alpha, p.x.dtype), fdnn_bn_scaling(beta, p.x.dtype),
+    return fdnn_bn_forward_inference(handle, &p, fdnn_scaling_value(alpha, p.x.dtype), fdnn_scaling_value(beta, p.x.dtype),
                                      x, z, y, normScale, normBias, estimatedMean, estimatedVariance);
 }

@@ -13,6 +13,7 @@
 #include "api_impl.h"
 #include "api/ops_infer/activation_common.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "core/pooling.h"
 #include "core/tensor.h"
@@ -69,6 +70,6 @@ fdnn_api_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_
     RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
-    return fdnn_pooling_forward(handle, &pool, fdnn_read_scale(alpha, xt.dtype), &xt, x,
-                                fdnn_read_scale(beta, xt.dtype), &yt, y);
+    return fdnn_pooling_forward(handle, &pool, fdnn_scaling_value(alpha, xt.dtype), &xt, x,
+                                fdnn_scaling_value(beta, xt.dtype), &yt, y);
 }

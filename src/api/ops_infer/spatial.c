@@ -7,6 +7,7 @@
 #include "api/ops_infer/spatial_common.h"
 #include "api_impl.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "cpu/spatial/spatial.h"
 
@@ -47,12 +48,6 @@ fdnn_spatial_check_output(cudnnSpatialTransformerDescriptor_t stDesc, cudnnTenso
         return FDNN_BAD_PARAM("%s is %lldx%lld in H and W, stDesc is %dx%d", what, (long long)out->dims[2],
                               (long long)out->dims[3], stDesc->dims[2], stDesc->dims[3]);
     return CUDNN_STATUS_SUCCESS;
-}
-
-double
-fdnn_spatial_scaling(const void *p, cudnnDataType_t dt)
-{
-    return dt == CUDNN_DATA_DOUBLE ? *(const double *)p : (double)*(const float *)p;
 }
 
 cudnnStatus_t
@@ -141,7 +136,7 @@ fdnn_api_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransfor
     fdnn_tensor_t xt, yt;
     RETURN_IF_ERROR(fdnn_spatial_check_input(stDesc, xDesc, "xDesc", &xt));
     RETURN_IF_ERROR(fdnn_spatial_check_output(stDesc, yDesc, "yDesc", &yt));
-    fdnn_spatial_sampler_forward(handle, fdnn_spatial_scaling(alpha, xt.dtype), &xt, x, grid,
-                                 fdnn_spatial_scaling(beta, xt.dtype), &yt, y);
+    fdnn_spatial_sampler_forward(handle, fdnn_scaling_value(alpha, xt.dtype), &xt, x, grid,
+                                 fdnn_scaling_value(beta, xt.dtype), &yt, y);
     return CUDNN_STATUS_SUCCESS;
 }

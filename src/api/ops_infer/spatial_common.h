@@ -19,7 +19,4 @@ cudnnStatus_t fdnn_spatial_check_input(cudnnSpatialTransformerDescriptor_t stDes
 cudnnStatus_t fdnn_spatial_check_output(cudnnSpatialTransformerDescriptor_t stDesc, cudnnTensorDescriptor_t desc,
                                         const char *what, fdnn_tensor_t *out);
 
-/* alpha/beta: double for DOUBLE data, float otherwise. */
-double fdnn_spatial_scaling(const void *p, cudnnDataType_t dt);
-
 #endif /* FDNN_API_SPATIAL_COMMON_H */

@@ -10,6 +10,7 @@
 #include "api/ops_infer/activation_common.h"
 #include "core/activation.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "cpu/activation/activation.h"
@@ -64,6 +65,6 @@ fdnn_api_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor
     RETURN_IF_ERROR(fdnn_check_data_ptr(dx, xt.dtype, "dx"));
     if (fdnn_tensor_elements(&xt) == 0)
         return CUDNN_STATUS_SUCCESS;
-    return fdnn_activation_backward(handle, &act, fdnn_read_scale(alpha, xt.dtype), &yt, y, &dyt, dy, &xt, x,
-                                    fdnn_read_scale(beta, xt.dtype), &dxt, dx);
+    return fdnn_activation_backward(handle, &act, fdnn_scaling_value(alpha, xt.dtype), &yt, y, &dyt, dy, &xt, x,
+                                    fdnn_scaling_value(beta, xt.dtype), &dxt, dx);
 }

@@ -9,6 +9,7 @@
 #include "api/ops_infer/batchnorm_common.h"
 #include "api_impl.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "cpu/batchnorm/bn.h"
 
@@ -80,7 +81,7 @@ fdnn_api_cudnnBatchNormalizationForwardTraining(
                                            bnScale, bnBias, exponentialAverageFactor, resultRunningMean,
                                            resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance,
                                            &p));
-    return fdnn_bn_forward_training(handle, &p, fdnn_bn_scaling(alpha, p.x.dtype), fdnn_bn_scaling(beta, p.x.dtype),
+    return fdnn_bn_forward_training(handle, &p, fdnn_scaling_value(alpha, p.x.dtype), fdnn_scaling_value(beta, p.x.dtype),
                                     x, NULL, y, bnScale, bnBias, exponentialAverageFactor, resultRunningMean,
                                     resultRunningVariance, resultSaveMean, resultSaveInvVariance, NULL);
 }
@@ -117,7 +118,7 @@ fdnn_api_cudnnBatchNormalizationForwardTrainingEx(
     if (p.add && zData == NULL)
         return FDNN_BAD_PARAM("zData is NULL with CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION");
     RETURN_IF_ERROR(check_reserve(&p, reserveSpace, reserveSpaceSizeInBytes));
-    return fdnn_bn_forward_training(handle, &p, fdnn_bn_scaling(alpha, p.x.dtype), fdnn_bn_scaling(beta, p.x.dtype),
+    return fdnn_bn_forward_training(handle, &p, fdnn_scaling_value(alpha, p.x.dtype), fdnn_scaling_value(beta, p.x.dtype),
                                     xData, zData, yData, bnScale, bnBias, exponentialAverageFactor,
                                     resultRunningMean, resultRunningVariance, resultSaveMean,
                                     resultSaveInvVariance, reserveSpace);
@@ -174,8 +175,8 @@ fdnn_api_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMod
                                    x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult,
                                    dBnBiasResult, epsilon, savedMean, savedInvVariance, &p));
     cudnnDataType_t t = p.x.dtype;
-    return fdnn_bn_backward(handle, &p, fdnn_bn_scaling(alphaDataDiff, t), fdnn_bn_scaling(betaDataDiff, t),
-                            fdnn_bn_scaling(alphaParamDiff, t), fdnn_bn_scaling(betaParamDiff, t), x, dy, NULL, dx,
+    return fdnn_bn_backward(handle, &p, fdnn_scaling_value(alphaDataDiff, t), fdnn_scaling_value(betaDataDiff, t),
+                            fdnn_scaling_value(alphaParamDiff, t), fdnn_scaling_value(betaParamDiff, t), x, dy, NULL, dx,
                             bnScale, dBnScaleResult, dBnBiasResult, savedMean, savedInvVariance, NULL);
 }
 
@@ -207,8 +208,8 @@ fdnn_api_cudnnBatchNormalizationBackwardEx(
         return FDNN_BAD_PARAM("dzData is NULL with CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION");
     RETURN_IF_ERROR(check_reserve(&p, reserveSpace, reserveSpaceSizeInBytes));
     cudnnDataType_t t = p.x.dtype;
-    return fdnn_bn_backward(handle, &p, fdnn_bn_scaling(alphaDataDiff, t), fdnn_bn_scaling(betaDataDiff, t),
-                            fdnn_bn_scaling(alphaParamDiff, t), fdnn_bn_scaling(betaParamDiff, t), xData, dyData,
+    return fdnn_bn_backward(handle, &p, fdnn_scaling_value(alphaDataDiff, t), fdnn_scaling_value(betaDataDiff, t),
+                            fdnn_scaling_value(alphaParamDiff, t), fdnn_scaling_value(betaParamDiff, t), xData, dyData,
                             dzData, dxData, bnScaleData, dBnScaleData, dBnBiasData, savedMean, savedInvVariance,
                             reserveSpace);
 }

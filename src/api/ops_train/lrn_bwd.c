@@ -6,6 +6,7 @@
 #include "api_impl.h"
 #include "api/ops_infer/activation_common.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "core/lrn.h"
 #include "core/tensor.h"
@@ -45,8 +46,8 @@ fdnn_api_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t
     RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dx, xt.dtype, "dx"));
-    return fdnn_lrn_backward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &dyt, dy, &xt, x,
-                             fdnn_read_scale(beta, xt.dtype), &dxt, dx);
+    return fdnn_lrn_backward(handle, &lrn, fdnn_scaling_value(alpha, xt.dtype), &dyt, dy, &xt, x,
+                             fdnn_scaling_value(beta, xt.dtype), &dxt, dx);
 }
 
 cudnnStatus_t
@@ -81,6 +82,6 @@ fdnn_api_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescri
     RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dx, xt.dtype, "dx"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dMeans, xt.dtype, "dMeans"));
-    return fdnn_divnorm_backward(handle, &lrn, fdnn_read_scale(alpha, xt.dtype), &xt, x, means, dy,
-                                 fdnn_read_scale(beta, xt.dtype), &dxt, dx, dMeans);
+    return fdnn_divnorm_backward(handle, &lrn, fdnn_scaling_value(alpha, xt.dtype), &xt, x, means, dy,
+                                 fdnn_scaling_value(beta, xt.dtype), &dxt, dx, dMeans);
 }

@@ -7,6 +7,7 @@
 #include "api/ops_infer/normalization_common.h"
 #include "api_impl.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "cpu/batchnorm/bn.h"
 
@@ -139,7 +140,7 @@ fdnn_api_cudnnNormalizationForwardTraining(
         return FDNN_BAD_PARAM("exponentialAverageFactor is %g, expected 0 to 1", exponentialAverageFactor);
     RETURN_IF_ERROR(check_reserve(&p, reserveSpace, reserveSpaceSizeInBytes));
     p.epsilon = epsilon;
-    return fdnn_bn_forward_training(handle, &p, fdnn_bn_scaling(alpha, p.x.dtype), fdnn_bn_scaling(beta, p.x.dtype),
+    return fdnn_bn_forward_training(handle, &p, fdnn_scaling_value(alpha, p.x.dtype), fdnn_scaling_value(beta, p.x.dtype),
                                     xData, zData, yData, normScale, normBias, exponentialAverageFactor,
                                     resultRunningMean, resultRunningVariance, resultSaveMean, resultSaveInvVariance,
                                     reserveSpace);
@@ -189,8 +190,8 @@ fdnn_api_cudnnNormalizationBackward(
     RETURN_IF_ERROR(check_reserve(&p, reserveSpace, reserveSpaceSizeInBytes));
     p.epsilon = epsilon;
     cudnnDataType_t t = p.x.dtype;
-    return fdnn_bn_backward(handle, &p, fdnn_bn_scaling(alphaDataDiff, t), fdnn_bn_scaling(betaDataDiff, t),
-                            fdnn_bn_scaling(alphaParamDiff, t), fdnn_bn_scaling(betaParamDiff, t), xData, dyData,
+    return fdnn_bn_backward(handle, &p, fdnn_scaling_value(alphaDataDiff, t), fdnn_scaling_value(betaDataDiff, t),
+                            fdnn_scaling_value(alphaParamDiff, t), fdnn_scaling_value(betaParamDiff, t), xData, dyData,
                             dzData, dxData, normScaleData, dNormScaleData, dNormBiasData, savedMean,
                             savedInvVariance, reserveSpace);
 }

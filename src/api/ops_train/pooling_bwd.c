@@ -6,6 +6,7 @@
 #include "api_impl.h"
 #include "api/ops_infer/activation_common.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "core/pooling.h"
 #include "core/tensor.h"
@@ -44,6 +45,6 @@ fdnn_api_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor
     RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dx, xt.dtype, "dx"));
-    return fdnn_pooling_backward(handle, &pool, fdnn_read_scale(alpha, xt.dtype), &dyt, dy, &xt, x,
-                                 fdnn_read_scale(beta, xt.dtype), &dxt, dx);
+    return fdnn_pooling_backward(handle, &pool, fdnn_scaling_value(alpha, xt.dtype), &dyt, dy, &xt, x,
+                                 fdnn_scaling_value(beta, xt.dtype), &dxt, dx);
 }

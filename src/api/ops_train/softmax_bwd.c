@@ -7,6 +7,7 @@
 #include "api_impl.h"
 #include "api/ops_infer/activation_common.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "cpu/softmax/softmax.h"
@@ -50,6 +51,6 @@ fdnn_api_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, yt.dtype, "y"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dy, yt.dtype, "dy"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dx, yt.dtype, "dx"));
-    return fdnn_softmax_backward(handle, algo, mode, fdnn_read_scale(alpha, yt.dtype), &yt, y, &dyt, dy,
-                                 fdnn_read_scale(beta, yt.dtype), &dxt, dx);
+    return fdnn_softmax_backward(handle, algo, mode, fdnn_scaling_value(alpha, yt.dtype), &yt, y, &dyt, dy,
+                                 fdnn_scaling_value(beta, yt.dtype), &dxt, dx);
 }

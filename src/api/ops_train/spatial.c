@@ -4,6 +4,7 @@
 #include "api/ops_infer/spatial_common.h"
 #include "api_impl.h"
 #include "core/fail.h"
+#include "core/scaling.h"
 #include "core/handle.h"
 #include "cpu/spatial/spatial.h"
 
@@ -45,7 +46,7 @@ fdnn_api_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransfo
         return FDNN_BAD_PARAM("dxDesc dims differ from xDesc's");
     RETURN_IF_ERROR(fdnn_spatial_check_output(stDesc, dyDesc, "dyDesc", &dyt));
     cudnnDataType_t t = xt.dtype;
-    return fdnn_spatial_sampler_backward(handle, fdnn_spatial_scaling(alpha, t), &xt, x, fdnn_spatial_scaling(beta, t),
-                                         &dxt, dx, fdnn_spatial_scaling(alphaDgrid, t), &dyt, dy, grid,
-                                         fdnn_spatial_scaling(betaDgrid, t), dgrid);
+    return fdnn_spatial_sampler_backward(handle, fdnn_scaling_value(alpha, t), &xt, x, fdnn_scaling_value(beta, t),
+                                         &dxt, dx, fdnn_scaling_value(alphaDgrid, t), &dyt, dy, grid,
+                                         fdnn_scaling_value(betaDgrid, t), dgrid);
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Every side-by-side measurement behind docs/performance.md, in one go, on a
+# quiet machine.  Writes bench/results/<date>/*.txt.
+#   bench/run-all.sh [BUILD_DIR]
+# Peers get their best honest setting in the same run: oneDNN the same
+# thread count (OMP_NUM_THREADS) and the better of its layouts with reorders
+# counted; PyTorch torch.set_num_threads + OMP/OPENBLAS_NUM_THREADS, with
+# OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for its command alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+out=bench/results/$(date -u +%Y-%m-%d)
+mkdir -p "$out"
+{ echo "date: $(date -u)"; lscpu | grep -E 'Model name|^CPU\(s\)|L1d|L2'; uptime; } > "$out/machine.txt"
+
+echo "== GEMM core vs dnnl_sgemm (1 thread)"
+OMP_NUM_THREADS=1 FREEDNN_NUM_THREADS=1 "$build/tools/bench-gemm/bench-gemm" | tee "$out/gemm.txt"
+
+echo "== memory-bound ops vs oneDNN (1 and 2 threads)"
+"$build/tools/bench-ops/bench-ops" --threads 1,2 | tee "$out/ops.txt"
+
+for t in 1 2; do
+  echo "== convolution, ResNet-50 forward (mb=1 and 32), $t thread(s), NCHW user tensors"
+  OMP_NUM_THREADS=$t "$build/tools/freednn-bench/freednn-bench" --threads "$t" --match r50_ --dir fwd \
+      | tee "$out/conv_r50_t${t}.txt" || true
+  # The bar is set on the whole set: sum of oneDNN times over sum of ours.
+  awk '$2 ~ /^mb=/ && $3 == "fwd" { ours[$2] += $5; theirs[$2] += $(NF-3) }
+       END { for (mb in ours) printf "ResNet-50 fwd %s, %s thread(s): FreeDNN %.1f ms, oneDNN %.1f ms, oneDNN/FreeDNN %.2f\n",
+             mb, "'"$t"'", ours[mb], theirs[mb], theirs[mb] / ours[mb] }' "$out/conv_r50_t${t}.txt" \
+      | tee -a "$out/summary.txt"
+done
+
+echo "== Fashion-MNIST: FreeDNN vs PyTorch, 1 epoch, 2 threads"
+examples/fashion_mnist/compare.sh "$build" 1 2 | tee "$out/fashion_mnist.txt"

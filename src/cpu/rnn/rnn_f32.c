@@ -5,6 +5,7 @@
 
 #include "core/handle.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/simd/simd.h"
 #include "cpu/rnn/rnn_internal.h"
 
 #define REAL float

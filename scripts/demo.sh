@@ -10,7 +10,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build -j"$(nproc)" >/dev/null
 if [ -x build/tools/cudnn-doctor/cudnn-doctor ]; then
   echo "== cudnn-doctor"
-  LD_LIBRARY_PATH="$PWD/build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" build/tools/cudnn-doctor/cudnn-doctor --short || true
+  LD_LIBRARY_PATH="$PWD/build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" build/tools/cudnn-doctor/cudnn-doctor | sed -n "/^Verdicts:/,\$p" || true
 fi
 echo "== Fashion-MNIST"
 exec build/examples/fashion_mnist/fashion_mnist --save build/fashion_mnist.weights "$@"

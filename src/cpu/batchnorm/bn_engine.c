@@ -113,6 +113,7 @@ typedef struct task {
     double *bufs;
     double *partials;
     size_t esize[BN_NT];
+    bool fast; /* FP32 fast path: kernels read and write the floats directly */
 } task_t;
 
 static const char *
@@ -128,6 +129,23 @@ apply_mask(double *dy, int64_t n, const uint8_t *mask, int64_t mstride)
 {
     for (int64_t i = 0; i < n; i++)
         dy[i] = mask[i * mstride] ? dy[i] : 0.0;
+}
+
+/* Whether a pass runs on the FP32 fast path: every tensor it touches is
+ * FLOAT and it has none of the fused extras (z, ReLU, mask, dz). */
+static bool
+fast_path(const bn_pass_t *p)
+{
+    if (p->dtype[BN_X] != CUDNN_DATA_FLOAT)
+        return false;
+    switch (p->kind) {
+    case BN_PASS_STATS: return true;
+    case BN_PASS_APPLY: return p->z == NULL && !p->relu && p->dtype[BN_Y] == CUDNN_DATA_FLOAT;
+    case BN_PASS_BSTATS: return !p->use_mask && p->dz == NULL && p->dtype[BN_DY] == CUDNN_DATA_FLOAT;
+    case BN_PASS_BAPPLY:
+        return !p->use_mask && p->dtype[BN_DY] == CUDNN_DATA_FLOAT && p->dtype[BN_DX] == CUDNN_DATA_FLOAT;
+    }
+    return false;
 }
 
 static void
@@ -165,6 +183,26 @@ run_chunk(void *ctx, size_t chunk)
             off[t] += e0 * L->rs[t];
         const uint8_t *mrow = p->mask != NULL ? p->mask + off[BN_MASK] : NULL;
 
+        if (T->fast) {
+            const float *x = (const float *)p->x + off[BN_X];
+            switch (p->kind) {
+            case BN_PASS_STATS: k->stats_f32(x, L->rs[BN_X], n, p->fa + f0, L->fs, s1 + f0, s2 + f0); break;
+            case BN_PASS_APPLY:
+                k->affine_f32((float *)p->y + off[BN_Y], L->rs[BN_Y], x, L->rs[BN_X], n, p->fa + f0, p->fb + f0,
+                              L->fs, p->alpha, p->beta);
+                break;
+            case BN_PASS_BSTATS:
+                k->bstats_f32((const float *)p->dy + off[BN_DY], L->rs[BN_DY], x, L->rs[BN_X], n, p->fa + f0,
+                              L->fs, s1 + f0, s2 + f0);
+                break;
+            case BN_PASS_BAPPLY:
+                k->affine3_f32((float *)p->dx + off[BN_DX], L->rs[BN_DX], (const float *)p->dy + off[BN_DY],
+                               L->rs[BN_DY], x, L->rs[BN_X], n, p->fa + f0, p->fb + f0, p->fc + f0, L->fs, p->alpha,
+                               p->beta);
+                break;
+            }
+            continue;
+        }
         k->load(b0, at(p->x, off[BN_X], T->esize[BN_X]), p->dtype[BN_X], n, L->rs[BN_X]);
         switch (p->kind) {
         case BN_PASS_STATS: k->stats(b0, n, p->fa + f0, L->fs, s1 + f0, s2 + f0); break;
@@ -233,6 +271,7 @@ fdnn_bn_engine_run(cudnnHandle_t handle, const bn_walk_t *w, const bn_pass_t *p,
                                 fdnn_align_up((size_t)BN_MAX_CHUNKS * BN_BUFFERS * BN_SEGMENT * sizeof(double)));
     for (int t = 0; t < BN_NT; t++)
         T.esize[t] = t == BN_MASK ? 1 : fdnn_dtype_size(p->dtype[t]);
+    T.fast = fast_path(p);
     pthreadpool_t pool = L.rows * L.len >= BN_PARALLEL_MIN_ELEMENTS ? handle->pool : NULL;
     if (L.items > 0)
         pthreadpool_parallelize_1d(pool, run_chunk, &T, (size_t)T.chunks, 0);

@@ -42,6 +42,21 @@ typedef struct fdnn_bn_kernels {
     /* v[i] = a[f]*dy[i] + b[f]*x[i] + c[f]. */
     void (*affine3)(double *v, const double *dy, const double *x, int64_t n, const double *a, const double *b,
                     const double *c, int64_t fs);
+
+    /* FP32 fast path: the same arithmetic (in float64, in registers, the
+     * same lane order, so bitwise the same results) reading x/dy and writing
+     * y/dx as floats with element strides, without the float64 buffers.
+     * stats_f32: stats() of x[i*xs].  affine_f32: y[i*ys] = alpha*(a*x+b) +
+     * beta*y as store().  bstats_f32: bstats() of dy[i*ds], x[i*xs].
+     * affine3_f32: dx[i*os] = alpha*(a*dy+b*x+c) + beta*dx as store(). */
+    void (*stats_f32)(const float *x, int64_t xs, int64_t n, const double *shift, int64_t fs, double *s1,
+                      double *s2);
+    void (*affine_f32)(float *y, int64_t ys, const float *x, int64_t xs, int64_t n, const double *a,
+                       const double *b, int64_t fs, double alpha, double beta);
+    void (*bstats_f32)(const float *dy, int64_t ds, const float *x, int64_t xs, int64_t n, const double *mean,
+                       int64_t fs, double *s1, double *s2);
+    void (*affine3_f32)(float *dx, int64_t os, const float *dy, int64_t ds, const float *x, int64_t xs, int64_t n,
+                        const double *a, const double *b, const double *c, int64_t fs, double alpha, double beta);
 } fdnn_bn_kernels_t;
 
 extern const fdnn_bn_kernels_t fdnn_bn_kernels_scalar;

@@ -30,7 +30,7 @@ typedef struct options {
     float lr, momentum, weight_decay;
     unsigned long long seed;
     size_t train_limit, test_limit;
-    const char *data, *save, *infer;
+    const char *data, *save, *infer, *save_init;
 } options_t;
 
 static void
@@ -38,7 +38,8 @@ usage(void)
 {
     fprintf(stderr,
             "usage: fashion_mnist [--epochs N] [--batch N] [--lr X] [--momentum X] [--seed N] [--threads N]\n"
-            "                     [--data DIR] [--train-limit N] [--test-limit N] [--save FILE] [--quiet] [--hash]\n"
+            "                     [--data DIR] [--train-limit N] [--test-limit N] [--save FILE] [--save-init FILE]\n"
+            "                     [--quiet] [--hash]\n"
             "       fashion_mnist --infer FILE [--image INDEX] [--data DIR]\n");
 }
 
@@ -62,6 +63,7 @@ parse(int argc, char **argv, options_t *o)
         else if (TAKE("--test-limit")) o->test_limit = strtoull(v, NULL, 10);
         else if (TAKE("--save")) o->save = v;
         else if (TAKE("--infer")) o->infer = v;
+        else if (TAKE("--save-init")) o->save_init = v;
         else if (TAKE("--image")) o->image = atoi(v);
         else if (strcmp(a, "--quiet") == 0) o->quiet = 1;
         else if (strcmp(a, "--hash") == 0) o->hash = 1;
@@ -202,6 +204,19 @@ run_train(cudnnHandle_t handle, const options_t *o)
     net_t *net = net_create(handle, &cfg);
     if (net == NULL)
         return 1;
+    /* The initial weights, for train_torch.py --init: PyTorch then starts
+     * from the same point and replays the same shuffles. */
+    if (o->save_init != NULL) {
+        FILE *f = fopen(o->save_init, "wb");
+        if (f == NULL || net_save(net, f) != 0) {
+            fprintf(stderr, "fashion_mnist: cannot write %s\n", o->save_init);
+            if (f)
+                fclose(f);
+            net_destroy(net);
+            return 1;
+        }
+        fclose(f);
+    }
     size_t *order = malloc(ntrain * sizeof(size_t));
     uint8_t *images = malloc((size_t)o->batch * 784), *labels = malloc((size_t)o->batch);
     size_t wrong[8];

@@ -14,6 +14,7 @@
 #include "core/activation.h"
 #include "core/fail.h"
 #include "core/handle.h"
+#include "core/scaling.h"
 
 /* dst = src elementwise over dst's dims (5-D views of equal dims). */
 static void
@@ -79,7 +80,7 @@ fdnn_api_cudnnConvolutionBiasActivationForward(
     fdnn_conv_log(&p, (int)algo);
 
     size_t es = fdnn_dtype_size(p.dtype);
-    double a2 = fdnn_conv_scalar(alpha2, p.dtype);
+    double a2 = fdnn_scaling_value(alpha2, p.dtype);
     /* The bias packed (K elements), unless it already is. */
     void *packed = NULL;
     const void *b = bias;
@@ -99,7 +100,7 @@ fdnn_api_cudnnConvolutionBiasActivationForward(
         .x_in = x,
         .w_in = w,
         .out = y,
-        .alpha = fdnn_conv_scalar(alpha1, p.dtype),
+        .alpha = fdnn_scaling_value(alpha1, p.dtype),
         .beta = a2,
         .bias = b,
         .relu = act.mode == CUDNN_ACTIVATION_RELU,

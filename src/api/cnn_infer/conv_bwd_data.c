@@ -5,6 +5,7 @@
 #include "api_impl.h"
 #include "core/fail.h"
 #include "core/handle.h"
+#include "core/scaling.h"
 
 cudnnStatus_t
 fdnn_api_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc,
@@ -30,8 +31,8 @@ fdnn_api_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, c
         .y_in = dy,
         .w_in = w,
         .out = dx,
-        .alpha = fdnn_conv_scalar(alpha, p.dtype),
-        .beta = fdnn_conv_scalar(beta, p.dtype),
+        .alpha = fdnn_scaling_value(alpha, p.dtype),
+        .beta = fdnn_scaling_value(beta, p.dtype),
         .workspace = workSpace,
         .workspace_bytes = workSpaceSizeInBytes,
     };

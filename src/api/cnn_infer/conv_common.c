@@ -12,12 +12,6 @@
 #include "core/handle.h"
 #include "core/memory.h"
 
-double
-fdnn_conv_scalar(const void *p, cudnnDataType_t dtype)
-{
-    return dtype == CUDNN_DATA_DOUBLE ? *(const double *)p : (double)*(const float *)p;
-}
-
 void
 fdnn_conv_log(const fdnn_conv_problem_t *p, int algo)
 {

@@ -13,9 +13,6 @@
  * below write cudnnConvolutionFwdAlgoPerf_t records through it. */
 typedef cudnnConvolutionFwdAlgoPerf_t fdnn_conv_perf_t;
 
-/* alpha/beta: double for DOUBLE data, float otherwise. */
-double fdnn_conv_scalar(const void *p, cudnnDataType_t dtype);
-
 /* With FREEDNN_LOG=1, prints "freednn: <problem string> algo=<algo>" to
  * stderr for each execution call. */
 void fdnn_conv_log(const fdnn_conv_problem_t *p, int algo);

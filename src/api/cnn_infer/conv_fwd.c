@@ -4,6 +4,7 @@
 #include "api_impl.h"
 #include "core/fail.h"
 #include "core/handle.h"
+#include "core/scaling.h"
 
 cudnnStatus_t
 fdnn_api_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc,
@@ -28,8 +29,8 @@ fdnn_api_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const 
         .x_in = x,
         .w_in = w,
         .out = y,
-        .alpha = fdnn_conv_scalar(alpha, p.dtype),
-        .beta = fdnn_conv_scalar(beta, p.dtype),
+        .alpha = fdnn_scaling_value(alpha, p.dtype),
+        .beta = fdnn_scaling_value(beta, p.dtype),
         .workspace = workSpace,
         .workspace_bytes = workSpaceSizeInBytes,
     };

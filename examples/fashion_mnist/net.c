@@ -396,46 +396,37 @@ upload(net_t *net, const uint8_t *images)
     cudaMemcpy(net->x, net->host_x, count * sizeof(float), cudaMemcpyHostToDevice);
 }
 
-/* The forward pass up to log-probabilities.  `training` selects batch
+/* One conv - batch norm - ReLU - max-pool block.  `training` selects batch
  * statistics (and updates the running ones) or the running statistics. */
+static int
+block_forward(net_t *net, conv_t *cv, bn_t *bn, float *act, pool_t *pool, cudnnTensorDescriptor_t x_desc,
+              const float *x, int training)
+{
+    if (conv_forward(net, cv, x_desc, x) != 0)
+        return -1;
+    if (training)
+        CHECK_CUDNN(cudnnBatchNormalizationForwardTraining(
+            net->handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, cv->y_desc, cv->y, cv->y_desc, bn->y,
+            bn->param_desc, bn->scale.value, bn->bias.value, BN_AVERAGE, bn->running_mean, bn->running_var,
+            BN_EPSILON, bn->saved_mean, bn->saved_invvar));
+    else
+        CHECK_CUDNN(cudnnBatchNormalizationForwardInference(
+            net->handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, cv->y_desc, cv->y, cv->y_desc, bn->y,
+            bn->param_desc, bn->scale.value, bn->bias.value, bn->running_mean, bn->running_var, BN_EPSILON));
+    CHECK_CUDNN(cudnnActivationForward(net->handle, net->relu, &one, cv->y_desc, bn->y, &zero, cv->y_desc, act));
+    CHECK_CUDNN(cudnnPoolingForward(net->handle, net->maxpool, &one, cv->y_desc, act, &zero, pool->y_desc,
+                                    pool->y));
+    return 0;
+}
+
+/* The forward pass up to log-probabilities. */
 static int
 forward(net_t *net, int training)
 {
-    const double eps = BN_EPSILON;
-    if (conv_forward(net, &net->conv1, net->x_desc, net->x) != 0)
+    if (block_forward(net, &net->conv1, &net->bn1, net->act1, &net->pool1, net->x_desc, net->x, training) != 0 ||
+        block_forward(net, &net->conv2, &net->bn2, net->act2, &net->pool2, net->pool1.y_desc, net->pool1.y,
+                      training) != 0)
         return -1;
-    if (training)
-        CHECK_CUDNN(cudnnBatchNormalizationForwardTraining(
-            net->handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, net->conv1.y_desc, net->conv1.y, net->conv1.y_desc,
-            net->bn1.y, net->bn1.param_desc, net->bn1.scale.value, net->bn1.bias.value, BN_AVERAGE,
-            net->bn1.running_mean, net->bn1.running_var, eps, net->bn1.saved_mean, net->bn1.saved_invvar));
-    else
-        CHECK_CUDNN(cudnnBatchNormalizationForwardInference(
-            net->handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, net->conv1.y_desc, net->conv1.y, net->conv1.y_desc,
-            net->bn1.y, net->bn1.param_desc, net->bn1.scale.value, net->bn1.bias.value, net->bn1.running_mean,
-            net->bn1.running_var, eps));
-    CHECK_CUDNN(cudnnActivationForward(net->handle, net->relu, &one, net->conv1.y_desc, net->bn1.y, &zero,
-                                       net->conv1.y_desc, net->act1));
-    CHECK_CUDNN(cudnnPoolingForward(net->handle, net->maxpool, &one, net->conv1.y_desc, net->act1, &zero,
-                                    net->pool1.y_desc, net->pool1.y));
-
-    if (conv_forward(net, &net->conv2, net->pool1.y_desc, net->pool1.y) != 0)
-        return -1;
-    if (training)
-        CHECK_CUDNN(cudnnBatchNormalizationForwardTraining(
-            net->handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, net->conv2.y_desc, net->conv2.y, net->conv2.y_desc,
-            net->bn2.y, net->bn2.param_desc, net->bn2.scale.value, net->bn2.bias.value, BN_AVERAGE,
-            net->bn2.running_mean, net->bn2.running_var, eps, net->bn2.saved_mean, net->bn2.saved_invvar));
-    else
-        CHECK_CUDNN(cudnnBatchNormalizationForwardInference(
-            net->handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, net->conv2.y_desc, net->conv2.y, net->conv2.y_desc,
-            net->bn2.y, net->bn2.param_desc, net->bn2.scale.value, net->bn2.bias.value, net->bn2.running_mean,
-            net->bn2.running_var, eps));
-    CHECK_CUDNN(cudnnActivationForward(net->handle, net->relu, &one, net->conv2.y_desc, net->bn2.y, &zero,
-                                       net->conv2.y_desc, net->act2));
-    CHECK_CUDNN(cudnnPoolingForward(net->handle, net->maxpool, &one, net->conv2.y_desc, net->act2, &zero,
-                                    net->pool2.y_desc, net->pool2.y));
-
     if (conv_forward(net, &net->fc1, net->pool2.y_desc, net->pool2.y) != 0)
         return -1;
     CHECK_CUDNN(cudnnActivationForward(net->handle, net->relu, &one, net->fc1.y_desc, net->fc1.y, &zero,
@@ -447,47 +438,41 @@ forward(net_t *net, int training)
     return 0;
 }
 
+/* Gradients of one block_forward, from pool->dy: the parameters' gradients
+ * and, when dx != NULL, the block input's gradient. */
+static int
+block_backward(net_t *net, conv_t *cv, bn_t *bn, const float *act, pool_t *pool, cudnnTensorDescriptor_t x_desc,
+               const float *x, float *dx)
+{
+    CHECK_CUDNN(cudnnPoolingBackward(net->handle, net->maxpool, &one, pool->y_desc, pool->y, pool->y_desc, pool->dy,
+                                     cv->y_desc, act, &zero, cv->y_desc, net->dx_scratch));
+    CHECK_CUDNN(cudnnActivationBackward(net->handle, net->relu, &one, cv->y_desc, act, cv->y_desc, net->dx_scratch,
+                                        cv->y_desc, bn->y, &zero, cv->y_desc, bn->dy));
+    CHECK_CUDNN(cudnnBatchNormalizationBackward(net->handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero,
+                                                cv->y_desc, cv->y, cv->y_desc, bn->dy, cv->y_desc, cv->dy,
+                                                bn->param_desc, bn->scale.value, bn->scale.grad, bn->bias.grad,
+                                                BN_EPSILON, bn->saved_mean, bn->saved_invvar));
+    return conv_backward(net, cv, x_desc, x, dx);
+}
+
 static int
 backward(net_t *net)
 {
-    const double eps = BN_EPSILON;
     CHECK_CUDNN(cudnnSoftmaxBackward(net->handle, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, &one,
                                      net->fc2.y_desc, net->logp, net->fc2.y_desc, net->dlogp, &zero,
                                      net->fc2.y_desc, net->fc2.dy));
-    /* fc2's input gradient lands in fc1's output gradient buffer after the
-     * ReLU backward. */
+    /* fc2's input gradient goes through the ReLU backward into fc1's output
+     * gradient. */
     float *d_act3 = net->dx_scratch;
     if (conv_backward(net, &net->fc2, net->fc1.y_desc, net->act3, d_act3) != 0)
         return -1;
     CHECK_CUDNN(cudnnActivationBackward(net->handle, net->relu, &one, net->fc1.y_desc, net->act3, net->fc1.y_desc,
                                         d_act3, net->fc1.y_desc, net->fc1.y, &zero, net->fc1.y_desc, net->fc1.dy));
-    if (conv_backward(net, &net->fc1, net->pool2.y_desc, net->pool2.y, net->pool2.dy) != 0)
+    if (conv_backward(net, &net->fc1, net->pool2.y_desc, net->pool2.y, net->pool2.dy) != 0 ||
+        block_backward(net, &net->conv2, &net->bn2, net->act2, &net->pool2, net->pool1.y_desc, net->pool1.y,
+                       net->pool1.dy) != 0)
         return -1;
-    CHECK_CUDNN(cudnnPoolingBackward(net->handle, net->maxpool, &one, net->pool2.y_desc, net->pool2.y,
-                                     net->pool2.y_desc, net->pool2.dy, net->conv2.y_desc, net->act2, &zero,
-                                     net->conv2.y_desc, net->dx_scratch));
-    CHECK_CUDNN(cudnnActivationBackward(net->handle, net->relu, &one, net->conv2.y_desc, net->act2,
-                                        net->conv2.y_desc, net->dx_scratch, net->conv2.y_desc, net->bn2.y, &zero,
-                                        net->conv2.y_desc, net->bn2.dy));
-    CHECK_CUDNN(cudnnBatchNormalizationBackward(
-        net->handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, net->conv2.y_desc, net->conv2.y,
-        net->conv2.y_desc, net->bn2.dy, net->conv2.y_desc, net->conv2.dy, net->bn2.param_desc,
-        net->bn2.scale.value, net->bn2.scale.grad, net->bn2.bias.grad, eps, net->bn2.saved_mean,
-        net->bn2.saved_invvar));
-    if (conv_backward(net, &net->conv2, net->pool1.y_desc, net->pool1.y, net->pool1.dy) != 0)
-        return -1;
-    CHECK_CUDNN(cudnnPoolingBackward(net->handle, net->maxpool, &one, net->pool1.y_desc, net->pool1.y,
-                                     net->pool1.y_desc, net->pool1.dy, net->conv1.y_desc, net->act1, &zero,
-                                     net->conv1.y_desc, net->dx_scratch));
-    CHECK_CUDNN(cudnnActivationBackward(net->handle, net->relu, &one, net->conv1.y_desc, net->act1,
-                                        net->conv1.y_desc, net->dx_scratch, net->conv1.y_desc, net->bn1.y, &zero,
-                                        net->conv1.y_desc, net->bn1.dy));
-    CHECK_CUDNN(cudnnBatchNormalizationBackward(
-        net->handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, net->conv1.y_desc, net->conv1.y,
-        net->conv1.y_desc, net->bn1.dy, net->conv1.y_desc, net->conv1.dy, net->bn1.param_desc,
-        net->bn1.scale.value, net->bn1.scale.grad, net->bn1.bias.grad, eps, net->bn1.saved_mean,
-        net->bn1.saved_invvar));
-    return conv_backward(net, &net->conv1, net->x_desc, net->x, NULL);
+    return block_backward(net, &net->conv1, &net->bn1, net->act1, &net->pool1, net->x_desc, net->x, NULL);
 }
 
 /* SGD with momentum (PyTorch's formulation), in cuDNN tensor ops:

@@ -450,6 +450,15 @@ def render_impl_header(api):
     return "\n".join(out)
 
 
+def parks_workers(fn):
+    """Whether the entry point lets the handle's workers sleep after the call:
+    every function taking a handle first that may run work on its pool, i.e.
+    all but the queries (cudnnGet*) and cudnnDestroy (the handle is gone)."""
+    name = fn["name"]
+    return (bool(fn["params"]) and fn["params"][0][0] == "cudnnHandle_t"
+            and not name.startswith("cudnnGet") and name != "cudnnDestroy")
+
+
 def render_entries(api, impl):
     enums = {e["name"] for e in api["enums"]}
     descriptors = {base_type(t) for fn in api["functions"] for t, _ in fn["params"]
@@ -463,7 +472,7 @@ def render_entries(api, impl):
            " * failure with the reason the implementation gave.  A function that no\n"
            " * file under src/ implements yet returns CUDNN_STATUS_NOT_SUPPORTED and\n"
            " * says so. */\n",
-           '#include "core/api_log.h"\n#include "enum_names.h"\n#include "api_impl.h"\n']
+           '#include "core/api_log.h"\n#include "core/handle.h"\n#include "enum_names.h"\n#include "api_impl.h"\n']
     for fn in api["functions"]:
         name = fn["name"]
         params = ", ".join(c_param(t, n) for t, n in fn["params"]) or "void"
@@ -478,6 +487,11 @@ def render_entries(api, impl):
             if name not in impl:
                 sys.exit(f"gen_api: {name} returns {fn['ret']} and must be implemented")
             body.append(f"    return fdnn_api_{name}({args});\n}}\n")
+        elif name in impl and parks_workers(fn):
+            handle = fn["params"][0][1]
+            body.append(f"    cudnnStatus_t status = fdnn_api_{name}({args});\n"
+                        f"    fdnn_handle_park_workers({handle});\n"
+                        f"    return fdnn_api_end(&rec, status);\n}}\n")
         elif name in impl:
             body.append(f"    return fdnn_api_end(&rec, fdnn_api_{name}({args}));\n}}\n")
         else:

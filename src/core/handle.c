@@ -39,6 +39,22 @@ fdnn_handle_stream_or_null(cudnnHandle_t handle)
     return handle->stream;
 }
 
+static void
+wake_and_return(void *context, size_t i)
+{
+    (void)context;
+    (void)i;
+}
+
+void
+fdnn_handle_park_workers(cudnnHandle_t handle)
+{
+    if (handle == NULL || handle->magic != FDNN_HANDLE_MAGIC || handle->pool == NULL || !handle->park_workers)
+        return;
+    pthreadpool_parallelize_1d(handle->pool, wake_and_return, NULL, handle->num_threads,
+                               PTHREADPOOL_FLAG_YIELD_WORKERS);
+}
+
 cudnnStatus_t
 fdnn_handle_set_threads(cudnnHandle_t handle, size_t threads)
 {

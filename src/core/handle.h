@@ -7,6 +7,7 @@
 #define FDNN_CORE_HANDLE_H
 
 #include <pthreadpool.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@ struct cudnnContext {
     fdnn_isa_t isa;
     void *scratch; /* 64-byte aligned, grown on demand, freed with the handle */
     size_t scratch_bytes;
+    bool park_workers; /* see fdnn_handle_park_workers */
 };
 
 /* BAD_PARAM with a reason unless `handle` is a live handle. */
@@ -35,6 +37,19 @@ void *fdnn_handle_scratch(cudnnHandle_t handle, size_t bytes);
 
 /* The stream of a handle, or NULL for a NULL handle (for log records). */
 cudaStream_t fdnn_handle_stream_or_null(cudnnHandle_t handle);
+
+/* Lets the pool's workers sleep.  pthreadpool workers busy-wait for the next
+ * command after every parallel call: a million pause instructions, tens of
+ * milliseconds on recent Intel cores, during which they hold their cores
+ * away from the program's own threads and other libraries' pools.  Inside
+ * one call the spinning is what we want (the next parallel step comes
+ * within microseconds), so the generated entry point of every public
+ * function that may compute calls this once, after the work: one empty
+ * parallel step with PTHREADPOOL_FLAG_YIELD_WORKERS, after which the
+ * workers wait on a futex.  The next call pays one wake-up (microseconds).
+ * FREEDNN_WORKER_WAIT=spin at handle creation keeps them spinning.  Safe on
+ * any handle value (does nothing unless it is a live handle with a pool). */
+void fdnn_handle_park_workers(cudnnHandle_t handle);
 
 /* Sets the number of worker threads (>= 1). */
 cudnnStatus_t fdnn_handle_set_threads(cudnnHandle_t handle, size_t threads);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * cudnnCreate, cudnnDestroy, cudnnSetStream, cudnnGetStream. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "api_impl.h"
 #include "core/cpu.h"
@@ -23,6 +24,15 @@ default_threads(void)
     return fdnn_cpu_count();
 }
 
+/* Whether workers sleep between calls (core/handle.h): yes unless
+ * FREEDNN_WORKER_WAIT=spin. */
+static bool
+park_workers_default(void)
+{
+    const char *env = getenv("FREEDNN_WORKER_WAIT");
+    return env == NULL || strcmp(env, "spin") != 0;
+}
+
 cudnnStatus_t
 fdnn_api_cudnnCreate(cudnnHandle_t *handle)
 {
@@ -33,6 +43,7 @@ fdnn_api_cudnnCreate(cudnnHandle_t *handle)
     h->magic = FDNN_HANDLE_MAGIC;
     h->isa = fdnn_cpu_max_isa();
     h->num_threads = 1;
+    h->park_workers = park_workers_default();
     cudnnStatus_t status = fdnn_handle_set_threads(h, default_threads());
     if (status != CUDNN_STATUS_SUCCESS) {
         free(h);

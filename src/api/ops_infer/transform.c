@@ -55,6 +55,14 @@ fdnn_api_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t tran
                                            const int32_t *padAfterA, const uint32_t *foldA,
                                            const cudnnFoldingDirection_t direction)
 {
+    return fdnn_transform_desc_set(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+}
+
+cudnnStatus_t
+fdnn_transform_desc_set(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDims,
+                        cudnnTensorFormat_t destFormat, const int32_t *padBeforeA, const int32_t *padAfterA,
+                        const uint32_t *foldA, cudnnFoldingDirection_t direction)
+{
     RETURN_IF_ERROR(check_desc(transformDesc, false));
     /* cuDNN: more than CUDNN_DIM_MAX dims is NOT_SUPPORTED, fewer than 2
      * (no room for N and C) BAD_PARAM. */

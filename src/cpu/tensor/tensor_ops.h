@@ -98,4 +98,21 @@ typedef struct fdnn_transform {
 
 void fdnn_tensor_transform(cudnnHandle_t handle, const fdnn_transform_t *p);
 
+/* The order cudnnReorderFilterAndBias (CUDNN_DEFAULT_REORDER) gives an
+ * INT8x32 NCHW_VECT_C filter for the IMMA kernels.  src holds k rows of
+ * `row` bytes (row = C * spatial, a multiple of 32: chunks of 32 channels
+ * at one tap); dst gets, for each chunk, the k rows in groups of 8 output
+ * channels o = 8a + 2b + c (b < 4, c < 2) laid out as (a, c, lane / 4, b,
+ * lane % 4): the transpose XLA documents as equivalent
+ * (CudnnInferTransposeForFilterReordering: [O/8, 4, 2, I/32, 8, 4, H, W]
+ * permuted to [I/32, H, W, O/8, 2, 8, 4, 4]), which VirtualGPU measured on
+ * an RTX 3060.  k must be a multiple of 8. */
+void fdnn_reorder_int8x32_filter(const int8_t *src, int8_t *dst, int64_t k, int64_t row);
+
+/* The bias order that goes with it: per block of 32 output channels,
+ * channel 8g + 4h + z (g < 4, h < 2, z < 4) moves to 16h + 4g + z (XLA's
+ * CudnnInferTransposeForBiasReordering: [O/32, 4, 2, 4] permuted by
+ * {0, 2, 1, 3}).  k must be a multiple of 32; elements of `esz` bytes. */
+void fdnn_reorder_int8x32_bias(const void *src, void *dst, int64_t k, size_t esz);
+
 #endif /* FDNN_CPU_TENSOR_TENSOR_OPS_H */

@@ -446,6 +446,54 @@ test_vect_ex(void)
     cudnnDestroyTensorDescriptor(ud);
 }
 
+/* ---- cudnnSetTensor and cudnnScaleTensor on NCHW_VECT_C ------------------------- */
+
+/* Each lane on its own: set to *value (one INT8 lane), scaled with
+ * rounding to nearest even and saturation.  The other tensor operations
+ * refuse NCHW_VECT_C (NOT_SUPPORTED). */
+static void
+test_vect_set_scale(cudnnDataType_t dt, int vect)
+{
+    const int N = 2, C = 2 * vect, H = 3, W = 2, n = N * C * H * W;
+    cudnnTensorDescriptor_t d;
+    cudnnCreateTensorDescriptor(&d);
+    CHECK_OK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW_VECT_C, dt, N, C, H, W));
+    int8_t *y = fdnn_guarded_alloc(n), *y0 = malloc(n);
+    const bool u = dt == CUDNN_DATA_UINT8x4;
+    const int8_t value = u ? (int8_t)200 : -7;
+    fdnn_poison_bytes(y, n);
+    CHECK_OK(cudnnSetTensor(handle, d, y, &value));
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += y[i] != value;
+    CHECK_MSG(bad == 0, "SetTensor %s: %d lanes wrong", fdnn_dtype_name(dt), bad);
+    for (int i = 0; i < n; i++)
+        y[i] = y0[i] = (int8_t)(u ? fdnn_rng_int(&rng, 0, 255) : fdnn_rng_int(&rng, -128, 127));
+    const float alpha = -1.5f;
+    CHECK_OK(cudnnScaleTensor(handle, d, y, &alpha));
+    bad = 0;
+    for (int i = 0; i < n; i++) {
+        double v = alpha * (u ? (double)(uint8_t)y0[i] : (double)y0[i]);
+        double lo = u ? 0 : -128, hi = u ? 255 : 127;
+        double want = v < lo ? lo : v > hi ? hi : nearbyint(v);
+        bad += (u ? (double)(uint8_t)y[i] : (double)y[i]) != want;
+    }
+    CHECK_MSG(bad == 0, "ScaleTensor %s: %d lanes wrong", fdnn_dtype_name(dt), bad);
+    /* The others refuse. */
+    cudnnOpTensorDescriptor_t op;
+    cudnnCreateOpTensorDescriptor(&op);
+    CHECK_OK(cudnnSetOpTensorDescriptor(op, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
+    const float one = 1, zero = 0;
+    memcpy(y0, y, n);
+    CHECK_STATUS(cudnnAddTensor(handle, &one, d, y0, &zero, d, y), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_STATUS(cudnnOpTensor(handle, op, &one, d, y0, &one, d, y0, &zero, d, y), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK(memcmp(y0, y, n) == 0);
+    cudnnDestroyOpTensorDescriptor(op);
+    fdnn_guarded_free(y);
+    free(y0);
+    cudnnDestroyTensorDescriptor(d);
+}
+
 /* ---- bad inputs ------------------------------------------------------------------ */
 
 static void
@@ -515,6 +563,9 @@ main(void)
     test_filter();
     test_filter_vect();
     test_vect_ex();
+    test_vect_set_scale(CUDNN_DATA_INT8x4, 4);
+    test_vect_set_scale(CUDNN_DATA_UINT8x4, 4);
+    test_vect_set_scale(CUDNN_DATA_INT8x32, 32);
     test_bad_inputs();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_tensor_transform_ex");

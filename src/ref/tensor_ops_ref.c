@@ -174,7 +174,8 @@ fdiv(int64_t a, int64_t b)
 
 void
 fdnn_ref_fold_transform(double alpha, const fdnn_tensor_t *s, const double *S, double beta, const fdnn_tensor_t *d,
-                        double *D, const int *pad_before, const unsigned *fold, bool unfold)
+                        double *D, const int *pad_before, const int *pad_after, const unsigned *fold,
+                        bool unfold)
 {
     const int nd = d->ndim;
     const int64_t cu = unfold ? d->dims[1] : s->dims[1];
@@ -209,7 +210,10 @@ fdnn_ref_fold_transform(double alpha, const fdnn_tensor_t *s, const double *S, d
         }
         int64_t so = 0;
         for (int i = 0; i < nd; i++) {
-            if (si[i] < 0 || si[i] >= s->dims[i])
+            int64_t end = s->dims[i];
+            if (!unfold && pad_after[i] < 0)
+                end += pad_after[i];
+            if (si[i] < 0 || si[i] >= end)
                 inside = false;
             else
                 so += si[i] * s->strides[i];

@@ -45,10 +45,11 @@ void fdnn_ref_transform(double alpha, const fdnn_tensor_t *s, const double *S, d
  * row-major digits of (cf - p1) div C_U over the folds.  Unfold, with U = D,
  * F = S and p = -pad_before: U element (n, c, h...) takes F element
  * (n + p0, p1 + off * C_U + c, (h + p) div f) with off the row-major index
- * of the phases (h + p) mod f.  Out of range: 0.  fold has one entry per
- * dim (1 for dims 0 and 1). */
+ * of the phases (h + p) mod f.  Out of range: 0; for a fold also the
+ * elements of U a negative pad_after crops (h >= dim + pad_after).  fold
+ * has one entry per dim (1 for dims 0 and 1). */
 void fdnn_ref_fold_transform(double alpha, const fdnn_tensor_t *s, const double *S, double beta,
-                             const fdnn_tensor_t *d, double *D, const int *pad_before, const unsigned *fold,
-                             bool unfold);
+                             const fdnn_tensor_t *d, double *D, const int *pad_before, const int *pad_after,
+                             const unsigned *fold, bool unfold);
 
 #endif /* FDNN_REF_TENSOR_OPS_REF_H */

@@ -104,9 +104,9 @@ test_fold_by_hand(void)
     double xs[16], ys[24];
     for (int i = 0; i < 16; i++)
         xs[i] = x[i];
-    const int pbi[4] = {0, 1, 0, 0};
+    const int pbi[4] = {0, 1, 0, 0}, pai[4] = {0};
     const unsigned fi[4] = {1, 1, 2, 2};
-    fdnn_ref_fold_transform(1.0, &xt, xs, 0.0, &yt, ys, pbi, fi, false);
+    fdnn_ref_fold_transform(1.0, &xt, xs, 0.0, &yt, ys, pbi, pai, fi, false);
     int bad = 0;
     for (int i = 0; i < 24; i++)
         bad += ys[i] != want[i];
@@ -157,8 +157,19 @@ test_random_case(int iter)
             pb[i] = fdnn_rng_int(&rng, 0, 2) == 0 ? fdnn_rng_int(&rng, -2, 2) : 0;
             pa[i] = fdnn_rng_int(&rng, 0, 2) == 0 ? fdnn_rng_int(&rng, -2, 2) : 0;
         }
-        for (int i = 0; i + 2 < nd; i++)
+        bool folds = false;
+        for (int i = 0; i + 2 < nd; i++) {
             fold[i] = (uint32_t)fdnn_rng_int(&rng, 1, 3);
+            folds = folds || fold[i] > 1;
+        }
+        /* C pads while folding: >= 0; while unfolding: <= 0. */
+        if (folds && !unfold) {
+            pb[1] = abs(pb[1]);
+            pa[1] = abs(pa[1]);
+        } else if (folds) {
+            pb[1] = -abs(pb[1]);
+            pa[1] = -abs(pa[1]);
+        }
         CHECK_OK(cudnnSetTensorTransformDescriptor(tr, (uint32_t)nd, CUDNN_TENSOR_NCHW, pb, pa, fold,
                                                    unfold ? CUDNN_TRANSFORM_UNFOLD : CUDNN_TRANSFORM_FOLD));
         CHECK_OK(cudnnSetTensorNdDescriptorEx(probe, CUDNN_TENSOR_NCHW, xt, nd, dims));
@@ -196,13 +207,14 @@ test_random_case(int iter)
     scale_arg(&k.sb, beta, yf64);
     unsigned char *init = malloc(y.span * y.esz);
     memcpy(init, y.buf, y.span * y.esz);
-    int pbi[CUDNN_DIM_MAX];
+    int pbi[CUDNN_DIM_MAX], pai[CUDNN_DIM_MAX];
     unsigned fi[CUDNN_DIM_MAX];
     for (int i = 0; i < nd; i++) {
         pbi[i] = pb[i];
+        pai[i] = pa[i];
         fi[i] = i >= 2 ? fold[i - 2] : 1;
     }
-    fdnn_ref_fold_transform(alpha, &x.t, x.ref, beta, &y.t, y.ref, pbi, fi, unfold);
+    fdnn_ref_fold_transform(alpha, &x.t, x.ref, beta, &y.t, y.ref, pbi, pai, fi, unfold);
     tt_round_ref(&y);
     char what[160];
     snprintf(what, sizeof(what), "%s %s->%s nd %d fold %u,%u,%u pads %d/%d %d/%d iter %d", unfold ? "unfold" : "fold",
@@ -328,9 +340,9 @@ test_filter(void)
     double *vs = malloc(n * 8), *ys = malloc(fn * 8);
     for (int i = 0; i < n; i++)
         vs[i] = v[i];
-    const int pbi[4] = {0, 1, 1, 0};
+    const int pbi[4] = {0, 1, 1, 0}, pai[4] = {1, 0, 0, 2};
     const unsigned fi[4] = {1, 1, 2, 3};
-    fdnn_ref_fold_transform(1.0, &vt, vs, 0.0, &yt, ys, pbi, fi, false);
+    fdnn_ref_fold_transform(1.0, &vt, vs, 0.0, &yt, ys, pbi, pai, fi, false);
     bad = 0;
     for (int i = 0; i < fn; i++)
         bad += y[i] != ys[i];
@@ -529,6 +541,14 @@ test_bad_inputs(void)
     const int32_t crop[4] = {0, 0, -4, 0};
     CHECK_OK(cudnnSetTensorTransformDescriptor(tr, 4, CUDNN_TENSOR_NCHW, crop, NULL, NULL, CUDNN_TRANSFORM_FOLD));
     CHECK_STATUS(cudnnTransformTensorEx(handle, tr, &one, x, a, &zero, y, b), CUDNN_STATUS_BAD_PARAM);
+    /* channel crops while folding, channel pads while unfolding */
+    const int32_t cneg[4] = {0, -1, 0, 0}, cpos[4] = {0, 1, 0, 0};
+    CHECK_OK(cudnnSetTensorTransformDescriptor(tr, 4, CUDNN_TENSOR_NCHW, NULL, cneg, f, CUDNN_TRANSFORM_FOLD));
+    CHECK_OK(cudnnSetTensor4dDescriptor(y2, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 8, 2, 3));
+    CHECK_STATUS(cudnnTransformTensorEx(handle, tr, &one, x, a, &zero, y2, b), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_OK(cudnnSetTensorTransformDescriptor(tr, 4, CUDNN_TENSOR_NCHW, NULL, cpos, f, CUDNN_TRANSFORM_UNFOLD));
+    CHECK_OK(cudnnSetTensor4dDescriptor(y2, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 4, 4, 6));
+    CHECK_STATUS(cudnnTransformTensorEx(handle, tr, &one, y, a, &zero, y2, b), CUDNN_STATUS_NOT_SUPPORTED);
     /* filters: a tensor where a filter belongs */
     cudnnFilterDescriptor_t w;
     cudnnCreateFilterDescriptor(&w);

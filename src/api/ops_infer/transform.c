@@ -411,6 +411,23 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
         RETURN_IF_ERROR(plain_view(src, &p.src));
         RETURN_IF_ERROR(plain_view(dst, &p.dst));
     }
+    /* Channel padding around a fold is measured only for pads >= 0 (the
+     * pads go around the phase blocks of C source channels); cropping
+     * channels while folding, and padding them while unfolding (its
+     * inverse), have no established meaning. */
+    if (folds && !p.unfold && (t->pad_before[1] < 0 || t->pad_after[1] < 0))
+        return FDNN_NOT_SUPPORTED("cropping C (pads %d / %d) while folding is not implemented", t->pad_before[1],
+                                  t->pad_after[1]);
+    if (folds && p.unfold && (t->pad_before[1] > 0 || t->pad_after[1] > 0))
+        return FDNN_NOT_SUPPORTED("padding C (pads %d / %d) while unfolding is not implemented", t->pad_before[1],
+                                  t->pad_after[1]);
+    /* A fold pads (or crops) first, then cuts the blocks: a negative pad
+     * after crops the source, so the last partial block gets zeros, not
+     * the cropped elements. */
+    if (!p.unfold)
+        for (int i = 0; i < src->t.ndim; i++)
+            if (t->pad_after[i] < 0)
+                p.src.dims[i] += t->pad_after[i];
     RETURN_IF_NULL(srcData);
     RETURN_IF_NULL(dstData);
     RETURN_IF_ERROR(scaling(alpha, beta, p.src.dtype, p.dst.dtype, &p.f64, &p.alpha, &p.beta));

@@ -105,8 +105,9 @@ void fdnn_tensor_transform(cudnnHandle_t handle, const fdnn_transform_t *p);
  * channels o = 8a + 2b + c (b < 4, c < 2) laid out as (a, c, lane / 4, b,
  * lane % 4): the transpose XLA documents as equivalent
  * (CudnnInferTransposeForFilterReordering: [O/8, 4, 2, I/32, 8, 4, H, W]
- * permuted to [I/32, H, W, O/8, 2, 8, 4, 4]), which VirtualGPU measured on
- * an RTX 3060.  k must be a multiple of 8. */
+ * permuted to [I/32, H, W, O/8, 2, 8, 4, 4]), which VirtualGPU
+ * (pantheongpu/pantheonsim, nvidia/tests/e2e/dnn_classic_paths.cu) measured
+ * on an RTX 3060.  k must be a multiple of 8. */
 void fdnn_reorder_int8x32_filter(const int8_t *src, int8_t *dst, int64_t k, int64_t row);
 
 /* The bias order that goes with it: per block of 32 output channels,

@@ -116,9 +116,11 @@ fdnn_api_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t tran
 }
 
 /* The dims a transform makes of `src` (as cuDNN computes them): every dim
- * grows by its pads; folding divides each spatial dim by its fold (rounding
- * up) and multiplies C by the product of the folds; unfolding multiplies the
- * spatial dims and divides C (rounding up), both before padding. */
+ * grows by its pads; folding pads first, then divides each spatial dim by
+ * its fold (rounding up) and multiplies C by the product of the folds;
+ * unfolding multiplies the spatial dims and divides C (rounding up), then
+ * pads.  A negative pad crops; like cuDNN 9, each pad alone must leave at
+ * least one element of the dim it applies to (BAD_PARAM otherwise). */
 static cudnnStatus_t
 dest_dims(cudnnTensorTransformDescriptor_t t, const fdnn_tensor_t *src, int *dims)
 {
@@ -130,20 +132,23 @@ dest_dims(cudnnTensorTransformDescriptor_t t, const fdnn_tensor_t *src, int *dim
             return FDNN_BAD_PARAM("foldA[%d] is 0", i - 2);
         prod *= t->fold[i - 2];
     }
+    const bool fold = t->direction == CUDNN_TRANSFORM_FOLD;
     for (int i = 0; i < src->ndim; i++) {
-        int64_t d = src->dims[i];
-        int64_t pads = (int64_t)t->pad_before[i] + t->pad_after[i];
-        if (i >= 2 && t->direction == CUDNN_TRANSFORM_FOLD)
-            d = (d + pads + t->fold[i - 2] - 1) / t->fold[i - 2];
-        else if (i >= 2)
-            d = d * t->fold[i - 2] + pads;
-        else if (i == 1 && t->direction == CUDNN_TRANSFORM_FOLD)
-            d = (d + pads) * prod;
-        else if (i == 1)
-            d = (d + prod - 1) / prod + pads;
-        else
-            d = d + pads;
-        if (d <= 0 || d > INT32_MAX)
+        const int64_t f = i >= 2 ? t->fold[i - 2] : i == 1 ? prod : 1;
+        /* The extent the pads apply to: before folding, after unfolding. */
+        int64_t base = src->dims[i];
+        if (!fold)
+            base = i == 1 ? (base + prod - 1) / prod : base * f;
+        const int64_t pb = t->pad_before[i], pa = t->pad_after[i];
+        if (base + pb <= 0 || base + pa <= 0 || base + pb + pa <= 0)
+            return FDNN_BAD_PARAM("dim %d is %lld and its pads %lld / %lld crop all of it", i, (long long)base,
+                                  (long long)pb, (long long)pa);
+        int64_t d = base + pb + pa;
+        if (fold && i >= 2)
+            d = (d + f - 1) / f;
+        else if (fold && i == 1)
+            d *= prod;
+        if (d > INT32_MAX)
             return FDNN_BAD_PARAM("the transform makes dim %d %lld, out of range", i, (long long)d);
         dims[i] = (int)d;
     }
@@ -160,11 +165,12 @@ fdnn_api_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transform
     RETURN_IF_ERROR(fdnn_tensor_from_desc(srcDesc, "srcDesc", &src));
     RETURN_IF_NULL(destDesc);
     RETURN_IF_NULL(destSizeInBytes);
-    /* cuDNN derives 2-d to 5-d destinations only. */
-    if (src.ndim > 5)
-        return FDNN_NOT_SUPPORTED("srcDesc has %d dims; cudnnInitTransformDest takes at most 5", src.ndim);
     int dims[CUDNN_DIM_MAX];
     RETURN_IF_ERROR(dest_dims(transformDesc, &src, dims));
+    /* cuDNN derives 2-d to 5-d destinations only (it checks the dims
+     * first). */
+    if (src.ndim > 5)
+        return FDNN_NOT_SUPPORTED("srcDesc has %d dims; cudnnInitTransformDest takes at most 5", src.ndim);
     /* Below 4 dims cuDNN lays NHWC out as NCHW. */
     cudnnTensorFormat_t format = transformDesc->dest_format;
     if (format == CUDNN_TENSOR_NHWC && src.ndim < 4)

@@ -44,4 +44,12 @@ struct cudnnTensorTransformStruct {
     cudnnFoldingDirection_t direction;
 };
 
+/* Sets a transform descriptor as cudnnSetTensorTransformDescriptor does
+ * (same checks and statuses), for functions that derive one
+ * (cudnnGetFoldedConvBackwardDataDescriptors).  Defined in
+ * src/api/ops_infer/transform.c. */
+cudnnStatus_t fdnn_transform_desc_set(cudnnTensorTransformDescriptor_t d, uint32_t nb, cudnnTensorFormat_t format,
+                                      const int32_t *pad_before, const int32_t *pad_after, const uint32_t *fold,
+                                      cudnnFoldingDirection_t direction);
+
 #endif /* FDNN_CORE_TENSOR_OPS_DESC_H */

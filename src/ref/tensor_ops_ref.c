@@ -164,3 +164,62 @@ fdnn_ref_transform(double alpha, const fdnn_tensor_t *s, const double *S, double
         D[dof] = beta == 0.0 ? alpha * x : alpha * x + beta * D[dof];
     }
 }
+
+/* Floor division and modulo for a positive divisor. */
+static int64_t
+fdiv(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+void
+fdnn_ref_fold_transform(double alpha, const fdnn_tensor_t *s, const double *S, double beta, const fdnn_tensor_t *d,
+                        double *D, const int *pad_before, const int *pad_after, const unsigned *fold,
+                        bool unfold)
+{
+    const int nd = d->ndim;
+    const int64_t cu = unfold ? d->dims[1] : s->dims[1];
+    int64_t nphase = 1;
+    for (int i = 2; i < nd; i++)
+        nphase *= fold[i];
+    int64_t n = fdnn_tensor_elements(d);
+    int64_t idx[CUDNN_DIM_MAX], si[CUDNN_DIM_MAX];
+    for (int64_t pos = 0; pos < n; pos++) {
+        unravel(pos, nd, d->dims, idx);
+        bool inside = true;
+        if (!unfold) {
+            int64_t rel = idx[1] - pad_before[1];
+            int64_t off = fdiv(rel, cu);
+            inside = off >= 0 && off < nphase;
+            si[0] = idx[0] - pad_before[0];
+            si[1] = rel - off * cu;
+            for (int i = nd - 1; i >= 2; i--) {
+                int64_t ph = off % fold[i];
+                off /= fold[i];
+                si[i] = idx[i] * fold[i] + ph - pad_before[i];
+            }
+        } else {
+            int64_t off = 0;
+            for (int i = 2; i < nd; i++) {
+                int64_t hp = idx[i] - pad_before[i];
+                si[i] = fdiv(hp, fold[i]);
+                off = off * fold[i] + (hp - si[i] * fold[i]);
+            }
+            si[0] = idx[0] - pad_before[0];
+            si[1] = -pad_before[1] + off * cu + idx[1];
+        }
+        int64_t so = 0;
+        for (int i = 0; i < nd; i++) {
+            int64_t end = s->dims[i];
+            if (!unfold && pad_after[i] < 0)
+                end += pad_after[i];
+            if (si[i] < 0 || si[i] >= end)
+                inside = false;
+            else
+                so += si[i] * s->strides[i];
+        }
+        double x = inside ? S[so] : 0.0;
+        int64_t dof = offset_bcast(d, idx);
+        D[dof] = beta == 0.0 ? alpha * x : alpha * x + beta * D[dof];
+    }
+}

@@ -37,4 +37,19 @@ void fdnn_ref_reduce(cudnnReduceTensorOp_t op, bool propagate_nan, double alpha,
 void fdnn_ref_transform(double alpha, const fdnn_tensor_t *s, const double *S, double beta, const fdnn_tensor_t *d,
                         double *D, const int *pad_before);
 
+/* D = alpha * T(S) + beta * D for a tensor transform with folding (the
+ * semantics of fdnn_transform_t in src/cpu/tensor/tensor_ops.h): each
+ * element of D finds its source directly.  Fold (unfold false), with U = S,
+ * F = D and p = pad_before: F element (n, cf, hf...) takes U element
+ * (n - p0, (cf - p1) mod C_U, hf * f + phase - p) where the phases are the
+ * row-major digits of (cf - p1) div C_U over the folds.  Unfold, with U = D,
+ * F = S and p = -pad_before: U element (n, c, h...) takes F element
+ * (n + p0, p1 + off * C_U + c, (h + p) div f) with off the row-major index
+ * of the phases (h + p) mod f.  Out of range: 0; for a fold also the
+ * elements of U a negative pad_after crops (h >= dim + pad_after).  fold
+ * has one entry per dim (1 for dims 0 and 1). */
+void fdnn_ref_fold_transform(double alpha, const fdnn_tensor_t *s, const double *S, double beta,
+                             const fdnn_tensor_t *d, double *D, const int *pad_before, const int *pad_after,
+                             const unsigned *fold, bool unfold);
+
 #endif /* FDNN_REF_TENSOR_OPS_REF_H */

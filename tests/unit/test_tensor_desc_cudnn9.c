@@ -243,8 +243,9 @@ test_transform_sets(void)
         int32_t pb[16], pa[16];
         uint32_t fold[16];
         for (int i = 0; i < 16; i++) {
-            pb[i] = fdnn_rng_int(&rng, 0, 3) == 0 ? fdnn_rng_int(&rng, 0, 3) : 0;
-            pa[i] = fdnn_rng_int(&rng, 0, 3) == 0 ? fdnn_rng_int(&rng, 0, 3) : 0;
+            /* negative pads crop */
+            pb[i] = fdnn_rng_int(&rng, 0, 3) == 0 ? fdnn_rng_int(&rng, -3, 3) : 0;
+            pa[i] = fdnn_rng_int(&rng, 0, 3) == 0 ? fdnn_rng_int(&rng, -3, 3) : 0;
             fold[i] = fdnn_rng_int(&rng, 0, 3) == 0 ? (uint32_t)fdnn_rng_int(&rng, 1, 3) : 1;
         }
         bool null_pads = fdnn_rng_int(&rng, 0, 5) == 0, null_fold = fdnn_rng_int(&rng, 0, 5) == 0;
@@ -293,7 +294,7 @@ test_transform_sets(void)
         SYM9(cudnnSetTensorNdDescriptorEx)(src9, CUDNN_TENSOR_NCHW, dtype, nb, dims);
         size_t z1 = 0, z2 = 0;
         st = cudnnInitTransformDest(tr, src, dst, &z1);
-        snprintf(what, sizeof(what), "iter %d InitTransformDest nb %d format %d dir %d", iter, nb, format, dir);
+        snprintf(what, sizeof(what), "iter %d InitTransformDest nb %d format %d dir %d dims %d,%d,%d,%d pads %d,%d,%d,%d / %d,%d,%d,%d folds %u,%u", iter, nb, format, dir, dims[0], dims[1], dims[2], dims[3], pb[0], pb[1], pb[2], pb[3], pa[0], pa[1], pa[2], pa[3], fold[0], fold[1]);
         check_same(st, SYM9(cudnnInitTransformDest)(tr9, src9, dst9, &z2), what);
         if (st == CUDNN_STATUS_SUCCESS) {
             CHECK_MSG(z1 == z2, "%s: size %zu, cuDNN 9 %zu", what, z1, z2);

@@ -31,7 +31,8 @@ fdnn_api_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDes
 {
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_eltwise_t p = {.op = FDNN_ELT_SET};
-    RETURN_IF_ERROR(fdnn_tops_view(yDesc, "yDesc", FDNN_TOPS_ALL_TYPES, &p.c));
+    /* NCHW_VECT_C: every lane is set; *valuePtr is one lane (int8 / uint8). */
+    RETURN_IF_ERROR(fdnn_tops_view_lanes(yDesc, "yDesc", FDNN_TOPS_ALL_TYPES, &p.c));
     RETURN_IF_NULL(y);
     RETURN_IF_NULL(valuePtr);
     /* Every value of every type passes exactly: through float, except
@@ -48,7 +49,8 @@ fdnn_api_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yD
 {
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_eltwise_t p = {.op = FDNN_ELT_COPY};
-    RETURN_IF_ERROR(fdnn_tops_view(yDesc, "yDesc", FDNN_TOPS_ALL_TYPES, &p.c));
+    /* NCHW_VECT_C: every lane is scaled (rounded, saturated). */
+    RETURN_IF_ERROR(fdnn_tops_view_lanes(yDesc, "yDesc", FDNN_TOPS_ALL_TYPES, &p.c));
     RETURN_IF_NULL(y);
     p.f64 = p.c.dtype == CUDNN_DATA_DOUBLE;
     RETURN_IF_ERROR(fdnn_tops_scale(alpha, "alpha", p.f64, &p.alpha1));

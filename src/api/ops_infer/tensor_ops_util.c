@@ -19,6 +19,32 @@ fdnn_tops_view(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed,
 }
 
 cudnnStatus_t
+fdnn_tops_view_lanes(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed, fdnn_tensor_t *out)
+{
+    fdnn_tensor_t t;
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, &t));
+    if (desc->format != CUDNN_TENSOR_NCHW_VECT_C)
+        return fdnn_tops_view(desc, what, allowed, out);
+    if (t.ndim + 1 > CUDNN_DIM_MAX)
+        return FDNN_NOT_SUPPORTED("%s is NCHW_VECT_C with %d dims; at most %d here", what, t.ndim,
+                                  CUDNN_DIM_MAX - 1);
+    /* The descriptor's strides count vectors of `vect` lanes. */
+    const int v = desc->vect;
+    *out = t;
+    out->dtype = t.dtype == CUDNN_DATA_UINT8x4 ? CUDNN_DATA_UINT8 : CUDNN_DATA_INT8;
+    out->ndim = t.ndim + 1;
+    for (int i = 0; i < t.ndim; i++)
+        out->strides[i] = t.strides[i] * v;
+    out->dims[1] = t.dims[1] / v;
+    out->dims[t.ndim] = v;
+    out->strides[t.ndim] = 1;
+    if ((unsigned)out->dtype >= 32 || !(allowed & (1u << out->dtype)))
+        return FDNN_NOT_SUPPORTED("%s has data type %s, which this operation does not take", what,
+                                  fdnn_dtype_name(t.dtype));
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
 fdnn_tops_broadcast(fdnn_tensor_t *x, const char *what, const fdnn_tensor_t *c, bool exact)
 {
     if (x->ndim != c->ndim)

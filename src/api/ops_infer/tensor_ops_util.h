@@ -16,6 +16,14 @@
  * 1u << cudnnDataType_t). */
 cudnnStatus_t fdnn_tops_view(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed, fdnn_tensor_t *out);
 
+/* As fdnn_tops_view, but an NCHW_VECT_C descriptor (INT8x4, UINT8x4,
+ * INT8x32) becomes the view of its lanes: nb + 1 dims (N, C/v, spatial...,
+ * v) of INT8 / UINT8 elements, for the operations that act on each element
+ * alone (cudnnSetTensor, cudnnScaleTensor).  NOT_SUPPORTED when nb + 1 is
+ * more than CUDNN_DIM_MAX. */
+cudnnStatus_t fdnn_tops_view_lanes(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed,
+                                   fdnn_tensor_t *out);
+
 #define FDNN_TOPS_FLOAT_TYPES                                                                   \
     ((1u << CUDNN_DATA_FLOAT) | (1u << CUDNN_DATA_DOUBLE) | (1u << CUDNN_DATA_HALF) |             \
      (1u << CUDNN_DATA_BFLOAT16))

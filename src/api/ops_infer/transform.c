@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Tensor transforms: the transform descriptor, cudnnInitTransformDest,
  * cudnnTransformTensor (same dims and type, any layouts) and
- * cudnnTransformTensorEx (padding, any layouts, type conversion):
+ * cudnnTransformTensorEx and cudnnTransformFilter (padding, cropping,
+ * folding, unfolding, any layouts, type conversion):
  *     dest = alpha * transform(src) + beta * dest */
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,14 @@ fdnn_api_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t tran
                                            const cudnnTensorFormat_t destFormat, const int32_t *padBeforeA,
                                            const int32_t *padAfterA, const uint32_t *foldA,
                                            const cudnnFoldingDirection_t direction)
+{
+    return fdnn_transform_desc_set(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+}
+
+cudnnStatus_t
+fdnn_transform_desc_set(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDims,
+                        cudnnTensorFormat_t destFormat, const int32_t *padBeforeA, const int32_t *padAfterA,
+                        const uint32_t *foldA, cudnnFoldingDirection_t direction)
 {
     RETURN_IF_ERROR(check_desc(transformDesc, false));
     /* cuDNN: more than CUDNN_DIM_MAX dims is NOT_SUPPORTED, fewer than 2
@@ -107,9 +116,11 @@ fdnn_api_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t tran
 }
 
 /* The dims a transform makes of `src` (as cuDNN computes them): every dim
- * grows by its pads; folding divides each spatial dim by its fold (rounding
- * up) and multiplies C by the product of the folds; unfolding multiplies the
- * spatial dims and divides C (rounding up), both before padding. */
+ * grows by its pads; folding pads first, then divides each spatial dim by
+ * its fold (rounding up) and multiplies C by the product of the folds;
+ * unfolding multiplies the spatial dims and divides C (rounding up), then
+ * pads.  A negative pad crops; like cuDNN 9, each pad alone must leave at
+ * least one element of the dim it applies to (BAD_PARAM otherwise). */
 static cudnnStatus_t
 dest_dims(cudnnTensorTransformDescriptor_t t, const fdnn_tensor_t *src, int *dims)
 {
@@ -121,20 +132,23 @@ dest_dims(cudnnTensorTransformDescriptor_t t, const fdnn_tensor_t *src, int *dim
             return FDNN_BAD_PARAM("foldA[%d] is 0", i - 2);
         prod *= t->fold[i - 2];
     }
+    const bool fold = t->direction == CUDNN_TRANSFORM_FOLD;
     for (int i = 0; i < src->ndim; i++) {
-        int64_t d = src->dims[i];
-        int64_t pads = (int64_t)t->pad_before[i] + t->pad_after[i];
-        if (i >= 2 && t->direction == CUDNN_TRANSFORM_FOLD)
-            d = (d + pads + t->fold[i - 2] - 1) / t->fold[i - 2];
-        else if (i >= 2)
-            d = d * t->fold[i - 2] + pads;
-        else if (i == 1 && t->direction == CUDNN_TRANSFORM_FOLD)
-            d = (d + pads) * prod;
-        else if (i == 1)
-            d = (d + prod - 1) / prod + pads;
-        else
-            d = d + pads;
-        if (d <= 0 || d > INT32_MAX)
+        const int64_t f = i >= 2 ? t->fold[i - 2] : i == 1 ? prod : 1;
+        /* The extent the pads apply to: before folding, after unfolding. */
+        int64_t base = src->dims[i];
+        if (!fold)
+            base = i == 1 ? (base + prod - 1) / prod : base * f;
+        const int64_t pb = t->pad_before[i], pa = t->pad_after[i];
+        if (base + pb <= 0 || base + pa <= 0 || base + pb + pa <= 0)
+            return FDNN_BAD_PARAM("dim %d is %lld and its pads %lld / %lld crop all of it", i, (long long)base,
+                                  (long long)pb, (long long)pa);
+        int64_t d = base + pb + pa;
+        if (fold && i >= 2)
+            d = (d + f - 1) / f;
+        else if (fold && i == 1)
+            d *= prod;
+        if (d > INT32_MAX)
             return FDNN_BAD_PARAM("the transform makes dim %d %lld, out of range", i, (long long)d);
         dims[i] = (int)d;
     }
@@ -151,11 +165,12 @@ fdnn_api_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transform
     RETURN_IF_ERROR(fdnn_tensor_from_desc(srcDesc, "srcDesc", &src));
     RETURN_IF_NULL(destDesc);
     RETURN_IF_NULL(destSizeInBytes);
-    /* cuDNN derives 2-d to 5-d destinations only. */
-    if (src.ndim > 5)
-        return FDNN_NOT_SUPPORTED("srcDesc has %d dims; cudnnInitTransformDest takes at most 5", src.ndim);
     int dims[CUDNN_DIM_MAX];
     RETURN_IF_ERROR(dest_dims(transformDesc, &src, dims));
+    /* cuDNN derives 2-d to 5-d destinations only (it checks the dims
+     * first). */
+    if (src.ndim > 5)
+        return FDNN_NOT_SUPPORTED("srcDesc has %d dims; cudnnInitTransformDest takes at most 5", src.ndim);
     /* Below 4 dims cuDNN lays NHWC out as NCHW. */
     cudnnTensorFormat_t format = transformDesc->dest_format;
     if (format == CUDNN_TENSOR_NHWC && src.ndim < 4)
@@ -166,28 +181,6 @@ fdnn_api_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transform
     if (destDesc->vect > 1)
         dst.dims[1] /= destDesc->vect;
     *destSizeInBytes = (size_t)fdnn_tensor_span(&dst) * fdnn_dtype_size(dst.dtype);
-    return CUDNN_STATUS_SUCCESS;
-}
-
-/* dest = alpha * src + beta * dest over views of equal dims.  Scaling
- * factors are doubles for DOUBLE dest, floats otherwise; the arithmetic is
- * double when either side is DOUBLE or INT32 (exact for every INT32). */
-static cudnnStatus_t
-copy_scaled(cudnnHandle_t handle, const void *alpha, const fdnn_tensor_t *src, const void *srcData,
-            const void *beta, const fdnn_tensor_t *dst, void *dstData, fdnn_eltwise_t *p)
-{
-    const bool scale_f64 = dst->dtype == CUDNN_DATA_DOUBLE;
-    p->op = FDNN_ELT_COPY;
-    p->f64 = scale_f64 || src->dtype == CUDNN_DATA_DOUBLE || src->dtype == CUDNN_DATA_INT32 ||
-             dst->dtype == CUDNN_DATA_INT32;
-    RETURN_IF_ERROR(fdnn_tops_scale(alpha, "alpha", scale_f64, &p->alpha1));
-    RETURN_IF_ERROR(fdnn_tops_scale(beta, "beta", scale_f64, &p->beta));
-    RETURN_IF_ERROR(fdnn_tops_check_alias(src, srcData, "the source", dst, dstData));
-    p->a = *src;
-    p->a_data = srcData;
-    p->c = *dst;
-    p->c_data = dstData;
-    (void)handle;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -204,67 +197,132 @@ lane_type(cudnnDataType_t t)
     }
 }
 
-/* A view of nb + 1 dims in bytes of the lane type, with C split into
- * (C / vect, vect) and the vect lanes last: NCHW_VECT_C tensors (strides in
- * vectors) and plain INT8 / UINT8 tensors (C's stride per channel) both
- * become (N, C/v, spatial..., v), so one strided copy converts between
- * them. */
-static cudnnStatus_t
-lane_view(cudnnTensorDescriptor_t d, const char *what, int vect, fdnn_tensor_t *out)
-{
+/* One operand of a transform: its view (for NCHW_VECT_C, dims[1] counts
+ * elements and strides count vectors, as the descriptor reports them) and
+ * the vector width (1 unless NCHW_VECT_C). */
+typedef struct operand {
     fdnn_tensor_t t;
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(d, what, &t));
-    const bool vectorised = d->format == CUDNN_TENSOR_NCHW_VECT_C;
-    if (!vectorised && lane_type(t.dtype) != t.dtype)
-        return FDNN_NOT_SUPPORTED("%s holds %s elements outside NCHW_VECT_C, which transforms do not take", what,
-                                  fdnn_dtype_name(t.dtype));
-    if (t.ndim + 1 > CUDNN_DIM_MAX)
-        return FDNN_NOT_SUPPORTED("%s has %d dims; NCHW_VECT_C transforms take at most %d", what, t.ndim,
+    int vect;
+    const char *what;
+} operand_t;
+
+static cudnnStatus_t
+tensor_operand(cudnnTensorDescriptor_t d, const char *what, operand_t *op)
+{
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(d, what, &op->t));
+    op->vect = d->format == CUDNN_TENSOR_NCHW_VECT_C ? d->vect : 1;
+    op->what = what;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* A filter as a tensor view (K as the batch dim).  NCHW_VECT_C filters are
+ * packed K, C/v, spatial..., v; their strides count vectors, as a tensor's
+ * do. */
+static cudnnStatus_t
+filter_operand(cudnnFilterDescriptor_t d, const char *what, operand_t *op)
+{
+    RETURN_IF_ERROR(fdnn_tensor_from_filter(d, what, &op->t));
+    op->vect = 1;
+    op->what = what;
+    if (d->format == CUDNN_TENSOR_NCHW_VECT_C) {
+        op->vect = d->dtype == CUDNN_DATA_INT8x32 ? 32 : 4;
+        int64_t s = 1;
+        for (int i = op->t.ndim - 1; i >= 2; i--) {
+            op->t.strides[i] = s;
+            s *= op->t.dims[i];
+        }
+        op->t.strides[1] = s;
+        op->t.strides[0] = s * (op->t.dims[1] / op->vect);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* A view of nb + 1 dims in bytes of the lane type, with C split into
+ * (C / vect, vect) and the vect lanes last: NCHW_VECT_C operands (strides in
+ * vectors) and plain INT8 / UINT8 / any-type operands (C's stride per
+ * channel) both become (N, C/v, spatial..., v), so one strided copy
+ * converts between them. */
+static cudnnStatus_t
+lane_view(const operand_t *op, int vect, fdnn_tensor_t *out)
+{
+    const fdnn_tensor_t *t = &op->t;
+    const bool vectorised = op->vect > 1;
+    if (!vectorised && lane_type(t->dtype) != t->dtype)
+        return FDNN_NOT_SUPPORTED("%s holds %s elements outside NCHW_VECT_C, which transforms do not take", op->what,
+                                  fdnn_dtype_name(t->dtype));
+    if (t->ndim + 1 > CUDNN_DIM_MAX)
+        return FDNN_NOT_SUPPORTED("%s has %d dims; NCHW_VECT_C transforms take at most %d", op->what, t->ndim,
                                   CUDNN_DIM_MAX - 1);
-    if (t.dims[1] % vect != 0)
-        return FDNN_BAD_PARAM("%s has C = %lld, not a multiple of the vector width %d", what, (long long)t.dims[1],
-                              vect);
+    if (t->dims[1] % vect != 0)
+        return FDNN_BAD_PARAM("%s has C = %lld, not a multiple of the vector width %d", op->what,
+                              (long long)t->dims[1], vect);
     memset(out, 0, sizeof(*out));
-    out->dtype = lane_type(t.dtype);
-    out->ndim = t.ndim + 1;
-    for (int i = 0; i < CUDNN_DIM_MAX; i++) {
+    out->dtype = lane_type(t->dtype);
+    out->ndim = t->ndim + 1;
+    for (int i = 0; i < CUDNN_DIM_MAX; i++)
         out->dims[i] = 1;
-        out->strides[i] = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        out->dims[i] = i == 1 ? t->dims[1] / vect : t->dims[i];
+        out->strides[i] = vectorised ? t->strides[i] * vect : (i == 1 ? t->strides[1] * vect : t->strides[i]);
     }
-    for (int i = 0; i < t.ndim; i++) {
-        out->dims[i] = i == 1 ? t.dims[1] / vect : t.dims[i];
-        out->strides[i] = vectorised ? t.strides[i] * vect : (i == 1 ? t.strides[1] * vect : t.strides[i]);
-    }
-    out->dims[t.ndim] = vect;
-    out->strides[t.ndim] = vectorised ? 1 : t.strides[1];
+    out->dims[t->ndim] = vect;
+    out->strides[t->ndim] = vectorised ? 1 : t->strides[1];
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Scaling factors (doubles for DOUBLE dest, floats otherwise) and the
+ * arithmetic (double when either side is DOUBLE or INT32: exact for every
+ * INT32). */
+static cudnnStatus_t
+scaling(const void *alpha, const void *beta, cudnnDataType_t src, cudnnDataType_t dst, bool *f64, double *a,
+        double *b)
+{
+    const bool scale_f64 = dst == CUDNN_DATA_DOUBLE;
+    *f64 = scale_f64 || src == CUDNN_DATA_DOUBLE || src == CUDNN_DATA_INT32 || dst == CUDNN_DATA_INT32;
+    RETURN_IF_ERROR(fdnn_tops_scale(alpha, "alpha", scale_f64, a));
+    return fdnn_tops_scale(beta, "beta", scale_f64, b);
+}
+
+/* dest = alpha * src + beta * dest over views of equal dims. */
+static cudnnStatus_t
+copy_scaled(const void *alpha, const fdnn_tensor_t *src, const void *srcData, const void *beta,
+            const fdnn_tensor_t *dst, void *dstData, fdnn_eltwise_t *p)
+{
+    p->op = FDNN_ELT_COPY;
+    RETURN_IF_ERROR(scaling(alpha, beta, src->dtype, dst->dtype, &p->f64, &p->alpha1, &p->beta));
+    RETURN_IF_ERROR(fdnn_tops_check_alias(src, srcData, "the source", dst, dstData));
+    p->a = *src;
+    p->a_data = srcData;
+    p->c = *dst;
+    p->c_data = dstData;
     return CUDNN_STATUS_SUCCESS;
 }
 
 /* cudnnTransformTensor where either side is NCHW_VECT_C: INT8 <-> INT8x4 or
  * INT8x32, UINT8 <-> UINT8x4 (or between two vectorised layouts). */
 static cudnnStatus_t
-transform_vect(cudnnHandle_t handle, const void *alpha, cudnnTensorDescriptor_t xDesc, const void *x,
-               const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
+transform_vect(cudnnHandle_t handle, const void *alpha, const operand_t *x, const void *xData, const void *beta,
+               const operand_t *y, void *yData)
 {
-    const int vect = xDesc->format == CUDNN_TENSOR_NCHW_VECT_C ? xDesc->vect : yDesc->vect;
-    if (xDesc->format == CUDNN_TENSOR_NCHW_VECT_C && yDesc->format == CUDNN_TENSOR_NCHW_VECT_C &&
-        xDesc->vect != yDesc->vect)
+    const int vect = x->vect > 1 ? x->vect : y->vect;
+    if (x->vect > 1 && y->vect > 1 && x->vect != y->vect)
         return FDNN_NOT_SUPPORTED("xDesc and yDesc are NCHW_VECT_C of different vector widths");
-    if (lane_type(xDesc->dtype) != lane_type(yDesc->dtype))
-        return FDNN_BAD_PARAM("xDesc is %s and yDesc %s: the element types differ", fdnn_dtype_name(xDesc->dtype),
-                              fdnn_dtype_name(yDesc->dtype));
-    if (xDesc->nb_dims != yDesc->nb_dims)
-        return FDNN_BAD_PARAM("xDesc has %d dims, yDesc %d", xDesc->nb_dims, yDesc->nb_dims);
-    for (int i = 0; i < xDesc->nb_dims; i++)
-        if (xDesc->dims[i] != yDesc->dims[i])
-            return FDNN_BAD_PARAM("xDesc dim %d is %d, yDesc's %d", i, xDesc->dims[i], yDesc->dims[i]);
+    if (lane_type(x->t.dtype) != lane_type(y->t.dtype))
+        return FDNN_BAD_PARAM("xDesc is %s and yDesc %s: the element types differ", fdnn_dtype_name(x->t.dtype),
+                              fdnn_dtype_name(y->t.dtype));
+    if (x->t.ndim != y->t.ndim)
+        return FDNN_BAD_PARAM("xDesc has %d dims, yDesc %d", x->t.ndim, y->t.ndim);
+    for (int i = 0; i < x->t.ndim; i++)
+        if (x->t.dims[i] != y->t.dims[i])
+            return FDNN_BAD_PARAM("xDesc dim %d is %lld, yDesc's %lld", i, (long long)x->t.dims[i],
+                                  (long long)y->t.dims[i]);
     fdnn_tensor_t xt, yt;
-    RETURN_IF_ERROR(lane_view(xDesc, "xDesc", vect, &xt));
-    RETURN_IF_ERROR(lane_view(yDesc, "yDesc", vect, &yt));
-    RETURN_IF_NULL(x);
-    RETURN_IF_NULL(y);
+    RETURN_IF_ERROR(lane_view(x, vect, &xt));
+    RETURN_IF_ERROR(lane_view(y, vect, &yt));
+    RETURN_IF_NULL(xData);
+    RETURN_IF_NULL(yData);
     fdnn_eltwise_t p = {0};
-    RETURN_IF_ERROR(copy_scaled(handle, alpha, &xt, x, beta, &yt, y, &p));
+    RETURN_IF_ERROR(copy_scaled(alpha, &xt, xData, beta, &yt, yData, &p));
     fdnn_tensor_eltwise(handle, &p);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -274,12 +332,13 @@ fdnn_api_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cud
                               const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     RETURN_IF_ERROR(fdnn_handle_check(handle));
-    fdnn_tensor_t xt, yt;
+    operand_t xo, yo;
+    RETURN_IF_ERROR(tensor_operand(xDesc, "xDesc", &xo));
+    RETURN_IF_ERROR(tensor_operand(yDesc, "yDesc", &yo));
     /* Into or out of NCHW_VECT_C: the vector lanes become a dim of their own. */
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &xt));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(yDesc, "yDesc", &yt));
-    if (xDesc->format == CUDNN_TENSOR_NCHW_VECT_C || yDesc->format == CUDNN_TENSOR_NCHW_VECT_C)
-        return transform_vect(handle, alpha, xDesc, x, beta, yDesc, y);
+    if (xo.vect > 1 || yo.vect > 1)
+        return transform_vect(handle, alpha, &xo, x, beta, &yo, y);
+    fdnn_tensor_t xt, yt;
     RETURN_IF_ERROR(fdnn_tops_view(xDesc, "xDesc", FDNN_TOPS_ALL_TYPES, &xt));
     RETURN_IF_ERROR(fdnn_tops_view(yDesc, "yDesc", FDNN_TOPS_ALL_TYPES, &yt));
     if (xt.dtype != yt.dtype)
@@ -289,23 +348,110 @@ fdnn_api_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cud
     RETURN_IF_NULL(x);
     RETURN_IF_NULL(y);
     fdnn_eltwise_t p = {0};
-    RETURN_IF_ERROR(copy_scaled(handle, alpha, &xt, x, beta, &yt, y, &p));
+    RETURN_IF_ERROR(copy_scaled(alpha, &xt, x, beta, &yt, y, &p));
     fdnn_tensor_eltwise(handle, &p);
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* The part of `t` from `start` with extents `ext` (a sub-box). */
-static void
-sub_box(const fdnn_tensor_t *t, void *data, const int64_t *start, const int64_t *ext, fdnn_tensor_t *box,
-        void **box_data)
+/* The plain view of a transform operand that is not NCHW_VECT_C: the types
+ * of the tensor operations, no vector types. */
+static cudnnStatus_t
+plain_view(const operand_t *op, fdnn_tensor_t *out)
 {
-    *box = *t;
-    int64_t off = 0;
-    for (int i = 0; i < t->ndim; i++) {
-        off += start[i] * t->strides[i];
-        box->dims[i] = ext[i];
+    const cudnnDataType_t t = op->t.dtype;
+    if ((unsigned)t >= 32 || !(FDNN_TOPS_ALL_TYPES & (1u << t)))
+        return FDNN_NOT_SUPPORTED("%s has data type %s, which transforms do not take%s", op->what,
+                                  fdnn_dtype_name(t), lane_type(t) != t ? " outside NCHW_VECT_C" : "");
+    *out = op->t;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* True when the byte ranges of the two views overlap. */
+static bool
+overlaps(const fdnn_tensor_t *a, const void *ap, const fdnn_tensor_t *b, const void *bp)
+{
+    int64_t sa = fdnn_tensor_span(a) * (int64_t)fdnn_dtype_size(a->dtype);
+    int64_t sb = fdnn_tensor_span(b) * (int64_t)fdnn_dtype_size(b->dtype);
+    uintptr_t alo = (uintptr_t)ap, blo = (uintptr_t)bp;
+    return alo < blo + (uintptr_t)sb && blo < alo + (uintptr_t)sa;
+}
+
+/* cudnnTransformTensorEx and cudnnTransformFilter: checks, then the
+ * transform engine. */
+static cudnnStatus_t
+transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const void *alpha, const operand_t *src,
+             const void *srcData, const void *beta, const operand_t *dst, void *dstData)
+{
+    int dims[CUDNN_DIM_MAX];
+    RETURN_IF_ERROR(dest_dims(t, &src->t, dims));
+    if (dst->t.ndim != src->t.ndim)
+        return FDNN_BAD_PARAM("%s has %d dims, %s %d", dst->what, dst->t.ndim, src->what, src->t.ndim);
+    for (int i = 0; i < dst->t.ndim; i++)
+        if (dst->t.dims[i] != dims[i])
+            return FDNN_BAD_PARAM("%s dim %d is %lld, the transform makes %d", dst->what, i,
+                                  (long long)dst->t.dims[i], dims[i]);
+    fdnn_transform_t p = {.unfold = t->direction == CUDNN_TRANSFORM_UNFOLD};
+    bool folds = false;
+    for (int i = 0; i < CUDNN_DIM_MAX; i++) {
+        p.fold[i] = i >= 2 && i < src->t.ndim ? t->fold[i - 2] : 1;
+        p.pad_before[i] = i < src->t.ndim ? t->pad_before[i] : 0;
+        folds = folds || p.fold[i] != 1;
     }
-    *box_data = (char *)data + off * (int64_t)fdnn_dtype_size(t->dtype);
+    if (src->vect > 1 || dst->vect > 1) {
+        /* NCHW_VECT_C on either side: the lanes become a dim of their own;
+         * C is padded in whole vectors. */
+        const int vect = src->vect > 1 ? src->vect : dst->vect;
+        if (src->vect > 1 && dst->vect > 1 && src->vect != dst->vect)
+            return FDNN_NOT_SUPPORTED("%s and %s are NCHW_VECT_C of different vector widths", src->what, dst->what);
+        if (folds)
+            return FDNN_NOT_SUPPORTED("folding NCHW_VECT_C data is not implemented");
+        if (t->pad_before[1] % vect != 0 || t->pad_after[1] % vect != 0)
+            return FDNN_NOT_SUPPORTED("padding C of NCHW_VECT_C data by %d / %d, not whole vectors of %d, is not "
+                                      "implemented",
+                                      t->pad_before[1], t->pad_after[1], vect);
+        RETURN_IF_ERROR(lane_view(src, vect, &p.src));
+        RETURN_IF_ERROR(lane_view(dst, vect, &p.dst));
+        p.pad_before[1] /= vect; /* the lane dim (last) is not padded */
+        p.pad_before[src->t.ndim] = 0;
+    } else {
+        RETURN_IF_ERROR(plain_view(src, &p.src));
+        RETURN_IF_ERROR(plain_view(dst, &p.dst));
+    }
+    /* Channel padding around a fold is measured only for pads >= 0 (the
+     * pads go around the phase blocks of C source channels); cropping
+     * channels while folding, and padding them while unfolding (its
+     * inverse), have no established meaning. */
+    if (folds && !p.unfold && (t->pad_before[1] < 0 || t->pad_after[1] < 0))
+        return FDNN_NOT_SUPPORTED("cropping C (pads %d / %d) while folding is not implemented", t->pad_before[1],
+                                  t->pad_after[1]);
+    if (folds && p.unfold && (t->pad_before[1] > 0 || t->pad_after[1] > 0))
+        return FDNN_NOT_SUPPORTED("padding C (pads %d / %d) while unfolding is not implemented", t->pad_before[1],
+                                  t->pad_after[1]);
+    /* A fold pads (or crops) first, then cuts the blocks: a negative pad
+     * after crops the source, so the last partial block gets zeros, not
+     * the cropped elements. */
+    if (!p.unfold)
+        for (int i = 0; i < src->t.ndim; i++)
+            if (t->pad_after[i] < 0)
+                p.src.dims[i] += t->pad_after[i];
+    RETURN_IF_NULL(srcData);
+    RETURN_IF_NULL(dstData);
+    RETURN_IF_ERROR(scaling(alpha, beta, p.src.dtype, p.dst.dtype, &p.f64, &p.alpha, &p.beta));
+    /* In place only as the identity (same layout, nothing padded or
+     * folded): every element is then read before it is written. */
+    if (overlaps(&p.src, srcData, &p.dst, dstData)) {
+        bool padded = false;
+        for (int i = 0; i < src->t.ndim; i++)
+            padded = padded || t->pad_before[i] != 0 || t->pad_after[i] != 0;
+        if (folds || padded)
+            return FDNN_BAD_PARAM("%s overlaps %s in memory, and the transform pads or folds", src->what,
+                                  dst->what);
+        RETURN_IF_ERROR(fdnn_tops_check_alias(&p.src, srcData, src->what, &p.dst, dstData));
+    }
+    p.src_data = srcData;
+    p.dst_data = dstData;
+    fdnn_tensor_transform(handle, &p);
+    return CUDNN_STATUS_SUCCESS;
 }
 
 cudnnStatus_t
@@ -315,68 +461,21 @@ fdnn_api_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransform
 {
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     RETURN_IF_ERROR(check_desc(transDesc, true));
-    fdnn_tensor_t src, dst;
-    RETURN_IF_ERROR(fdnn_tops_view(srcDesc, "srcDesc", FDNN_TOPS_ALL_TYPES, &src));
-    RETURN_IF_ERROR(fdnn_tops_view(destDesc, "destDesc", FDNN_TOPS_ALL_TYPES, &dst));
-    int dims[CUDNN_DIM_MAX];
-    RETURN_IF_ERROR(dest_dims(transDesc, &src, dims));
-    if (dst.ndim != src.ndim)
-        return FDNN_BAD_PARAM("destDesc has %d dims, srcDesc %d", dst.ndim, src.ndim);
-    for (int i = 0; i < dst.ndim; i++)
-        if (dst.dims[i] != dims[i])
-            return FDNN_BAD_PARAM("destDesc dim %d is %lld, the transform makes %d", i, (long long)dst.dims[i],
-                                  dims[i]);
-    for (int i = 2; i < src.ndim; i++)
-        if (transDesc->fold[i - 2] != 1)
-            return FDNN_NOT_SUPPORTED("folding (foldA[%d] = %u) is not implemented", i - 2, transDesc->fold[i - 2]);
-    for (int i = 0; i < src.ndim; i++)
-        if (transDesc->pad_before[i] < 0 || transDesc->pad_after[i] < 0)
-            return FDNN_NOT_SUPPORTED("negative padding (dim %d) is not implemented", i);
-    RETURN_IF_NULL(srcData);
-    RETURN_IF_NULL(destData);
+    operand_t src, dst;
+    RETURN_IF_ERROR(tensor_operand(srcDesc, "srcDesc", &src));
+    RETURN_IF_ERROR(tensor_operand(destDesc, "destDesc", &dst));
+    return transform_ex(handle, transDesc, alpha, &src, srcData, beta, &dst, destData);
+}
 
-    /* The interior: the box of dest at padBefore with src's extents. */
-    int64_t start[CUDNN_DIM_MAX], ext[CUDNN_DIM_MAX];
-    for (int i = 0; i < dst.ndim; i++) {
-        start[i] = transDesc->pad_before[i];
-        ext[i] = src.dims[i];
-    }
-    fdnn_tensor_t inner;
-    void *inner_data;
-    sub_box(&dst, destData, start, ext, &inner, &inner_data);
-    fdnn_eltwise_t p = {0};
-    RETURN_IF_ERROR(copy_scaled(handle, alpha, &src, srcData, beta, &inner, inner_data, &p));
-
-    /* The padding: dest = alpha * 0 + beta * dest.  Cut the border into
-     * disjoint boxes: for dim d, the slabs before and after the interior
-     * along d, interior along the dims before d, full along the dims after. */
-    for (int d = 0; d < dst.ndim; d++) {
-        for (int side = 0; side < 2; side++) {
-            int64_t bs[CUDNN_DIM_MAX], be[CUDNN_DIM_MAX];
-            for (int i = 0; i < dst.ndim; i++) {
-                bs[i] = i < d ? start[i] : 0;
-                be[i] = i < d ? ext[i] : dst.dims[i];
-            }
-            bs[d] = side == 0 ? 0 : start[d] + ext[d];
-            be[d] = side == 0 ? start[d] : dst.dims[d] - bs[d];
-            if (be[d] <= 0)
-                continue;
-            fdnn_eltwise_t q = {.f64 = p.f64};
-            void *box_data;
-            sub_box(&dst, destData, bs, be, &q.c, &box_data);
-            q.c_data = box_data;
-            if (p.beta == 0.0) {
-                q.op = FDNN_ELT_SET;
-                q.value = 0.0;
-            } else {
-                q.op = FDNN_ELT_COPY;
-                q.alpha1 = p.beta;
-                q.a = q.c;
-                q.a_data = box_data;
-            }
-            fdnn_tensor_eltwise(handle, &q);
-        }
-    }
-    fdnn_tensor_eltwise(handle, &p);
-    return CUDNN_STATUS_SUCCESS;
+cudnnStatus_t
+fdnn_api_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc,
+                              const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData,
+                              const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
+{
+    RETURN_IF_ERROR(fdnn_handle_check(handle));
+    RETURN_IF_ERROR(check_desc(transDesc, true));
+    operand_t src, dst;
+    RETURN_IF_ERROR(filter_operand(srcDesc, "srcDesc", &src));
+    RETURN_IF_ERROR(filter_operand(destDesc, "destDesc", &dst));
+    return transform_ex(handle, transDesc, alpha, &src, srcData, beta, &dst, destData);
 }

@@ -70,4 +70,50 @@ size_t fdnn_tensor_reduce_workspace(const fdnn_tensor_t *a, const fdnn_tensor_t 
 
 void fdnn_tensor_reduce(cudnnHandle_t handle, const fdnn_reduce_t *p, void *workspace);
 
+/* One tensor transform (cudnnTransformTensorEx, cudnnTransformFilter):
+ *     dst = alpha * T(src) + beta * dst
+ * where T pads (negative pads crop) and folds or unfolds the spatial dims.
+ * Dim 1 is the channel dim; fold[d] is 1 for every dim that is not folded
+ * (always for dims 0 and 1).  With U the unfolded side and F the folded one
+ * (U = src, F = dst for a fold; the reverse for an unfold) and p the pads on
+ * U's side (the pads for a fold, the negated pads for an unfold):
+ *     F[n + p0][p1 + off * C_U + c][(h + p2) / f2]... = U[n][c][h]...
+ * with off the row-major index of the phases ((h + p_d) mod f_d) over the
+ * spatial dims and C_U U's channel count.  Every element of dst that no
+ * element of src maps to is padding: 0, or beta * dst.  Unfolding is thus
+ * the exact inverse of folding with the pads negated.  dst's dims are those
+ * cudnnInitTransformDest derives (the caller checks); src and dst do not
+ * overlap. */
+typedef struct fdnn_transform {
+    bool unfold;
+    bool f64; /* compute in double (DOUBLE or INT32 on either side) */
+    double alpha, beta;
+    int32_t pad_before[CUDNN_DIM_MAX];
+    uint32_t fold[CUDNN_DIM_MAX];
+    fdnn_tensor_t src;
+    const void *src_data;
+    fdnn_tensor_t dst;
+    void *dst_data;
+} fdnn_transform_t;
+
+void fdnn_tensor_transform(cudnnHandle_t handle, const fdnn_transform_t *p);
+
+/* The order cudnnReorderFilterAndBias (CUDNN_DEFAULT_REORDER) gives an
+ * INT8x32 NCHW_VECT_C filter for the IMMA kernels.  src holds k rows of
+ * `row` bytes (row = C * spatial, a multiple of 32: chunks of 32 channels
+ * at one tap); dst gets, for each chunk, the k rows in groups of 8 output
+ * channels o = 8a + 2b + c (b < 4, c < 2) laid out as (a, c, lane / 4, b,
+ * lane % 4): the transpose XLA documents as equivalent
+ * (CudnnInferTransposeForFilterReordering: [O/8, 4, 2, I/32, 8, 4, H, W]
+ * permuted to [I/32, H, W, O/8, 2, 8, 4, 4]), which VirtualGPU
+ * (pantheongpu/pantheonsim, nvidia/tests/e2e/dnn_classic_paths.cu) measured
+ * on an RTX 3060.  k must be a multiple of 8. */
+void fdnn_reorder_int8x32_filter(const int8_t *src, int8_t *dst, int64_t k, int64_t row);
+
+/* The bias order that goes with it: per block of 32 output channels,
+ * channel 8g + 4h + z (g < 4, h < 2, z < 4) moves to 16h + 4g + z (XLA's
+ * CudnnInferTransposeForBiasReordering: [O/32, 4, 2, 4] permuted by
+ * {0, 2, 1, 3}).  k must be a multiple of 32; elements of `esz` bytes. */
+void fdnn_reorder_int8x32_bias(const void *src, void *dst, int64_t k, size_t esz);
+
 #endif /* FDNN_CPU_TENSOR_TENSOR_OPS_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * A small mixed-radix FFT for the FFT convolution solvers.
+ *
+ * Batched complex DFTs of one length n (any product of 2, 3 and 5; other
+ * prime factors work through the generic radix, slowly), in float and
+ * double, data split into real and imaginary arrays.  A batch of B
+ * transforms is stored "transform index outermost, batch innermost":
+ * element j of transform b is at re[j * B + b], im[j * B + b], so every
+ * butterfly is a loop over B (times the stride of the stage) contiguous
+ * elements that the compiler vectorises; there is no transpose.
+ *
+ * Algorithm: Stockham autosort, decimation in frequency, radix 4 first, then
+ * 2, 3, 5: stage s with radix r on the current length n_s = r * m reads
+ * a_j = x[p + j*m] (j < r) for p < m and writes
+ * y[r*p + t] = w_{n_s}^{p t} * sum_j a_j w_r^{j t}, ping-ponging between the
+ * data and a scratch array of the same size.  Output in natural order.
+ * Forward: w_n = exp(-2 pi i / n); inverse: exp(+2 pi i / n), unscaled (the
+ * caller divides by n).  Twiddles are computed in double precision.
+ *
+ * Nothing here allocates or starts threads; results depend only on (n, B,
+ * data, ISA) -- never on who calls. */
+#ifndef FDNN_CPU_FFT_FFT_H
+#define FDNN_CPU_FFT_FFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cpu.h"
+
+#define FDNN_FFT_MAX_STAGES 40
+
+typedef struct fdnn_fft_plan {
+    int n;
+    int nstages;
+    int radix[FDNN_FFT_MAX_STAGES];
+    /* Twiddles of stage s: w_{n_s}^{p t} for p < m_s, t < r_s at
+     * tw_re/tw_im[tw_off[s] + p * r_s + t] (forward sign). */
+    size_t tw_off[FDNN_FFT_MAX_STAGES];
+    const double *tw_re, *tw_im;
+} fdnn_fft_plan_t;
+
+/* Smallest 2^a 3^b 5^c >= n (n >= 1). */
+int64_t fdnn_fft_good_size(int64_t n);
+
+/* Doubles of twiddle storage a plan of length n needs (re and im). */
+size_t fdnn_fft_twiddle_doubles(int n);
+
+/* Plans length n, filling `storage` (fdnn_fft_twiddle_doubles(n) doubles),
+ * which must outlive the plan. */
+void fdnn_fft_plan_init(fdnn_fft_plan_t *pl, int n, double *storage);
+
+/* B transforms in place (layout above); sre/sim: scratch of n * B elements
+ * each.  sign -1: forward, +1: inverse (unscaled). */
+typedef void (*fdnn_fft_f32_fn)(const fdnn_fft_plan_t *pl, int sign, size_t B, float *re, float *im, float *sre,
+                                float *sim);
+typedef void (*fdnn_fft_f64_fn)(const fdnn_fft_plan_t *pl, int sign, size_t B, double *re, double *im,
+                                double *sre, double *sim);
+
+/* Complex matrix product per frequency, split complex:
+ *   c[m][q] = sum_{r < R} A(m, r) * B(r, q)      m < M, q < Q
+ * with A(m, r) = ar[m*ams + r*ars] + i * a_sign * ai[m*ams + r*ars] and
+ * B(r, q) = br[r*brs + q] + i * b_sign * bi[r*brs + q] (sign -1 = conjugate).
+ * c rows (stride cms) are overwritten.  Summation over r in increasing
+ * order for every element. */
+typedef void (*fdnn_cgemm_f32_fn)(size_t M, size_t R, size_t Q, const float *ar, const float *ai, size_t ams,
+                                  size_t ars, int a_sign, const float *br, const float *bi, size_t brs, int b_sign,
+                                  float *cr, float *ci, size_t cms);
+typedef void (*fdnn_cgemm_f64_fn)(size_t M, size_t R, size_t Q, const double *ar, const double *ai, size_t ams,
+                                  size_t ars, int a_sign, const double *br, const double *bi, size_t brs,
+                                  int b_sign, double *cr, double *ci, size_t cms);
+
+typedef struct fdnn_fft_kernels {
+    fdnn_fft_f32_fn fft_f32;
+    fdnn_fft_f64_fn fft_f64;
+    fdnn_cgemm_f32_fn cgemm_f32;
+    fdnn_cgemm_f64_fn cgemm_f64;
+} fdnn_fft_kernels_t;
+
+/* The kernels of an ISA level (the portable ones where the build has none). */
+const fdnn_fft_kernels_t *fdnn_fft_kernels(fdnn_isa_t isa);
+
+#define FDNN_FFT_DECLARE(isa)                                                                                      \
+    void fdnn_fft_f32__##isa(const fdnn_fft_plan_t *pl, int sign, size_t B, float *re, float *im, float *sre,      \
+                             float *sim);                                                                          \
+    void fdnn_fft_f64__##isa(const fdnn_fft_plan_t *pl, int sign, size_t B, double *re, double *im, double *sre,  \
+                             double *sim);                                                                         \
+    void fdnn_cgemm_f32__##isa(size_t M, size_t R, size_t Q, const float *ar, const float *ai, size_t ams,        \
+                               size_t ars, int a_sign, const float *br, const float *bi, size_t brs, int b_sign,   \
+                               float *cr, float *ci, size_t cms);                                                  \
+    void fdnn_cgemm_f64__##isa(size_t M, size_t R, size_t Q, const double *ar, const double *ai, size_t ams,      \
+                               size_t ars, int a_sign, const double *br, const double *bi, size_t brs,            \
+                               int b_sign, double *cr, double *ci, size_t cms);
+FDNN_FFT_DECLARE(scalar)
+FDNN_FFT_DECLARE(avx2)
+FDNN_FFT_DECLARE(avx512)
+
+#endif /* FDNN_CPU_FFT_FFT_H */

@@ -6,8 +6,10 @@
  * filters, FLOAT and DOUBLE.
  *
  * Data are small integers, so every product and partial sum is exact in
- * float and the comparison is exact (threshold 0) for every algorithm here;
- * alpha/beta are exact too (2 and -1).  Outputs are poisoned (NaN) before
+ * float and the comparison is exact (threshold 0) for the algorithms that
+ * only multiply and add the data; transform algorithms (FFT) round, and are
+ * held to a tolerance normalised by the sum of absolute products
+ * (algo_tolerance); alpha/beta are exact too (2 and -1).  Outputs are poisoned (NaN) before
  * each run; the gaps of strided outputs must stay poisoned.  A second run
  * with real-valued data checks that 1 and 2 threads give identical bits. */
 #include <math.h>
@@ -229,6 +231,21 @@ algo_count(int dir)
                       : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
 }
 
+/* Allowed error of (dir, algo) relative to the sum of |products| behind an
+ * output element (0: exact on the integer data).  One line per inexact
+ * algorithm. */
+static double
+algo_tolerance(int dir, int algo, size_t es)
+{
+    double eps = es == 4 ? 0x1p-24 : 0x1p-53;
+    if ((dir == 0 && (algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING)) ||
+        (dir == 1 && (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING)) ||
+        (dir == 2 && (algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT ||
+                      algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING)))
+        return 64 * eps; /* a few ulps per transform level, over log2(length) levels */
+    return 0;
+}
+
 static cudnnStatus_t
 ws_size(cudnnHandle_t h, int dir, descs_t *d, int algo, size_t *bytes)
 {
@@ -298,6 +315,9 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
     fdnn_rng_seed(&rng, 42);
     double *expect = malloc(sizeof(double) * (x.count + w.count + y.count));
     double *prior = malloc(sizeof(double) * (x.count + w.count + y.count));
+    double *mag = malloc(sizeof(double) * (x.count + w.count + y.count));
+    double *ax = malloc(sizeof(double) * x.count), *aw = malloc(sizeof(double) * w.count),
+           *ay = malloc(sizeof(double) * y.count);
     for (int dir = 0; dir < 3; dir++) {
         operand_t *outp = dir == 0 ? &y : dir == 1 ? &x : &w;
         /* Inputs. */
@@ -310,6 +330,24 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
             fdnn_ref_conv_bwd_data(&p, y.ref, w.ref, expect);
         else
             fdnn_ref_conv_bwd_filter(&p, x.ref, y.ref, expect);
+        /* Sum of |products| behind each output element, for the inexact
+         * algorithms' tolerance; never below the mean (an element with
+         * no non-zero product still carries transform rounding). */
+        for (size_t i = 0; i < x.count; i++)
+            ax[i] = fabs(x.ref[i]);
+        for (size_t i = 0; i < w.count; i++)
+            aw[i] = fabs(w.ref[i]);
+        for (size_t i = 0; i < y.count; i++)
+            ay[i] = fabs(y.ref[i]);
+        if (dir == 0)
+            fdnn_ref_conv_fwd(&p, ax, aw, mag);
+        else if (dir == 1)
+            fdnn_ref_conv_bwd_data(&p, ay, aw, mag);
+        else
+            fdnn_ref_conv_bwd_filter(&p, ax, ay, mag);
+        double mag_mean = 0;
+        for (size_t i = 0; i < outp->count; i++)
+            mag_mean += mag[i] / (double)outp->count;
         /* Prior output values for the beta test. */
         fill(outp, es, &rng, true);
         memcpy(prior, outp->ref, sizeof(double) * outp->count);
@@ -346,11 +384,13 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
                         if (st != CUDNN_STATUS_SUCCESS)
                             continue;
                         size_t bad = 0;
-                        double worst = 0;
+                        double worst = 0, tol = algo_tolerance(dir, algo, es);
                         for (size_t i = 0; i < outp->count; i++) {
                             double want = alpha * expect[i] + beta * prior[i];
                             double got = get(outp, es, i);
-                            if (!(got == want)) {
+                            double allowed =
+                                tol * (fabs(alpha) * fmax(mag[i], mag_mean) + fabs(beta * prior[i]));
+                            if (!(fabs(got - want) <= allowed)) {
                                 if (bad == 0)
                                     worst = got - want;
                                 bad++;
@@ -374,6 +414,10 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
     }
     free(expect);
     free(prior);
+    free(mag);
+    free(ax);
+    free(aw);
+    free(ay);
     operand_free(&x);
     operand_free(&w);
     operand_free(&y);
@@ -511,6 +555,25 @@ main(void)
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &large[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
+    }
+    /* Shapes for the FFT solvers: several tiles per dimension, a strided
+     * tiled forward, 17..32 filters (64-point tiles), a long 1-D filter, 1-D
+     * problems (backward-filter FFT_TILING) and 3-D tiles. */
+    static const shape_t fft[] = {
+        S2("fft tiles", 2, 3, 4, 1, 40, 37, 5, 3, 2, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("fft tiled s2", 2, 3, 2, 1, 45, 44, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("fft 17x3 filter", 1, 2, 2, 1, 70, 20, 17, 3, 0, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("fft 1x40 filter", 1, 2, 3, 1, 3, 300, 1, 40, 0, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("fft 1-D W", 2, 3, 4, 1, 1, 40, 1, 5, 0, 2, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("fft 1-D H grouped", 2, 4, 6, 2, 37, 1, 4, 1, 3, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        {"fft 3-D", 3, 2, 3, 4, 1, {6, 7, 5}, {3, 3, 2}, {1, 1, 0}, {1, 1, 1}, {1, 1, 1}, CUDNN_CONVOLUTION},
+        {"fft 3-D tiles", 3, 1, 2, 2, 1, {34, 4, 5}, {3, 1, 2}, {1, 0, 1}, {1, 1, 1}, {1, 1, 1},
+         CUDNN_CROSS_CORRELATION},
+    };
+    for (size_t i = 0; i < sizeof(fft) / sizeof(fft[0]); i++) {
+        test_shape(h, &fft[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
+        test_shape(h, &fft[i], L_STRIDED, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
+        test_shape(h, &fft[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
     }
     test_bias(h);
     test_thread_determinism(h);

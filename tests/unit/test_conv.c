@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fail.h"
 #include "freednn.h"
 #include "ref/conv_ref.h"
 #include "testutil.h"
@@ -530,6 +531,190 @@ test_thread_determinism(cudnnHandle_t h)
     cudnnDestroyConvolutionDescriptor(d.conv);
 }
 
+/* Descriptors of a packed NCHW FLOAT problem (nsp spatial dims, given in
+ * D, H, W order of the last nsp entries). */
+static void
+fft_descs(descs_t *d, int nsp, int n, int c, int k, const int *in, const int *ker, const int *pad, const int *str,
+          const int *dil)
+{
+    int nb = nsp + 2, xd[5] = {n, c}, wd[5] = {k, c}, yd[5], xs[5], ys[5];
+    for (int i = 0; i < nsp; i++) {
+        xd[2 + i] = in[i];
+        wd[2 + i] = ker[i];
+    }
+    cudnnCreateTensorDescriptor(&d->x);
+    cudnnCreateTensorDescriptor(&d->y);
+    cudnnCreateFilterDescriptor(&d->w);
+    cudnnCreateConvolutionDescriptor(&d->conv);
+    CHECK_OK(cudnnSetConvolutionNdDescriptor(d->conv, nsp, pad, str, dil, CUDNN_CROSS_CORRELATION,
+                                             CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetFilterNdDescriptor(d->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, nb, wd));
+    make_strides(L_NCHW, nb, xd, xs);
+    CHECK_OK(cudnnSetTensorNdDescriptor(d->x, CUDNN_DATA_FLOAT, nb, xd, xs));
+    CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d->conv, d->x, d->w, nb, yd));
+    make_strides(L_NCHW, nb, yd, ys);
+    CHECK_OK(cudnnSetTensorNdDescriptor(d->y, CUDNN_DATA_FLOAT, nb, yd, ys));
+}
+
+static void
+descs_free(descs_t *d)
+{
+    cudnnDestroyTensorDescriptor(d->x);
+    cudnnDestroyTensorDescriptor(d->y);
+    cudnnDestroyFilterDescriptor(d->w);
+    cudnnDestroyConvolutionDescriptor(d->conv);
+}
+
+/* The FFT solvers decline what cuDNN 8.9 documents as unsupported, each
+ * with a reason naming the condition, and accept the edge of each limit. */
+static void
+test_fft_applicability(cudnnHandle_t h)
+{
+    enum { FFT = 0, TILING = 1 };
+    static const int algos[3][2] = {
+        {CUDNN_CONVOLUTION_FWD_ALGO_FFT, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING},
+        {CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING},
+        {CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING},
+    };
+    static const struct {
+        int nsp, in[3], ker[3], pad[3], str[3], dil[3];
+        int dir, which;
+        const char *reason; /* NULL: supported */
+    } cases[] = {
+        {2, {8, 8}, {3, 3}, {1, 1}, {2, 1}, {1, 1}, 0, FFT, "stride 1"},
+        {2, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 2}, 0, TILING, "dilation 1"},
+        {2, {8, 8}, {3, 3}, {3, 1}, {1, 1}, {1, 1}, 1, FFT, "greater than its padding"},
+        {2, {8, 8}, {3, 3}, {1, 3}, {1, 1}, {1, 1}, 2, TILING, "greater than its padding"},
+        {2, {251, 6}, {5, 3}, {3, 1}, {1, 1}, {1, 1}, 1, FFT, "<= 256"},
+        {2, {251, 6}, {5, 3}, {3, 1}, {1, 1}, {1, 1}, 1, TILING, NULL},
+        {2, {250, 6}, {5, 3}, {3, 1}, {1, 1}, {1, 1}, 1, FFT, NULL},
+        {2, {248, 6}, {5, 3}, {4, 1}, {1, 1}, {1, 1}, 0, FFT, NULL},
+        {2, {6, 255}, {5, 3}, {1, 1}, {1, 1}, {1, 1}, 2, FFT, "<= 256"},
+        {2, {40, 40}, {33, 3}, {1, 1}, {1, 1}, {1, 1}, 0, TILING, "<= 32"},
+        {2, {40, 40}, {32, 32}, {1, 1}, {1, 1}, {1, 1}, 0, TILING, NULL},
+        {2, {2, 300}, {1, 257}, {0, 0}, {1, 1}, {1, 1}, 1, TILING, "<= 256"},
+        {2, {9, 9}, {3, 3}, {1, 1}, {2, 2}, {1, 1}, 0, TILING, NULL},
+        {2, {9, 9}, {1, 3}, {0, 1}, {1, 2}, {1, 1}, 0, TILING, "stride 1"},
+        {2, {9, 9}, {3, 3}, {1, 1}, {2, 2}, {1, 1}, 1, TILING, "stride 1"},
+        {2, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 2, TILING, "height or width 1"},
+        {2, {1, 257}, {1, 3}, {0, 1}, {1, 1}, {1, 1}, 2, TILING, "<= 256"},
+        {2, {1, 256}, {1, 3}, {0, 1}, {1, 1}, {1, 1}, 2, TILING, NULL},
+        {3, {4, 4, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 0, FFT, "2-D"},
+        {3, {20, 4, 4}, {17, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, TILING, "<= 16"},
+        {3, {4, 4, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 2, TILING, "2-D"},
+        {3, {4, 4, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, TILING, NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        descs_t d;
+        fft_descs(&d, cases[i].nsp, 2, 3, 4, cases[i].in, cases[i].ker, cases[i].pad, cases[i].str, cases[i].dil);
+        size_t wsb = 0;
+        cudnnStatus_t st = ws_size(h, cases[i].dir, &d, algos[cases[i].dir][cases[i].which], &wsb);
+        if (cases[i].reason == NULL) {
+            CHECK_MSG(st == CUDNN_STATUS_SUCCESS && wsb > 0, "case %zu: %s, %zu bytes", i, cudnnGetErrorString(st),
+                      wsb);
+        } else {
+            CHECK_MSG(st == CUDNN_STATUS_NOT_SUPPORTED, "case %zu: %s", i, cudnnGetErrorString(st));
+            CHECK_MSG(strstr(fdnn_fail_reason(), cases[i].reason) != NULL, "case %zu: reason \"%s\" lacks \"%s\"",
+                      i, fdnn_fail_reason(), cases[i].reason);
+        }
+        descs_free(&d);
+    }
+}
+
+/* An undersized workspace is BAD_PARAM with nothing written; the _v7
+ * heuristics and Find list the FFT algorithms as SUCCESS where they apply,
+ * with the workspace of the size query. */
+static void
+test_fft_api(cudnnHandle_t h)
+{
+    const int in[2] = {12, 10}, ker[2] = {3, 3}, pad[2] = {1, 1}, one[2] = {1, 1};
+    descs_t d;
+    fft_descs(&d, 2, 2, 3, 4, in, ker, pad, one, one);
+    int xd[4] = {2, 3, 12, 10}, wd[4] = {4, 3, 3, 3}, yd[4] = {2, 4, 12, 10};
+    operand_t x, w, y;
+    operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 11);
+    fill(&x, 4, &rng, true);
+    fill(&w, 4, &rng, true);
+    fill(&y, 4, &rng, true);
+    static const int fft_algos[3][2] = {
+        {CUDNN_CONVOLUTION_FWD_ALGO_FFT, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING},
+        {CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING},
+        {CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT},
+    };
+    for (int dir = 0; dir < 3; dir++)
+        for (int j = 0; j < 2; j++) {
+            int algo = fft_algos[dir][j];
+            operand_t *outp = dir == 0 ? &y : dir == 1 ? &x : &w;
+            size_t wsb = 0;
+            CHECK_OK(ws_size(h, dir, &d, algo, &wsb));
+            void *ws = fdnn_guarded_alloc(wsb);
+            poison(outp, 4);
+            CHECK_STATUS(run(h, dir, &d, algo, &x, &w, &y, ws, wsb - 1, 1, 0, 4), CUDNN_STATUS_BAD_PARAM);
+            CHECK_MSG(gaps_written(outp, 4) == 0 && isnan(get(outp, 4, 0)), "dir %d algo %d wrote with a short "
+                      "workspace", dir, algo);
+            CHECK_STATUS(run(h, dir, &d, algo, &x, &w, &y, NULL, wsb, 1, 0, 4), CUDNN_STATUS_BAD_PARAM);
+            CHECK_OK(run(h, dir, &d, algo, &x, &w, &y, ws, wsb, 1, 0, 4));
+            CHECK(!isnan(get(outp, 4, 0)));
+            fdnn_guarded_free(ws);
+        }
+    /* Heuristic lists and Find: FFT algorithms present with SUCCESS. */
+    int n = 0;
+    cudnnConvolutionFwdAlgoPerf_t pf[8];
+    CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, 8, &n, pf));
+    int found = 0;
+    for (int i = 0; i < n; i++)
+        if (pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING) {
+            size_t wsb = 0;
+            CHECK_OK(ws_size(h, 0, &d, pf[i].algo, &wsb));
+            found += pf[i].status == CUDNN_STATUS_SUCCESS && pf[i].memory == wsb;
+        }
+    CHECK(found == 2);
+    CHECK_OK(cudnnFindConvolutionForwardAlgorithm(h, d.x, d.w, d.conv, d.y, 8, &n, pf));
+    found = 0;
+    for (int i = 0; i < n; i++)
+        found += (pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING) &&
+                 pf[i].status == CUDNN_STATUS_SUCCESS;
+    CHECK(found == 2);
+    cudnnConvolutionBwdDataAlgoPerf_t pd[6];
+    CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, 6, &n, pd));
+    found = 0;
+    for (int i = 0; i < n; i++)
+        found += (pd[i].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
+                  pd[i].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING) &&
+                 pd[i].status == CUDNN_STATUS_SUCCESS;
+    CHECK(found == 2);
+    CHECK_OK(cudnnFindConvolutionBackwardDataAlgorithm(h, d.w, d.y, d.conv, d.x, 6, &n, pd));
+    found = 0;
+    for (int i = 0; i < n; i++)
+        found += (pd[i].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
+                  pd[i].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING) &&
+                 pd[i].status == CUDNN_STATUS_SUCCESS;
+    CHECK(found == 2);
+    cudnnConvolutionBwdFilterAlgoPerf_t pw[7];
+    CHECK_OK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, 7, &n, pw));
+    found = 0;
+    for (int i = 0; i < n; i++) {
+        if (pw[i].algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT)
+            found += pw[i].status == CUDNN_STATUS_SUCCESS;
+        if (pw[i].algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING) /* 2-D, not 1-D */
+            found += pw[i].status == CUDNN_STATUS_NOT_SUPPORTED;
+    }
+    CHECK(found == 2);
+    CHECK_OK(cudnnFindConvolutionBackwardFilterAlgorithm(h, d.x, d.y, d.conv, d.w, 7, &n, pw));
+    found = 0;
+    for (int i = 0; i < n; i++)
+        found += pw[i].algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT && pw[i].status == CUDNN_STATUS_SUCCESS;
+    CHECK(found == 1);
+    operand_free(&x);
+    operand_free(&w);
+    operand_free(&y);
+    descs_free(&d);
+}
+
 int
 main(void)
 {
@@ -575,6 +760,8 @@ main(void)
         test_shape(h, &fft[i], L_STRIDED, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
         test_shape(h, &fft[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
     }
+    test_fft_applicability(h);
+    test_fft_api(h);
     test_bias(h);
     test_thread_determinism(h);
     CHECK_OK(cudnnDestroy(h));

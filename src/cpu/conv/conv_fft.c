@@ -22,9 +22,11 @@
  *
  * Work: (1) transform the two inputs, plane blocks of `pblk` planes per
  * transform (the batch the FFT vectorises over), blocks split into a fixed
- * number of slot chunks, each with its own buffers; (2) one complex product
- * per frequency; (3) inverse-transform the result planes in blocks and blend
- * them into the output.  Every plane, frequency and output element is
+ * number of slot chunks, each with its own buffers; (2) complex products,
+ * one per frequency, `lanes` frequencies at a time (spectra are stored
+ * [frequency vector][re, im][plane][lane], so the product is vertical SIMD
+ * and each transform block writes contiguous runs); (3) inverse-transform
+ * the result planes in blocks and blend them into the output.  Every plane, frequency and output element is
  * computed by the same operations whatever the thread count, so results do
  * not depend on it. */
 #include <stdint.h>
@@ -70,6 +72,7 @@ typedef struct fplan {
     const fdnn_conv_problem_t *p;
     size_t es;
     int64_t nf[3], tlen[3], nt[3], tiles, wh, F, rows, nfull;
+    int64_t lanes, nfb; /* frequencies per product vector, and vectors (F rounded up) */
     int64_t pblk;
     int nslots;
     fsrc_t a, b;
@@ -196,6 +199,8 @@ make_plan(const fdnn_conv_problem_t *p, bool tiling, fplan_t *f)
     f->wh = f->nf[2] / 2 + 1;
     f->F = f->nf[0] * f->nf[1] * f->wh;
     f->nfull = f->nf[0] * f->nf[1] * f->nf[2];
+    f->lanes = 64 / (int64_t)f->es;
+    f->nfb = (f->F + f->lanes - 1) / f->lanes;
     f->rows = p->n * f->tiles;
 
     fsrc_t img_x = {SRC_IMAGE, &p->x, p->c, {0}, {0}, {0}, f->rows * p->c};
@@ -255,7 +260,7 @@ make_plan(const fdnn_conv_problem_t *p, bool tiling, fplan_t *f)
 
     /* Sizes in double first: the spectra of a large problem can exceed
      * size_t on 32-bit systems and must not wrap. */
-    double spec = (double)f->F * 2.0 * (double)f->es;
+    double spec = (double)(f->nfb * f->lanes) * 2.0 * (double)f->es;
     double slot = ((double)f->nfull * 4.0 + (double)f->nf[2] * 4.0) * (double)f->pblk * (double)f->es;
     double total = spec * (double)(f->a.planes + f->b.planes + c->planes) + slot * f->nslots + 65536.0 * 8;
     if (total > (double)(SIZE_MAX / 2))
@@ -266,11 +271,12 @@ make_plan(const fdnn_conv_problem_t *p, bool tiling, fplan_t *f)
         fdnn_carve(&cv, fdnn_fft_twiddle_doubles((int)f->nf[i]) * sizeof(double));
     }
     f->off_a = cv.used;
-    fdnn_carve(&cv, (size_t)f->F * 2 * (size_t)f->a.planes * f->es);
+    size_t fpad = (size_t)(f->nfb * f->lanes);
+    fdnn_carve(&cv, fpad * 2 * (size_t)f->a.planes * f->es);
     f->off_b = cv.used;
-    fdnn_carve(&cv, (size_t)f->F * 2 * (size_t)f->b.planes * f->es);
+    fdnn_carve(&cv, fpad * 2 * (size_t)f->b.planes * f->es);
     f->off_c = cv.used;
-    fdnn_carve(&cv, (size_t)f->F * 2 * (size_t)c->planes * f->es);
+    fdnn_carve(&cv, fpad * 2 * (size_t)c->planes * f->es);
     f->off_slots = cv.used;
     f->slot_bytes = fdnn_align_up((size_t)(f->nfull * 4 + f->nf[2] * 4) * (size_t)f->pblk * f->es);
     f->total = cv.used + f->slot_bytes * (size_t)f->nslots;
@@ -391,11 +397,11 @@ fdnn_conv_fft_execute(const fdnn_conv_exec_t *e, bool tiling)
     x.src_spec = f.off_b;
     x.nblk = (f.b.planes + f.pblk - 1) / f.pblk;
     run_slots(&x, e->pool, f32 ? fwd_slot_f32 : fwd_slot_f64);
-    /* (2) products, one frequency per task */
+    /* (2) products, one vector of frequencies per task */
     if (e->pool != NULL)
-        pthreadpool_parallelize_1d(e->pool, f32 ? product_f32 : product_f64, &x, (size_t)f.F, 0);
+        pthreadpool_parallelize_1d(e->pool, f32 ? product_f32 : product_f64, &x, (size_t)f.nfb, 0);
     else
-        for (int64_t i = 0; i < f.F; i++)
+        for (int64_t i = 0; i < f.nfb; i++)
             (f32 ? product_f32 : product_f64)(&x, (size_t)i);
     /* (3) inverse transforms and the blend */
     x.nblk = (f.c.planes + f.pblk - 1) / f.pblk;

@@ -7,10 +7,26 @@
 
 #define TWO_PI 6.28318530717958647692528676655900577
 
+/* Rough arithmetic per point of one stage of a radix: the specialised 2, 3
+ * and 4 butterflies, the generic loop for the others. */
+static double
+stage_cost(int r)
+{
+    return r == 4 ? 8.5 : r == 2 ? 5 : r == 3 ? 8 : 5.0 * r;
+}
+
+static int factorise(int n, int *radix);
+
 int64_t
 fdnn_fft_good_size(int64_t n)
 {
-    for (int64_t m = n < 1 ? 1 : n;; m++) {
+    if (n < 1)
+        n = 1;
+    int64_t best = 0;
+    double best_cost = 0;
+    /* Every 2,3,5-smooth length in [n, 2n] (a power of two is always
+     * among them), by estimated cost n * sum of stage costs. */
+    for (int64_t m = n; m <= 2 * n; m++) {
         int64_t r = m;
         while (r % 2 == 0)
             r /= 2;
@@ -18,9 +34,20 @@ fdnn_fft_good_size(int64_t n)
             r /= 3;
         while (r % 5 == 0)
             r /= 5;
-        if (r == 1)
-            return m;
+        if (r != 1)
+            continue;
+        int radix[FDNN_FFT_MAX_STAGES];
+        int ns = factorise((int)m, radix);
+        double c = 0;
+        for (int i = 0; i < ns; i++)
+            c += stage_cost(radix[i]);
+        c *= (double)m;
+        if (best == 0 || c < best_cost) {
+            best = m;
+            best_cost = c;
+        }
     }
+    return best;
 }
 
 /* Radices of n in stage order: 4s, then 2, 3, 5, then other primes. */

@@ -10,7 +10,7 @@
  * elements that the compiler vectorises; there is no transpose.
  *
  * Algorithm: Stockham autosort, decimation in frequency, radix 4 first, then
- * 2, 3, 5: stage s with radix r on the current length n_s = r * m reads
+ * 2, 3 (specialised butterflies), 5 and others (a generic loop): stage s with radix r on the current length n_s = r * m reads
  * a_j = x[p + j*m] (j < r) for p < m and writes
  * y[r*p + t] = w_{n_s}^{p t} * sum_j a_j w_r^{j t}, ping-ponging between the
  * data and a scratch array of the same size.  Output in natural order.
@@ -39,7 +39,8 @@ typedef struct fdnn_fft_plan {
     const double *tw_re, *tw_im;
 } fdnn_fft_plan_t;
 
-/* Smallest 2^a 3^b 5^c >= n (n >= 1). */
+/* The cheapest transform length >= n: a 2^a 3^b 5^c in [n, 2n] of least
+ * estimated arithmetic (so 32 rather than 30, 36 rather than 35). */
 int64_t fdnn_fft_good_size(int64_t n);
 
 /* Doubles of twiddle storage a plan of length n needs (re and im). */
@@ -49,19 +50,24 @@ size_t fdnn_fft_twiddle_doubles(int n);
  * which must outlive the plan. */
 void fdnn_fft_plan_init(fdnn_fft_plan_t *pl, int n, double *storage);
 
-/* B transforms in place (layout above); sre/sim: scratch of n * B elements
- * each.  sign -1: forward, +1: inverse (unscaled). */
-typedef void (*fdnn_fft_f32_fn)(const fdnn_fft_plan_t *pl, int sign, size_t B, float *re, float *im, float *sre,
+/* B transforms (layout above) of re/im; sre/sim: scratch of n * B elements
+ * each.  sign -1: forward, +1: inverse (unscaled).  Returns 0 when the
+ * result is in re/im, 1 when it is in sre/sim (odd stage counts: the
+ * Stockham passes ping-pong and a copy back would cost a pass). */
+typedef int (*fdnn_fft_f32_fn)(const fdnn_fft_plan_t *pl, int sign, size_t B, float *re, float *im, float *sre,
                                 float *sim);
-typedef void (*fdnn_fft_f64_fn)(const fdnn_fft_plan_t *pl, int sign, size_t B, double *re, double *im,
+typedef int (*fdnn_fft_f64_fn)(const fdnn_fft_plan_t *pl, int sign, size_t B, double *re, double *im,
                                 double *sre, double *sim);
 
-/* Complex matrix product per frequency, split complex:
- *   c[m][q] = sum_{r < R} A(m, r) * B(r, q)      m < M, q < Q
- * with A(m, r) = ar[m*ams + r*ars] + i * a_sign * ai[m*ams + r*ars] and
- * B(r, q) = br[r*brs + q] + i * b_sign * bi[r*brs + q] (sign -1 = conjugate).
- * c rows (stride cms) are overwritten.  Summation over r in increasing
- * order for every element. */
+/* Complex matrix products of FDNN_CGEMM_LANES(T) independent frequencies at
+ * once (64 bytes of T: 16 floats, 8 doubles), split complex, each operand
+ * element a vector of lanes:
+ *   C(m, q) = sum_{r < R} A(m, r) * B(r, q)      m < M, q < Q, per lane
+ * with A(m, r) = ar/ai + (m*ams + r*ars) * lanes, conjugated when a_sign is
+ * -1, B(r, q) = br/bi + (r*brs + q) * lanes, conjugated when b_sign is -1,
+ * and C(m, q) = cr/ci + (m*cms + q) * lanes, overwritten.  Summation over r
+ * in increasing order for every element. */
+#define FDNN_CGEMM_LANES(T) ((int)(64 / sizeof(T)))
 typedef void (*fdnn_cgemm_f32_fn)(size_t M, size_t R, size_t Q, const float *ar, const float *ai, size_t ams,
                                   size_t ars, int a_sign, const float *br, const float *bi, size_t brs, int b_sign,
                                   float *cr, float *ci, size_t cms);
@@ -80,9 +86,9 @@ typedef struct fdnn_fft_kernels {
 const fdnn_fft_kernels_t *fdnn_fft_kernels(fdnn_isa_t isa);
 
 #define FDNN_FFT_DECLARE(isa)                                                                                      \
-    void fdnn_fft_f32__##isa(const fdnn_fft_plan_t *pl, int sign, size_t B, float *re, float *im, float *sre,      \
+    int fdnn_fft_f32__##isa(const fdnn_fft_plan_t *pl, int sign, size_t B, float *re, float *im, float *sre,      \
                              float *sim);                                                                          \
-    void fdnn_fft_f64__##isa(const fdnn_fft_plan_t *pl, int sign, size_t B, double *re, double *im, double *sre,  \
+    int fdnn_fft_f64__##isa(const fdnn_fft_plan_t *pl, int sign, size_t B, double *re, double *im, double *sre,  \
                              double *sim);                                                                         \
     void fdnn_cgemm_f32__##isa(size_t M, size_t R, size_t Q, const float *ar, const float *ai, size_t ams,        \
                                size_t ars, int a_sign, const float *br, const float *bi, size_t brs, int b_sign,   \

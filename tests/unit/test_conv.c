@@ -715,6 +715,73 @@ test_fft_api(cudnnHandle_t h)
     descs_free(&d);
 }
 
+/* cudnnConvolutionBiasActivationForward on the FFT algorithms: the
+ * epilogue (alpha1, alpha2 * z, bias, ReLU) against the reference. */
+static void
+test_fft_bias_activation(cudnnHandle_t h)
+{
+    const int in[2] = {11, 9}, ker[2] = {3, 3}, pad[2] = {1, 1}, one[2] = {1, 1};
+    descs_t d;
+    fft_descs(&d, 2, 2, 3, 4, in, ker, pad, one, one);
+    int xd[4] = {2, 3, 11, 9}, wd[4] = {4, 3, 3, 3}, yd[4] = {2, 4, 11, 9};
+    operand_t x, w, y;
+    operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 21);
+    fill(&x, 4, &rng, true);
+    fill(&w, 4, &rng, true);
+    fill(&y, 4, &rng, true); /* z, in place */
+    float bias[4] = {-2, 0.5f, 3, -0.25f};
+    cudnnTensorDescriptor_t bd;
+    cudnnActivationDescriptor_t act;
+    cudnnCreateTensorDescriptor(&bd);
+    cudnnCreateActivationDescriptor(&act);
+    CHECK_OK(cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 4, 1, 1));
+    CHECK_OK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0));
+    fdnn_conv_problem_t p;
+    memset(&p, 0, sizeof(p));
+    p.n = 2, p.c = 3, p.k = 4, p.g = 1, p.nsp = 2;
+    for (int i = 0; i < 3; i++)
+        p.stride[i] = p.dil[i] = 1;
+    p.in[0] = p.ker[0] = p.out[0] = 1;
+    p.in[1] = p.out[1] = 11, p.in[2] = p.out[2] = 9, p.ker[1] = p.ker[2] = 3, p.pad[1] = p.pad[2] = 1;
+    double *conv = malloc(sizeof(double) * y.count), *z = malloc(sizeof(double) * y.count);
+    fdnn_ref_conv_fwd(&p, x.ref, w.ref, conv);
+    memcpy(z, y.ref, sizeof(double) * y.count);
+    void *saved = malloc(y.span * 4);
+    memcpy(saved, y.buf, y.span * 4);
+    const int algos[2] = {CUDNN_CONVOLUTION_FWD_ALGO_FFT, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING};
+    for (int i = 0; i < 2; i++) {
+        size_t wsb = 0;
+        CHECK_OK(ws_size(h, 0, &d, algos[i], &wsb));
+        void *ws = fdnn_guarded_alloc(wsb);
+        memcpy(y.buf, saved, y.span * 4);
+        float a1 = 2, a2 = 0.5f;
+        CHECK_OK(cudnnConvolutionBiasActivationForward(h, &a1, d.x, x.buf, d.w, w.buf, d.conv, algos[i], ws, wsb,
+                                                       &a2, d.y, y.buf, bd, bias, act, d.y, y.buf));
+        size_t bad = 0;
+        for (size_t e = 0; e < y.count; e++) {
+            int k = (int)(e / (11 * 9)) % 4;
+            double want = 2 * conv[e] + 0.5 * z[e] + bias[k];
+            want = want > 0 ? want : 0;
+            bad += !(fabs(get(&y, 4, e) - want) <= 1e-4 * (1 + fabs(want)));
+        }
+        CHECK_MSG(bad == 0, "bias-activation algo %d: %zu wrong", algos[i], bad);
+        fdnn_guarded_free(ws);
+    }
+    free(saved);
+    free(conv);
+    free(z);
+    cudnnDestroyTensorDescriptor(bd);
+    cudnnDestroyActivationDescriptor(act);
+    operand_free(&x);
+    operand_free(&w);
+    operand_free(&y);
+    descs_free(&d);
+}
+
 int
 main(void)
 {
@@ -762,6 +829,7 @@ main(void)
     }
     test_fft_applicability(h);
     test_fft_api(h);
+    test_fft_bias_activation(h);
     test_bias(h);
     test_thread_determinism(h);
     CHECK_OK(cudnnDestroy(h));

@@ -18,7 +18,8 @@
  *   bwd data: dx[r0 + t]  = IDFT(D~ W')[t + ker - 1]
  *   bwd filt: dw'[j]     += IDFT(X~ conj(E~))[j]   (summed over images, tiles)
  * Spectra are real-to-complex in W (L_w / 2 + 1 frequencies kept), full in
- * D and H.
+ * D and H; the W transforms take two real rows per complex transform, both
+ * ways.
  *
  * Work: (1) transform the two inputs, plane blocks of `pblk` planes per
  * transform (the batch the FFT vectorises over), blocks split into a fixed
@@ -335,6 +336,15 @@ src_plane(const fctx_t *x, const fsrc_t *s, int64_t q, int64_t start[3])
     start[2] = tw * f->tlen[2] + s->off[2];
     return n * t->strides[0] + ch * t->strides[1];
 }
+
+/* The row loops below run over disjoint buffers; tell the compiler. */
+#if defined(__clang__)
+#define IVDEP_C _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define IVDEP_C _Pragma("GCC ivdep")
+#else
+#define IVDEP_C
+#endif
 
 #define T float
 #define SFX(name) name##_f32

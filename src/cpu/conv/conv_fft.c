@@ -181,7 +181,7 @@ make_plan(const fdnn_conv_problem_t *p, bool tiling, fplan_t *f)
     memset(f, 0, sizeof(*f));
     f->p = p;
     f->es = fdnn_dtype_size(p->dtype);
-    int64_t cg = fdnn_conv_cg(p), kg = fdnn_conv_kg(p);
+    int64_t cg = fdnn_conv_cg(p);
     int64_t R[3];
     for (int i = 0; i < 3; i++) {
         R[i] = p->dir == FDNN_CONV_BWD_DATA ? p->in[i] : (p->out[i] - 1) * p->stride[i] + 1;
@@ -248,7 +248,6 @@ make_plan(const fdnn_conv_problem_t *p, bool tiling, fplan_t *f)
         for (int i = 0; i < 3; i++)
             c->len[i] = c->ext[i] = p->ker[i];
     }
-    (void)kg;
 
     /* Planes per transform block: buffers near BLOCK_BYTES. */
     size_t plane_bytes = (size_t)f->nfull * 2 * f->es;

@@ -827,6 +827,33 @@ main(void)
         test_shape(h, &fft[i], L_STRIDED, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
         test_shape(h, &fft[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
     }
+    /* Random shapes (fixed seed) around the FFT solvers' edges: odd and
+     * even lengths, tile boundaries, padding up to the filter size - 1,
+     * stride 2 (tiled forward), groups, 1-D and 3-D problems. */
+    fdnn_rng_t srng;
+    fdnn_rng_seed(&srng, 2024);
+    for (int i = 0; i < 40; i++) {
+        shape_t r;
+        memset(&r, 0, sizeof(r));
+        r.name = "random fft";
+        r.nsp = fdnn_rng_int(&srng, 0, 5) == 0 ? 3 : 2;
+        r.g = fdnn_rng_int(&srng, 1, 2);
+        r.n = fdnn_rng_int(&srng, 1, 3);
+        r.c = r.g * fdnn_rng_int(&srng, 1, 3);
+        r.k = r.g * fdnn_rng_int(&srng, 1, 3);
+        r.mode = fdnn_rng_int(&srng, 0, 1) ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
+        for (int d = 0; d < 3; d++) {
+            bool used = d > 0 || r.nsp == 3;
+            int maxin = r.nsp == 3 ? 12 : 45;
+            r.in[d] = used ? fdnn_rng_int(&srng, 1, maxin) : 1;
+            r.ker[d] = used ? fdnn_rng_int(&srng, 1, r.in[d] < 9 ? r.in[d] : 9) : 1;
+            r.pad[d] = used ? fdnn_rng_int(&srng, 0, r.ker[d] - 1) : 0;
+            r.str[d] = used && fdnn_rng_int(&srng, 0, 3) == 0 ? 2 : 1;
+            r.dil[d] = 1;
+        }
+        test_shape(h, &r, L_NCHW, CUDNN_TENSOR_NCHW, fdnn_rng_int(&srng, 0, 1) ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
+                   false);
+    }
     test_fft_applicability(h);
     test_fft_api(h);
     test_fft_bias_activation(h);

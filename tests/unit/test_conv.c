@@ -240,7 +240,8 @@ algo_tolerance(int dir, int algo, size_t es)
 {
     double eps = es == 4 ? 0x1p-24 : 0x1p-53;
     if ((dir == 0 && (algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING)) ||
-        (dir == 1 && (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING)) ||
+        (dir == 1 &&
+         (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING)) ||
         (dir == 2 && (algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT ||
                       algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING)))
         return 64 * eps; /* a few ulps per transform level, over log2(length) levels */
@@ -676,7 +677,8 @@ test_fft_api(cudnnHandle_t h)
     CHECK_OK(cudnnFindConvolutionForwardAlgorithm(h, d.x, d.w, d.conv, d.y, 8, &n, pf));
     found = 0;
     for (int i = 0; i < n; i++)
-        found += (pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING) &&
+        found += (pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT ||
+                  pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING) &&
                  pf[i].status == CUDNN_STATUS_SUCCESS;
     CHECK(found == 2);
     cudnnConvolutionBwdDataAlgoPerf_t pd[6];

@@ -27,9 +27,9 @@
  * one per frequency, `lanes` frequencies at a time (spectra are stored
  * [frequency vector][re, im][plane][lane], so the product is vertical SIMD
  * and each transform block writes contiguous runs); (3) inverse-transform
- * the result planes in blocks and blend them into the output.  Every plane, frequency and output element is
- * computed by the same operations whatever the thread count, so results do
- * not depend on it. */
+ * the result planes in blocks and blend them into the output.  Every
+ * plane, frequency and output element is computed by the same operations
+ * whatever the thread count, so results do not depend on it. */
 #include <stdint.h>
 #include <string.h>
 
@@ -54,7 +54,7 @@ typedef struct fsrc {
     int64_t ch;      /* images: channels per image (C or K) */
     int64_t ext[3];  /* source extent */
     int64_t off[3];  /* images: source position of tile 0's first element */
-    int64_t lim[3];  /* images: elements loaded per tile */
+    int64_t lim[3];  /* elements loaded per tile (filters: ker) */
     int64_t planes;
 } fsrc_t;
 

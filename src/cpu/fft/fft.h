@@ -10,8 +10,9 @@
  * elements that the compiler vectorises; there is no transpose.
  *
  * Algorithm: Stockham autosort, decimation in frequency, radix 4 first, then
- * 2, 3 (specialised butterflies), 5 and others (a generic loop): stage s with radix r on the current length n_s = r * m reads
- * a_j = x[p + j*m] (j < r) for p < m and writes
+ * 2, 3 (specialised butterflies), 5 and others (a generic loop): stage s
+ * with radix r on the current length n_s = r * m reads a_j = x[p + j*m]
+ * (j < r) for p < m and writes
  * y[r*p + t] = w_{n_s}^{p t} * sum_j a_j w_r^{j t}, ping-ponging between the
  * data and a scratch array of the same size.  Output in natural order.
  * Forward: w_n = exp(-2 pi i / n); inverse: exp(+2 pi i / n), unscaled (the

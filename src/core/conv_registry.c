@@ -6,6 +6,7 @@
 
 #include "core/conv_solver.h"
 #include "core/fail.h"
+#include "cpu/conv/conv_fft.h"
 #include "cpu/conv/conv_gemm.h"
 #include "core/handle.h"
 
@@ -39,6 +40,22 @@ GEMM_VARIANT(IMPLICIT)
 GEMM_VARIANT(PRECOMP)
 GEMM_VARIANT(EXPLICIT)
 
+#define FFT_VARIANT(v, tiling)                                                                                     \
+    static cudnnStatus_t applicable_##v(const fdnn_conv_problem_t *p)                                            \
+    {                                                                                                             \
+        return fdnn_conv_fft_applicable(p, tiling);                                                              \
+    }                                                                                                             \
+    static cudnnStatus_t ws_##v(const fdnn_conv_problem_t *p, size_t *bytes)                                     \
+    {                                                                                                             \
+        return fdnn_conv_fft_workspace(p, tiling, bytes);                                                        \
+    }                                                                                                             \
+    static cudnnStatus_t run_##v(const fdnn_conv_exec_t *e)                                                      \
+    {                                                                                                             \
+        return fdnn_conv_fft_execute(e, tiling);                                                                 \
+    }
+FFT_VARIANT(FFT, false)
+FFT_VARIANT(FFT_TILING, true)
+
 static const fdnn_conv_solver_t solvers[] = {
     {1, "fwd_implicit_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, always, ws_IMPLICIT,
      run_IMPLICIT},
@@ -49,16 +66,26 @@ static const fdnn_conv_solver_t solvers[] = {
      fdnn_conv_direct_execute},
     {5, "fwd_winograd_nonfused", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
      fdnn_conv_winograd_applicable, fdnn_conv_winograd_workspace, fdnn_conv_winograd_execute},
+    {8, "fwd_fft", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, applicable_FFT, ws_FFT, run_FFT},
+    {9, "fwd_fft_tiling", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, applicable_FFT_TILING,
+     ws_FFT_TILING, run_FFT_TILING},
     {11, "bwd_data_direct", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, always, no_workspace,
      fdnn_conv_direct_execute},
     {12, "bwd_data_gemm", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, always, ws_IMPLICIT,
      run_IMPLICIT},
+    {18, "bwd_data_fft", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, applicable_FFT, ws_FFT, run_FFT},
+    {19, "bwd_data_fft_tiling", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING,
+     applicable_FFT_TILING, ws_FFT_TILING, run_FFT_TILING},
     {21, "bwd_filter_direct", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, always, no_workspace,
      fdnn_conv_direct_execute},
     {22, "bwd_filter_gemm", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, always, ws_IMPLICIT,
      run_IMPLICIT},
     {23, "bwd_filter_gemm_explicit", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, always,
      ws_EXPLICIT, run_EXPLICIT},
+    {28, "bwd_filter_fft", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, applicable_FFT, ws_FFT,
+     run_FFT},
+    {29, "bwd_filter_fft_tiling", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING,
+     applicable_FFT_TILING, ws_FFT_TILING, run_FFT_TILING},
 };
 
 int
@@ -78,14 +105,6 @@ missing_reason(fdnn_conv_dir_t dir, int algo)
 {
     if (dir == FDNN_CONV_BWD_FILTER && algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD)
         return "backward-filter WINOGRAD is not implemented (cuDNN does not implement it either)";
-    bool fft = (dir == FDNN_CONV_FWD && (algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT ||
-                                         algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING)) ||
-               (dir == FDNN_CONV_BWD_DATA && (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
-                                              algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING)) ||
-               (dir == FDNN_CONV_BWD_FILTER && (algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT ||
-                                                algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING));
-    if (fft)
-        return "the FFT convolution algorithms are not implemented in FreeDNN yet";
     if (dir == FDNN_CONV_FWD && algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD)
         return "the fused WINOGRAD algorithm is not implemented (WINOGRAD_NONFUSED is, for 3x3 stride 1)";
     return "the Winograd convolution algorithms are not implemented in FreeDNN yet";
@@ -111,22 +130,22 @@ fdnn_conv_algo_order(fdnn_conv_dir_t dir)
      * unimplemented ones, which the _v7 lists report as NOT_SUPPORTED. */
     static const int fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {
         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
-        CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
+        CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_FFT,
+        CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,    CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
         CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,        CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
-        CUDNN_CONVOLUTION_FWD_ALGO_FFT,           CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,
     };
     static const int bwd_data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT] = {
-        CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,        CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,        CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT,
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
         CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED,
-        CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT,      CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING,
     };
     static const int bwd_filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT] = {
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3,
-        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0,
-        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD,
     };
     switch (dir) {

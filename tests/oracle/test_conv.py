@@ -37,6 +37,7 @@ ws_bwd_filter = proto("cudnnGetConvolutionBackwardFilterWorkspaceSize",
                       [vp, vp, vp, vp, vp, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t)])
 
 R = fdnn.Results("test_conv")
+ran = set()  # (direction, algo) pairs that ran at least once
 handles = {t: fdnn.Handle(threads=t) for t in (1, 2)}
 
 
@@ -125,6 +126,7 @@ def case(name, n, c, k, spatial, ker, pad, stride, dil, groups, flip, dtype, nhw
                 st = fwd(h.ptr, scalar(alpha, dtype), xd.ptr, ptr(xm), wd.ptr, ptr(wmem), cd.ptr, algo, ptr(ws[0]),
                          ws[1], scalar(beta, dtype), yd.ptr, ptr(y))
                 R.check(st == fdnn.SUCCESS, f"{tag} fwd algo {algo}: status {st}")
+                ran.add(("fwd", algo))
                 R.close(tol, y, alpha * y4 + (beta if beta else 0.0), f"{tag} fwd algo {algo} t{threads} a{alpha}")
         for algo in range(6):
             ws = workspace(ws_bwd_data, h.ptr, wd.ptr, yd.ptr, cd.ptr, xd.ptr, algo)
@@ -134,6 +136,7 @@ def case(name, n, c, k, spatial, ker, pad, stride, dil, groups, flip, dtype, nhw
             st = bwd_data(h.ptr, scalar(1.0, dtype), wd.ptr, ptr(wmem), yd.ptr, ptr(dym), cd.ptr, algo, ptr(ws[0]),
                           ws[1], scalar(0.0, dtype), xd.ptr, ptr(dx))
             R.check(st == fdnn.SUCCESS, f"{tag} bwd data algo {algo}: status {st}")
+            ran.add(("bwd data", algo))
             R.close(tol, dx, lift(want_dx), f"{tag} bwd data algo {algo} t{threads}")
         for algo in range(7):
             ws = workspace(ws_bwd_filter, h.ptr, xd.ptr, yd.ptr, cd.ptr, wd.ptr, algo)
@@ -143,6 +146,7 @@ def case(name, n, c, k, spatial, ker, pad, stride, dil, groups, flip, dtype, nhw
             st = bwd_filter(h.ptr, scalar(1.0, dtype), xd.ptr, ptr(xm), yd.ptr, ptr(dym), cd.ptr, algo, ptr(ws[0]),
                             ws[1], scalar(0.0, dtype), wd.ptr, ptr(dwmem))
             R.check(st == fdnn.SUCCESS, f"{tag} bwd filter algo {algo}: status {st}")
+            ran.add(("bwd filter", algo))
             R.close(tol * 10, dwmem, filter_memory(lift(want_dw), nhwc), f"{tag} bwd filter algo {algo} t{threads}")
         db = np.full((1, k) + (1,) * (x4.ndim - 2), np.nan, dtype=dtype)
         dbd = fdnn.TensorDesc(db)
@@ -163,10 +167,19 @@ CASES = [
     ("conv1d", 3, 4, 5, (19,), (3,), (1,), (2,), (1,), 1, False),
     ("conv3d", 2, 3, 4, (6, 7, 5), (3, 3, 3), (1, 1, 1), (1, 2, 1), (1, 1, 1), 1, True),
     ("N=1 C=1 1x1", 1, 1, 1, (1, 1), (1, 1), (0, 0), (1, 1), (1, 1), 1, False),
+    # FFT / FFT_TILING: several 32-point tiles, a strided tiled forward, a
+    # 1-D problem (backward-filter FFT_TILING), a 3-D stride-1 problem.
+    ("fft tiles 5x5", 2, 4, 6, (45, 38), (5, 5), (2, 2), (1, 1), (1, 1), 1, True),
+    ("fft tiled s2", 2, 3, 5, (40, 36), (3, 3), (1, 1), (2, 2), (1, 1), 1, False),
+    ("fft conv1d", 2, 3, 4, (70,), (7,), (3,), (1,), (1,), 1, False),
+    ("fft conv3d", 1, 2, 3, (5, 36, 6), (3, 3, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1), 1, False),
 ]
 
 for args in CASES:
     for dtype in (np.float32, np.float64):
         for nhwc in (False, True):
             case(*args, dtype, nhwc)
+# The FFT algorithms ran (their applicability is tested in test_conv.c).
+for want in [("fwd", 4), ("fwd", 5), ("bwd data", 2), ("bwd data", 3), ("bwd filter", 2), ("bwd filter", 6)]:
+    R.check(want in ran, f"{want[0]} algo {want[1]} never ran")
 R.finish()

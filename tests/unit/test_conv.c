@@ -6,14 +6,17 @@
  * filters, FLOAT and DOUBLE.
  *
  * Data are small integers, so every product and partial sum is exact in
- * float and the comparison is exact (threshold 0) for every algorithm here;
- * alpha/beta are exact too (2 and -1).  Outputs are poisoned (NaN) before
+ * float and the comparison is exact (threshold 0) for the algorithms that
+ * only multiply and add the data; transform algorithms (FFT) round, and are
+ * held to a tolerance normalised by the sum of absolute products
+ * (algo_tolerance); alpha/beta are exact too (2 and -1).  Outputs are poisoned (NaN) before
  * each run; the gaps of strided outputs must stay poisoned.  A second run
  * with real-valued data checks that 1 and 2 threads give identical bits. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fail.h"
 #include "freednn.h"
 #include "ref/conv_ref.h"
 #include "testutil.h"
@@ -229,6 +232,30 @@ algo_count(int dir)
                       : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
 }
 
+/* Allowed error of (dir, algo), in units of the data type's epsilon times
+ * the sum of |products| behind an output element; algorithms not listed
+ * must be exact on the integer data.  One line per inexact algorithm. */
+static double
+algo_tolerance(int dir, int algo, size_t es)
+{
+    static const struct {
+        int dir, algo;
+        double eps;
+    } inexact[] = {
+        /* FFT: a few ulps per transform level (measured: at most about 5) */
+        {0, CUDNN_CONVOLUTION_FWD_ALGO_FFT, 64},
+        {0, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, 64},
+        {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, 64},
+        {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, 64},
+        {2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, 64},
+        {2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, 64},
+    };
+    for (size_t i = 0; i < sizeof(inexact) / sizeof(inexact[0]); i++)
+        if (inexact[i].dir == dir && inexact[i].algo == algo)
+            return inexact[i].eps * (es == 4 ? 0x1p-24 : 0x1p-53);
+    return 0;
+}
+
 static cudnnStatus_t
 ws_size(cudnnHandle_t h, int dir, descs_t *d, int algo, size_t *bytes)
 {
@@ -298,6 +325,9 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
     fdnn_rng_seed(&rng, 42);
     double *expect = malloc(sizeof(double) * (x.count + w.count + y.count));
     double *prior = malloc(sizeof(double) * (x.count + w.count + y.count));
+    double *mag = malloc(sizeof(double) * (x.count + w.count + y.count));
+    double *ax = malloc(sizeof(double) * x.count), *aw = malloc(sizeof(double) * w.count),
+           *ay = malloc(sizeof(double) * y.count);
     for (int dir = 0; dir < 3; dir++) {
         operand_t *outp = dir == 0 ? &y : dir == 1 ? &x : &w;
         /* Inputs. */
@@ -310,6 +340,24 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
             fdnn_ref_conv_bwd_data(&p, y.ref, w.ref, expect);
         else
             fdnn_ref_conv_bwd_filter(&p, x.ref, y.ref, expect);
+        /* Sum of |products| behind each output element, for the inexact
+         * algorithms' tolerance; never below the mean (an element with
+         * no non-zero product still carries transform rounding). */
+        for (size_t i = 0; i < x.count; i++)
+            ax[i] = fabs(x.ref[i]);
+        for (size_t i = 0; i < w.count; i++)
+            aw[i] = fabs(w.ref[i]);
+        for (size_t i = 0; i < y.count; i++)
+            ay[i] = fabs(y.ref[i]);
+        if (dir == 0)
+            fdnn_ref_conv_fwd(&p, ax, aw, mag);
+        else if (dir == 1)
+            fdnn_ref_conv_bwd_data(&p, ay, aw, mag);
+        else
+            fdnn_ref_conv_bwd_filter(&p, ax, ay, mag);
+        double mag_mean = 0;
+        for (size_t i = 0; i < outp->count; i++)
+            mag_mean += mag[i] / (double)outp->count;
         /* Prior output values for the beta test. */
         fill(outp, es, &rng, true);
         memcpy(prior, outp->ref, sizeof(double) * outp->count);
@@ -346,11 +394,13 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
                         if (st != CUDNN_STATUS_SUCCESS)
                             continue;
                         size_t bad = 0;
-                        double worst = 0;
+                        double worst = 0, tol = algo_tolerance(dir, algo, es);
                         for (size_t i = 0; i < outp->count; i++) {
                             double want = alpha * expect[i] + beta * prior[i];
                             double got = get(outp, es, i);
-                            if (!(got == want)) {
+                            double allowed =
+                                tol * (fabs(alpha) * fmax(mag[i], mag_mean) + fabs(beta * prior[i]));
+                            if (!(fabs(got - want) <= allowed)) {
                                 if (bad == 0)
                                     worst = got - want;
                                 bad++;
@@ -374,6 +424,10 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
     }
     free(expect);
     free(prior);
+    free(mag);
+    free(ax);
+    free(aw);
+    free(ay);
     operand_free(&x);
     operand_free(&w);
     operand_free(&y);
@@ -486,6 +540,258 @@ test_thread_determinism(cudnnHandle_t h)
     cudnnDestroyConvolutionDescriptor(d.conv);
 }
 
+/* Descriptors of a packed NCHW FLOAT problem (nsp spatial dims, given in
+ * D, H, W order of the last nsp entries). */
+static void
+fft_descs(descs_t *d, int nsp, int n, int c, int k, const int *in, const int *ker, const int *pad, const int *str,
+          const int *dil)
+{
+    int nb = nsp + 2, xd[5] = {n, c}, wd[5] = {k, c}, yd[5], xs[5], ys[5];
+    for (int i = 0; i < nsp; i++) {
+        xd[2 + i] = in[i];
+        wd[2 + i] = ker[i];
+    }
+    cudnnCreateTensorDescriptor(&d->x);
+    cudnnCreateTensorDescriptor(&d->y);
+    cudnnCreateFilterDescriptor(&d->w);
+    cudnnCreateConvolutionDescriptor(&d->conv);
+    CHECK_OK(cudnnSetConvolutionNdDescriptor(d->conv, nsp, pad, str, dil, CUDNN_CROSS_CORRELATION,
+                                             CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetFilterNdDescriptor(d->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, nb, wd));
+    make_strides(L_NCHW, nb, xd, xs);
+    CHECK_OK(cudnnSetTensorNdDescriptor(d->x, CUDNN_DATA_FLOAT, nb, xd, xs));
+    CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d->conv, d->x, d->w, nb, yd));
+    make_strides(L_NCHW, nb, yd, ys);
+    CHECK_OK(cudnnSetTensorNdDescriptor(d->y, CUDNN_DATA_FLOAT, nb, yd, ys));
+}
+
+static void
+descs_free(descs_t *d)
+{
+    cudnnDestroyTensorDescriptor(d->x);
+    cudnnDestroyTensorDescriptor(d->y);
+    cudnnDestroyFilterDescriptor(d->w);
+    cudnnDestroyConvolutionDescriptor(d->conv);
+}
+
+/* The FFT solvers decline what cuDNN 8.9 documents as unsupported, each
+ * with a reason naming the condition, and accept the edge of each limit. */
+static void
+test_fft_applicability(cudnnHandle_t h)
+{
+    enum { FFT = 0, TILING = 1 };
+    static const int algos[3][2] = {
+        {CUDNN_CONVOLUTION_FWD_ALGO_FFT, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING},
+        {CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING},
+        {CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING},
+    };
+    static const struct {
+        int nsp, in[3], ker[3], pad[3], str[3], dil[3];
+        int dir, which;
+        const char *reason; /* NULL: supported */
+    } cases[] = {
+        {2, {8, 8}, {3, 3}, {1, 1}, {2, 1}, {1, 1}, 0, FFT, "stride 1"},
+        {2, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 2}, 0, TILING, "dilation 1"},
+        {2, {8, 8}, {3, 3}, {3, 1}, {1, 1}, {1, 1}, 1, FFT, "greater than its padding"},
+        {2, {8, 8}, {3, 3}, {1, 3}, {1, 1}, {1, 1}, 2, TILING, "greater than its padding"},
+        {2, {251, 6}, {5, 3}, {3, 1}, {1, 1}, {1, 1}, 1, FFT, "<= 256"},
+        {2, {251, 6}, {5, 3}, {3, 1}, {1, 1}, {1, 1}, 1, TILING, NULL},
+        {2, {250, 6}, {5, 3}, {3, 1}, {1, 1}, {1, 1}, 1, FFT, NULL},
+        {2, {248, 6}, {5, 3}, {4, 1}, {1, 1}, {1, 1}, 0, FFT, NULL},
+        {2, {6, 255}, {5, 3}, {1, 1}, {1, 1}, {1, 1}, 2, FFT, "<= 256"},
+        {2, {40, 40}, {33, 3}, {1, 1}, {1, 1}, {1, 1}, 0, TILING, "<= 32"},
+        {2, {40, 40}, {32, 32}, {1, 1}, {1, 1}, {1, 1}, 0, TILING, NULL},
+        {2, {2, 300}, {1, 257}, {0, 0}, {1, 1}, {1, 1}, 1, TILING, "<= 256"},
+        {2, {9, 9}, {3, 3}, {1, 1}, {2, 2}, {1, 1}, 0, TILING, NULL},
+        {2, {9, 9}, {1, 3}, {0, 1}, {1, 2}, {1, 1}, 0, TILING, "stride 1"},
+        {2, {9, 9}, {3, 3}, {1, 1}, {2, 2}, {1, 1}, 1, TILING, "stride 1"},
+        {2, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 2, TILING, "height or width 1"},
+        {2, {1, 257}, {1, 3}, {0, 1}, {1, 1}, {1, 1}, 2, TILING, "<= 256"},
+        {2, {1, 256}, {1, 3}, {0, 1}, {1, 1}, {1, 1}, 2, TILING, NULL},
+        {3, {4, 4, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 0, FFT, "2-D"},
+        {3, {20, 4, 4}, {17, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, TILING, "<= 16"},
+        {3, {4, 4, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 2, TILING, "2-D"},
+        {3, {4, 4, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, TILING, NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        descs_t d;
+        fft_descs(&d, cases[i].nsp, 2, 3, 4, cases[i].in, cases[i].ker, cases[i].pad, cases[i].str, cases[i].dil);
+        size_t wsb = 0;
+        cudnnStatus_t st = ws_size(h, cases[i].dir, &d, algos[cases[i].dir][cases[i].which], &wsb);
+        if (cases[i].reason == NULL) {
+            CHECK_MSG(st == CUDNN_STATUS_SUCCESS && wsb > 0, "case %zu: %s, %zu bytes", i, cudnnGetErrorString(st),
+                      wsb);
+        } else {
+            CHECK_MSG(st == CUDNN_STATUS_NOT_SUPPORTED, "case %zu: %s", i, cudnnGetErrorString(st));
+            CHECK_MSG(strstr(fdnn_fail_reason(), cases[i].reason) != NULL, "case %zu: reason \"%s\" lacks \"%s\"",
+                      i, fdnn_fail_reason(), cases[i].reason);
+        }
+        descs_free(&d);
+    }
+}
+
+/* An undersized workspace is BAD_PARAM with nothing written; the _v7
+ * heuristics and Find list the FFT algorithms as SUCCESS where they apply,
+ * with the workspace of the size query. */
+static void
+test_fft_api(cudnnHandle_t h)
+{
+    const int in[2] = {12, 10}, ker[2] = {3, 3}, pad[2] = {1, 1}, one[2] = {1, 1};
+    descs_t d;
+    fft_descs(&d, 2, 2, 3, 4, in, ker, pad, one, one);
+    int xd[4] = {2, 3, 12, 10}, wd[4] = {4, 3, 3, 3}, yd[4] = {2, 4, 12, 10};
+    operand_t x, w, y;
+    operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 11);
+    fill(&x, 4, &rng, true);
+    fill(&w, 4, &rng, true);
+    fill(&y, 4, &rng, true);
+    static const int fft_algos[3][2] = {
+        {CUDNN_CONVOLUTION_FWD_ALGO_FFT, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING},
+        {CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING},
+        {CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT},
+    };
+    for (int dir = 0; dir < 3; dir++)
+        for (int j = 0; j < 2; j++) {
+            int algo = fft_algos[dir][j];
+            operand_t *outp = dir == 0 ? &y : dir == 1 ? &x : &w;
+            size_t wsb = 0;
+            CHECK_OK(ws_size(h, dir, &d, algo, &wsb));
+            void *ws = fdnn_guarded_alloc(wsb);
+            poison(outp, 4);
+            CHECK_STATUS(run(h, dir, &d, algo, &x, &w, &y, ws, wsb - 1, 1, 0, 4), CUDNN_STATUS_BAD_PARAM);
+            CHECK_MSG(gaps_written(outp, 4) == 0 && isnan(get(outp, 4, 0)), "dir %d algo %d wrote with a short "
+                      "workspace", dir, algo);
+            CHECK_STATUS(run(h, dir, &d, algo, &x, &w, &y, NULL, wsb, 1, 0, 4), CUDNN_STATUS_BAD_PARAM);
+            CHECK_OK(run(h, dir, &d, algo, &x, &w, &y, ws, wsb, 1, 0, 4));
+            CHECK(!isnan(get(outp, 4, 0)));
+            fdnn_guarded_free(ws);
+        }
+    /* Heuristic lists and Find: FFT algorithms present with SUCCESS. */
+    int n = 0;
+    cudnnConvolutionFwdAlgoPerf_t pf[8];
+    CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, 8, &n, pf));
+    int found = 0;
+    for (int i = 0; i < n; i++)
+        if (pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING) {
+            size_t wsb = 0;
+            CHECK_OK(ws_size(h, 0, &d, pf[i].algo, &wsb));
+            found += pf[i].status == CUDNN_STATUS_SUCCESS && pf[i].memory == wsb;
+        }
+    CHECK(found == 2);
+    CHECK_OK(cudnnFindConvolutionForwardAlgorithm(h, d.x, d.w, d.conv, d.y, 8, &n, pf));
+    found = 0;
+    for (int i = 0; i < n; i++)
+        found += (pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT ||
+                  pf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING) &&
+                 pf[i].status == CUDNN_STATUS_SUCCESS;
+    CHECK(found == 2);
+    cudnnConvolutionBwdDataAlgoPerf_t pd[6];
+    CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, 6, &n, pd));
+    found = 0;
+    for (int i = 0; i < n; i++)
+        found += (pd[i].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
+                  pd[i].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING) &&
+                 pd[i].status == CUDNN_STATUS_SUCCESS;
+    CHECK(found == 2);
+    CHECK_OK(cudnnFindConvolutionBackwardDataAlgorithm(h, d.w, d.y, d.conv, d.x, 6, &n, pd));
+    found = 0;
+    for (int i = 0; i < n; i++)
+        found += (pd[i].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
+                  pd[i].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING) &&
+                 pd[i].status == CUDNN_STATUS_SUCCESS;
+    CHECK(found == 2);
+    cudnnConvolutionBwdFilterAlgoPerf_t pw[7];
+    CHECK_OK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, 7, &n, pw));
+    found = 0;
+    for (int i = 0; i < n; i++) {
+        if (pw[i].algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT)
+            found += pw[i].status == CUDNN_STATUS_SUCCESS;
+        if (pw[i].algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING) /* 2-D, not 1-D */
+            found += pw[i].status == CUDNN_STATUS_NOT_SUPPORTED;
+    }
+    CHECK(found == 2);
+    CHECK_OK(cudnnFindConvolutionBackwardFilterAlgorithm(h, d.x, d.y, d.conv, d.w, 7, &n, pw));
+    found = 0;
+    for (int i = 0; i < n; i++)
+        found += pw[i].algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT && pw[i].status == CUDNN_STATUS_SUCCESS;
+    CHECK(found == 1);
+    operand_free(&x);
+    operand_free(&w);
+    operand_free(&y);
+    descs_free(&d);
+}
+
+/* cudnnConvolutionBiasActivationForward on the FFT algorithms: the
+ * epilogue (alpha1, alpha2 * z, bias, ReLU) against the reference. */
+static void
+test_fft_bias_activation(cudnnHandle_t h)
+{
+    const int in[2] = {11, 9}, ker[2] = {3, 3}, pad[2] = {1, 1}, one[2] = {1, 1};
+    descs_t d;
+    fft_descs(&d, 2, 2, 3, 4, in, ker, pad, one, one);
+    int xd[4] = {2, 3, 11, 9}, wd[4] = {4, 3, 3, 3}, yd[4] = {2, 4, 11, 9};
+    operand_t x, w, y;
+    operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 21);
+    fill(&x, 4, &rng, true);
+    fill(&w, 4, &rng, true);
+    fill(&y, 4, &rng, true); /* z, in place */
+    float bias[4] = {-2, 0.5f, 3, -0.25f};
+    cudnnTensorDescriptor_t bd;
+    cudnnActivationDescriptor_t act;
+    cudnnCreateTensorDescriptor(&bd);
+    cudnnCreateActivationDescriptor(&act);
+    CHECK_OK(cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 4, 1, 1));
+    CHECK_OK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0));
+    fdnn_conv_problem_t p;
+    memset(&p, 0, sizeof(p));
+    p.n = 2, p.c = 3, p.k = 4, p.g = 1, p.nsp = 2;
+    for (int i = 0; i < 3; i++)
+        p.stride[i] = p.dil[i] = 1;
+    p.in[0] = p.ker[0] = p.out[0] = 1;
+    p.in[1] = p.out[1] = 11, p.in[2] = p.out[2] = 9, p.ker[1] = p.ker[2] = 3, p.pad[1] = p.pad[2] = 1;
+    double *conv = malloc(sizeof(double) * y.count), *z = malloc(sizeof(double) * y.count);
+    fdnn_ref_conv_fwd(&p, x.ref, w.ref, conv);
+    memcpy(z, y.ref, sizeof(double) * y.count);
+    void *saved = malloc(y.span * 4);
+    memcpy(saved, y.buf, y.span * 4);
+    const int algos[2] = {CUDNN_CONVOLUTION_FWD_ALGO_FFT, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING};
+    for (int i = 0; i < 2; i++) {
+        size_t wsb = 0;
+        CHECK_OK(ws_size(h, 0, &d, algos[i], &wsb));
+        void *ws = fdnn_guarded_alloc(wsb);
+        memcpy(y.buf, saved, y.span * 4);
+        float a1 = 2, a2 = 0.5f;
+        CHECK_OK(cudnnConvolutionBiasActivationForward(h, &a1, d.x, x.buf, d.w, w.buf, d.conv, algos[i], ws, wsb,
+                                                       &a2, d.y, y.buf, bd, bias, act, d.y, y.buf));
+        size_t bad = 0;
+        for (size_t e = 0; e < y.count; e++) {
+            int k = (int)(e / (11 * 9)) % 4;
+            double want = 2 * conv[e] + 0.5 * z[e] + bias[k];
+            want = want > 0 ? want : 0;
+            bad += !(fabs(get(&y, 4, e) - want) <= 1e-4 * (1 + fabs(want)));
+        }
+        CHECK_MSG(bad == 0, "bias-activation algo %d: %zu wrong", algos[i], bad);
+        fdnn_guarded_free(ws);
+    }
+    free(saved);
+    free(conv);
+    free(z);
+    cudnnDestroyTensorDescriptor(bd);
+    cudnnDestroyActivationDescriptor(act);
+    operand_free(&x);
+    operand_free(&w);
+    operand_free(&y);
+    descs_free(&d);
+}
+
 int
 main(void)
 {
@@ -512,6 +818,55 @@ main(void)
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &large[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
     }
+    /* Shapes for the FFT solvers: several tiles per dimension, a strided
+     * tiled forward, 17..32 filters (64-point tiles), a long 1-D filter, 1-D
+     * problems (backward-filter FFT_TILING) and 3-D tiles. */
+    static const shape_t fft[] = {
+        S2("fft tiles", 2, 3, 4, 1, 40, 37, 5, 3, 2, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("fft tiled s2", 2, 3, 2, 1, 45, 44, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("fft 17x3 filter", 1, 2, 2, 1, 70, 20, 17, 3, 0, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("fft 1x40 filter", 1, 2, 3, 1, 3, 300, 1, 40, 0, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("fft 1-D W", 2, 3, 4, 1, 1, 40, 1, 5, 0, 2, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("fft 1-D H grouped", 2, 4, 6, 2, 37, 1, 4, 1, 3, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        {"fft 3-D", 3, 2, 3, 4, 1, {6, 7, 5}, {3, 3, 2}, {1, 1, 0}, {1, 1, 1}, {1, 1, 1}, CUDNN_CONVOLUTION},
+        {"fft 3-D tiles", 3, 1, 2, 2, 1, {34, 4, 5}, {3, 1, 2}, {1, 0, 1}, {1, 1, 1}, {1, 1, 1},
+         CUDNN_CROSS_CORRELATION},
+    };
+    for (size_t i = 0; i < sizeof(fft) / sizeof(fft[0]); i++) {
+        test_shape(h, &fft[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
+        test_shape(h, &fft[i], L_STRIDED, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
+        test_shape(h, &fft[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
+    }
+    /* Random shapes (fixed seed) around the FFT solvers' edges: odd and
+     * even lengths, tile boundaries, padding up to the filter size - 1,
+     * stride 2 (tiled forward), groups, 1-D and 3-D problems. */
+    fdnn_rng_t srng;
+    fdnn_rng_seed(&srng, 2024);
+    for (int i = 0; i < 40; i++) {
+        shape_t r;
+        memset(&r, 0, sizeof(r));
+        r.name = "random fft";
+        r.nsp = fdnn_rng_int(&srng, 0, 5) == 0 ? 3 : 2;
+        r.g = fdnn_rng_int(&srng, 1, 2);
+        r.n = fdnn_rng_int(&srng, 1, 3);
+        r.c = r.g * fdnn_rng_int(&srng, 1, 3);
+        r.k = r.g * fdnn_rng_int(&srng, 1, 3);
+        r.mode = fdnn_rng_int(&srng, 0, 1) ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
+        for (int d = 0; d < 3; d++) {
+            bool used = d > 0 || r.nsp == 3;
+            int maxin = r.nsp == 3 ? 12 : 45;
+            r.in[d] = used ? fdnn_rng_int(&srng, 1, maxin) : 1;
+            r.ker[d] = used ? fdnn_rng_int(&srng, 1, r.in[d] < 9 ? r.in[d] : 9) : 1;
+            r.pad[d] = used ? fdnn_rng_int(&srng, 0, r.ker[d] - 1) : 0;
+            r.str[d] = used && fdnn_rng_int(&srng, 0, 3) == 0 ? 2 : 1;
+            r.dil[d] = 1;
+        }
+        test_shape(h, &r, L_NCHW, CUDNN_TENSOR_NCHW, fdnn_rng_int(&srng, 0, 1) ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
+                   false);
+    }
+    test_fft_applicability(h);
+    test_fft_api(h);
+    test_fft_bias_activation(h);
     test_bias(h);
     test_thread_determinism(h);
     CHECK_OK(cudnnDestroy(h));

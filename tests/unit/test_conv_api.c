@@ -497,8 +497,13 @@ test_execution_validation(cudnnHandle_t h)
                  CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(FWD(&one, f.x, f.xb, f.w, f.wb, f.conv, (cudnnConvolutionFwdAlgo_t)99, wsb, ws, &zero, f.y, f.yb),
                  CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(FWD(&one, f.x, f.xb, f.w, f.wb, f.conv, CUDNN_CONVOLUTION_FWD_ALGO_FFT, wsb, ws, &zero, f.y, f.yb),
+    /* An algorithm that declines the problem (FFT: dilation 2, same y). */
+    cudnnConvolutionDescriptor_t dil2;
+    cudnnCreateConvolutionDescriptor(&dil2);
+    cudnnSetConvolution2dDescriptor(dil2, 2, 2, 1, 1, 2, 2, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+    CHECK_STATUS(FWD(&one, f.x, f.xb, f.w, f.wb, dil2, CUDNN_CONVOLUTION_FWD_ALGO_FFT, wsb, ws, &zero, f.y, f.yb),
                  CUDNN_STATUS_NOT_SUPPORTED);
+    cudnnDestroyConvolutionDescriptor(dil2);
     /* y of the wrong size, channel count, data type. */
     cudnnTensorDescriptor_t bad;
     cudnnCreateTensorDescriptor(&bad);
@@ -538,7 +543,7 @@ test_execution_validation(cudnnHandle_t h)
                                                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws2),
                  CUDNN_STATUS_BAD_PARAM);
     CHECK_STATUS(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, f.x, f.y, f.conv, f.w,
-                                                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, &ws2),
+                                                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD, &ws2),
                  CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(cudnnConvolutionBackwardFilter(h, &one, f.x, f.xb, f.y, f.yb, f.conv,
                                                 CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, NULL, 16, &zero, f.w, f.wb),

@@ -299,6 +299,22 @@ test_cases(void)
     bcase_t bc = {4, {4, 8, 6, 6}, LAYOUT_NHWC, CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
                   CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION};
     run_case(&bc);
+    /* The fused FP32 paths (src/cpu/batchnorm/bn_fused.h), in every layout:
+     * NCHW planes shorter and longer than the 32 summation lanes, NHWC rows
+     * with channel tails for every vector width and row counts that are not
+     * multiples of 4, 5-D, C = 1, and one tensor of 8.1 MiB, above the
+     * threshold of the non-temporal stores. */
+    static const int fused[][6] = {{4, 3, 5, 7, 9, 0},  {4, 2, 19, 6, 6, 0}, {4, 3, 40, 1, 5, 0},
+                                   {5, 2, 3, 4, 5, 6},  {4, 7, 1, 9, 11, 0}, {4, 2, 64, 3, 1, 0},
+                                   {4, 2, 64, 128, 130, 0}};
+    for (size_t s = 0; s < sizeof(fused) / sizeof(fused[0]); s++)
+        for (int layout = 0; layout < LAYOUT_COUNT; layout++) {
+            bcase_t fc = {.nd = fused[s][0], .layout = layout, .dt = CUDNN_DATA_FLOAT,
+                          .mode = CUDNN_BATCHNORM_SPATIAL, .ops = CUDNN_BATCHNORM_OPS_BN};
+            for (int d = 0; d < fc.nd; d++)
+                fc.dims[d] = fused[s][1 + d];
+            run_case(&fc);
+        }
 }
 
 /* y = alpha * bn(x) + beta * y, and the same blending of dx and of the

@@ -130,7 +130,7 @@ run_case(const bcase_t *bc)
                                                                   &rsize));
     void *reserve = fdnn_guarded_alloc(rsize > 0 ? rsize : 1); /* 0 bytes: see testutil */
     size_t ysize = (size_t)y.span * y.esize, dxsize = (size_t)dx.span * dx.esize;
-    unsigned char *y_first = malloc(ysize), *dx_first = malloc(dxsize);
+    unsigned char *y_first = malloc(ysize), *dx_first = malloc(dxsize), *y_isa0 = malloc(ysize);
     double one = 1.0, zero = 0.0;
     float onef = 1.0f, zerof = 0.0f;
     const void *a1 = dbl ? (const void *)&one : (const void *)&onef;
@@ -204,10 +204,16 @@ run_case(const bcase_t *bc)
                 e = tt_err(got, dzr, E);
                 CHECK_MSG(e <= tol, "%s: dz error %g", name, e);
             }
-            /* Bitwise the same for 1 and 2 threads. */
+            /* Bitwise the same for 1 and 2 threads, and the training y on
+             * every ISA level (the sums use fixed lanes, nothing contracts
+             * to FMA). */
             if (threads == 1) {
                 memcpy(y_first, y.buf, ysize);
                 memcpy(dx_first, dx.buf, dxsize);
+                if (isa == 0)
+                    memcpy(y_isa0, y.buf, ysize);
+                else
+                    CHECK_MSG(memcmp(y_isa0, y.buf, ysize) == 0, "%s isa %d: y differs from isa 0", name, isa);
             } else {
                 CHECK_MSG(memcmp(y_first, y.buf, ysize) == 0, "%s isa %d: y differs between 1 and 2 threads", name,
                           isa);
@@ -252,6 +258,7 @@ run_case(const bcase_t *bc)
     }
 
     free(y_first);
+    free(y_isa0);
     free(dx_first);
     fdnn_guarded_free(reserve);
     void *pbufs[] = {p_scale, p_bias, p_rm, p_rv, p_sm, p_si, p_ds, p_db};

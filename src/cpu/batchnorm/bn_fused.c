@@ -4,11 +4,11 @@
  *
  * Planes: one task per channel (statistics of its N planes, then their
  * normalisation; for inference one task per plane).  Rows: R = N * spatial
- * rows of C channels; statistics in ROW_BLOCKS(R) fixed blocks, each summed
+ * rows of C channels; statistics in row_blocks(R) fixed blocks, each summed
  * into its own partials and the partials added in block order; the
- * normalisation in tiles of APPLY_TILE rows, taken from the end of x
- * backwards so that the first tiles find the rows the statistics pass read
- * last still in the caches. */
+ * normalisation in tiles of APPLY_TILE rows (in x order: walking the tiles
+ * backwards to find the rows read last still cached measured no better, and
+ * breaks the forward prefetch). */
 #include "cpu/batchnorm/bn_fused.h"
 
 #include <math.h>
@@ -217,7 +217,7 @@ rows_apply_tile(void *ctx, size_t t)
     const job_t *j = ctx;
     const layout_t *L = j->L;
     const int64_t R = L->N * L->S;
-    int64_t r0 = (j->tiles - 1 - (int64_t)t) * APPLY_TILE; /* from the end backwards */
+    int64_t r0 = (int64_t)t * APPLY_TILE;
     int64_t n = R - r0 < APPLY_TILE ? R - r0 : APPLY_TILE;
     j->k->rows_apply(j->y + r0 * L->yr, L->yr, j->x + r0 * L->xr, L->xr, n, L->C, j->a, j->b, j->alpha, j->beta,
                      j->stream);

@@ -125,6 +125,21 @@ test_values(void)
     }
 }
 
+/* Outputs above the non-temporal-store threshold (8 MiB, activation.c):
+ * forward and backward with beta == 0 stream whole vectors; beta != 0 and
+ * a y whose start is not vector-aligned (an offset view) store plainly. */
+static void
+test_large(void)
+{
+    static const int dims[4] = {2, 16, 256, 260}; /* 8.1 MiB of floats */
+    static const int lmodes[] = {CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_SIGMOID};
+    for (size_t m = 0; m < sizeof(lmodes) / sizeof(lmodes[0]); m++) {
+        run_case(CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NCHW, LAYOUT_NCHW, lmodes[m], 0, 0.0, 1.0, 0.0, false, "large");
+        run_case(CUDNN_DATA_FLOAT, 4, dims, LAYOUT_NCHW, LAYOUT_NCHW, lmodes[m], 0, 0.0, 0.5, 0.25, false,
+                 "large beta");
+    }
+}
+
 /* In place (y == x) and bitwise equality across thread counts on a tensor
  * large enough for several tiles. */
 static void
@@ -296,6 +311,7 @@ main(void)
             CHECK_OK(freednnSetNumThreads(handle, t));
             test_values();
             test_inplace_and_threads();
+            test_large();
         }
     cudnnDestroy(handle);
     return fdnn_test_finish("test_activation");

@@ -130,7 +130,7 @@ run_case(const bcase_t *bc)
                                                                   &rsize));
     void *reserve = fdnn_guarded_alloc(rsize > 0 ? rsize : 1); /* 0 bytes: see testutil */
     size_t ysize = (size_t)y.span * y.esize, dxsize = (size_t)dx.span * dx.esize;
-    unsigned char *y_first = malloc(ysize), *dx_first = malloc(dxsize);
+    unsigned char *y_first = malloc(ysize), *dx_first = malloc(dxsize), *y_isa0 = malloc(ysize);
     double one = 1.0, zero = 0.0;
     float onef = 1.0f, zerof = 0.0f;
     const void *a1 = dbl ? (const void *)&one : (const void *)&onef;
@@ -204,10 +204,16 @@ run_case(const bcase_t *bc)
                 e = tt_err(got, dzr, E);
                 CHECK_MSG(e <= tol, "%s: dz error %g", name, e);
             }
-            /* Bitwise the same for 1 and 2 threads. */
+            /* Bitwise the same for 1 and 2 threads, and the training y on
+             * every ISA level (the sums use fixed lanes, nothing contracts
+             * to FMA). */
             if (threads == 1) {
                 memcpy(y_first, y.buf, ysize);
                 memcpy(dx_first, dx.buf, dxsize);
+                if (isa == 0)
+                    memcpy(y_isa0, y.buf, ysize);
+                else
+                    CHECK_MSG(memcmp(y_isa0, y.buf, ysize) == 0, "%s isa %d: y differs from isa 0", name, isa);
             } else {
                 CHECK_MSG(memcmp(y_first, y.buf, ysize) == 0, "%s isa %d: y differs between 1 and 2 threads", name,
                           isa);
@@ -252,6 +258,7 @@ run_case(const bcase_t *bc)
     }
 
     free(y_first);
+    free(y_isa0);
     free(dx_first);
     fdnn_guarded_free(reserve);
     void *pbufs[] = {p_scale, p_bias, p_rm, p_rv, p_sm, p_si, p_ds, p_db};
@@ -299,6 +306,22 @@ test_cases(void)
     bcase_t bc = {4, {4, 8, 6, 6}, LAYOUT_NHWC, CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
                   CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION};
     run_case(&bc);
+    /* The fused FP32 paths (src/cpu/batchnorm/bn_fused.h), in every layout:
+     * NCHW planes shorter and longer than the 32 summation lanes, NHWC rows
+     * with channel tails for every vector width and row counts that are not
+     * multiples of 4, 5-D, C = 1, and one tensor of 8.1 MiB, above the
+     * threshold of the non-temporal stores. */
+    static const int fused[][6] = {{4, 3, 5, 7, 9, 0},  {4, 2, 19, 6, 6, 0}, {4, 3, 40, 1, 5, 0},
+                                   {5, 2, 3, 4, 5, 6},  {4, 7, 1, 9, 11, 0}, {4, 2, 64, 3, 1, 0},
+                                   {4, 2, 64, 128, 130, 0}};
+    for (size_t s = 0; s < sizeof(fused) / sizeof(fused[0]); s++)
+        for (int layout = 0; layout < LAYOUT_COUNT; layout++) {
+            bcase_t fc = {.nd = fused[s][0], .layout = layout, .dt = CUDNN_DATA_FLOAT,
+                          .mode = CUDNN_BATCHNORM_SPATIAL, .ops = CUDNN_BATCHNORM_OPS_BN};
+            for (int d = 0; d < fc.nd; d++)
+                fc.dims[d] = fused[s][1 + d];
+            run_case(&fc);
+        }
 }
 
 /* y = alpha * bn(x) + beta * y, and the same blending of dx and of the

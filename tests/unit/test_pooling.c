@@ -29,7 +29,16 @@ static const pcase_t cases[] = {
     {3, {1, 5, 4, 5, 6}, {2, 3, 2}, {1, 1, 0}, {2, 1, 2}},
     {3, {2, 16, 3, 4, 4}, {3, 2, 2}, {1, 0, 1}, {1, 2, 2}},
     {1, {2, 3, 10}, {3}, {1}, {2}},
+    /* 3x3 stride 2 (the NCHW stem-pooling kernel): whole vectors, tails,
+     * odd and even widths, padding 1 and 0 */
+    {2, {1, 3, 9, 80}, {3, 3}, {1, 1}, {2, 2}},
+    {2, {2, 2, 10, 37}, {3, 3}, {0, 0}, {2, 2}},
+    {2, {1, 2, 8, 69}, {3, 3}, {1, 0}, {2, 2}},
+    /* last, only in test_large: y of 8.4 MiB, above the threshold of the
+     * non-temporal stores (pooling.c) */
+    {2, {11, 64, 112, 112}, {3, 3}, {1, 1}, {2, 2}},
 };
+#define VALUE_CASES (sizeof(cases) / sizeof(cases[0]) - 1)
 
 static void
 run_case(const pcase_t *pc, cudnnDataType_t dt, int layout, int mode, int nan_opt, int data, double alpha,
@@ -118,10 +127,22 @@ run_case(const pcase_t *pc, cudnnDataType_t dt, int layout, int mode, int nan_op
     cudnnDestroyPoolingDescriptor(pd);
 }
 
+/* The streamed forward (beta == 0) and the plain one (beta != 0) of a large
+ * max pooling, NCHW (the 3x3 stride-2 kernel) and NHWC. */
+static void
+test_large(void)
+{
+    const pcase_t *big = &cases[VALUE_CASES];
+    for (int layout = 0; layout < 2; layout++) {
+        run_case(big, CUDNN_DATA_FLOAT, layout, CUDNN_POOLING_MAX, 0, 0, 1.0, 0.0);
+        run_case(big, CUDNN_DATA_FLOAT, layout, CUDNN_POOLING_MAX, 1, 0, 0.5, 0.25);
+    }
+}
+
 static void
 test_values(void)
 {
-    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+    for (size_t c = 0; c < VALUE_CASES; c++)
         for (int mode = 0; mode < 4; mode++)
             for (int layout = 0; layout < LAYOUT_COUNT; layout++) {
                 int d = (int)((c + (size_t)mode + (size_t)layout) % 4);
@@ -282,6 +303,8 @@ main(void)
             test_values();
             test_threads();
             test_dx_aliases_x();
+            if (t == 1 && i + 2 >= fdnn_test_isa_count()) /* the two best levels: vector stores */
+                test_large();
         }
     cudnnDestroy(handle);
     return fdnn_test_finish("test_pooling");

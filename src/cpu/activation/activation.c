@@ -18,6 +18,11 @@
 
 #define TILE 8192
 #define BLOCK 256
+/* Outputs of FLOAT data at least this large, written with beta == 0, go
+ * out with non-temporal stores: far beyond the L2 caches they would be
+ * evicted before anyone reads them, and plain stores read every line in
+ * first. */
+#define STREAM_MIN_BYTES ((size_t)8 << 20)
 
 typedef struct act_job {
     fdnn_ew_plan_t plan;
@@ -129,6 +134,8 @@ run_f32(const act_job_t *j, const int64_t *offs, const int64_t *st, int64_t n)
         return;
     }
     float xb[BLOCK], yb[BLOCK], db[BLOCK], ob[BLOCK];
+    fdnn_act_f32_params_t p = j->p;
+    p.stream = 0; /* the results go to a buffer read right after */
     for (int64_t s = 0; s < n; s += BLOCK) {
         int64_t m = n - s < BLOCK ? n - s : BLOCK;
         int oo = nops - 1;
@@ -136,11 +143,11 @@ run_f32(const act_job_t *j, const int64_t *offs, const int64_t *st, int64_t n)
         if (j->p.beta != 0.0f)
             fdnn_row_load_f32(j->dtype, j->out, offs[oo] + s * st[oo], st[oo], m, ob);
         if (!j->backward) {
-            j->fwd(&j->p, xb, ob, (size_t)m);
+            j->fwd(&p, xb, ob, (size_t)m);
         } else {
             fdnn_row_load_f32(j->dtype, j->in[1], offs[1] + s * st[1], st[1], m, yb);
             fdnn_row_load_f32(j->dtype, j->in[2], offs[2] + s * st[2], st[2], m, db);
-            j->bwd(&j->p, xb, yb, db, ob, (size_t)m);
+            j->bwd(&p, xb, yb, db, ob, (size_t)m);
         }
         fdnn_row_store_f32(j->dtype, j->out, offs[oo] + s * st[oo], st[oo], m, ob);
     }
@@ -198,8 +205,10 @@ job_common(cudnnHandle_t handle, act_job_t *j, const fdnn_activation_t *act, dou
 }
 
 static void
-run(cudnnHandle_t handle, act_job_t *j)
+run(cudnnHandle_t handle, act_job_t *j, const fdnn_tensor_t *out)
 {
+    j->p.stream = j->dtype == CUDNN_DATA_FLOAT && j->beta == 0.0 &&
+                  (size_t)fdnn_tensor_elements(out) * sizeof(float) >= STREAM_MIN_BYTES;
     pthreadpool_parallelize_2d_tile_1d(handle->pool, act_tile, j, (size_t)j->plan.rows, (size_t)j->plan.len, TILE,
                                        0);
 }
@@ -222,7 +231,7 @@ fdnn_activation_forward(cudnnHandle_t handle, const fdnn_activation_t *act, doub
     job_common(handle, &j, act, alpha, beta, yt->dtype);
     j.in[0] = x;
     j.out = y;
-    run(handle, &j);
+    run(handle, &j, yt);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -249,6 +258,6 @@ fdnn_activation_backward(cudnnHandle_t handle, const fdnn_activation_t *act, dou
     j.in[1] = y;
     j.in[2] = dy;
     j.out = dx;
-    run(handle, &j);
+    run(handle, &j, dxt);
     return CUDNN_STATUS_SUCCESS;
 }

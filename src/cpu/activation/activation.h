@@ -40,6 +40,10 @@ typedef struct fdnn_act_f32_params {
     cudnnActivationMode_t mode;
     int propagate_nan;
     float coef, swish_beta, alpha, beta;
+    /* Non-temporal stores for the whole vectors of y (dx) where the ISA has
+     * them and y is vector-aligned: set (with beta == 0) for outputs far
+     * larger than the caches, which a store would only read in to evict. */
+    int stream;
 } fdnn_act_f32_params_t;
 
 typedef void (*fdnn_act_fwd_f32_fn)(const fdnn_act_f32_params_t *p, const float *x, float *y, size_t n);

@@ -15,6 +15,7 @@
 #include "core/fail.h"
 #include "core/memory.h"
 #include "cpu/batchnorm/bn_engine.h"
+#include "cpu/batchnorm/bn_fused.h"
 #include "cpu/simd/cvt.h"
 
 enum { F_A, F_B, F_C, F_S1, F_S2, F_MEAN, F_INV, F_SCALE, F_COUNT };
@@ -25,6 +26,7 @@ typedef struct setup {
     int64_t M; /* samples per feature */
     double *f[F_COUNT];
     void *engine;
+    void *fused; /* the fused paths' scratch (bn_fused.h) */
 } setup_t;
 
 static int64_t
@@ -97,6 +99,7 @@ prepare(cudnnHandle_t handle, const fdnn_bn_problem_t *p, bool y, bool z, bool d
     for (int i = 0; i < F_COUNT; i++)
         fdnn_carve(&c, (size_t)s->F * sizeof(double));
     fdnn_carve(&c, fdnn_bn_engine_scratch(w));
+    fdnn_carve(&c, fdnn_bn_fused_scratch(p));
     c.base = fdnn_handle_scratch(handle, c.used);
     if (c.base == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
@@ -104,6 +107,7 @@ prepare(cudnnHandle_t handle, const fdnn_bn_problem_t *p, bool y, bool z, bool d
     for (int i = 0; i < F_COUNT; i++)
         s->f[i] = fdnn_carve(&c, (size_t)s->F * sizeof(double));
     s->engine = fdnn_carve(&c, fdnn_bn_engine_scratch(w));
+    s->fused = fdnn_carve(&c, fdnn_bn_fused_scratch(p));
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -208,7 +212,10 @@ fdnn_bn_forward_inference(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doub
         a[f] = a[f] / sqrt(v[f] + p->epsilon);
         b[f] = b[f] - m[f] * a[f];
     }
-    run_apply(handle, p, &s, alpha, beta, x, z, y, NULL);
+    if (fdnn_bn_fused_applies(p))
+        fdnn_bn_fused_apply(handle, p, alpha, beta, x, y, a, b);
+    else
+        run_apply(handle, p, &s, alpha, beta, x, z, y, NULL);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -221,15 +228,22 @@ fdnn_bn_forward_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doubl
     setup_t s;
     RETURN_IF_ERROR(prepare(handle, p, true, p->add, false, false, &s));
     double *mean = s.f[F_MEAN], *inv = s.f[F_INV], *var = s.f[F_C];
-    statistics(handle, p, &s, x, mean, var, inv);
     double *a = s.f[F_A], *b = s.f[F_B];
-    gather(p, s.F, scale, a);
-    gather(p, s.F, bias, b);
-    for (int64_t f = 0; f < s.F; f++) {
-        a[f] = a[f] * inv[f];
-        b[f] = b[f] - mean[f] * a[f];
+    if (fdnn_bn_fused_applies(p)) {
+        /* statistics and normalisation in one go (bn_fused.h) */
+        gather(p, s.F, scale, s.f[F_SCALE]);
+        gather(p, s.F, bias, b);
+        fdnn_bn_fused_training(handle, p, alpha, beta, x, y, s.f[F_SCALE], b, mean, var, inv, s.fused);
+    } else {
+        statistics(handle, p, &s, x, mean, var, inv);
+        gather(p, s.F, scale, a);
+        gather(p, s.F, bias, b);
+        for (int64_t f = 0; f < s.F; f++) {
+            a[f] = a[f] * inv[f];
+            b[f] = b[f] - mean[f] * a[f];
+        }
+        run_apply(handle, p, &s, alpha, beta, x, z, y, reserve);
     }
-    run_apply(handle, p, &s, alpha, beta, x, z, y, reserve);
 
     if (run_mean != NULL) {
         /* The running variance takes the unbiased estimate (M / (M - 1)); a

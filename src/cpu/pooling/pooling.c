@@ -21,6 +21,10 @@
 #include "cpu/simd/rowio.h"
 
 #define CL_BLOCK 64
+/* Forward outputs of FLOAT data at least this large (beta == 0) are
+ * written with non-temporal stores: far beyond the L2 caches, a plain
+ * store would read every line in only to evict it. */
+#define STREAM_MIN_BYTES ((size_t)8 << 20)
 
 void
 fdnn_pool_problem_init(fdnn_pool_problem_t *p, const fdnn_pooling_t *pool, const fdnn_tensor_t *xt,
@@ -304,6 +308,8 @@ fdnn_pooling_forward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double al
 {
     fdnn_pool_problem_t p;
     fdnn_pool_problem_init(&p, pool, xt, yt);
+    p.stream = xt->dtype == CUDNN_DATA_FLOAT && beta == 0.0 &&
+               (size_t)fdnn_tensor_elements(yt) * sizeof(float) >= STREAM_MIN_BYTES;
     pool_job_t j = {.p = &p, .dtype = xt->dtype, .alpha = alpha, .beta = beta, .alpha_f = (float)alpha,
                     .beta_f = (float)beta, .x = x, .y = y, .k = pick(handle)};
     if (channels_last(&p, xt->dtype, false)) {

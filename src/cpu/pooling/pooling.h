@@ -41,6 +41,10 @@ typedef struct fdnn_pool_problem {
     int k[3], pad[3], str[3];
     int64_t xs[5], ys[5]; /* x; y (or dy) */
     int64_t dxs[5];       /* dx in backward */
+    /* forward: y may go out with non-temporal stores (FLOAT, beta == 0, y
+     * far larger than the caches); the kernels use them where y is
+     * vector-aligned */
+    bool stream;
 } fdnn_pool_problem_t;
 
 /* Fills *p from the tensors and the descriptor (shapes already checked). */

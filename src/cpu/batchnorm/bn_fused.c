@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The fused FP32 batch-norm paths: layout detection, the task structure and
+ * the statistics.  Contract: bn_fused.h.
+ *
+ * Planes: one task per channel (statistics of its N planes, then their
+ * normalisation; for inference one task per plane).  Rows: R = N * spatial
+ * rows of C channels; statistics in row_blocks(R) fixed blocks, each summed
+ * into its own partials and the partials added in block order; the
+ * normalisation in tiles of APPLY_TILE rows (in x order: walking the tiles
+ * backwards to find the rows read last still cached measured no better, and
+ * breaks the forward prefetch). */
+#include "cpu/batchnorm/bn_fused.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/memory.h"
+#include "core/tensor.h"
+
+#define MAX_ROW_BLOCKS 64
+#define APPLY_TILE 64
+/* Below this many elements the work runs on the calling thread (waking the
+ * pool costs more; the partition, hence the result, is the same). */
+#define PARALLEL_MIN_ELEMENTS 32768
+
+typedef struct layout {
+    bool planes;
+    int64_t N, C, S;
+    int64_t xn, xc, yn, yc; /* planes: the N and C strides */
+    int64_t xr, yr;         /* rows: the row stride (rows R = N * S) */
+} layout_t;
+
+/* Whether dims 2.. of t are packed with the innermost stride `inner`, and
+ * the extent they cover. */
+static bool
+spatial_packed(const fdnn_tensor_t *t, int64_t inner, int64_t *extent)
+{
+    int64_t e = inner;
+    for (int d = t->ndim - 1; d >= 2; d--) {
+        if (t->dims[d] > 1 && t->strides[d] != e)
+            return false;
+        e *= t->dims[d];
+    }
+    *extent = e;
+    return true;
+}
+
+static bool
+rows_of(const fdnn_tensor_t *t, int64_t *rs)
+{
+    if (t->dims[1] > 1 && t->strides[1] != 1)
+        return false;
+    /* the row stride: that of the innermost spatial dim that is not 1 */
+    int64_t r = -1, ext;
+    for (int d = t->ndim - 1; d >= 2 && r < 0; d--)
+        if (t->dims[d] > 1)
+            r = t->strides[d];
+    if (r < 0)
+        r = t->dims[0] > 1 ? t->strides[0] : t->dims[1];
+    if (r < t->dims[1] || !spatial_packed(t, r, &ext))
+        return false;
+    if (t->dims[0] > 1 && t->strides[0] != ext)
+        return false;
+    *rs = r;
+    return true;
+}
+
+static bool
+layout_of(const fdnn_bn_problem_t *p, layout_t *L)
+{
+    memset(L, 0, sizeof(*L));
+    const fdnn_tensor_t *x = &p->x, *y = &p->y;
+    if (p->per_activation || p->relu || p->add || x->dtype != CUDNN_DATA_FLOAT || y->dtype != CUDNN_DATA_FLOAT ||
+        x->ndim < 3)
+        return false;
+    L->N = x->dims[0];
+    L->C = x->dims[1];
+    L->S = 1;
+    for (int d = 2; d < x->ndim; d++)
+        L->S *= x->dims[d];
+    int64_t ext;
+    bool planes = spatial_packed(x, 1, &ext) && spatial_packed(y, 1, &ext);
+    bool rows = rows_of(x, &L->xr) && rows_of(y, &L->yr);
+    if (rows && (!planes || L->S < 32))
+        return true;
+    if (!planes)
+        return false;
+    L->planes = true;
+    L->xn = x->strides[0];
+    L->xc = x->strides[1];
+    L->yn = y->strides[0];
+    L->yc = y->strides[1];
+    return true;
+}
+
+bool
+fdnn_bn_fused_applies(const fdnn_bn_problem_t *p)
+{
+    layout_t L;
+    return layout_of(p, &L);
+}
+
+static int64_t
+row_blocks(int64_t R)
+{
+    int64_t k = R / 64; /* at least 64 rows a block */
+    return k < 1 ? 1 : k > MAX_ROW_BLOCKS ? MAX_ROW_BLOCKS : k;
+}
+
+size_t
+fdnn_bn_fused_scratch(const fdnn_bn_problem_t *p)
+{
+    layout_t L;
+    if (!layout_of(p, &L) || L.planes)
+        return 0;
+    /* shift, a, b, and two partial rows per block */
+    return (size_t)(3 + 2 * row_blocks(L.N * L.S)) * (size_t)L.C * sizeof(double);
+}
+
+static const fdnn_bn_fused_kernels_t *
+kernels_for(fdnn_isa_t isa)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa >= FDNN_ISA_AVX512)
+        return &fdnn_bn_fused_avx512;
+    if (isa >= FDNN_ISA_AVX2)
+        return &fdnn_bn_fused_avx2;
+#endif
+    (void)isa;
+    return &fdnn_bn_fused_scalar;
+}
+
+typedef struct job {
+    const layout_t *L;
+    const fdnn_bn_fused_kernels_t *k;
+    const float *x;
+    float *y;
+    double alpha, beta, eps;
+    bool stream;
+    const double *scale, *bias; /* training: per channel */
+    const double *a, *b;        /* the normalisation: y = a * x + b */
+    double *mean, *var, *inv;
+    double *shift, *partials; /* rows */
+    int64_t blocks, tiles;
+} job_t;
+
+/* mean, biased variance and inverse deviation from the shifted sums. */
+static void
+finish_stats(const job_t *j, int64_t c, double shift, double t1, double t2, double M)
+{
+    double d = t1 / M;
+    double v = t2 / M - d * d;
+    j->mean[c] = shift + d;
+    j->var[c] = v > 0.0 ? v : 0.0;
+    j->inv[c] = 1.0 / sqrt(j->var[c] + j->eps);
+}
+
+static pthreadpool_t
+pool_for(cudnnHandle_t handle, const layout_t *L)
+{
+    return L->N * L->C * L->S >= PARALLEL_MIN_ELEMENTS ? handle->pool : NULL;
+}
+
+/* ---- planes ----------------------------------------------------------------- */
+
+static void
+plane_train_channel(void *ctx, size_t ch)
+{
+    const job_t *j = ctx;
+    const layout_t *L = j->L;
+    const int64_t c = (int64_t)ch;
+    const float *xc = j->x + c * L->xc;
+    float *yc = j->y + c * L->yc;
+    double acc[2 * BN_FUSED_LANES] = {0};
+    const double shift = xc[0];
+    for (int64_t n = 0; n < L->N; n++)
+        j->k->run_stats(xc + n * L->xn, L->S, shift, acc);
+    double t1 = 0.0, t2 = 0.0;
+    for (int l = 0; l < BN_FUSED_LANES; l++) {
+        t1 += acc[l];
+        t2 += acc[BN_FUSED_LANES + l];
+    }
+    finish_stats(j, c, shift, t1, t2, (double)(L->N * L->S));
+    double a = j->scale[c] * j->inv[c];
+    double b = j->bias[c] - j->mean[c] * a;
+    for (int64_t n = 0; n < L->N; n++)
+        j->k->run_apply(yc + n * L->yn, xc + n * L->xn, L->S, a, b, j->alpha, j->beta, j->stream);
+}
+
+static void
+plane_apply(void *ctx, size_t plane)
+{
+    const job_t *j = ctx;
+    const layout_t *L = j->L;
+    int64_t n = (int64_t)plane / L->C, c = (int64_t)plane % L->C;
+    j->k->run_apply(j->y + n * L->yn + c * L->yc, j->x + n * L->xn + c * L->xc, L->S, j->a[c], j->b[c], j->alpha,
+                    j->beta, j->stream);
+}
+
+/* ---- rows ------------------------------------------------------------------- */
+
+static void
+rows_stats_block(void *ctx, size_t blk)
+{
+    const job_t *j = ctx;
+    const layout_t *L = j->L;
+    const int64_t R = L->N * L->S, k = (int64_t)blk;
+    int64_t r0 = R * k / j->blocks, r1 = R * (k + 1) / j->blocks;
+    double *s1 = j->partials + 2 * k * L->C, *s2 = s1 + L->C;
+    memset(s1, 0, 2 * (size_t)L->C * sizeof(double));
+    j->k->rows_stats(j->x + r0 * L->xr, L->xr, r1 - r0, L->C, j->shift, s1, s2);
+}
+
+static void
+rows_apply_tile(void *ctx, size_t t)
+{
+    const job_t *j = ctx;
+    const layout_t *L = j->L;
+    const int64_t R = L->N * L->S;
+    int64_t r0 = (int64_t)t * APPLY_TILE;
+    int64_t n = R - r0 < APPLY_TILE ? R - r0 : APPLY_TILE;
+    j->k->rows_apply(j->y + r0 * L->yr, L->yr, j->x + r0 * L->xr, L->xr, n, L->C, j->a, j->b, j->alpha, j->beta,
+                     j->stream);
+}
+
+static void
+run_rows_apply(cudnnHandle_t handle, job_t *j)
+{
+    const layout_t *L = j->L;
+    j->tiles = (L->N * L->S + APPLY_TILE - 1) / APPLY_TILE;
+    pthreadpool_parallelize_1d(pool_for(handle, L), rows_apply_tile, j, (size_t)j->tiles, 0);
+}
+
+/* ---- entry points ------------------------------------------------------------ */
+
+static bool
+want_stream(const layout_t *L, double beta)
+{
+    return beta == 0.0 && (size_t)(L->N * L->C * L->S) * sizeof(float) >= BN_STREAM_MIN_BYTES;
+}
+
+void
+fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta,
+                       const float *x, float *y, const double *scale, const double *bias, double *mean, double *var,
+                       double *inv, void *scratch)
+{
+    layout_t L;
+    layout_of(p, &L);
+    job_t j = {.L = &L, .k = kernels_for(handle->isa), .x = x, .y = y, .alpha = alpha, .beta = beta,
+               .eps = p->epsilon, .stream = want_stream(&L, beta), .scale = scale, .bias = bias, .mean = mean,
+               .var = var, .inv = inv};
+    if (L.N * L.C * L.S == 0)
+        return;
+    if (L.planes) {
+        pthreadpool_parallelize_1d(pool_for(handle, &L), plane_train_channel, &j, (size_t)L.C, 0);
+        return;
+    }
+    const int64_t C = L.C, R = L.N * L.S;
+    double *shift = scratch, *a = shift + C, *b = a + C;
+    j.shift = shift;
+    j.partials = b + C;
+    j.blocks = row_blocks(R);
+    for (int64_t c = 0; c < C; c++)
+        shift[c] = x[c]; /* row 0: each channel's first element */
+    pthreadpool_parallelize_1d(pool_for(handle, &L), rows_stats_block, &j, (size_t)j.blocks, 0);
+    for (int64_t c = 0; c < C; c++) {
+        double t1 = 0.0, t2 = 0.0;
+        for (int64_t k = 0; k < j.blocks; k++) {
+            t1 += j.partials[2 * k * C + c];
+            t2 += j.partials[2 * k * C + C + c];
+        }
+        finish_stats(&j, c, shift[c], t1, t2, (double)R);
+        a[c] = scale[c] * inv[c];
+        b[c] = bias[c] - mean[c] * a[c];
+    }
+    j.a = a;
+    j.b = b;
+    run_rows_apply(handle, &j);
+}
+
+void
+fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta, const float *x,
+                    float *y, const double *a, const double *b)
+{
+    layout_t L;
+    layout_of(p, &L);
+    job_t j = {.L = &L, .k = kernels_for(handle->isa), .x = x, .y = y, .alpha = alpha, .beta = beta,
+               .stream = want_stream(&L, beta), .a = a, .b = b};
+    if (L.N * L.C * L.S == 0)
+        return;
+    if (L.planes)
+        pthreadpool_parallelize_1d(pool_for(handle, &L), plane_apply, &j, (size_t)(L.N * L.C), 0);
+    else
+        run_rows_apply(handle, &j);
+}

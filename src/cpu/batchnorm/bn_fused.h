@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The fused FP32 batch-norm paths for the two common layouts, spatial mode
+ * without the Ex extras (z, ReLU): float tensors whose spatial block of
+ * each (n, c) is contiguous ("planes", NCHW) or whose channels are
+ * contiguous in rows of a constant stride ("rows", NHWC).  Arithmetic in
+ * float64 as in the pass engine (bn_engine.h); different summation order.
+ *
+ * Training, planes: one task per channel takes the statistics of its N
+ * planes and at once normalises them while they are still in L2, so x is
+ * read from memory once instead of twice.  Rows: the statistics of fixed
+ * row blocks (a number that depends on the shape only), added in block
+ * order, then the normalisation.  Either way every sum has one fixed order:
+ * results are bitwise the same for any thread count.
+ *
+ * Outputs larger than BN_STREAM_MIN_BYTES with beta == 0 are written with
+ * non-temporal stores where the ISA level has them (AVX-512): they would
+ * not stay in the caches anyway and the stores then skip the read for
+ * ownership.  The values are the same. */
+#ifndef FDNN_CPU_BATCHNORM_BN_FUSED_H
+#define FDNN_CPU_BATCHNORM_BN_FUSED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cpu.h"
+#include "cpu/batchnorm/bn.h"
+
+#define BN_FUSED_LANES 32
+#define BN_STREAM_MIN_BYTES ((size_t)8 << 20)
+
+/* Per-ISA kernels (bn_fused_kernels.inc), FP32 data, float64 math. */
+typedef struct fdnn_bn_fused_kernels {
+    /* With L = BN_FUSED_LANES and l = i % L (i counted from 0 at each
+     * call): acc[l] += x[i] - shift; acc[L + l] += (x[i] - shift)^2. */
+    void (*run_stats)(const float *x, int64_t n, double shift, double *acc);
+    /* y[i] = alpha * (a * x[i] + b) [+ beta * y[i]]; y may be x; stream:
+     * non-temporal stores allowed (only with beta == 0). */
+    void (*run_apply)(float *y, const float *x, int64_t n, double a, double b, double alpha, double beta,
+                      bool stream);
+    /* R rows of C floats, row r at x + r * xs: s1[c] += sum (x - shift[c]),
+     * s2[c] += sum (x - shift[c])^2, rows taken in groups of four
+     * ((d0 + d1) + (d2 + d3)), the last R % 4 one by one. */
+    void (*rows_stats)(const float *x, int64_t xs, int64_t R, int64_t C, const double *shift, double *s1,
+                       double *s2);
+    /* y[r * ys + c] = alpha * (a[c] * x[r * xs + c] + b[c]) [+ beta * y];
+     * y may be x; stream as run_apply. */
+    void (*rows_apply)(float *y, int64_t ys, const float *x, int64_t xs, int64_t R, int64_t C, const double *a,
+                       const double *b, double alpha, double beta, bool stream);
+} fdnn_bn_fused_kernels_t;
+
+extern const fdnn_bn_fused_kernels_t fdnn_bn_fused_scalar;
+#if defined(__x86_64__) || defined(__i386__)
+extern const fdnn_bn_fused_kernels_t fdnn_bn_fused_avx2;
+extern const fdnn_bn_fused_kernels_t fdnn_bn_fused_avx512;
+#endif
+
+/* Scratch bytes the fused paths need for problem p (0 when none applies). */
+size_t fdnn_bn_fused_scratch(const fdnn_bn_problem_t *p);
+
+/* Whether the fused paths take the problem (x and y as described above). */
+bool fdnn_bn_fused_applies(const fdnn_bn_problem_t *p);
+
+/* Training forward on a fused path: mean, var (biased) and inv of the C
+ * channels, and y, from the per-channel scale/bias (float64, gathered).
+ * scratch: fdnn_bn_fused_scratch(p) bytes. */
+void fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta,
+                            const float *x, float *y, const double *scale, const double *bias, double *mean,
+                            double *var, double *inv, void *scratch);
+
+/* y = alpha * (a[c] * x + b[c]) + beta * y on a fused path. */
+void fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta,
+                         const float *x, float *y, const double *a, const double *b);
+
+#endif /* FDNN_CPU_BATCHNORM_BN_FUSED_H */

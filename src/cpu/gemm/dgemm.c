@@ -36,6 +36,7 @@ dgemm_config(fdnn_isa_t isa)
     d_config_t cfg;
     cfg.pack_t = NULL;
     cfg.pack_n = NULL;
+    cfg.pack_b = NULL;
     cfg.arows = NULL;
     cfg.ukernel_half = NULL;
     cfg.arows_half = NULL;

@@ -156,6 +156,8 @@ static const shape_t shapes[] = {
     {64, 300, 40}, {128, 96, 300}, /* 8x48 on AVX-512: less padding than 14x32 */
     /* 6x49 on AVX-512 (A and B not transposed): row and k tails, two k blocks */
     {7, 49, 17},  {20, 196, 37}, {13, 98, 1100}, {100, 147, 60},
+    /* B read in place: one row tile and one k block longer than KC */
+    {100, 300, 520}, {190, 130, 700},
 };
 
 static void

@@ -324,6 +324,9 @@ typedef struct task_ctx {
     char *gemm_scratch;
     size_t gemm_scratch_bytes; /* per concurrent GEMM */
     bool acc_transposed; /* backward filter accumulated as [G][CRS][Kg] (fused path) */
+    bool narrow; /* fused fwd / bwd data, one panel per image of a width the GEMM core's
+                    narrow tile fits (7x7, 14x14 images): the GEMM core runs each panel;
+                    backward data then keeps W^T as plain rows [G][CRS][Kg] in apack */
     /* per-row task arguments (im2col / col2im) */
     int64_t n, grp, p0, tw;
     int64_t col_ld; /* row stride of the panel; 0: tw */

@@ -176,6 +176,14 @@ sgemm_config(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
     return cfg;
 }
 
+bool
+fdnn_sgemm_prefers_rows_of_a(const fdnn_sgemm_args_t *args, fdnn_isa_t isa)
+{
+    if (isa > fdnn_cpu_detected_isa())
+        isa = fdnn_cpu_detected_isa();
+    return isa >= FDNN_ISA_AVX512 && !args->trans_a && !fdnn_sgemm_is_thin(args) && use_49(args);
+}
+
 size_t
 fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_isa_t isa)
 {

@@ -102,6 +102,16 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     } else {
         int64_t t = (int64_t)PANEL_BYTES / (pl->crs * (int64_t)pl->es);
         t = t < 64 ? 64 : t - t % 64;
+        /* Images of 7m x 7n positions (ResNet's 56x56 .. 7x7): panels of a
+         * multiple of 49 that divides them, for the GEMM core's 6x49 tile
+         * (784 = 4 x 196, not 4 x 192 + 16). */
+        if (v == FDNN_CONV_GEMM_IMPLICIT && pl->osp % 49 == 0 && t < pl->osp) {
+            int64_t best = 0;
+            for (int64_t d = 49; d <= t; d += 49)
+                if (pl->osp % d == 0)
+                    best = d;
+            t = best > 0 ? best : t;
+        }
         pl->tile = t < pl->osp ? t : pl->osp;
     }
     int64_t chunks = p->n < MAX_CHUNKS ? p->n : MAX_CHUNKS;
@@ -324,8 +334,8 @@ typedef struct task_ctx {
     char *gemm_scratch;
     size_t gemm_scratch_bytes; /* per concurrent GEMM */
     bool acc_transposed; /* backward filter accumulated as [G][CRS][Kg] (fused path) */
-    bool narrow; /* fused fwd / bwd data, one panel per image of a width the GEMM core's
-                    narrow tile fits (7x7, 14x14 images): the GEMM core runs each panel;
+    bool narrow; /* fused fwd / bwd data, panels of one width (dividing the image) that the
+                    GEMM core's narrow tile fits (49 .. 392): the GEMM core runs each panel;
                     backward data then keeps W^T as plain rows [G][CRS][Kg] in apack */
     /* per-row task arguments (im2col / col2im) */
     int64_t n, grp, p0, tw;

@@ -333,6 +333,8 @@ typedef struct task_ctx {
     pthreadpool_t pool; /* for the work inside one chunk (NULL when chunks run in parallel) */
     char *gemm_scratch;
     size_t gemm_scratch_bytes; /* per concurrent GEMM */
+    bool par_chunks; /* chunks run in parallel: chunk i uses GEMM scratch copy i (else copy 0;
+                        pool alone cannot tell: it is NULL for one thread too) */
     bool acc_transposed; /* backward filter accumulated as [G][CRS][Kg] (fused path) */
     bool narrow; /* fused fwd / bwd data, panels of one width (dividing the image) that the
                     GEMM core's narrow tile fits (49 .. 392): the GEMM core runs each panel;

@@ -47,6 +47,17 @@ static const shape_t shapes[] = {
     S2("odd asym", 1, 3, 2, 1, 11, 5, 2, 4, 0, 3, 3, 1, 1, 2, CUDNN_CROSS_CORRELATION),
     S2("1-D as H=1", 2, 3, 4, 1, 1, 17, 1, 5, 0, 2, 1, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("big batch", 11, 2, 3, 1, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* Backward filter puts the panels of small images side by side (2 or 3
+     * per group here, groups within the fixed image chunks). */
+    S2("small images batched 1x1 groups", 20, 4, 6, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("small images batched 3x3 s2", 19, 3, 5, 1, 7, 6, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
+    /* 7x7 and 14x14 outputs: forward and backward data panels on the GEMM
+     * core's 6x49 tile (W^T as plain rows for backward data), 1x1 too. */
+    S2("7x7 groups", 3, 4, 6, 2, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+    S2("1x1 14x14", 2, 9, 7, 1, 14, 14, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* Over 2^20 multiply-adds, so 2 threads too: parallel image chunks with
+     * their own GEMM scratch, batched backward filter, 6x49 panels. */
+    S2("7x7 batch 20 two threads", 20, 16, 32, 1, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     {"3-D", 3, 2, 3, 4, 1, {5, 5, 4}, {3, 3, 2}, {1, 1, 0}, {1, 2, 1}, {1, 1, 2}, CUDNN_CONVOLUTION},
 };
 

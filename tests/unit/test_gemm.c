@@ -154,6 +154,10 @@ static const shape_t shapes[] = {
     {15, 33, 17}, {6, 16, 9},   {7, 17, 5},   {28, 64, 33}, {29, 65, 100}, {5, 129, 3},    {64, 49, 64},
     {37, 41, 43}, {3, 7, 601},  {19, 23, 777}, {97, 3, 11}, {1, 100, 50},  {100, 1, 50},   {71, 300, 19},
     {64, 300, 40}, {128, 96, 300}, /* 8x48 on AVX-512: less padding than 14x32 */
+    /* 6x49 on AVX-512 (A and B not transposed): row and k tails, two k blocks */
+    {7, 49, 17},  {20, 196, 37}, {13, 98, 1100}, {100, 147, 60},
+    /* B read in place: one row tile and one k block longer than KC */
+    {100, 300, 520}, {190, 130, 700},
 };
 
 static void

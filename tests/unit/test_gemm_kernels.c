@@ -252,6 +252,99 @@ test_arows(void)
     }
 }
 
+/* The 6x49 kernel (A in place, B in its own strip layout) and its pack:
+ * the pack bit for bit against the layout's definition, the kernel against
+ * float64 sums for every mr and nr, k lengths around its 16-step blocks,
+ * and each epilogue term.  A holds exactly mr rows ending at a guard page;
+ * the gaps between rows of C must stay untouched. */
+static void
+test_b49(void)
+{
+    if (fdnn_cpu_max_isa() < FDNN_ISA_AVX512)
+        return;
+    static const size_t kcs[] = {0, 1, 7, 15, 16, 17, 32, 50, 100};
+    int count = 0;
+    for (size_t mr = 1; mr <= 6; mr++)
+        for (size_t nr = 1; nr <= 49; nr += (nr < 3 || nr > 44) ? 1 : 4)
+            for (size_t q = 0; q < sizeof(kcs) / sizeof(kcs[0]); q++, count++) {
+                size_t kc = kcs[q], lda = kc + (size_t)(count % 3), ldb = nr + (size_t)(count % 4), ldc = nr + 2;
+                /* B: kc rows of nr columns, ldb apart; packed into one strip. */
+                size_t nsrc = kc > 0 ? (kc - 1) * ldb + nr : 0;
+                float *src = galloc(nsrc * sizeof(float)), *bp = galloc(kc * 49 * sizeof(float));
+                for (size_t i = 0; i < nsrc; i++)
+                    src[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+                fdnn_poison_f32(bp, kc * 49);
+                fdnn_f32_pack_b49__avx512(kc, nr, src, ldb, bp, 49);
+                bool ok = true;
+                for (size_t p = 0; p < kc; p++)
+                    for (size_t j = 0; j < 49; j++) {
+                        float want = j < nr ? src[p * ldb + j] : 0.0f;
+                        float got = j < 48 ? bp[p * 48 + j] : bp[48 * kc + p];
+                        ok &= memcmp(&got, &want, sizeof(float)) == 0;
+                    }
+                CHECK_MSG(ok, "pack_b49 nr=%zu kc=%zu", nr, kc);
+
+                size_t na = (mr - 1) * lda + kc, nc = (mr - 1) * ldc + nr;
+                float *a = galloc((na > 0 ? na : 1) * sizeof(float));
+                float *c = galloc(nc * sizeof(float)), *c0 = galloc(nc * sizeof(float));
+                float *br = galloc(mr * sizeof(float)), *bc = galloc(nr * sizeof(float));
+                for (size_t i = 0; i < na; i++)
+                    a[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+                int e = count % 16;
+                float alpha = e & 4 ? -2.0f : 1.0f, beta = e & 8 ? 0.75f : (e & 1 ? 1.0f : 0.0f);
+                bool brow = e & 1, bcol = e & 2, relu = e & 4;
+                for (size_t i = 0; i < nc; i++)
+                    c0[i] = beta == 0 ? NAN : (float)fdnn_rng_uniform(&rng, -1, 1);
+                for (size_t i = 0; i < mr; i++)
+                    br[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+                for (size_t j = 0; j < nr; j++)
+                    bc[j] = (float)fdnn_rng_uniform(&rng, -1, 1);
+                memcpy(c, c0, nc * sizeof(float));
+                fdnn_f32_gemm_epilogue_t ep = {alpha, beta, brow ? br : NULL, bcol ? bc : NULL, relu};
+                fdnn_f32_gemm_arows_ukernel_6x49__avx512(mr, nr, kc, a, lda, bp, 49, c, ldc, &ep);
+                for (size_t i = 0; i < mr; i++)
+                    for (size_t j = 0; j < ldc && i * ldc + j < nc; j++) {
+                        size_t at = i * ldc + j;
+                        if (j >= nr) {
+                            ok &= memcmp(&c[at], &c0[at], sizeof(float)) == 0;
+                            continue;
+                        }
+                        double sum = 0, mag = 0;
+                        for (size_t p = 0; p < kc; p++) {
+                            double t = (double)a[i * lda + p] * src[p * ldb + j];
+                            sum += t;
+                            mag += fabs(t);
+                        }
+                        double v = alpha * sum;
+                        mag *= fabs(alpha);
+                        if (beta != 0) {
+                            v += beta * (double)c0[at];
+                            mag += fabs(beta * (double)c0[at]);
+                        }
+                        if (brow) {
+                            v += br[i];
+                            mag += fabs(br[i]);
+                        }
+                        if (bcol) {
+                            v += bc[j];
+                            mag += fabs(bc[j]);
+                        }
+                        if (relu && v < 0)
+                            v = 0;
+                        ok &= fabs(c[at] - v) <= (2.0 * (double)kc + 8) * 0x1p-24 * mag + 1e-30;
+                    }
+                CHECK_MSG(ok, "6x49__avx512 mr=%zu nr=%zu kc=%zu alpha=%g beta=%g brow=%d bcol=%d relu=%d", mr, nr,
+                          kc, alpha, beta, brow, bcol, relu);
+                fdnn_guarded_free(src);
+                fdnn_guarded_free(bp);
+                fdnn_guarded_free(a);
+                fdnn_guarded_free(c);
+                fdnn_guarded_free(c0);
+                fdnn_guarded_free(br);
+                fdnn_guarded_free(bc);
+            }
+}
+
 int
 main(void)
 {
@@ -259,5 +352,6 @@ main(void)
     test_packs();
     test_ukernels();
     test_arows();
+    test_b49();
     return fdnn_test_finish("test_gemm_kernels");
 }

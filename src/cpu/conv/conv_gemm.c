@@ -35,6 +35,10 @@
  * that buffer (block x Kg) small. */
 #define FUSED_KC_W 256
 #define FUSED_MC 256
+/* Backward filter on small images (one panel per image, fewer than
+ * FUSED_KC_W positions): up to this many bytes of im2col panel hold several
+ * images side by side, so each k block of the product spans them. */
+#define WIDE_PANEL_BYTES (4u * 1024u * 1024u)
 #define FUSED_MR 14
 #define FUSED_NR 32
 
@@ -56,6 +60,7 @@ typedef struct plan {
     int64_t n, g, cg, kg, q, crs, osp, isp;
     int64_t tile;   /* output positions per panel */
     int nchunks;    /* image chunks (fixed by the problem) */
+    int64_t wimg;   /* images side by side in one panel (fused backward filter), else 1 */
     bool one_by_one; /* 1x1, stride 1, no padding: x and dx are their own col */
     bool pack_w;    /* the filter is repacked (NHWC or CONVOLUTION mode) */
     bool fused; /* FP32 implicit fwd/bwd data: panels fed to the microkernel directly */
@@ -97,6 +102,16 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     } else {
         int64_t t = (int64_t)PANEL_BYTES / (pl->crs * (int64_t)pl->es);
         t = t < 64 ? 64 : t - t % 64;
+        /* Images of 7m x 7n positions (ResNet's 56x56 .. 7x7): panels of a
+         * multiple of 49 that divides them, for the GEMM core's 6x49 tile
+         * (784 = 4 x 196, not 4 x 192 + 16). */
+        if (v == FDNN_CONV_GEMM_IMPLICIT && pl->osp % 49 == 0 && t < pl->osp) {
+            int64_t best = 0;
+            for (int64_t d = 49; d <= t; d += 49)
+                if (pl->osp % d == 0)
+                    best = d;
+            t = best > 0 ? best : t;
+        }
         pl->tile = t < pl->osp ? t : pl->osp;
     }
     int64_t chunks = p->n < MAX_CHUNKS ? p->n : MAX_CHUNKS;
@@ -109,12 +124,27 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
             chunks = cap;
     }
     pl->nchunks = (int)chunks;
+    /* Backward filter on small images: with k = one image's positions (49
+     * for 7x7) the product re-reads and re-writes the whole partial filter
+     * every 49 multiply-adds per element; images side by side make the k
+     * block up to FUSED_KC_W long.  The grouping follows the chunks (fixed
+     * by the problem), so the sums do not depend on the thread count. */
+    pl->wimg = 1;
+    if (p->dir == FDNN_CONV_BWD_FILTER && p->dtype == CUDNN_DATA_FLOAT && v == FDNN_CONV_GEMM_IMPLICIT &&
+        pl->tile == pl->osp && pl->osp < FUSED_KC_W) {
+        int64_t per_chunk = (p->n + chunks - 1) / chunks;
+        int64_t cap = (int64_t)WIDE_PANEL_BYTES / (pl->crs * pl->osp * (int64_t)pl->es);
+        int64_t w = FUSED_KC_W / pl->osp;
+        w = w < cap ? w : cap;
+        w = w < per_chunk ? w : per_chunk;
+        pl->wimg = w > 1 ? w : 1;
+    }
 
     /* Sizes, overflow-checked in double first: anything beyond 2^62 bytes is
      * NOT_SUPPORTED (a real workspace could never hold it). */
     double w_el = (double)p->k * (double)pl->crs;
-    double col_el = (double)pl->crs * (double)pl->tile;
-    double tmp_el = (double)(pl->kg > pl->cg ? pl->kg : pl->cg) * (double)pl->tile;
+    double col_el = (double)pl->crs * (double)pl->tile * (double)pl->wimg;
+    double tmp_el = (double)(pl->kg > pl->cg ? pl->kg : pl->cg) * (double)pl->tile * (double)pl->wimg;
     double acc_el = p->dir == FDNN_CONV_BWD_DATA ? (double)pl->cg * (double)pl->isp
                     : p->dir == FDNN_CONV_BWD_FILTER ? w_el
                                                      : 0;
@@ -303,9 +333,15 @@ typedef struct task_ctx {
     pthreadpool_t pool; /* for the work inside one chunk (NULL when chunks run in parallel) */
     char *gemm_scratch;
     size_t gemm_scratch_bytes; /* per concurrent GEMM */
+    bool par_chunks; /* chunks run in parallel: chunk i uses GEMM scratch copy i (else copy 0;
+                        pool alone cannot tell: it is NULL for one thread too) */
     bool acc_transposed; /* backward filter accumulated as [G][CRS][Kg] (fused path) */
+    bool narrow; /* fused fwd / bwd data, panels of one width (dividing the image) that the
+                    GEMM core's narrow tile fits (49 .. 392): the GEMM core runs each panel;
+                    backward data then keeps W^T as plain rows [G][CRS][Kg] in apack */
     /* per-row task arguments (im2col / col2im) */
     int64_t n, grp, p0, tw;
+    int64_t col_ld; /* row stride of the panel; 0: tw */
     void *col;
     void *acc;
 } task_ctx_t;

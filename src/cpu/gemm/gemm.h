@@ -56,6 +56,13 @@ size_t fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads
 bool fdnn_sgemm(const fdnn_sgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa, void *scratch,
                 size_t scratch_bytes);
 
+/* True when fdnn_sgemm would run `args` (as given, A not transposed) with a
+ * tile that reads A in place across all of n: the 6x49 AVX-512 tile for
+ * n = 49, 98, 147, 196, .., which wastes no lanes on those widths.  A caller
+ * holding A^T (the backward-data filter) can then pass a transposed copy
+ * instead.  Depends on the shape and the ISA only. */
+bool fdnn_sgemm_prefers_rows_of_a(const fdnn_sgemm_args_t *args, fdnn_isa_t isa);
+
 /* Double precision, same contract (no epilogue activation). */
 typedef struct fdnn_dgemm_args {
     bool trans_a, trans_b;

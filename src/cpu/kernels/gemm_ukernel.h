@@ -109,6 +109,15 @@ void fdnn_f32_gemm_arows_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, con
 void fdnn_f32_gemm_arows_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
     const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 
+/* 6 rows x 49 columns, A read in place, B in its own packed layout (made by
+ * fdnn_f32_pack_b49__avx512, b_stride == 49); column 48 is summed along k
+ * in 16 lanes and a fixed tree.  See the file. */
+void fdnn_f32_gemm_arows_ukernel_6x49__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+/* fdnn_f32_pack_n_fn for width 49 into that layout. */
+void fdnn_f32_pack_b49__avx512(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
+                               size_t width);
+
 /* Double, A read in place. */
 typedef void (*fdnn_f64_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc, const double *a, size_t lda,
                                                const double *b, size_t b_stride, double *c, size_t ldc,

@@ -7,6 +7,7 @@
 #include "core/conv_solver.h"
 #include "core/fail.h"
 #include "cpu/conv/conv_gemm.h"
+#include "cpu/conv/conv_winograd.h"
 #include "core/handle.h"
 
 #define SMALL_MACS (1 << 20)
@@ -49,16 +50,24 @@ static const fdnn_conv_solver_t solvers[] = {
      fdnn_conv_direct_execute},
     {5, "fwd_winograd_nonfused", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
      fdnn_conv_winograd_applicable, fdnn_conv_winograd_workspace, fdnn_conv_winograd_execute},
+    {31, "fwd_winograd", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, fdnn_conv_winograd_fused_applicable,
+     fdnn_conv_winograd_fused_workspace, fdnn_conv_winograd_fused_execute},
     {11, "bwd_data_direct", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, always, no_workspace,
      fdnn_conv_direct_execute},
     {12, "bwd_data_gemm", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, always, ws_IMPLICIT,
      run_IMPLICIT},
+    {32, "bwd_data_winograd", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD,
+     fdnn_conv_winograd_fused_applicable, fdnn_conv_winograd_fused_workspace, fdnn_conv_winograd_fused_execute},
+    {33, "bwd_data_winograd_nonfused", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED,
+     fdnn_conv_winograd_applicable, fdnn_conv_winograd_workspace, fdnn_conv_winograd_execute},
     {21, "bwd_filter_direct", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, always, no_workspace,
      fdnn_conv_direct_execute},
     {22, "bwd_filter_gemm", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, always, ws_IMPLICIT,
      run_IMPLICIT},
     {23, "bwd_filter_gemm_explicit", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, always,
      ws_EXPLICIT, run_EXPLICIT},
+    {34, "bwd_filter_winograd_nonfused", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
+     fdnn_conv_winograd_applicable, fdnn_conv_winograd_workspace, fdnn_conv_winograd_execute},
 };
 
 int
@@ -86,9 +95,7 @@ missing_reason(fdnn_conv_dir_t dir, int algo)
                                                 algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING));
     if (fft)
         return "the FFT convolution algorithms are not implemented in FreeDNN yet";
-    if (dir == FDNN_CONV_FWD && algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD)
-        return "the fused WINOGRAD algorithm is not implemented (WINOGRAD_NONFUSED is, for 3x3 stride 1)";
-    return "the Winograd convolution algorithms are not implemented in FreeDNN yet";
+    return "this algorithm is not implemented in FreeDNN yet";
 }
 
 const fdnn_conv_solver_t *

@@ -6,10 +6,13 @@
  * filters, FLOAT and DOUBLE.
  *
  * Data are small integers, so every product and partial sum is exact in
- * float and the comparison is exact (threshold 0) for every algorithm here;
- * alpha/beta are exact too (2 and -1).  Outputs are poisoned (NaN) before
- * each run; the gaps of strided outputs must stay poisoned.  A second run
- * with real-valued data checks that 1 and 2 threads give identical bits. */
+ * float and the comparison is exact (threshold 0) for the algorithms that
+ * only add products (GEMM, direct); alpha/beta are exact too (2 and -1).
+ * Algorithms that transform their operands (Winograd) get a tolerance
+ * relative to the sum of the absolute values of the products that make each
+ * output (tolerances[] below).  Outputs are poisoned (NaN) before each run;
+ * the gaps of strided outputs must stay poisoned.  A second run with
+ * real-valued data checks that 1 and 2 threads give identical bits. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,11 @@ static const shape_t shapes[] = {
     S2("odd asym", 1, 3, 2, 1, 11, 5, 2, 4, 0, 3, 3, 1, 1, 2, CUDNN_CROSS_CORRELATION),
     S2("1-D as H=1", 2, 3, 4, 1, 1, 17, 1, 5, 0, 2, 1, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("big batch", 11, 2, 3, 1, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* Winograd edges: padding 0, 2 and 3 (backward data pads by r-1-pad,
+     * negative here), partial tiles, groups in CONVOLUTION mode. */
+    S2("3x3 conv-mode pad2/0 g2", 2, 4, 6, 2, 9, 7, 3, 3, 2, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+    S2("3x3 pad3/1 odd", 1, 3, 5, 1, 5, 11, 3, 3, 3, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("5x5 pad5/1", 2, 2, 3, 1, 4, 9, 5, 5, 5, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     {"3-D", 3, 2, 3, 4, 1, {5, 5, 4}, {3, 3, 2}, {1, 1, 0}, {1, 2, 1}, {1, 1, 2}, CUDNN_CONVOLUTION},
 };
 
@@ -229,6 +237,58 @@ algo_count(int dir)
                       : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
 }
 
+/* Error allowed per (direction, algorithm), relative to the sum of the
+ * absolute values of the products that make each output element (a
+ * reduction's rounding error scales with it); algorithms not listed must be
+ * exact.  Winograd multiplies the operands by transform matrices with
+ * fractions (down to 1/24 for F(4x4,3x3) and F(2x2,5x5)) and rounds at each
+ * step: a few units of FLT_EPSILON times the tile size.  It also mixes the
+ * outputs of a tile, so an output whose own products are all zero (in the
+ * padding) still carries its neighbours' rounding: the sum used is at least
+ * 1/8 of the largest one of the output. */
+static const struct {
+    int dir, algo;
+    double tol;
+} tolerances[] = {
+    {0, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1e-5},
+    {0, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1e-5},
+    {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, 1e-5},
+    {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, 1e-5},
+    {2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, 1e-5},
+};
+
+static double
+algo_tolerance(int dir, int algo)
+{
+    for (size_t i = 0; i < sizeof(tolerances) / sizeof(tolerances[0]); i++)
+        if (tolerances[i].dir == dir && tolerances[i].algo == algo)
+            return tolerances[i].tol;
+    return 0;
+}
+
+/* The reference of a direction on the absolute values of its inputs: the
+ * sum of |products| of each output element. */
+static void
+abs_reference(const fdnn_conv_problem_t *p, int dir, const operand_t *x, const operand_t *w, const operand_t *y,
+              double *out)
+{
+    const operand_t *ops[3] = {x, w, y};
+    double *a[3];
+    for (int i = 0; i < 3; i++) {
+        a[i] = malloc(sizeof(double) * ops[i]->count);
+        for (size_t j = 0; j < ops[i]->count; j++)
+            a[i][j] = fabs(ops[i]->ref[j]);
+    }
+    if (dir == 0)
+        fdnn_ref_conv_fwd(p, a[0], a[1], out);
+    else if (dir == 1)
+        fdnn_ref_conv_bwd_data(p, a[2], a[1], out);
+    else
+        fdnn_ref_conv_bwd_filter(p, a[0], a[2], out);
+    for (int i = 0; i < 3; i++)
+        free(a[i]);
+}
+
 static cudnnStatus_t
 ws_size(cudnnHandle_t h, int dir, descs_t *d, int algo, size_t *bytes)
 {
@@ -298,6 +358,7 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
     fdnn_rng_seed(&rng, 42);
     double *expect = malloc(sizeof(double) * (x.count + w.count + y.count));
     double *prior = malloc(sizeof(double) * (x.count + w.count + y.count));
+    double *mag = malloc(sizeof(double) * (x.count + w.count + y.count));
     for (int dir = 0; dir < 3; dir++) {
         operand_t *outp = dir == 0 ? &y : dir == 1 ? &x : &w;
         /* Inputs. */
@@ -310,6 +371,12 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
             fdnn_ref_conv_bwd_data(&p, y.ref, w.ref, expect);
         else
             fdnn_ref_conv_bwd_filter(&p, x.ref, y.ref, expect);
+        abs_reference(&p, dir, &x, &w, &y, mag);
+        double mag_max = 0;
+        for (size_t i = 0; i < outp->count; i++)
+            mag_max = fmax(mag_max, mag[i]);
+        for (size_t i = 0; i < outp->count; i++)
+            mag[i] = fmax(mag[i], mag_max / 8);
         /* Prior output values for the beta test. */
         fill(outp, es, &rng, true);
         memcpy(prior, outp->ref, sizeof(double) * outp->count);
@@ -346,11 +413,12 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
                         if (st != CUDNN_STATUS_SUCCESS)
                             continue;
                         size_t bad = 0;
-                        double worst = 0;
+                        double worst = 0, tol = algo_tolerance(dir, algo);
                         for (size_t i = 0; i < outp->count; i++) {
                             double want = alpha * expect[i] + beta * prior[i];
                             double got = get(outp, es, i);
-                            if (!(got == want)) {
+                            double allowed = tol * (fabs(alpha) * mag[i] + fabs(beta * prior[i]));
+                            if (!(got == want || fabs(got - want) <= allowed)) {
                                 if (bad == 0)
                                     worst = got - want;
                                 bad++;
@@ -374,6 +442,7 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
     }
     free(expect);
     free(prior);
+    free(mag);
     operand_free(&x);
     operand_free(&w);
     operand_free(&y);
@@ -507,6 +576,9 @@ main(void)
         S2("large 3x3", 9, 8, 16, 1, 13, 11, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("large grouped 1x1", 3, 32, 64, 2, 20, 20, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("large N=1 5x5", 1, 8, 16, 1, 24, 24, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        /* Many tiles, channel counts that are not multiples of the Winograd
+         * kernels' row blocks. */
+        S2("large 3x3 wide", 2, 32, 40, 1, 30, 29, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     };
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);

@@ -241,7 +241,7 @@ algo_count(int dir)
  * absolute values of the products that make each output element (a
  * reduction's rounding error scales with it); algorithms not listed must be
  * exact.  Winograd multiplies the operands by transform matrices with
- * fractions (down to 1/24 for F(4x4,3x3) and F(2x2,5x5)) and rounds at each
+ * fractions (1/3, 16/15, ... for F(4x4,3x3) and F(2x2,5x5)) and rounds at each
  * step: a few units of FLT_EPSILON times the tile size.  It also mixes the
  * outputs of a tile, so an output whose own products are all zero (in the
  * padding) still carries its neighbours' rounding: the sum used is at least

@@ -114,7 +114,12 @@ typedef struct ftask {
     float *u;
 } ftask_t;
 
-/* All filter matrices of one output channel (global index oc). */
+/* Input channels transformed together, one per lane. */
+#define FL 16
+
+/* All filter matrices of one output channel (global index oc), FL input
+ * channels at a time (the loops over lanes vectorise; zero coefficients of
+ * G are skipped, the same ones for every lane). */
 static void
 filter_channel(void *arg, size_t oc)
 {
@@ -124,26 +129,41 @@ filter_channel(void *arg, size_t oc)
     int n = tf->n, r = tf->r;
     int64_t cout_all = g->groups * g->cout, grp = (int64_t)oc / g->cout, o = (int64_t)oc % g->cout;
     const float *wo = g->w + grp * g->w_sg + o * g->w_so;
-    for (int64_t i = 0; i < g->cin; i++) {
-        float k[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N], tmp[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N];
+    for (int64_t i0 = 0; i0 < g->cin; i0 += FL) {
+        int lanes = (int)(g->cin - i0 < FL ? g->cin - i0 : FL);
+        float k[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FL], tmp[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FL];
         for (int y = 0; y < r; y++)
             for (int x = 0; x < r; x++) {
                 int fy = g->w_flip ? r - 1 - y : y, fx = g->w_flip ? r - 1 - x : x;
-                k[y][x] = wo[i * g->w_si + fy * g->w_sh + fx * g->w_sw];
+                const float *src = wo + i0 * g->w_si + fy * g->w_sh + fx * g->w_sw;
+                for (int l = 0; l < FL; l++)
+                    k[y][x][l] = l < lanes ? src[l * g->w_si] : 0.0f;
             }
         for (int a = 0; a < n; a++) /* tmp = G k */
             for (int x = 0; x < r; x++) {
-                float s = 0;
-                for (int y = 0; y < r; y++)
-                    s += tf->g[a][y] * k[y][x];
-                tmp[a][x] = s;
+                float acc[FL] = {0};
+                for (int y = 0; y < r; y++) {
+                    float c = tf->g[a][y];
+                    if (c == 0)
+                        continue;
+                    for (int l = 0; l < FL; l++)
+                        acc[l] += c * k[y][x][l];
+                }
+                memcpy(tmp[a][x], acc, sizeof(acc));
             }
         for (int a = 0; a < n; a++) /* tmp G^T */
             for (int b = 0; b < n; b++) {
-                float s = 0;
-                for (int x = 0; x < r; x++)
-                    s += tmp[a][x] * tf->g[b][x];
-                t->u[((int64_t)(a * n + b) * cout_all + (int64_t)oc) * g->cin + i] = s;
+                float acc[FL] = {0};
+                for (int x = 0; x < r; x++) {
+                    float c = tf->g[b][x];
+                    if (c == 0)
+                        continue;
+                    for (int l = 0; l < FL; l++)
+                        acc[l] += c * tmp[a][x][l];
+                }
+                float *dst = t->u + ((int64_t)(a * n + b) * cout_all + (int64_t)oc) * g->cin + i0;
+                for (int l = 0; l < lanes; l++)
+                    dst[l] = acc[l];
             }
     }
 }

@@ -154,19 +154,20 @@ cudnnStatus_t fdnn_wino_bwd_filter_execute(const fdnn_conv_exec_t *e);
 /* Output channels multiplied and transformed back together. */
 #define FDNN_WINO_FUSED_KB 24
 
-/* One block of the fused solver: the FDNN_WINO_FUSED_TB tiles starting at
- * tile t0 of image b, group grp, every output channel of the group, written
- * to g->out through the epilogue.  u is the transformed filter
+/* One block of the fused solver: the FDNN_WINO_FUSED_TB tiles gt0,
+ * gt0 + 1, ... of group grp, counted over the whole batch (image gt / tiles,
+ * tile gt % tiles), every output channel of the group, written to g->out
+ * through the epilogue.  u is the transformed filter
  * (fdnn_wino_filter_transform); v (36 x cin x TB floats) and m (36 x KB x TB
- * floats) are the caller's scratch.  Tiles past g->tiles are computed on
+ * floats) are the caller's scratch.  Tiles past the last are computed on
  * zeros and not stored.  The result depends on the ISA only. */
-typedef void (*fdnn_wino_fused_block_fn)(const fdnn_wino_geom_t *g, const float *u, int64_t b, int64_t grp,
-                                         int64_t t0, float *v, float *m);
-void fdnn_wino_fused_block__scalar(const fdnn_wino_geom_t *g, const float *u, int64_t b, int64_t grp, int64_t t0,
-                                   float *v, float *m);
-void fdnn_wino_fused_block__avx2(const fdnn_wino_geom_t *g, const float *u, int64_t b, int64_t grp, int64_t t0,
-                                 float *v, float *m);
-void fdnn_wino_fused_block__avx512(const fdnn_wino_geom_t *g, const float *u, int64_t b, int64_t grp, int64_t t0,
-                                   float *v, float *m);
+typedef void (*fdnn_wino_fused_block_fn)(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0,
+                                         float *v, float *m);
+void fdnn_wino_fused_block__scalar(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0, float *v,
+                                   float *m);
+void fdnn_wino_fused_block__avx2(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0, float *v,
+                                 float *m);
+void fdnn_wino_fused_block__avx512(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0, float *v,
+                                   float *m);
 
 #endif /* FDNN_CPU_CONV_WINOGRAD_ENGINE_H */

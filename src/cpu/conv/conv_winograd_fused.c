@@ -4,8 +4,9 @@
  * convolution of dy, conv_winograd_engine.h).
  *
  * Unlike WINOGRAD_NONFUSED, no transformed input or product tensor goes
- * through memory: the work is cut into blocks of 16 tiles of one image and
- * group, and one per-ISA kernel (conv_winograd_fused.inc) transforms the
+ * through memory: the work is cut into blocks of 16 consecutive tiles of one
+ * group (counted over the whole batch, so small images still fill the 16
+ * lanes), and one per-ISA kernel (conv_winograd_fused.inc) transforms the
  * block's 6x6 input patches (36 x C/g x 16 floats), multiplies them with the
  * transformed filter for 24 output channels at a time and transforms those
  * back to 4x4 outputs while they are in cache.  Only the transformed filter
@@ -31,7 +32,7 @@
 
 typedef struct fplan {
     fdnn_wino_geom_t g;
-    int64_t tblocks, items; /* tile blocks per image and group; all blocks */
+    int64_t tblocks, items; /* tile blocks per group (over the batch); all blocks */
     int slots;
     size_t off_slots, v_bytes, slot_bytes, total;
     double total_d;
@@ -43,8 +44,8 @@ make_plan(const fdnn_conv_problem_t *p, const fdnn_conv_exec_t *e, fplan_t *w)
     memset(w, 0, sizeof(*w));
     fdnn_wino_geom_init(&w->g, p, FDNN_WINO_FUSED_M, e);
     const fdnn_wino_geom_t *g = &w->g;
-    w->tblocks = (g->tiles + TB - 1) / TB;
-    w->items = g->batch * g->groups * w->tblocks;
+    w->tblocks = (g->batch * g->tiles + TB - 1) / TB;
+    w->items = g->groups * w->tblocks;
     w->slots = (int)(w->items < MAX_SLOTS ? w->items : MAX_SLOTS);
     double u = (double)FDNN_WINO_FUSED_NN * (double)(g->groups * g->cout) * (double)g->cin * 4;
     double v = (double)FDNN_WINO_FUSED_NN * (double)g->cin * TB * 4;
@@ -95,8 +96,7 @@ run_slot(void *arg, size_t s)
     const fplan_t *w = c->w;
     float *v = (float *)(c->slots + s * w->slot_bytes), *m = (float *)(c->slots + s * w->slot_bytes + w->v_bytes);
     for (int64_t it = (int64_t)s; it < w->items; it += w->slots) {
-        int64_t blk = it % w->tblocks, bg = it / w->tblocks;
-        c->block(&w->g, c->u, bg / w->g.groups, bg % w->g.groups, blk * TB, v, m);
+        c->block(&w->g, c->u, it / w->tblocks, (it % w->tblocks) * TB, v, m);
     }
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* Interpolation points, in the order they are taken. */
-static const double points[] = {0, 1, -1, 2, -2};
+static const double points[] = {0, 1, -1, 0.5, -2};
 
 /* Coefficients of prod_{l < count, l != skip} (x - p_l), lowest first. */
 static void

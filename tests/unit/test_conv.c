@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fail.h"
 #include "freednn.h"
 #include "ref/conv_ref.h"
 #include "testutil.h"
@@ -501,9 +502,8 @@ test_bias(cudnnHandle_t h)
 /* Real-valued data: 1 and 2 threads must give identical bits, per algorithm
  * (here on a shape large enough to have several chunks and panels). */
 static void
-test_thread_determinism(cudnnHandle_t h)
+test_thread_determinism(cudnnHandle_t h, shape_t s)
 {
-    shape_t s = S2("determinism", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION);
     int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c, 3, 3}, yd[4];
     descs_t d;
     cudnnCreateTensorDescriptor(&d.x);
@@ -540,7 +540,7 @@ test_thread_determinism(cudnnHandle_t h)
                     memcpy(first, outp->buf, outp->span * 4);
                 else
                     CHECK_MSG(memcmp(first, outp->buf, outp->span * 4) == 0,
-                              "dir %d algo %d: 1 and 2 threads differ", dir, algo);
+                              "%s dir %d algo %d: 1 and 2 threads differ", s.name, dir, algo);
             }
             fdnn_guarded_free(ws);
         }
@@ -553,6 +553,118 @@ test_thread_determinism(cudnnHandle_t h)
     cudnnDestroyTensorDescriptor(d.y);
     cudnnDestroyFilterDescriptor(d.w);
     cudnnDestroyConvolutionDescriptor(d.conv);
+}
+
+/* The Winograd algorithms of each direction, and whether each is the fused
+ * one (3x3 only). */
+static const struct {
+    int dir, algo;
+    bool fused;
+} winograd_algos[] = {
+    {0, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, true},
+    {0, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, false},
+    {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, true},
+    {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, false},
+    {2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, false},
+};
+
+typedef struct limit_case {
+    const char *name;
+    int nsp, ker, stride, dil;
+    cudnnDataType_t dt;
+    bool nonfused_ok, fused_ok;
+    const char *reason; /* part of the reason of the declines */
+} limit_case_t;
+
+/* Applicability as the cuDNN 8.9 tables give it (2-D, FLOAT, stride 1,
+ * dilation 1; 3x3 fused, 3x3 or 5x5 non-fused), with a reason for every
+ * decline; undersized or missing workspaces are BAD_PARAM with nothing
+ * written. */
+static void
+test_winograd_limits(cudnnHandle_t h)
+{
+    static const limit_case_t cases[] = {
+        {"3x3", 2, 3, 1, 1, CUDNN_DATA_FLOAT, true, true, ""},
+        {"5x5", 2, 5, 1, 1, CUDNN_DATA_FLOAT, true, false, "3x3 filter"},
+        {"7x7", 2, 7, 1, 1, CUDNN_DATA_FLOAT, false, false, "filter, not 7x7"},
+        {"1x1", 2, 1, 1, 1, CUDNN_DATA_FLOAT, false, false, "filter, not 1x1"},
+        {"stride 2", 2, 3, 2, 1, CUDNN_DATA_FLOAT, false, false, "stride 1"},
+        {"dilation 2", 2, 3, 1, 2, CUDNN_DATA_FLOAT, false, false, "dilation 1"},
+        {"double", 2, 3, 1, 1, CUDNN_DATA_DOUBLE, false, false, "FLOAT only"},
+        {"3-D", 3, 3, 1, 1, CUDNN_DATA_FLOAT, false, false, "2-D"},
+    };
+    for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+        const limit_case_t *lc = &cases[ci];
+        int nb = lc->nsp + 2;
+        int xd[5] = {2, 4, 11, 10, 9}, wd[5] = {6, 4, lc->ker, lc->ker, lc->ker}, yd[5];
+        int pad[3] = {1, 1, 1}, str[3] = {lc->stride, lc->stride, lc->stride}, dil[3] = {lc->dil, lc->dil, lc->dil};
+        size_t es = lc->dt == CUDNN_DATA_FLOAT ? 4 : 8;
+        descs_t d;
+        cudnnCreateTensorDescriptor(&d.x);
+        cudnnCreateTensorDescriptor(&d.y);
+        cudnnCreateFilterDescriptor(&d.w);
+        cudnnCreateConvolutionDescriptor(&d.conv);
+        CHECK_OK(cudnnSetConvolutionNdDescriptor(d.conv, lc->nsp, pad, str, dil, CUDNN_CROSS_CORRELATION, lc->dt));
+        CHECK_OK(cudnnSetFilterNdDescriptor(d.w, lc->dt, CUDNN_TENSOR_NCHW, nb, wd));
+        operand_t x, w, y;
+        operand_init(&x, nb, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, es);
+        CHECK_OK(cudnnSetTensorNdDescriptor(d.x, lc->dt, nb, x.dims, x.st));
+        CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, nb, yd));
+        operand_init(&w, nb, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, es);
+        operand_init(&y, nb, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, es);
+        CHECK_OK(cudnnSetTensorNdDescriptor(d.y, lc->dt, nb, y.dims, y.st));
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 11);
+        fill(&x, es, &rng, true);
+        fill(&w, es, &rng, true);
+        fill(&y, es, &rng, true);
+        for (size_t ai = 0; ai < sizeof(winograd_algos) / sizeof(winograd_algos[0]); ai++) {
+            int dir = winograd_algos[ai].dir, algo = winograd_algos[ai].algo;
+            bool ok = winograd_algos[ai].fused ? lc->fused_ok : lc->nonfused_ok;
+            operand_t *outp = dir == 0 ? &y : dir == 1 ? &x : &w;
+            size_t wsb = 0;
+            fdnn_fail_clear();
+            cudnnStatus_t st = ws_size(h, dir, &d, algo, &wsb);
+            CHECK_MSG(st == (ok ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED),
+                      "winograd %s dir %d algo %d: workspace query %s", lc->name, dir, algo, cudnnGetErrorString(st));
+            if (!ok)
+                CHECK_MSG(strstr(fdnn_fail_reason(), lc->reason) != NULL,
+                          "winograd %s dir %d algo %d: reason \"%s\" lacks \"%s\"", lc->name, dir, algo,
+                          fdnn_fail_reason(), lc->reason);
+            void *ws = fdnn_guarded_alloc(wsb + 64);
+            char *before = malloc(outp->span * es);
+            memcpy(before, outp->buf, outp->span * es);
+            if (!ok) {
+                st = run(h, dir, &d, algo, &x, &w, &y, ws, wsb + 64, 1, 0, es);
+                CHECK_MSG(st == CUDNN_STATUS_NOT_SUPPORTED, "winograd %s dir %d algo %d runs: %s", lc->name, dir,
+                          algo, cudnnGetErrorString(st));
+            } else {
+                CHECK(wsb > 0);
+                st = run(h, dir, &d, algo, &x, &w, &y, ws, wsb - 1, 1, 0, es);
+                CHECK_MSG(st == CUDNN_STATUS_BAD_PARAM, "winograd dir %d algo %d, workspace 1 byte short: %s", dir,
+                          algo, cudnnGetErrorString(st));
+                st = run(h, dir, &d, algo, &x, &w, &y, NULL, wsb, 1, 0, es);
+                CHECK_MSG(st == CUDNN_STATUS_BAD_PARAM, "winograd dir %d algo %d, NULL workspace: %s", dir, algo,
+                          cudnnGetErrorString(st));
+            }
+            CHECK_MSG(memcmp(before, outp->buf, outp->span * es) == 0, "winograd %s dir %d algo %d wrote on failure",
+                      lc->name, dir, algo);
+            if (ok) { /* and the exact size is enough */
+                CHECK_OK(run(h, dir, &d, algo, &x, &w, &y, ws, wsb, 1, 0, es));
+            }
+            free(before);
+            fdnn_guarded_free(ws);
+        }
+        CHECK_STATUS(ws_size(h, 2, &d, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD, &(size_t){0}),
+                     CUDNN_STATUS_NOT_SUPPORTED);
+        operand_free(&x);
+        operand_free(&w);
+        operand_free(&y);
+        cudnnDestroyTensorDescriptor(d.x);
+        cudnnDestroyTensorDescriptor(d.y);
+        cudnnDestroyFilterDescriptor(d.w);
+        cudnnDestroyConvolutionDescriptor(d.conv);
+    }
 }
 
 int
@@ -585,7 +697,12 @@ main(void)
         test_shape(h, &large[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
     }
     test_bias(h);
-    test_thread_determinism(h);
+    /* 9 images: image chunks in parallel; 1 image: parallel inside a chunk. */
+    test_thread_determinism(h, (shape_t)S2("determinism", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    test_thread_determinism(h, (shape_t)S2("determinism N=1", 1, 16, 24, 1, 40, 37, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    test_winograd_limits(h);
     CHECK_OK(cudnnDestroy(h));
     return fdnn_test_finish("test_conv");
 }

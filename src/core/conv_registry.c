@@ -113,25 +113,26 @@ const int *
 fdnn_conv_algo_order(fdnn_conv_dir_t dir)
 {
     /* Implemented algorithms first (fastest first on typical layers, as
-     * measured with tools/freednn-bench: the panel GEMM beats this Winograd,
-     * whose small per-entry GEMMs repack the transformed filter), then the
+     * measured with tools/freednn-bench: the panel GEMM beats Winograd, which
+     * transforms the filter on every call, except on large images with few
+     * channels; the direct solver is ~100x slower than both), then the
      * unimplemented ones, which the _v7 lists report as NOT_SUPPORTED. */
     static const int fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {
         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
-        CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
-        CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,        CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
+        CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
+        CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
         CUDNN_CONVOLUTION_FWD_ALGO_FFT,           CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,
     };
     static const int bwd_data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT] = {
-        CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,        CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
-        CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED,
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,        CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD,
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
         CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT,      CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING,
     };
     static const int bwd_filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT] = {
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3,
-        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD,

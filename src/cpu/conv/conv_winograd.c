@@ -251,18 +251,42 @@ typedef struct in_task {
     float *v;
 } in_task_t;
 
+void
+fdnn_wino_input_block(const fdnn_wino_geom_t *g, int64_t b, int64_t ci, int64_t t0, int64_t tb, float *v,
+                      int64_t es)
+{
+    int n = g->tf.n;
+    const float *src = g->in + b * g->in_sn + ci * g->in_sc;
+    for (int64_t t = 0; t < tb; t += FDNN_WINO_LANES) {
+        int cnt = (int)(tb - t < FDNN_WINO_LANES ? tb - t : FDNN_WINO_LANES);
+        float d[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FDNN_WINO_LANES] = {{{0}}};
+        float tv[FDNN_WINO_MAX_N * FDNN_WINO_MAX_N][FDNN_WINO_LANES];
+        for (int l = 0; l < cnt; l++) {
+            int64_t tile = t0 + t + l;
+            int64_t y0 = (tile / g->tw) * g->tf.m - g->ph, x0 = (tile % g->tw) * g->tf.m - g->pw;
+            bool inside = y0 >= 0 && x0 >= 0 && y0 + n <= g->ih && x0 + n <= g->iw;
+            for (int y = 0; y < n; y++)
+                for (int x = 0; x < n; x++) {
+                    int64_t yy = y0 + y, xx = x0 + x;
+                    if (inside || (yy >= 0 && yy < g->ih && xx >= 0 && xx < g->iw))
+                        d[y][x][l] = src[yy * g->in_sh + xx * g->in_sw];
+                }
+        }
+        fdnn_wino_input_lanes(&g->tf, d, tv);
+        for (int e = 0; e < n * n; e++)
+            for (int l = 0; l < cnt; l++)
+                v[e * es + t + l] = tv[e][l];
+    }
+}
+
 /* V[e][i][t] = (B^T d B)[e] for the tiles [t0, t0 + tb) of input channel i. */
 static void
 input_channel(void *arg, size_t i)
 {
     const in_task_t *a = arg;
     const fdnn_wino_geom_t *g = &a->c->w->g;
-    int64_t ci = a->grp * g->cin + (int64_t)i;
-    for (int64_t t = 0; t < a->tb; t++) {
-        float d[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N];
-        fdnn_wino_gather(g, a->b, ci, a->t0 + t, d);
-        fdnn_wino_input_tile(&g->tf, d, a->v + (int64_t)i * a->tb + t, g->cin * a->tb);
-    }
+    fdnn_wino_input_block(g, a->b, a->grp * g->cin + (int64_t)i, a->t0, a->tb, a->v + (int64_t)i * a->tb,
+                          g->cin * a->tb);
 }
 
 /* Output tiles [t0, t0 + tb) of every channel of group grp = A^T M A. */
@@ -270,12 +294,25 @@ static void
 output_block(const wctx_t *c, int64_t b, int64_t grp, int64_t t0, int64_t tb, const float *m)
 {
     const fdnn_wino_geom_t *g = &c->w->g;
+    int n = g->tf.n, mt = g->tf.m;
     int64_t es = g->cout * tb;
     for (int64_t o = 0; o < g->cout; o++)
-        for (int64_t t = 0; t < tb; t++) {
-            float y[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N];
-            fdnn_wino_output_tile(&g->tf, m + o * tb + t, es, y);
-            fdnn_wino_store_tile(g, b, grp * g->cout + o, t0 + t, y);
+        for (int64_t t = 0; t < tb; t += FDNN_WINO_LANES) {
+            int cnt = (int)(tb - t < FDNN_WINO_LANES ? tb - t : FDNN_WINO_LANES);
+            float mm[FDNN_WINO_MAX_N * FDNN_WINO_MAX_N][FDNN_WINO_LANES] = {{0}};
+            float y[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FDNN_WINO_LANES];
+            const float *src = m + o * tb + t;
+            for (int e = 0; e < n * n; e++)
+                for (int l = 0; l < cnt; l++)
+                    mm[e][l] = src[e * es + l];
+            fdnn_wino_output_lanes(&g->tf, mm, y);
+            for (int l = 0; l < cnt; l++) {
+                float yt[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N];
+                for (int i = 0; i < mt; i++)
+                    for (int j = 0; j < mt; j++)
+                        yt[i][j] = y[i][j][l];
+                fdnn_wino_store_tile(g, b, grp * g->cout + o, t0 + t + l, yt);
+            }
         }
 }
 

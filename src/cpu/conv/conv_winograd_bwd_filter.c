@@ -108,12 +108,8 @@ x_channel(void *arg, size_t i)
 {
     const tf_task_t *a = arg;
     const fdnn_wino_geom_t *g = &a->c->w->g;
-    int64_t ci = a->grp * g->cin + (int64_t)i;
-    for (int64_t t = 0; t < a->tb; t++) {
-        float d[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N];
-        fdnn_wino_gather(g, a->b, ci, a->t0 + t, d);
-        fdnn_wino_input_tile(&g->tf, d, a->x + (int64_t)i * a->tb + t, g->cin * a->tb);
-    }
+    fdnn_wino_input_block(g, a->b, a->grp * g->cin + (int64_t)i, a->t0, a->tb, a->x + (int64_t)i * a->tb,
+                          g->cin * a->tb);
 }
 
 /* D[e][k][t] = (A dy A^T)[e] over the tiles of the block, channel k. */

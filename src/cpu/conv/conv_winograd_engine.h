@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * What the Winograd solvers share: the forward convolution they compute
  * (forward itself, or backward data as the forward convolution of dy), the
- * filter transform, one-tile transforms and the output epilogue.
+ * filter transform, the input and output transforms over lanes of tiles and
+ * the output epilogue.
  * Internal to src/cpu/conv/conv_winograd*. */
 #ifndef FDNN_CPU_CONV_WINOGRAD_ENGINE_H
 #define FDNN_CPU_CONV_WINOGRAD_ENGINE_H
@@ -9,6 +10,7 @@
 #include <pthreadpool.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/conv_solver.h"
 #include "cpu/conv/conv_winograd_tf.h"
@@ -50,67 +52,81 @@ cudnnStatus_t fdnn_wino_check(const fdnn_conv_problem_t *p, const char *algo, co
  * n*n * groups*cout * cin floats. */
 void fdnn_wino_filter_transform(const fdnn_wino_geom_t *g, float *u, pthreadpool_t pool);
 
-/* The n x n input patch of tile `tile` of channel `ci` (global) of image b,
- * zero outside the input. */
-static inline void
-fdnn_wino_gather(const fdnn_wino_geom_t *g, int64_t b, int64_t ci, int64_t tile, float d[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N])
-{
-    int n = g->tf.n, m = g->tf.m;
-    int64_t y0 = (tile / g->tw) * m - g->ph, x0 = (tile % g->tw) * m - g->pw;
-    const float *src = g->in + b * g->in_sn + ci * g->in_sc;
-    for (int i = 0; i < n; i++) {
-        int64_t y = y0 + i;
-        bool yok = y >= 0 && y < g->ih;
-        for (int j = 0; j < n; j++) {
-            int64_t x = x0 + j;
-            d[i][j] = yok && x >= 0 && x < g->iw ? src[y * g->in_sh + x * g->in_sw] : 0.0f;
-        }
-    }
-}
+/* The input and output transforms on FDNN_WINO_LANES tiles at once (lane l
+ * of every array is one tile; the loops over lanes vectorise).  Zero
+ * coefficients are skipped, the same ones for every lane. */
+#define FDNN_WINO_LANES 16
 
-/* v[(i*n + j) * vs] = (B^T d B)[i][j]. */
+/* v[e][l] = (B^T d B)[e] of lane l, e < n*n. */
 static inline void
-fdnn_wino_input_tile(const fdnn_wino_tf_t *tf, float d[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N], float *v, int64_t vs)
+fdnn_wino_input_lanes(const fdnn_wino_tf_t *tf, float d[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FDNN_WINO_LANES],
+                      float v[FDNN_WINO_MAX_N * FDNN_WINO_MAX_N][FDNN_WINO_LANES])
 {
     int n = tf->n;
-    float t[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N];
+    float t[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FDNN_WINO_LANES];
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-            float s = 0;
-            for (int k = 0; k < n; k++)
-                s += tf->bt[i][k] * d[k][j];
-            t[i][j] = s;
+            float acc[FDNN_WINO_LANES] = {0};
+            for (int k = 0; k < n; k++) {
+                float c = tf->bt[i][k];
+                if (c == 0)
+                    continue;
+                for (int l = 0; l < FDNN_WINO_LANES; l++)
+                    acc[l] += c * d[k][j][l];
+            }
+            memcpy(t[i][j], acc, sizeof(acc));
         }
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-            float s = 0;
-            for (int k = 0; k < n; k++)
-                s += t[i][k] * tf->bt[j][k];
-            v[(i * n + j) * vs] = s;
+            float acc[FDNN_WINO_LANES] = {0};
+            for (int k = 0; k < n; k++) {
+                float c = tf->bt[j][k];
+                if (c == 0)
+                    continue;
+                for (int l = 0; l < FDNN_WINO_LANES; l++)
+                    acc[l] += c * t[i][k][l];
+            }
+            memcpy(v[i * n + j], acc, sizeof(acc));
         }
 }
 
-/* y = A^T mm A for mm[(i*n + j) * ms]. */
+/* y[i][j][l] = (A^T mm A)[i][j] of lane l. */
 static inline void
-fdnn_wino_output_tile(const fdnn_wino_tf_t *tf, const float *mm, int64_t ms, float y[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N])
+fdnn_wino_output_lanes(const fdnn_wino_tf_t *tf, float mm[FDNN_WINO_MAX_N * FDNN_WINO_MAX_N][FDNN_WINO_LANES],
+                       float y[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FDNN_WINO_LANES])
 {
     int n = tf->n, m = tf->m;
-    float t[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N];
+    float t[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FDNN_WINO_LANES];
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++) {
-            float s = 0;
-            for (int k = 0; k < n; k++)
-                s += tf->at[i][k] * mm[(k * n + j) * ms];
-            t[i][j] = s;
+            float acc[FDNN_WINO_LANES] = {0};
+            for (int k = 0; k < n; k++) {
+                float c = tf->at[i][k];
+                if (c == 0)
+                    continue;
+                for (int l = 0; l < FDNN_WINO_LANES; l++)
+                    acc[l] += c * mm[k * n + j][l];
+            }
+            memcpy(t[i][j], acc, sizeof(acc));
         }
     for (int i = 0; i < m; i++)
         for (int j = 0; j < m; j++) {
-            float s = 0;
-            for (int k = 0; k < n; k++)
-                s += t[i][k] * tf->at[j][k];
-            y[i][j] = s;
+            float acc[FDNN_WINO_LANES] = {0};
+            for (int k = 0; k < n; k++) {
+                float c = tf->at[j][k];
+                if (c == 0)
+                    continue;
+                for (int l = 0; l < FDNN_WINO_LANES; l++)
+                    acc[l] += c * t[i][k][l];
+            }
+            memcpy(y[i][j], acc, sizeof(acc));
         }
 }
+
+/* v[e * es + t] = (B^T d B)[e] of the input patch of tile t0 + t of channel
+ * ci (global) of image b, for t < tb: FDNN_WINO_LANES tiles at a time. */
+void fdnn_wino_input_block(const fdnn_wino_geom_t *g, int64_t b, int64_t ci, int64_t t0, int64_t tb, float *v,
+                           int64_t es);
 
 /* Writes one output value through the epilogue. */
 static inline void

@@ -112,10 +112,12 @@ x_channel(void *arg, size_t i)
                           g->cin * a->tb);
 }
 
-/* D[e][k][t] = (A dy A^T)[e] over the tiles of the block, channel k. */
+/* D[e][k][t] = (A dy A^T)[e] over the tiles of the block, channel k,
+ * FDNN_WINO_LANES tiles at a time (zero coefficients skipped). */
 static void
 dy_channel(void *arg, size_t k)
 {
+    enum { L = FDNN_WINO_LANES };
     const tf_task_t *a = arg;
     const bctx_t *c = a->c;
     const fdnn_wino_geom_t *g = &c->w->g;
@@ -124,28 +126,44 @@ dy_channel(void *arg, size_t k)
     int n = tf->n;
     int64_t es = g->cout * a->tb;
     const float *src = c->dy + a->b * p->y.strides[0] + (a->grp * g->cout + (int64_t)k) * p->y.strides[1];
-    for (int64_t t = 0; t < a->tb; t++) {
-        int64_t tile = a->t0 + t, y0 = (tile / g->tw) * TILE, x0 = (tile % g->tw) * TILE;
-        float dy[TILE][TILE], tmp[FDNN_WINO_MAX_N][TILE];
-        for (int i = 0; i < TILE; i++)
-            for (int j = 0; j < TILE; j++) {
-                int64_t y = y0 + i, x = x0 + j;
-                dy[i][j] = y < g->oh && x < g->ow ? src[y * p->y.strides[3] + x * p->y.strides[4]] : 0.0f;
-            }
+    float *out = a->d + (int64_t)k * a->tb;
+    for (int64_t t = 0; t < a->tb; t += L) {
+        int cnt = (int)(a->tb - t < L ? a->tb - t : L);
+        float dy[TILE][TILE][L] = {{{0}}}, tmp[FDNN_WINO_MAX_N][TILE][L];
+        for (int l = 0; l < cnt; l++) {
+            int64_t tile = a->t0 + t + l, y0 = (tile / g->tw) * TILE, x0 = (tile % g->tw) * TILE;
+            for (int i = 0; i < TILE; i++)
+                for (int j = 0; j < TILE; j++) {
+                    int64_t y = y0 + i, x = x0 + j;
+                    if (y < g->oh && x < g->ow)
+                        dy[i][j][l] = src[y * p->y.strides[3] + x * p->y.strides[4]];
+                }
+        }
         for (int u = 0; u < n; u++) /* tmp = A dy */
             for (int j = 0; j < TILE; j++) {
-                float s = 0;
-                for (int i = 0; i < TILE; i++)
-                    s += tf->at[i][u] * dy[i][j];
-                tmp[u][j] = s;
+                float acc[L] = {0};
+                for (int i = 0; i < TILE; i++) {
+                    float cf = tf->at[i][u];
+                    if (cf == 0)
+                        continue;
+                    for (int l = 0; l < L; l++)
+                        acc[l] += cf * dy[i][j][l];
+                }
+                memcpy(tmp[u][j], acc, sizeof(acc));
             }
-        float *out = a->d + (int64_t)k * a->tb + t;
         for (int u = 0; u < n; u++) /* tmp A^T */
             for (int v = 0; v < n; v++) {
-                float s = 0;
-                for (int j = 0; j < TILE; j++)
-                    s += tmp[u][j] * tf->at[j][v];
-                out[(u * n + v) * es] = s;
+                float acc[L] = {0};
+                for (int j = 0; j < TILE; j++) {
+                    float cf = tf->at[j][v];
+                    if (cf == 0)
+                        continue;
+                    for (int l = 0; l < L; l++)
+                        acc[l] += cf * tmp[u][j][l];
+                }
+                float *dst = out + (u * n + v) * es + t;
+                for (int l = 0; l < cnt; l++)
+                    dst[l] = acc[l];
             }
     }
 }

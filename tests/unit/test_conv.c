@@ -663,6 +663,98 @@ test_winograd_limits(cudnnHandle_t h)
     }
 }
 
+/* cudnnConvolutionBiasActivationForward through the Winograd forward
+ * solvers (their epilogue: alpha1, alpha2 * z, bias, ReLU) against the
+ * reference, NCHW and NHWC, one thread and two. */
+static void
+test_winograd_bias_activation(cudnnHandle_t h)
+{
+    static const int algos[] = {CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED};
+    shape_t s = S2("bias-act", 3, 5, 7, 1, 13, 11, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION);
+    for (int l = 0; l < 2; l++) {
+        layout_t lay = l ? L_NHWC : L_NCHW;
+        int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c, 3, 3}, yd[4];
+        descs_t d;
+        cudnnCreateTensorDescriptor(&d.x);
+        cudnnCreateTensorDescriptor(&d.y);
+        cudnnCreateFilterDescriptor(&d.w);
+        cudnnCreateConvolutionDescriptor(&d.conv);
+        CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                                 CUDNN_DATA_FLOAT));
+        CHECK_OK(cudnnSetFilterNdDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
+        operand_t x, w, y, z;
+        operand_init(&x, 4, xd, lay, false, CUDNN_TENSOR_NCHW, 4);
+        CHECK_OK(cudnnSetTensorNdDescriptor(d.x, CUDNN_DATA_FLOAT, 4, x.dims, x.st));
+        CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
+        operand_init(&w, 4, wd, lay, true, CUDNN_TENSOR_NCHW, 4);
+        operand_init(&y, 4, yd, lay, false, CUDNN_TENSOR_NCHW, 4);
+        operand_init(&z, 4, yd, lay, false, CUDNN_TENSOR_NCHW, 4);
+        CHECK_OK(cudnnSetTensorNdDescriptor(d.y, CUDNN_DATA_FLOAT, 4, y.dims, y.st));
+        cudnnTensorDescriptor_t bd;
+        cudnnCreateTensorDescriptor(&bd);
+        CHECK_OK(cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, s.k, 1, 1));
+        cudnnActivationDescriptor_t act;
+        CHECK_OK(cudnnCreateActivationDescriptor(&act));
+        CHECK_OK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 23);
+        fill(&x, 4, &rng, true);
+        fill(&w, 4, &rng, true);
+        fill(&z, 4, &rng, true);
+        float bias[7];
+        for (int k = 0; k < s.k; k++)
+            bias[k] = (float)fdnn_rng_int(&rng, -20, 20);
+        int out3[3] = {1, yd[2], yd[3]};
+        fdnn_conv_problem_t p = geometry(&s, out3);
+        double *conv = malloc(sizeof(double) * y.count), *mag = malloc(sizeof(double) * y.count);
+        fdnn_ref_conv_fwd(&p, x.ref, w.ref, conv);
+        double *ax = malloc(sizeof(double) * x.count), *aw = malloc(sizeof(double) * w.count);
+        for (size_t i = 0; i < x.count; i++)
+            ax[i] = fabs(x.ref[i]);
+        for (size_t i = 0; i < w.count; i++)
+            aw[i] = fabs(w.ref[i]);
+        fdnn_ref_conv_fwd(&p, ax, aw, mag);
+        size_t osp = y.count / ((size_t)s.n * (size_t)s.k);
+        float a1 = 2, a2 = -1;
+        for (size_t ai = 0; ai < sizeof(algos) / sizeof(algos[0]); ai++) {
+            size_t wsb = 0;
+            CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, algos[ai], &wsb));
+            void *ws = fdnn_guarded_alloc(wsb + 1);
+            for (int threads = 1; threads <= 2; threads++) {
+                CHECK_OK(freednnSetNumThreads(h, threads));
+                poison(&y, 4);
+                CHECK_OK(cudnnConvolutionBiasActivationForward(h, &a1, d.x, x.buf, d.w, w.buf, d.conv, algos[ai], ws,
+                                                               wsb, &a2, d.y, z.buf, bd, bias, act, d.y, y.buf));
+                size_t bad = 0;
+                for (size_t i = 0; i < y.count; i++) {
+                    size_t k = (i / osp) % (size_t)s.k;
+                    double want = fmax(0.0, 2 * conv[i] - z.ref[i] + bias[k]);
+                    double allowed = 128 * 0x1p-24 * (2 * mag[i] + fabs(z.ref[i]) + fabs(bias[k]) + 1);
+                    if (!(fabs(get(&y, 4, i) - want) <= allowed))
+                        bad++;
+                }
+                CHECK_MSG(bad == 0, "bias-act %s algo %d threads %d: %zu of %zu wrong", layout_names[lay], algos[ai],
+                          threads, bad, y.count);
+            }
+            fdnn_guarded_free(ws);
+        }
+        free(conv);
+        free(mag);
+        free(ax);
+        free(aw);
+        operand_free(&x);
+        operand_free(&w);
+        operand_free(&y);
+        operand_free(&z);
+        cudnnDestroyActivationDescriptor(act);
+        cudnnDestroyTensorDescriptor(bd);
+        cudnnDestroyTensorDescriptor(d.x);
+        cudnnDestroyTensorDescriptor(d.y);
+        cudnnDestroyFilterDescriptor(d.w);
+        cudnnDestroyConvolutionDescriptor(d.conv);
+    }
+}
+
 int
 main(void)
 {
@@ -699,6 +791,7 @@ main(void)
     test_thread_determinism(h, (shape_t)S2("determinism N=1", 1, 16, 24, 1, 40, 37, 3, 3, 1, 1, 1, 1, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
     test_winograd_limits(h);
+    test_winograd_bias_activation(h);
     CHECK_OK(cudnnDestroy(h));
     return fdnn_test_finish("test_conv");
 }

@@ -8,6 +8,7 @@
 #include "core/fail.h"
 #include "cpu/conv/conv_fft.h"
 #include "cpu/conv/conv_gemm.h"
+#include "cpu/conv/conv_winograd.h"
 #include "core/handle.h"
 
 #define SMALL_MACS (1 << 20)
@@ -69,6 +70,8 @@ static const fdnn_conv_solver_t solvers[] = {
     {8, "fwd_fft", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT, applicable_FFT, ws_FFT, run_FFT},
     {9, "fwd_fft_tiling", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, applicable_FFT_TILING,
      ws_FFT_TILING, run_FFT_TILING},
+    {31, "fwd_winograd", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, fdnn_conv_winograd_fused_applicable,
+     fdnn_conv_winograd_fused_workspace, fdnn_conv_winograd_fused_execute},
     {11, "bwd_data_direct", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, always, no_workspace,
      fdnn_conv_direct_execute},
     {12, "bwd_data_gemm", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, always, ws_IMPLICIT,
@@ -76,6 +79,10 @@ static const fdnn_conv_solver_t solvers[] = {
     {18, "bwd_data_fft", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, applicable_FFT, ws_FFT, run_FFT},
     {19, "bwd_data_fft_tiling", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING,
      applicable_FFT_TILING, ws_FFT_TILING, run_FFT_TILING},
+    {32, "bwd_data_winograd", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD,
+     fdnn_conv_winograd_fused_applicable, fdnn_conv_winograd_fused_workspace, fdnn_conv_winograd_fused_execute},
+    {33, "bwd_data_winograd_nonfused", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED,
+     fdnn_conv_winograd_applicable, fdnn_conv_winograd_workspace, fdnn_conv_winograd_execute},
     {21, "bwd_filter_direct", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, always, no_workspace,
      fdnn_conv_direct_execute},
     {22, "bwd_filter_gemm", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, always, ws_IMPLICIT,
@@ -86,6 +93,8 @@ static const fdnn_conv_solver_t solvers[] = {
      run_FFT},
     {29, "bwd_filter_fft_tiling", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING,
      applicable_FFT_TILING, ws_FFT_TILING, run_FFT_TILING},
+    {34, "bwd_filter_winograd_nonfused", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
+     fdnn_conv_winograd_applicable, fdnn_conv_winograd_workspace, fdnn_conv_winograd_execute},
 };
 
 int
@@ -105,9 +114,7 @@ missing_reason(fdnn_conv_dir_t dir, int algo)
 {
     if (dir == FDNN_CONV_BWD_FILTER && algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD)
         return "backward-filter WINOGRAD is not implemented (cuDNN does not implement it either)";
-    if (dir == FDNN_CONV_FWD && algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD)
-        return "the fused WINOGRAD algorithm is not implemented (WINOGRAD_NONFUSED is, for 3x3 stride 1)";
-    return "the Winograd convolution algorithms are not implemented in FreeDNN yet";
+    return "this algorithm is not implemented in FreeDNN yet";
 }
 
 const fdnn_conv_solver_t *
@@ -125,27 +132,28 @@ const int *
 fdnn_conv_algo_order(fdnn_conv_dir_t dir)
 {
     /* Implemented algorithms first (fastest first on typical layers, as
-     * measured with tools/freednn-bench: the panel GEMM beats this Winograd,
-     * whose small per-entry GEMMs repack the transformed filter), then the
+     * measured with tools/freednn-bench: the panel GEMM beats Winograd, which
+     * transforms the filter on every call, except on large images with few
+     * channels; the direct solver is ~100x slower than both), then the
      * unimplemented ones, which the _v7 lists report as NOT_SUPPORTED. */
     static const int fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {
         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
-        CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_FFT,
-        CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,    CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
-        CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,        CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
+        CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
+        CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, CUDNN_CONVOLUTION_FWD_ALGO_FFT,
+        CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,    CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
     };
     static const int bwd_data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT] = {
-        CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,        CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT,
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,        CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD,
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT,
         CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
-        CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED,
     };
     static const int bwd_filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT] = {
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0,
-        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED,
         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD,
     };
     switch (dir) {

@@ -3,7 +3,8 @@
 backward data (conv_transpose / autograd input gradient), backward filter and
 bias (autograd), NCHW and NHWC tensors, groups, stride, padding, dilation,
 CONVOLUTION mode (flipped kernel), alpha/beta, float and double, every
-implemented algorithm, 1 and 2 threads."""
+implemented algorithm (the Winograd ones must run wherever cuDNN 8.9 lists
+them), 1 and 2 threads."""
 import ctypes
 
 import numpy as np
@@ -89,6 +90,18 @@ def workspace(fn, *args):
     return np.zeros(max(size.value, 1), dtype=np.uint8), size.value
 
 
+# The Winograd algorithms per direction (fwd, bwd data, bwd filter), with
+# the filter sizes each applies to (cuDNN 8.9: 2-D, FLOAT, stride 1,
+# dilation 1).  Where they apply they must run, not decline.
+WINOGRAD = ({6: ((3, 3),), 7: ((3, 3), (5, 5))}, {4: ((3, 3),), 5: ((3, 3), (5, 5))}, {5: ((3, 3), (5, 5))})
+
+
+def winograd_must_run(direction, algo, spatial, ker, stride, dil, dtype):
+    sizes = WINOGRAD[direction].get(algo)
+    return (sizes is not None and len(spatial) == 2 and tuple(ker) in sizes and tuple(stride) == (1, 1)
+            and tuple(dil) == (1, 1) and dtype == np.float32)
+
+
 def case(name, n, c, k, spatial, ker, pad, stride, dil, groups, flip, dtype, nhwc):
     x = rng.uniform(-1, 1, (n, c) + spatial).astype(dtype)
     w = rng.uniform(-1, 1, (k, c // groups) + ker).astype(dtype)
@@ -119,6 +132,8 @@ def case(name, n, c, k, spatial, ker, pad, stride, dil, groups, flip, dtype, nhw
     for threads, h in handles.items():
         for algo in range(8):
             ws = workspace(ws_fwd, h.ptr, xd.ptr, wd.ptr, cd.ptr, yd.ptr, algo)
+            R.check(ws is not None or not winograd_must_run(0, algo, spatial, ker, stride, dil, dtype),
+                    f"{tag} fwd algo {algo} declined")
             if ws is None:
                 continue
             for alpha, beta in ((1.0, 0.0), (0.5, 2.0)):
@@ -130,6 +145,8 @@ def case(name, n, c, k, spatial, ker, pad, stride, dil, groups, flip, dtype, nhw
                 R.close(tol, y, alpha * y4 + (beta if beta else 0.0), f"{tag} fwd algo {algo} t{threads} a{alpha}")
         for algo in range(6):
             ws = workspace(ws_bwd_data, h.ptr, wd.ptr, yd.ptr, cd.ptr, xd.ptr, algo)
+            R.check(ws is not None or not winograd_must_run(1, algo, spatial, ker, stride, dil, dtype),
+                    f"{tag} bwd data algo {algo} declined")
             if ws is None:
                 continue
             dx = layout(np.full(x4.shape, np.nan, dtype=dtype))
@@ -140,6 +157,8 @@ def case(name, n, c, k, spatial, ker, pad, stride, dil, groups, flip, dtype, nhw
             R.close(tol, dx, lift(want_dx), f"{tag} bwd data algo {algo} t{threads}")
         for algo in range(7):
             ws = workspace(ws_bwd_filter, h.ptr, xd.ptr, yd.ptr, cd.ptr, wd.ptr, algo)
+            R.check(ws is not None or not winograd_must_run(2, algo, spatial, ker, stride, dil, dtype),
+                    f"{tag} bwd filter algo {algo} declined")
             if ws is None:
                 continue
             dwmem = np.full(wmem.shape, np.nan, dtype=dtype)
@@ -173,6 +192,12 @@ CASES = [
     ("fft tiled s2", 2, 3, 5, (40, 36), (3, 3), (1, 1), (2, 2), (1, 1), 1, False),
     ("fft conv1d", 2, 3, 4, (70,), (7,), (3,), (1,), (1,), 1, False),
     ("fft conv3d", 1, 2, 3, (5, 36, 6), (3, 3, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1), 1, False),
+    # Winograd edges: no padding and channel counts off the kernels' blocks,
+    # padding past r-1 (backward data pads by r-1-pad), groups in
+    # CONVOLUTION mode with 5x5.
+    ("winograd 3x3 pad0 wide", 2, 24, 40, (20, 19), (3, 3), (0, 0), (1, 1), (1, 1), 1, False),
+    ("winograd 3x3 pad3 conv-mode", 1, 5, 7, (9, 11), (3, 3), (3, 2), (1, 1), (1, 1), 1, True),
+    ("winograd 5x5 groups conv-mode", 2, 4, 6, (13, 12), (5, 5), (2, 4), (1, 1), (1, 1), 2, True),
 ]
 
 for args in CASES:

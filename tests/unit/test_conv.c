@@ -58,6 +58,11 @@ static const shape_t shapes[] = {
     /* Over 2^20 multiply-adds, so 2 threads too: parallel image chunks with
      * their own GEMM scratch, batched backward filter, 6x49 panels. */
     S2("7x7 batch 20 two threads", 20, 16, 32, 1, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* Winograd edges: padding 0, 2 and 3 (backward data pads by r-1-pad,
+     * negative here), partial tiles, groups in CONVOLUTION mode. */
+    S2("3x3 conv-mode pad2/0 g2", 2, 4, 6, 2, 9, 7, 3, 3, 2, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+    S2("3x3 pad3/1 odd", 1, 3, 5, 1, 5, 11, 3, 3, 3, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("5x5 pad5/1", 2, 2, 3, 1, 4, 9, 5, 5, 5, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     {"3-D", 3, 2, 3, 4, 1, {5, 5, 4}, {3, 3, 2}, {1, 1, 0}, {1, 2, 1}, {1, 1, 2}, CUDNN_CONVOLUTION},
 };
 
@@ -260,6 +265,13 @@ algo_tolerance(int dir, int algo, size_t es)
         {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, 64},
         {2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, 64},
         {2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, 64},
+        /* Winograd: transforms with fractions (1/3, 16/15, ...) round at each
+         * step; measured at most about 40 (fused F(4x4,3x3)) */
+        {0, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 128},
+        {0, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 128},
+        {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, 128},
+        {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, 128},
+        {2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, 128},
     };
     for (size_t i = 0; i < sizeof(inexact) / sizeof(inexact[0]); i++)
         if (inexact[i].dir == dir && inexact[i].algo == algo)
@@ -497,9 +509,8 @@ test_bias(cudnnHandle_t h)
 /* Real-valued data: 1 and 2 threads must give identical bits, per algorithm
  * (here on a shape large enough to have several chunks and panels). */
 static void
-test_thread_determinism(cudnnHandle_t h)
+test_thread_determinism(cudnnHandle_t h, shape_t s)
 {
-    shape_t s = S2("determinism", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION);
     int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c, 3, 3}, yd[4];
     descs_t d;
     cudnnCreateTensorDescriptor(&d.x);
@@ -536,7 +547,7 @@ test_thread_determinism(cudnnHandle_t h)
                     memcpy(first, outp->buf, outp->span * 4);
                 else
                     CHECK_MSG(memcmp(first, outp->buf, outp->span * 4) == 0,
-                              "dir %d algo %d: 1 and 2 threads differ", dir, algo);
+                              "%s dir %d algo %d: 1 and 2 threads differ", s.name, dir, algo);
             }
             fdnn_guarded_free(ws);
         }
@@ -803,6 +814,210 @@ test_fft_bias_activation(cudnnHandle_t h)
     descs_free(&d);
 }
 
+/* The Winograd algorithms of each direction, and whether each is the fused
+ * one (3x3 only). */
+static const struct {
+    int dir, algo;
+    bool fused;
+} winograd_algos[] = {
+    {0, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, true},
+    {0, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, false},
+    {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, true},
+    {1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED, false},
+    {2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, false},
+};
+
+typedef struct limit_case {
+    const char *name;
+    int nsp, ker, stride, dil;
+    cudnnDataType_t dt;
+    bool nonfused_ok, fused_ok;
+    const char *reason; /* part of the reason of the declines */
+} limit_case_t;
+
+/* Applicability as the cuDNN 8.9 tables give it (2-D, FLOAT, stride 1,
+ * dilation 1; 3x3 fused, 3x3 or 5x5 non-fused), with a reason for every
+ * decline; undersized or missing workspaces are BAD_PARAM with nothing
+ * written. */
+static void
+test_winograd_limits(cudnnHandle_t h)
+{
+    static const limit_case_t cases[] = {
+        {"3x3", 2, 3, 1, 1, CUDNN_DATA_FLOAT, true, true, ""},
+        {"5x5", 2, 5, 1, 1, CUDNN_DATA_FLOAT, true, false, "3x3 filter"},
+        {"7x7", 2, 7, 1, 1, CUDNN_DATA_FLOAT, false, false, "filter, not 7x7"},
+        {"1x1", 2, 1, 1, 1, CUDNN_DATA_FLOAT, false, false, "filter, not 1x1"},
+        {"stride 2", 2, 3, 2, 1, CUDNN_DATA_FLOAT, false, false, "stride 1"},
+        {"dilation 2", 2, 3, 1, 2, CUDNN_DATA_FLOAT, false, false, "dilation 1"},
+        {"double", 2, 3, 1, 1, CUDNN_DATA_DOUBLE, false, false, "FLOAT only"},
+        {"3-D", 3, 3, 1, 1, CUDNN_DATA_FLOAT, false, false, "2-D"},
+    };
+    for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+        const limit_case_t *lc = &cases[ci];
+        int nb = lc->nsp + 2;
+        int xd[5] = {2, 4, 11, 10, 9}, wd[5] = {6, 4, lc->ker, lc->ker, lc->ker}, yd[5];
+        int pad[3] = {1, 1, 1}, str[3] = {lc->stride, lc->stride, lc->stride}, dil[3] = {lc->dil, lc->dil, lc->dil};
+        size_t es = lc->dt == CUDNN_DATA_FLOAT ? 4 : 8;
+        descs_t d;
+        cudnnCreateTensorDescriptor(&d.x);
+        cudnnCreateTensorDescriptor(&d.y);
+        cudnnCreateFilterDescriptor(&d.w);
+        cudnnCreateConvolutionDescriptor(&d.conv);
+        CHECK_OK(cudnnSetConvolutionNdDescriptor(d.conv, lc->nsp, pad, str, dil, CUDNN_CROSS_CORRELATION, lc->dt));
+        CHECK_OK(cudnnSetFilterNdDescriptor(d.w, lc->dt, CUDNN_TENSOR_NCHW, nb, wd));
+        operand_t x, w, y;
+        operand_init(&x, nb, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, es);
+        CHECK_OK(cudnnSetTensorNdDescriptor(d.x, lc->dt, nb, x.dims, x.st));
+        CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, nb, yd));
+        operand_init(&w, nb, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, es);
+        operand_init(&y, nb, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, es);
+        CHECK_OK(cudnnSetTensorNdDescriptor(d.y, lc->dt, nb, y.dims, y.st));
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 11);
+        fill(&x, es, &rng, true);
+        fill(&w, es, &rng, true);
+        fill(&y, es, &rng, true);
+        for (size_t ai = 0; ai < sizeof(winograd_algos) / sizeof(winograd_algos[0]); ai++) {
+            int dir = winograd_algos[ai].dir, algo = winograd_algos[ai].algo;
+            bool ok = winograd_algos[ai].fused ? lc->fused_ok : lc->nonfused_ok;
+            operand_t *outp = dir == 0 ? &y : dir == 1 ? &x : &w;
+            size_t wsb = 0;
+            fdnn_fail_clear();
+            cudnnStatus_t st = ws_size(h, dir, &d, algo, &wsb);
+            CHECK_MSG(st == (ok ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED),
+                      "winograd %s dir %d algo %d: workspace query %s", lc->name, dir, algo, cudnnGetErrorString(st));
+            if (!ok)
+                CHECK_MSG(strstr(fdnn_fail_reason(), lc->reason) != NULL,
+                          "winograd %s dir %d algo %d: reason \"%s\" lacks \"%s\"", lc->name, dir, algo,
+                          fdnn_fail_reason(), lc->reason);
+            void *ws = fdnn_guarded_alloc(wsb + 64);
+            char *before = malloc(outp->span * es);
+            memcpy(before, outp->buf, outp->span * es);
+            if (!ok) {
+                st = run(h, dir, &d, algo, &x, &w, &y, ws, wsb + 64, 1, 0, es);
+                CHECK_MSG(st == CUDNN_STATUS_NOT_SUPPORTED, "winograd %s dir %d algo %d runs: %s", lc->name, dir,
+                          algo, cudnnGetErrorString(st));
+            } else {
+                CHECK(wsb > 0);
+                st = run(h, dir, &d, algo, &x, &w, &y, ws, wsb - 1, 1, 0, es);
+                CHECK_MSG(st == CUDNN_STATUS_BAD_PARAM, "winograd dir %d algo %d, workspace 1 byte short: %s", dir,
+                          algo, cudnnGetErrorString(st));
+                st = run(h, dir, &d, algo, &x, &w, &y, NULL, wsb, 1, 0, es);
+                CHECK_MSG(st == CUDNN_STATUS_BAD_PARAM, "winograd dir %d algo %d, NULL workspace: %s", dir, algo,
+                          cudnnGetErrorString(st));
+            }
+            CHECK_MSG(memcmp(before, outp->buf, outp->span * es) == 0, "winograd %s dir %d algo %d wrote on failure",
+                      lc->name, dir, algo);
+            if (ok) { /* and the exact size is enough */
+                CHECK_OK(run(h, dir, &d, algo, &x, &w, &y, ws, wsb, 1, 0, es));
+            }
+            free(before);
+            fdnn_guarded_free(ws);
+        }
+        CHECK_STATUS(ws_size(h, 2, &d, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD, &(size_t){0}),
+                     CUDNN_STATUS_NOT_SUPPORTED);
+        operand_free(&x);
+        operand_free(&w);
+        operand_free(&y);
+        cudnnDestroyTensorDescriptor(d.x);
+        cudnnDestroyTensorDescriptor(d.y);
+        cudnnDestroyFilterDescriptor(d.w);
+        cudnnDestroyConvolutionDescriptor(d.conv);
+    }
+}
+
+/* cudnnConvolutionBiasActivationForward through the Winograd forward
+ * solvers (their epilogue: alpha1, alpha2 * z, bias, ReLU) against the
+ * reference, NCHW and NHWC, one thread and two. */
+static void
+test_winograd_bias_activation(cudnnHandle_t h)
+{
+    static const int algos[] = {CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED};
+    shape_t s = S2("bias-act", 3, 5, 7, 1, 13, 11, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION);
+    for (int l = 0; l < 2; l++) {
+        layout_t lay = l ? L_NHWC : L_NCHW;
+        int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c, 3, 3}, yd[4];
+        descs_t d;
+        cudnnCreateTensorDescriptor(&d.x);
+        cudnnCreateTensorDescriptor(&d.y);
+        cudnnCreateFilterDescriptor(&d.w);
+        cudnnCreateConvolutionDescriptor(&d.conv);
+        CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                                 CUDNN_DATA_FLOAT));
+        CHECK_OK(cudnnSetFilterNdDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
+        operand_t x, w, y, z;
+        operand_init(&x, 4, xd, lay, false, CUDNN_TENSOR_NCHW, 4);
+        CHECK_OK(cudnnSetTensorNdDescriptor(d.x, CUDNN_DATA_FLOAT, 4, x.dims, x.st));
+        CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
+        operand_init(&w, 4, wd, lay, true, CUDNN_TENSOR_NCHW, 4);
+        operand_init(&y, 4, yd, lay, false, CUDNN_TENSOR_NCHW, 4);
+        operand_init(&z, 4, yd, lay, false, CUDNN_TENSOR_NCHW, 4);
+        CHECK_OK(cudnnSetTensorNdDescriptor(d.y, CUDNN_DATA_FLOAT, 4, y.dims, y.st));
+        cudnnTensorDescriptor_t bd;
+        cudnnCreateTensorDescriptor(&bd);
+        CHECK_OK(cudnnSetTensor4dDescriptor(bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, s.k, 1, 1));
+        cudnnActivationDescriptor_t act;
+        CHECK_OK(cudnnCreateActivationDescriptor(&act));
+        CHECK_OK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 23);
+        fill(&x, 4, &rng, true);
+        fill(&w, 4, &rng, true);
+        fill(&z, 4, &rng, true);
+        float bias[7];
+        for (int k = 0; k < s.k; k++)
+            bias[k] = (float)fdnn_rng_int(&rng, -20, 20);
+        int out3[3] = {1, yd[2], yd[3]};
+        fdnn_conv_problem_t p = geometry(&s, out3);
+        double *conv = malloc(sizeof(double) * y.count), *mag = malloc(sizeof(double) * y.count);
+        fdnn_ref_conv_fwd(&p, x.ref, w.ref, conv);
+        double *ax = malloc(sizeof(double) * x.count), *aw = malloc(sizeof(double) * w.count);
+        for (size_t i = 0; i < x.count; i++)
+            ax[i] = fabs(x.ref[i]);
+        for (size_t i = 0; i < w.count; i++)
+            aw[i] = fabs(w.ref[i]);
+        fdnn_ref_conv_fwd(&p, ax, aw, mag);
+        size_t osp = y.count / ((size_t)s.n * (size_t)s.k);
+        float a1 = 2, a2 = -1;
+        for (size_t ai = 0; ai < sizeof(algos) / sizeof(algos[0]); ai++) {
+            size_t wsb = 0;
+            CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, algos[ai], &wsb));
+            void *ws = fdnn_guarded_alloc(wsb + 1);
+            for (int threads = 1; threads <= 2; threads++) {
+                CHECK_OK(freednnSetNumThreads(h, threads));
+                poison(&y, 4);
+                CHECK_OK(cudnnConvolutionBiasActivationForward(h, &a1, d.x, x.buf, d.w, w.buf, d.conv, algos[ai], ws,
+                                                               wsb, &a2, d.y, z.buf, bd, bias, act, d.y, y.buf));
+                size_t bad = 0;
+                for (size_t i = 0; i < y.count; i++) {
+                    size_t k = (i / osp) % (size_t)s.k;
+                    double want = fmax(0.0, 2 * conv[i] - z.ref[i] + bias[k]);
+                    double allowed = 128 * 0x1p-24 * (2 * mag[i] + fabs(z.ref[i]) + fabs(bias[k]) + 1);
+                    if (!(fabs(get(&y, 4, i) - want) <= allowed))
+                        bad++;
+                }
+                CHECK_MSG(bad == 0, "bias-act %s algo %d threads %d: %zu of %zu wrong", layout_names[lay], algos[ai],
+                          threads, bad, y.count);
+            }
+            fdnn_guarded_free(ws);
+        }
+        free(conv);
+        free(mag);
+        free(ax);
+        free(aw);
+        operand_free(&x);
+        operand_free(&w);
+        operand_free(&y);
+        operand_free(&z);
+        cudnnDestroyActivationDescriptor(act);
+        cudnnDestroyTensorDescriptor(bd);
+        cudnnDestroyTensorDescriptor(d.x);
+        cudnnDestroyTensorDescriptor(d.y);
+        cudnnDestroyFilterDescriptor(d.w);
+        cudnnDestroyConvolutionDescriptor(d.conv);
+    }
+}
+
 int
 main(void)
 {
@@ -824,6 +1039,9 @@ main(void)
         S2("large 3x3", 9, 8, 16, 1, 13, 11, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("large grouped 1x1", 3, 32, 64, 2, 20, 20, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("large N=1 5x5", 1, 8, 16, 1, 24, 24, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        /* Many tiles, channel counts that are not multiples of the Winograd
+         * kernels' row blocks. */
+        S2("large 3x3 wide", 2, 32, 40, 1, 30, 29, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     };
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
@@ -879,7 +1097,13 @@ main(void)
     test_fft_api(h);
     test_fft_bias_activation(h);
     test_bias(h);
-    test_thread_determinism(h);
+    /* 9 images: image chunks in parallel; 1 image: parallel inside a chunk. */
+    test_thread_determinism(h, (shape_t)S2("determinism", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    test_thread_determinism(h, (shape_t)S2("determinism N=1", 1, 16, 24, 1, 40, 37, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    test_winograd_limits(h);
+    test_winograd_bias_activation(h);
     CHECK_OK(cudnnDestroy(h));
     return fdnn_test_finish("test_conv");
 }

@@ -39,9 +39,4 @@ cudnnStatus_t fdnn_conv_gemm_execute(const fdnn_conv_exec_t *e, fdnn_conv_gemm_v
  * parallel over output elements; no workspace. */
 cudnnStatus_t fdnn_conv_direct_execute(const fdnn_conv_exec_t *e);
 
-/* The Winograd F(2x2, 3x3) forward solver (conv_winograd.c). */
-cudnnStatus_t fdnn_conv_winograd_applicable(const fdnn_conv_problem_t *p);
-cudnnStatus_t fdnn_conv_winograd_workspace(const fdnn_conv_problem_t *p, size_t *bytes);
-cudnnStatus_t fdnn_conv_winograd_execute(const fdnn_conv_exec_t *e);
-
 #endif /* FDNN_CPU_CONV_GEMM_H */

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * What the Winograd solvers share: the forward convolution they compute
+ * (forward itself, or backward data as the forward convolution of dy), the
+ * filter transform, the input and output transforms over lanes of tiles and
+ * the output epilogue.
+ * Internal to src/cpu/conv/conv_winograd*. */
+#ifndef FDNN_CPU_CONV_WINOGRAD_ENGINE_H
+#define FDNN_CPU_CONV_WINOGRAD_ENGINE_H
+
+#include <pthreadpool.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/conv_solver.h"
+#include "cpu/conv/conv_winograd_tf.h"
+
+/* out[b, grp*cout + o, y, x] = sum_{i < cin, ky, kx < r}
+ *     in[b, grp*cin + i, y - ph + ky, x - pw + kx] * filter(grp, o, i, ky, kx)
+ * over oh x ow outputs cut into th x tw tiles of m x m (the last ones
+ * partial).  filter(grp, o, i, ky, kx) = w[grp*w_sg + o*w_so + i*w_si +
+ * fy*w_sh + fx*w_sw] with fy = r-1-ky when w_flip (fx alike).  The pointers
+ * are NULL when the geometry only sizes a workspace.  Strides in elements. */
+typedef struct fdnn_wino_geom {
+    fdnn_wino_tf_t tf;
+    int64_t batch, groups, cin, cout; /* channels per group */
+    int64_t ih, iw, oh, ow, ph, pw;   /* ph, pw may be negative (backward data, pad > r-1) */
+    int64_t th, tw, tiles;
+    const float *in;
+    int64_t in_sn, in_sc, in_sh, in_sw;
+    float *out;
+    int64_t out_sn, out_sc, out_sh, out_sw;
+    const float *w;
+    int64_t w_sg, w_so, w_si, w_sh, w_sw;
+    bool w_flip;
+    /* Epilogue: out = alpha*conv + beta*out (+ bias[channel], then ReLU). */
+    float alpha, beta;
+    const float *bias;
+    bool relu;
+} fdnn_wino_geom_t;
+
+/* The geometry of p (forward or backward data) with F(m, r); e may be NULL
+ * (sizes only). */
+void fdnn_wino_geom_init(fdnn_wino_geom_t *g, const fdnn_conv_problem_t *p, int m, const fdnn_conv_exec_t *e);
+
+/* NOT_SUPPORTED with a reason unless p is a 2-D FLOAT stride-1 dilation-1
+ * problem with a square filter of a size in `sizes` (count entries). */
+cudnnStatus_t fdnn_wino_check(const fdnn_conv_problem_t *p, const char *algo, const int *sizes, int count);
+
+/* u[e][grp*cout + o][i] = (G g G^T)[e] for every filter tap matrix g, in
+ * parallel over output channels on pool (NULL: serial).  u holds
+ * n*n * groups*cout * cin floats. */
+void fdnn_wino_filter_transform(const fdnn_wino_geom_t *g, float *u, pthreadpool_t pool);
+
+/* The input and output transforms on FDNN_WINO_LANES tiles at once (lane l
+ * of every array is one tile; the loops over lanes vectorise).  Zero
+ * coefficients are skipped, the same ones for every lane. */
+#define FDNN_WINO_LANES 16
+
+/* v[e][l] = (B^T d B)[e] of lane l, e < n*n. */
+static inline void
+fdnn_wino_input_lanes(const fdnn_wino_tf_t *tf, float d[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FDNN_WINO_LANES],
+                      float v[FDNN_WINO_MAX_N * FDNN_WINO_MAX_N][FDNN_WINO_LANES])
+{
+    int n = tf->n;
+    float t[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FDNN_WINO_LANES];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            float acc[FDNN_WINO_LANES] = {0};
+            for (int k = 0; k < n; k++) {
+                float c = tf->bt[i][k];
+                if (c == 0)
+                    continue;
+                for (int l = 0; l < FDNN_WINO_LANES; l++)
+                    acc[l] += c * d[k][j][l];
+            }
+            memcpy(t[i][j], acc, sizeof(acc));
+        }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            float acc[FDNN_WINO_LANES] = {0};
+            for (int k = 0; k < n; k++) {
+                float c = tf->bt[j][k];
+                if (c == 0)
+                    continue;
+                for (int l = 0; l < FDNN_WINO_LANES; l++)
+                    acc[l] += c * t[i][k][l];
+            }
+            memcpy(v[i * n + j], acc, sizeof(acc));
+        }
+}
+
+/* y[i][j][l] = (A^T mm A)[i][j] of lane l. */
+static inline void
+fdnn_wino_output_lanes(const fdnn_wino_tf_t *tf, float mm[FDNN_WINO_MAX_N * FDNN_WINO_MAX_N][FDNN_WINO_LANES],
+                       float y[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FDNN_WINO_LANES])
+{
+    int n = tf->n, m = tf->m;
+    float t[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FDNN_WINO_LANES];
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            float acc[FDNN_WINO_LANES] = {0};
+            for (int k = 0; k < n; k++) {
+                float c = tf->at[i][k];
+                if (c == 0)
+                    continue;
+                for (int l = 0; l < FDNN_WINO_LANES; l++)
+                    acc[l] += c * mm[k * n + j][l];
+            }
+            memcpy(t[i][j], acc, sizeof(acc));
+        }
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+            float acc[FDNN_WINO_LANES] = {0};
+            for (int k = 0; k < n; k++) {
+                float c = tf->at[j][k];
+                if (c == 0)
+                    continue;
+                for (int l = 0; l < FDNN_WINO_LANES; l++)
+                    acc[l] += c * t[i][k][l];
+            }
+            memcpy(y[i][j], acc, sizeof(acc));
+        }
+}
+
+/* v[e * es + t] = (B^T d B)[e] of the input patch of tile t0 + t of channel
+ * ci (global) of image b, for t < tb: FDNN_WINO_LANES tiles at a time. */
+void fdnn_wino_input_block(const fdnn_wino_geom_t *g, int64_t b, int64_t ci, int64_t t0, int64_t tb, float *v,
+                           int64_t es);
+
+/* Writes one output value through the epilogue. */
+static inline void
+fdnn_wino_store(const fdnn_wino_geom_t *g, float *dst, int64_t channel, float v)
+{
+    v *= g->alpha;
+    if (g->beta != 0)
+        v += g->beta * *dst;
+    if (g->bias != NULL)
+        v += g->bias[channel];
+    if (g->relu && !(v > 0))
+        v = v != v ? v : 0;
+    *dst = v;
+}
+
+/* Writes the m x m tile `tile` of channel `co` (global) of image b, clipped
+ * to the output. */
+static inline void
+fdnn_wino_store_tile(const fdnn_wino_geom_t *g, int64_t b, int64_t co, int64_t tile,
+                     float y[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N])
+{
+    int m = g->tf.m;
+    int64_t y0 = (tile / g->tw) * m, x0 = (tile % g->tw) * m;
+    float *dst = g->out + b * g->out_sn + co * g->out_sc;
+    for (int i = 0; i < m && y0 + i < g->oh; i++)
+        for (int j = 0; j < m && x0 + j < g->ow; j++)
+            fdnn_wino_store(g, dst + (y0 + i) * g->out_sh + (x0 + j) * g->out_sw, co, y[i][j]);
+}
+
+/* Backward filter, WINOGRAD_NONFUSED (conv_winograd_bwd_filter.c). */
+cudnnStatus_t fdnn_wino_bwd_filter_workspace(const fdnn_conv_problem_t *p, size_t *bytes);
+cudnnStatus_t fdnn_wino_bwd_filter_execute(const fdnn_conv_exec_t *e);
+
+/* ---- fused F(4x4, 3x3) ---------------------------------------------------- */
+
+#define FDNN_WINO_FUSED_M 4
+#define FDNN_WINO_FUSED_N 6
+#define FDNN_WINO_FUSED_NN 36
+/* Tiles of one block: one AVX-512 vector (two AVX2 ones) of lanes. */
+#define FDNN_WINO_FUSED_TB 16
+/* Output channels multiplied and transformed back together: each of the 36
+ * transformed input slices (C/g x 16 floats) is read from L2 once per 96
+ * channels and from L1 in between (24 -> 96: about 5% faster on ResNet-50
+ * res3/res4 at mb=32). */
+#define FDNN_WINO_FUSED_KB 96
+
+/* One block of the fused solver: the FDNN_WINO_FUSED_TB tiles gt0,
+ * gt0 + 1, ... of group grp, counted over the whole batch (image gt / tiles,
+ * tile gt % tiles), every output channel of the group, written to g->out
+ * through the epilogue.  u is the transformed filter
+ * (fdnn_wino_filter_transform); v (36 x cin x TB floats) and m (36 x KB x TB
+ * floats) are the caller's scratch.  Tiles past the last are computed on
+ * zeros and not stored.  The result depends on the ISA only. */
+typedef void (*fdnn_wino_fused_block_fn)(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0,
+                                         float *v, float *m);
+void fdnn_wino_fused_block__scalar(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0, float *v,
+                                   float *m);
+void fdnn_wino_fused_block__avx2(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0, float *v,
+                                 float *m);
+void fdnn_wino_fused_block__avx512(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0, float *v,
+                                   float *m);
+
+#endif /* FDNN_CPU_CONV_WINOGRAD_ENGINE_H */

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Fused Winograd F(4x4, 3x3): CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD and
+ * CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD (the latter as the forward
+ * convolution of dy, conv_winograd_engine.h).
+ *
+ * Unlike WINOGRAD_NONFUSED, no transformed input or product tensor goes
+ * through memory: the work is cut into blocks of 16 consecutive tiles of one
+ * group (counted over the whole batch, so small images still fill the 16
+ * lanes), and one per-ISA kernel (conv_winograd_fused.inc) transforms the
+ * block's 6x6 input patches (36 x C/g x 16 floats), multiplies them with the
+ * transformed filter for 96 output channels at a time and transforms those
+ * back to 4x4 outputs while they are in cache.  Only the transformed filter
+ * (36 x K x C/g, once per call) and the per-slot scratch are in the
+ * workspace.
+ *
+ * Threads: the blocks are dealt round-robin to a fixed number of slots
+ * (min(blocks, MAX_SLOTS)), each with its own scratch; slots run in
+ * parallel.  Every block is computed the same way whichever slot takes it,
+ * so the result does not depend on the thread count. */
+#include <stdint.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "core/handle.h"
+#include "core/memory.h"
+#include "cpu/conv/conv_winograd.h"
+#include "cpu/conv/conv_winograd_engine.h"
+
+#define MAX_SLOTS 16
+#define MAX_WORKSPACE ((double)(1ull << 46))
+#define TB FDNN_WINO_FUSED_TB
+
+typedef struct fplan {
+    fdnn_wino_geom_t g;
+    int64_t tblocks, items; /* tile blocks per group (over the batch); all blocks */
+    int slots;
+    size_t off_slots, v_bytes, slot_bytes, total;
+    double total_d;
+} fplan_t;
+
+static void
+make_plan(const fdnn_conv_problem_t *p, const fdnn_conv_exec_t *e, fplan_t *w)
+{
+    memset(w, 0, sizeof(*w));
+    fdnn_wino_geom_init(&w->g, p, FDNN_WINO_FUSED_M, e);
+    const fdnn_wino_geom_t *g = &w->g;
+    w->tblocks = (g->batch * g->tiles + TB - 1) / TB;
+    w->items = g->groups * w->tblocks;
+    w->slots = (int)(w->items < MAX_SLOTS ? w->items : MAX_SLOTS);
+    double u = (double)FDNN_WINO_FUSED_NN * (double)(g->groups * g->cout) * (double)g->cin * 4;
+    double v = (double)FDNN_WINO_FUSED_NN * (double)g->cin * TB * 4;
+    double m = (double)FDNN_WINO_FUSED_NN * FDNN_WINO_FUSED_KB * TB * 4;
+    w->total_d = u + (v + m) * w->slots;
+    if (w->total_d > MAX_WORKSPACE)
+        return;
+    w->off_slots = fdnn_align_up((size_t)u);
+    w->v_bytes = fdnn_align_up((size_t)v);
+    w->slot_bytes = w->v_bytes + fdnn_align_up((size_t)m);
+    w->total = w->off_slots + w->slot_bytes * (size_t)w->slots;
+}
+
+static const int fused_sizes[] = {3};
+
+cudnnStatus_t
+fdnn_conv_winograd_fused_applicable(const fdnn_conv_problem_t *p)
+{
+    if (p->dir == FDNN_CONV_BWD_FILTER)
+        return FDNN_NOT_SUPPORTED("backward-filter WINOGRAD is not implemented (cuDNN does not implement it either)");
+    return fdnn_wino_check(p, "WINOGRAD", fused_sizes, 1);
+}
+
+cudnnStatus_t
+fdnn_conv_winograd_fused_workspace(const fdnn_conv_problem_t *p, size_t *bytes)
+{
+    RETURN_IF_ERROR(fdnn_conv_winograd_fused_applicable(p));
+    fplan_t w;
+    make_plan(p, NULL, &w);
+    if (w.total_d > MAX_WORKSPACE)
+        return FDNN_NOT_SUPPORTED("WINOGRAD would need %.3g bytes of workspace", w.total_d);
+    *bytes = w.total;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+typedef struct fctx {
+    const fplan_t *w;
+    const float *u;
+    char *slots;
+    fdnn_wino_fused_block_fn block;
+} fctx_t;
+
+/* Slot s computes blocks s, s + slots, s + 2*slots, ... */
+static void
+run_slot(void *arg, size_t s)
+{
+    const fctx_t *c = arg;
+    const fplan_t *w = c->w;
+    float *v = (float *)(c->slots + s * w->slot_bytes), *m = (float *)(c->slots + s * w->slot_bytes + w->v_bytes);
+    for (int64_t it = (int64_t)s; it < w->items; it += w->slots) {
+        c->block(&w->g, c->u, it / w->tblocks, (it % w->tblocks) * TB, v, m);
+    }
+}
+
+cudnnStatus_t
+fdnn_conv_winograd_fused_execute(const fdnn_conv_exec_t *e)
+{
+    RETURN_IF_ERROR(fdnn_conv_winograd_fused_applicable(e->p));
+    fplan_t w;
+    make_plan(e->p, e, &w);
+    if (w.total_d > MAX_WORKSPACE)
+        return FDNN_NOT_SUPPORTED("WINOGRAD would need %.3g bytes of workspace", w.total_d);
+    if (e->workspace_bytes < w.total || e->workspace == NULL)
+        return FDNN_BAD_PARAM("workspace is %zu bytes, WINOGRAD needs %zu", e->workspace_bytes, w.total);
+    static const fdnn_wino_fused_block_fn blocks[FDNN_ISA_COUNT] = {
+        fdnn_wino_fused_block__scalar, fdnn_wino_fused_block__avx2, fdnn_wino_fused_block__avx512};
+    fdnn_isa_t isa = e->handle->isa;
+    if (isa > fdnn_cpu_detected_isa())
+        isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
+    float *u = (float *)e->workspace;
+    fdnn_wino_filter_transform(&w.g, u, e->pool);
+    fctx_t c = {&w, u, (char *)e->workspace + w.off_slots, blocks[isa]};
+    if (e->pool != NULL)
+        pthreadpool_parallelize_1d(e->pool, run_slot, &c, (size_t)w.slots, 0);
+    else
+        for (int s = 0; s < w.slots; s++)
+            run_slot(&c, (size_t)s);
+    return CUDNN_STATUS_SUCCESS;
+}

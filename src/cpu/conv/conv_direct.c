@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The direct convolution solver: the formula of src/ref/conv_ref.h as loops
+ * The direct convolution solver.  FP32 forward runs the blocked,
+ * register-tiled kernels of conv_direct_blocked.h; everything else (FP64,
+ * backward data and filter) the formula of src/ref/conv_ref.h as loops
  * over any strides, one output row (all positions of one (n, channel) pair,
  * or one filter (k, c) for backward filter) per task.  No workspace, no
  * GEMM; the solver of choice for depthwise convolutions, where every group
@@ -12,6 +14,7 @@
 
 #include "core/fail.h"
 #include "core/handle.h"
+#include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_gemm.h"
 
 static inline int64_t
@@ -48,6 +51,8 @@ cudnnStatus_t
 fdnn_conv_direct_execute(const fdnn_conv_exec_t *e)
 {
     const fdnn_conv_problem_t *p = e->p;
+    if (fdnn_conv_direct_blocked_applies(p))
+        return fdnn_conv_direct_blocked_execute(e);
     void (*fn)(void *, size_t);
     size_t rows;
     if (p->dir == FDNN_CONV_FWD) {

@@ -22,6 +22,7 @@ typedef struct plan {
     size_t in_floats;   /* one reordered image, all groups */
     /* Tiling of the chosen ISA. */
     fdnn_f32_conv_direct_fn kernel;
+    fdnn_f32_conv_direct_pack_fn pack16;
     int64_t ur, tiles, kbt; /* pixels per tile, tiles per row, blocks per task */
 } plan_t;
 
@@ -44,16 +45,19 @@ padded_width(const fdnn_conv_problem_t *p, int64_t max_ur)
 }
 
 static void
-isa_tiling(fdnn_isa_t isa, fdnn_f32_conv_direct_fn *kernel, int64_t *max_ur, int64_t *max_nkb)
+isa_tiling(fdnn_isa_t isa, plan_t *pl, int64_t *max_ur, int64_t *max_nkb)
 {
+    fdnn_f32_conv_direct_fn *kernel = &pl->kernel;
 #if defined(__x86_64__) || defined(__i386__)
     if (isa >= FDNN_ISA_AVX512) {
+        pl->pack16 = fdnn_f32_conv_direct_pack16__avx512;
         *kernel = fdnn_f32_conv_direct_ukernel__avx512;
         *max_ur = FDNN_AVX512_CONV_DIRECT_UR;
         *max_nkb = FDNN_AVX512_CONV_DIRECT_NKB;
         return;
     }
     if (isa >= FDNN_ISA_AVX2) {
+        pl->pack16 = fdnn_f32_conv_direct_pack16__avx2;
         *kernel = fdnn_f32_conv_direct_ukernel__avx2;
         *max_ur = FDNN_AVX2_CONV_DIRECT_UR;
         *max_nkb = FDNN_AVX2_CONV_DIRECT_NKB;
@@ -62,6 +66,7 @@ isa_tiling(fdnn_isa_t isa, fdnn_f32_conv_direct_fn *kernel, int64_t *max_ur, int
 #else
     (void)isa;
 #endif
+    pl->pack16 = fdnn_f32_conv_direct_pack16__scalar;
     *kernel = fdnn_f32_conv_direct_ukernel__scalar;
     *max_ur = FDNN_SCALAR_CONV_DIRECT_UR;
     *max_nkb = FDNN_SCALAR_CONV_DIRECT_NKB;
@@ -182,6 +187,10 @@ reorder_input(void *arg, size_t task)
             memcpy(dst + w * cin, src, sizeof(float) * (size_t)cin);
         return;
     }
+    if (sw == 1 && cin == KB && cc == KB) { /* pixels contiguous (NCHW): transposed in vector blocks */
+        pl->pack16((size_t)(w1 - w0), src, (size_t)sc, dst + w0 * cin);
+        return;
+    }
     for (int64_t c = 0; c < cin; c++) {
         if (c >= cc) {
             for (int64_t w = w0; w < w1; w++)
@@ -208,8 +217,17 @@ finish(float s, float alpha, float beta, const float *dst, const float *bias, bo
     return v;
 }
 
-/* The first `pixels` pixels and `kc` channels of a tile (row length ld)
- * into y at (n, k0, od, oh, ow0). */
+/* Whether tiles go to y channel-major: y's W is contiguous (NCHW-like),
+ * so each channel's pixels are one contiguous run. */
+static bool
+kmajor_output(const fdnn_conv_problem_t *p)
+{
+    return p->y.strides[4] == 1 && p->y.strides[1] != 1;
+}
+
+/* The first `pixels` pixels and `kc` channels of a tile into y at
+ * (n, k0, od, oh, ow0); the tile is channel-major (row length ld) when
+ * kmajor_output, else pixel-major (row length ld). */
 static void
 store_tile(const job_t *j, const float *tile, int64_t ld, int64_t k0, int64_t kc, int64_t od, int64_t oh,
            int64_t ow0, int64_t pixels)
@@ -222,29 +240,29 @@ store_tile(const job_t *j, const float *tile, int64_t ld, int64_t k0, int64_t kc
     float *y = (float *)e->out + off5(&p->y, j->n, k0, od, oh, ow0);
     int64_t sk = p->y.strides[1], sw = p->y.strides[4];
     bool plain = alpha == 1 && beta == 0 && bias == NULL && !relu;
-    if (sk == 1 && sw != 1) { /* channels contiguous: pixel by pixel */
-        for (int64_t px = 0; px < pixels; px++) {
-            float *dst = y + px * sw;
-            const float *t = tile + px * ld;
+    if (kmajor_output(p)) { /* sw == 1 */
+        for (int64_t k = 0; k < kc; k++) {
+            float *dst = y + k * sk;
+            const float *t = tile + k * ld;
             if (plain) {
-                memcpy(dst, t, sizeof(float) * (size_t)kc);
+                memcpy(dst, t, sizeof(float) * (size_t)pixels);
                 continue;
             }
-            for (int64_t k = 0; k < kc; k++)
-                dst[k] = finish(t[k], alpha, beta, dst + k, bias != NULL ? bias + k0 + k : NULL, relu);
+            const float *b = bias != NULL ? bias + k0 + k : NULL;
+            for (int64_t px = 0; px < pixels; px++)
+                dst[px] = finish(t[px], alpha, beta, dst + px, b, relu);
         }
         return;
     }
-    for (int64_t k = 0; k < kc; k++) {
-        float *dst = y + k * sk;
-        const float *b = bias != NULL ? bias + k0 + k : NULL;
-        if (plain) {
-            for (int64_t px = 0; px < pixels; px++)
-                dst[px * sw] = tile[px * ld + k];
+    for (int64_t px = 0; px < pixels; px++) {
+        float *dst = y + px * sw;
+        const float *t = tile + px * ld;
+        if (plain && sk == 1) {
+            memcpy(dst, t, sizeof(float) * (size_t)kc);
             continue;
         }
-        for (int64_t px = 0; px < pixels; px++)
-            dst[px * sw] = finish(tile[px * ld + k], alpha, beta, dst + px * sw, b, relu);
+        for (int64_t k = 0; k < kc; k++)
+            dst[k * sk] = finish(t[k], alpha, beta, dst + k * sk, bias != NULL ? bias + k0 + k : NULL, relu);
     }
 }
 
@@ -281,14 +299,29 @@ compute_row(void *arg, size_t task)
     a.in_px = (size_t)(cin * p->stride[2]);
     const float *row = j->ibuf + (size_t)(g * pl->ncb) * a.in_cb + (size_t)(od * p->stride[0]) * plane +
                        (size_t)(oh * p->stride[1] * pl->wp * cin);
-    float tile[FDNN_AVX512_CONV_DIRECT_UR * FDNN_AVX512_CONV_DIRECT_NKB * KB];
+    float tile[FDNN_AVX512_CONV_DIRECT_NKB * KB * FDNN_CONV_DIRECT_TILE_LD];
     a.tile = tile;
+    a.kmajor = kmajor_output(p);
+    a.tile_ld = FDNN_CONV_DIRECT_TILE_LD;
+    int64_t ld = a.kmajor ? FDNN_CONV_DIRECT_TILE_LD : nkb * KB;
+    /* Plain results (alpha 1, beta 0, no bias or ReLU) into a y whose
+     * pixels or channels are contiguous: the kernel stores them itself. */
+    const fdnn_conv_exec_t *e = j->e;
+    bool direct_out = e->alpha == 1 && e->beta == 0 && e->bias == NULL && !e->relu &&
+                      (a.kmajor || p->y.strides[1] == 1);
+    float *yrow = (float *)e->out + off5(&p->y, j->n, g * pl->kg + k0, od, oh, 0);
+    a.y_k = (size_t)p->y.strides[1];
+    a.y_px = (size_t)p->y.strides[4];
+    a.y_channels = (size_t)kc;
     for (int64_t t = 0; t < pl->tiles; t++) {
         int64_t ow0 = t * pl->ur;
-        a.in = row + (size_t)ow0 * a.in_px;
-        pl->kernel(&a);
         int64_t pixels = p->out[2] - ow0 < pl->ur ? p->out[2] - ow0 : pl->ur;
-        store_tile(j, tile, nkb * KB, g * pl->kg + k0, kc, od, oh, ow0, pixels);
+        a.in = row + (size_t)ow0 * a.in_px;
+        a.y = direct_out ? yrow + ow0 * p->y.strides[4] : NULL;
+        a.y_pixels = (size_t)pixels;
+        pl->kernel(&a);
+        if (!direct_out)
+            store_tile(j, tile, ld, g * pl->kg + k0, kc, od, oh, ow0, pixels);
     }
 }
 
@@ -305,7 +338,7 @@ fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e)
     if (scratch == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
     int64_t max_ur, max_nkb;
-    isa_tiling(e->handle->isa, &j.pl.kernel, &max_ur, &max_nkb);
+    isa_tiling(e->handle->isa, &j.pl, &max_ur, &max_nkb);
     tile_row(p->out[2], max_ur, &j.pl.ur, &j.pl.tiles);
     j.pl.kbt = max_nkb;
     j.nkt = (j.pl.nkb + j.pl.kbt - 1) / j.pl.kbt;

@@ -4,7 +4,9 @@
  *
  *   input   [cblocks][D'][H'][W'][cin]       zero padding materialised
  *   weights [kblocks][cblocks][kd][kh][kw][cin][16]
- *   tile    [pixels][nkb * 16]               the raw sums, row-major
+ *   tile    [pixels][nkb * 16]               the raw sums, pixel-major, or
+ *           [nkb * 16][tile_ld]              channel-major (kmajor; for
+ *                                            outputs with W contiguous)
  *
  * One call computes `pixels` consecutive output pixels of one output row
  * for nkb blocks of 16 output channels, summing over every channel block,
@@ -36,12 +38,24 @@
 typedef struct fdnn_f32_conv_direct_args {
     const float *in; /* input of pixel 0, tap 0, channel 0 of block 0 */
     const float *w;  /* weights of the first output block */
-    float *tile;     /* pixels * nkb * 16 floats */
+    float *tile;     /* pixels * nkb * 16 floats, or nkb * 16 * tile_ld */
     size_t pixels, nkb;
+    int kmajor;     /* tile channel-major: tile[k*tile_ld + pixel] */
+    size_t tile_ld; /* kmajor row length: >= FDNN_CONV_DIRECT_TILE_LD */
+    /* When y is not NULL the sums go straight to y instead of the tile
+     * (alpha 1, beta 0, no epilogue): channel k of pixel j (j < y_pixels,
+     * k < y_channels) to y[k*y_k + j*y_px], in vector stores along pixels
+     * (kmajor, y_px must be 1) or along channels (else, y_k must be 1). */
+    float *y;
+    size_t y_k, y_px, y_pixels, y_channels;
     size_t cblocks, kd, kh, kw, cin;
     size_t in_cb, in_d, in_h, in_w, in_px;
     size_t w_kb; /* floats between the weights of consecutive output blocks */
 } fdnn_f32_conv_direct_args_t;
+
+/* Channel-major tiles are written in whole transposed vector blocks: rows
+ * hold at least this many floats (pixels past `pixels` hold zeros). */
+#define FDNN_CONV_DIRECT_TILE_LD 16
 
 typedef void (*fdnn_f32_conv_direct_fn)(const fdnn_f32_conv_direct_args_t *a);
 
@@ -54,6 +68,15 @@ typedef void (*fdnn_f32_conv_direct_fn)(const fdnn_f32_conv_direct_args_t *a);
 #define FDNN_AVX2_CONV_DIRECT_NKB 1
 #define FDNN_SCALAR_CONV_DIRECT_UR 4
 #define FDNN_SCALAR_CONV_DIRECT_NKB 1
+
+/* Input packing for channel-blocked rows: dst[j*16 + c] = src[c*src_c + j]
+ * for j < pixels, c < 16 (16 channel rows with contiguous pixels, as in
+ * NCHW, transposed in vector blocks). */
+typedef void (*fdnn_f32_conv_direct_pack_fn)(size_t pixels, const float *src, size_t src_c, float *dst);
+
+void fdnn_f32_conv_direct_pack16__avx512(size_t pixels, const float *src, size_t src_c, float *dst);
+void fdnn_f32_conv_direct_pack16__avx2(size_t pixels, const float *src, size_t src_c, float *dst);
+void fdnn_f32_conv_direct_pack16__scalar(size_t pixels, const float *src, size_t src_c, float *dst);
 
 void fdnn_f32_conv_direct_ukernel__avx512(const fdnn_f32_conv_direct_args_t *a);
 void fdnn_f32_conv_direct_ukernel__avx2(const fdnn_f32_conv_direct_args_t *a);

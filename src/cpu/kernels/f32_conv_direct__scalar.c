@@ -6,6 +6,7 @@
 #include "cpu/kernels/conv_direct.h"
 
 #define UKERNEL fdnn_f32_conv_direct_ukernel__scalar
+#define PACK16 fdnn_f32_conv_direct_pack16__scalar
 #define UR FDNN_SCALAR_CONV_DIRECT_UR
 #define NKB FDNN_SCALAR_CONV_DIRECT_NKB
 #define VL 1
@@ -15,4 +16,7 @@
 #define V_LOADU(p) (*(p))
 #define V_STOREU(p, v) (*(p) = (v))
 #define V_FMA(a, b, c) ((a) * (b) + (c))
+#define V_STORE_N(p, v, n) (*(p) = (v))
+#define V_LOAD_N(p, n) (*(p))
+#define V_TRANSPOSE(r) ((void)(r)) /* 1 x 1 */
 #include "cpu/kernels/conv_direct_simd.inc"

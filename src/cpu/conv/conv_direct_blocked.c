@@ -24,6 +24,7 @@ typedef struct plan {
     fdnn_f32_conv_direct_fn kernel;
     fdnn_f32_conv_direct_pack_fn pack16;
     int64_t ur, tiles, kbt; /* pixels per tile, tiles per row, blocks per task */
+    int64_t rows;           /* output rows per tile (2 when two rows fit a tile) */
 } plan_t;
 
 /* Tiles of at most `max_ur` pixels covering `ow`, all of the same width
@@ -114,6 +115,7 @@ typedef struct job {
     float *wbuf, *ibuf;
     int64_t n; /* the image being computed */
     int64_t nkt; /* tasks along K per group: ceil(nkb / kbt) */
+    int64_t nrg; /* row groups per output depth: ceil(oh / rows) */
 } job_t;
 
 static inline int64_t
@@ -225,12 +227,12 @@ kmajor_output(const fdnn_conv_problem_t *p)
     return p->y.strides[4] == 1 && p->y.strides[1] != 1;
 }
 
-/* The first `pixels` pixels and `kc` channels of a tile into y at
- * (n, k0, od, oh, ow0); the tile is channel-major (row length ld) when
- * kmajor_output, else pixel-major (row length ld). */
+/* The first `pixels` pixels and `kc` channels of one row of a tile
+ * (channel k of pixel u at tile[k*t_k + u*t_px]) blended into y at
+ * (n, k0, od, oh, ow0). */
 static void
-store_tile(const job_t *j, const float *tile, int64_t ld, int64_t k0, int64_t kc, int64_t od, int64_t oh,
-           int64_t ow0, int64_t pixels)
+store_tile(const job_t *j, const float *tile, size_t t_k, size_t t_px, int64_t k0, int64_t kc, int64_t od,
+           int64_t oh, int64_t ow0, int64_t pixels)
 {
     const fdnn_conv_exec_t *e = j->e;
     const fdnn_conv_problem_t *p = j->p;
@@ -239,44 +241,34 @@ store_tile(const job_t *j, const float *tile, int64_t ld, int64_t k0, int64_t kc
     bool relu = e->relu;
     float *y = (float *)e->out + off5(&p->y, j->n, k0, od, oh, ow0);
     int64_t sk = p->y.strides[1], sw = p->y.strides[4];
-    bool plain = alpha == 1 && beta == 0 && bias == NULL && !relu;
-    if (kmajor_output(p)) { /* sw == 1 */
+    if (kmajor_output(p)) {
         for (int64_t k = 0; k < kc; k++) {
-            float *dst = y + k * sk;
-            const float *t = tile + k * ld;
-            if (plain) {
-                memcpy(dst, t, sizeof(float) * (size_t)pixels);
-                continue;
-            }
             const float *b = bias != NULL ? bias + k0 + k : NULL;
-            for (int64_t px = 0; px < pixels; px++)
-                dst[px] = finish(t[px], alpha, beta, dst + px, b, relu);
+            for (int64_t u = 0; u < pixels; u++)
+                y[k * sk + u * sw] = finish(tile[(size_t)k * t_k + (size_t)u * t_px], alpha, beta,
+                                            y + k * sk + u * sw, b, relu);
         }
         return;
     }
-    for (int64_t px = 0; px < pixels; px++) {
-        float *dst = y + px * sw;
-        const float *t = tile + px * ld;
-        if (plain && sk == 1) {
-            memcpy(dst, t, sizeof(float) * (size_t)kc);
-            continue;
-        }
+    for (int64_t u = 0; u < pixels; u++)
         for (int64_t k = 0; k < kc; k++)
-            dst[k * sk] = finish(t[k], alpha, beta, dst + k * sk, bias != NULL ? bias + k0 + k : NULL, relu);
-    }
+            y[k * sk + u * sw] = finish(tile[(size_t)k * t_k + (size_t)u * t_px], alpha, beta, y + k * sk + u * sw,
+                                        bias != NULL ? bias + k0 + k : NULL, relu);
 }
 
-/* Output row (g, kt, od, oh) of image j->n for
- * task = ((g*nkt + kt)*od + d)*oh + h: every tile of the row for blocks
- * [kt*kbt, kt*kbt + kbt) of group g. */
+/* Output rows of image j->n for task = ((g*nkt + kt)*od + d)*nrg + rg:
+ * rows [rg*rows, rg*rows + rows) of depth d (fewer in the last group),
+ * every tile, blocks [kt*kbt, kt*kbt + kbt) of group g. */
 static void
 compute_row(void *arg, size_t task)
 {
     const job_t *j = arg;
     const fdnn_conv_problem_t *p = j->p;
     const plan_t *pl = &j->pl;
-    int64_t oh = (int64_t)task % p->out[1], od = (int64_t)task / p->out[1] % p->out[0];
-    int64_t kt = (int64_t)task / p->out[1] / p->out[0] % j->nkt, g = (int64_t)task / p->out[1] / p->out[0] / j->nkt;
+    int64_t nrg = j->nrg;
+    int64_t rg = (int64_t)task % nrg, od = (int64_t)task / nrg % p->out[0];
+    int64_t kt = (int64_t)task / nrg / p->out[0] % j->nkt, g = (int64_t)task / nrg / p->out[0] / j->nkt;
+    int64_t oh = rg * pl->rows, rows = p->out[1] - oh < pl->rows ? p->out[1] - oh : pl->rows;
     int64_t kb0 = kt * pl->kbt;
     int64_t nkb = pl->nkb - kb0 < pl->kbt ? pl->nkb - kb0 : pl->kbt;
     int64_t k0 = kb0 * KB, kc = pl->kg - k0 < nkb * KB ? pl->kg - k0 : nkb * KB;
@@ -286,6 +278,7 @@ compute_row(void *arg, size_t task)
     a.w_kb = (size_t)(pl->ncb * pl->taps * cin * KB);
     a.w = j->wbuf + (size_t)(g * pl->nkb + kb0) * a.w_kb;
     a.pixels = (size_t)pl->ur;
+    a.rows = (size_t)rows;
     a.nkb = (size_t)nkb;
     a.cblocks = (size_t)pl->ncb;
     a.kd = (size_t)p->ker[0];
@@ -297,33 +290,66 @@ compute_row(void *arg, size_t task)
     a.in_h = (size_t)(pl->wp * cin * p->dil[1]);
     a.in_w = (size_t)(cin * p->dil[2]);
     a.in_px = (size_t)(cin * p->stride[2]);
-    const float *row = j->ibuf + (size_t)(g * pl->ncb) * a.in_cb + (size_t)(od * p->stride[0]) * plane +
-                       (size_t)(oh * p->stride[1] * pl->wp * cin);
-    float tile[FDNN_AVX512_CONV_DIRECT_NKB * KB * FDNN_CONV_DIRECT_TILE_LD];
-    a.tile = tile;
+    a.in_row = (size_t)(pl->wp * cin * p->stride[1]);
+    const float *in = j->ibuf + (size_t)(g * pl->ncb) * a.in_cb + (size_t)(od * p->stride[0]) * plane +
+                      (size_t)oh * a.in_row;
     a.kmajor = kmajor_output(p);
-    a.tile_ld = FDNN_CONV_DIRECT_TILE_LD;
-    int64_t ld = a.kmajor ? FDNN_CONV_DIRECT_TILE_LD : nkb * KB;
+    a.y_channels = (size_t)kc;
     /* Plain results (alpha 1, beta 0, no bias or ReLU) into a y whose
-     * pixels or channels are contiguous: the kernel stores them itself. */
+     * pixels or channels are contiguous: the kernel stores them itself;
+     * otherwise into a tile blended by store_tile. */
     const fdnn_conv_exec_t *e = j->e;
     bool direct_out = e->alpha == 1 && e->beta == 0 && e->bias == NULL && !e->relu &&
                       (a.kmajor || p->y.strides[1] == 1);
+    float tile[2 * FDNN_AVX512_CONV_DIRECT_NKB * KB * KB]; /* rows x 32 channels x 16 pixels */
     float *yrow = (float *)e->out + off5(&p->y, j->n, g * pl->kg + k0, od, oh, 0);
-    a.y_k = (size_t)p->y.strides[1];
-    a.y_px = (size_t)p->y.strides[4];
-    a.y_channels = (size_t)kc;
+    size_t t_k = a.kmajor ? (size_t)rows * KB : 1, t_px = a.kmajor ? 1 : (size_t)(nkb * KB);
+    if (direct_out) {
+        a.y_k = (size_t)p->y.strides[1];
+        a.y_px = (size_t)p->y.strides[4];
+        a.y_row = (size_t)p->y.strides[3];
+    } else {
+        a.y_k = t_k;
+        a.y_px = t_px;
+        a.y_row = a.kmajor ? KB : (size_t)pl->ur * t_px;
+    }
     for (int64_t t = 0; t < pl->tiles; t++) {
         int64_t ow0 = t * pl->ur;
         int64_t pixels = p->out[2] - ow0 < pl->ur ? p->out[2] - ow0 : pl->ur;
-        a.in = row + (size_t)ow0 * a.in_px;
-        a.y = direct_out ? yrow + ow0 * p->y.strides[4] : NULL;
+        a.in = in + (size_t)ow0 * a.in_px;
+        a.y = direct_out ? yrow + ow0 * p->y.strides[4] : tile;
         a.y_pixels = (size_t)pixels;
         pl->kernel(&a);
         if (!direct_out)
-            store_tile(j, tile, ld, g * pl->kg + k0, kc, od, oh, ow0, pixels);
+            for (int64_t r = 0; r < rows; r++)
+                store_tile(j, tile + (size_t)r * a.y_row, t_k, t_px, g * pl->kg + k0, kc, od, oh + r, ow0, pixels);
     }
 }
+
+/* Blocks [kt*kbt, kt*kbt + kbt) of group g for task = g*nkt + kt: their
+ * filter reorder, then every output row of image j->n with them, while the
+ * reordered filter slice is still in cache.  The first image runs this way
+ * when there are enough such tasks, which saves the filter a trip through
+ * memory when it is large and the image small (mb=1); the sums are the
+ * same as compute_row's. */
+static void
+compute_kgroup(void *arg, size_t task)
+{
+    const job_t *j = arg;
+    const plan_t *pl = &j->pl;
+    const fdnn_conv_problem_t *p = j->p;
+    size_t g = task / (size_t)j->nkt, kt = task % (size_t)j->nkt;
+    size_t kb0 = kt * (size_t)pl->kbt, kb1 = kb0 + (size_t)pl->kbt < (size_t)pl->nkb ? kb0 + (size_t)pl->kbt : (size_t)pl->nkb;
+    for (size_t kb = kb0; kb < kb1; kb++)
+        for (size_t cb = 0; cb < (size_t)pl->ncb; cb++)
+            reorder_filter(arg, (g * (size_t)pl->nkb + kb) * (size_t)pl->ncb + cb);
+    size_t rows = (size_t)(p->out[0] * j->nrg);
+    for (size_t r = 0; r < rows; r++)
+        compute_row(arg, task * rows + r);
+}
+
+/* Fewest (group, block pair) tasks for compute_kgroup. */
+#define KGROUP_TASKS 8
 
 cudnnStatus_t
 fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e)
@@ -341,16 +367,24 @@ fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e)
     isa_tiling(e->handle->isa, &j.pl, &max_ur, &max_nkb);
     tile_row(p->out[2], max_ur, &j.pl.ur, &j.pl.tiles);
     j.pl.kbt = max_nkb;
+    /* Short rows: two rows per tile, so each weight vector loaded serves
+     * twice as many pixels. */
+    j.pl.rows = j.pl.ur * 2 <= max_ur && p->out[1] >= 2 ? 2 : 1;
+    j.nrg = (p->out[1] + j.pl.rows - 1) / j.pl.rows;
     j.nkt = (j.pl.nkb + j.pl.kbt - 1) / j.pl.kbt;
     j.wbuf = (float *)scratch;
     j.ibuf = (float *)(scratch + wbytes);
-    j.n = 0;
-    pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
+    size_t kgroups = (size_t)(j.pl.g * j.nkt);
+    bool fused = kgroups >= KGROUP_TASKS;
+    if (!fused)
+        pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
     for (int64_t n = 0; n < p->n; n++) {
         j.n = n;
         pthreadpool_parallelize_1d(e->pool, reorder_input, &j, (size_t)(j.pl.g * j.pl.ncb * j.pl.dp * j.pl.hp), 0);
-        pthreadpool_parallelize_1d(e->pool, compute_row, &j,
-                                   (size_t)(j.pl.g * j.nkt * p->out[0] * p->out[1]), 0);
+        if (n == 0 && fused)
+            pthreadpool_parallelize_1d(e->pool, compute_kgroup, &j, kgroups, 0);
+        else
+            pthreadpool_parallelize_1d(e->pool, compute_row, &j, kgroups * (size_t)(p->out[0] * j.nrg), 0);
     }
     return CUDNN_STATUS_SUCCESS;
 }

@@ -8,25 +8,32 @@
  *           [nkb * 16][tile_ld]              channel-major (kmajor; for
  *                                            outputs with W contiguous)
  *
- * One call computes `pixels` consecutive output pixels of one output row
- * for nkb blocks of 16 output channels, summing over every channel block,
- * kernel tap and channel of the block:
+ * One call computes a tile of `rows` x `pixels` output pixels (rows 1 or 2
+ * consecutive output rows, `pixels` consecutive pixels of each) for nkb
+ * blocks of 16 output channels, summing over every channel block, kernel
+ * tap and channel of the block; for pixel j = r*pixels + u:
  *
- *   tile[j][b*16 + k] = sum_{cb, qd, qh, qw, c}
- *       in[cb*in_cb + qd*in_d + qh*in_h + qw*in_w + j*in_px + c]
+ *   sum[j][b*16 + k] = sum_{cb, qd, qh, qw, c}
+ *       in[cb*in_cb + qd*in_d + qh*in_h + qw*in_w + r*in_row + u*in_px + c]
  *     * w[b*w_kb + (((cb*kd + qd)*kh + qh)*kw + qw)*cin*16 + c*16 + k]
  *
  * summed in exactly that order (cb, qd, qh, qw, c outermost to innermost),
  * one FMA (or, in the portable kernel, one multiply and one add) per term,
- * so an output's bits depend on the problem and the ISA only.  The
- * accumulators stay in registers for the whole sum: per channel the kernel
- * loads nkb weight vectors and broadcasts `pixels` input values.
+ * so an output's bits depend on the problem and the ISA only, not on the
+ * tile shape.  The accumulators stay in registers for the whole sum: per
+ * channel the kernel loads nkb weight vectors and broadcasts rows*pixels
+ * input values.  Then it stores channel k of pixel (r, u), for u < y_pixels
+ * and k < y_channels, to y[r*y_row + u*y_px + k*y_k]: in vector stores
+ * along channels (y_k == 1, NHWC-like) or, with kmajor, along pixels
+ * (y_px == 1, NCHW-like: VL x VL blocks transposed in registers).  The
+ * caller points y either at the output tensor (plain results) or at a
+ * small tile it then blends itself.
  *
  * Strides are in floats and include stride and dilation (in_px = stride_w
- * * cin, in_w = dil_w * cin, ...).  Preconditions (asserted): 1 <= pixels
- * <= the kernel's FDNN_*_CONV_DIRECT_UR, 1 <= nkb <= its _NKB.  Nothing but
- * the named elements is read and only the tile is written; no allocation,
- * no threads. */
+ * * cin, in_w = dil_w * cin, ...).  Preconditions (asserted): rows * pixels
+ * <= the kernel's FDNN_*_CONV_DIRECT_UR, 1 <= nkb <= its _NKB, 1 <= y_pixels
+ * <= pixels.  Nothing but the named elements is read or written; no
+ * allocation, no threads. */
 #ifndef FDNN_CPU_KERNELS_CONV_DIRECT_H
 #define FDNN_CPU_KERNELS_CONV_DIRECT_H
 
@@ -38,24 +45,14 @@
 typedef struct fdnn_f32_conv_direct_args {
     const float *in; /* input of pixel 0, tap 0, channel 0 of block 0 */
     const float *w;  /* weights of the first output block */
-    float *tile;     /* pixels * nkb * 16 floats, or nkb * 16 * tile_ld */
-    size_t pixels, nkb;
-    int kmajor;     /* tile channel-major: tile[k*tile_ld + pixel] */
-    size_t tile_ld; /* kmajor row length: >= FDNN_CONV_DIRECT_TILE_LD */
-    /* When y is not NULL the sums go straight to y instead of the tile
-     * (alpha 1, beta 0, no epilogue): channel k of pixel j (j < y_pixels,
-     * k < y_channels) to y[k*y_k + j*y_px], in vector stores along pixels
-     * (kmajor, y_px must be 1) or along channels (else, y_k must be 1). */
-    float *y;
-    size_t y_k, y_px, y_pixels, y_channels;
+    size_t pixels, rows, nkb;
     size_t cblocks, kd, kh, kw, cin;
-    size_t in_cb, in_d, in_h, in_w, in_px;
+    size_t in_cb, in_d, in_h, in_w, in_px, in_row;
     size_t w_kb; /* floats between the weights of consecutive output blocks */
+    float *y;
+    size_t y_k, y_px, y_row, y_pixels, y_channels;
+    int kmajor; /* stores along pixels (y_px == 1) instead of channels (y_k == 1) */
 } fdnn_f32_conv_direct_args_t;
-
-/* Channel-major tiles are written in whole transposed vector blocks: rows
- * hold at least this many floats (pixels past `pixels` hold zeros). */
-#define FDNN_CONV_DIRECT_TILE_LD 16
 
 typedef void (*fdnn_f32_conv_direct_fn)(const fdnn_f32_conv_direct_args_t *a);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The direct convolution solver.  FP32 forward runs the blocked,
- * register-tiled kernels of conv_direct_blocked.h; everything else (FP64,
- * backward data and filter) the formula of src/ref/conv_ref.h as loops
+ * The direct convolution solver.  FP32 forward, and FP32 backward data with
+ * stride 1 (as a forward convolution), run the blocked, register-tiled
+ * kernels of conv_direct_blocked.h; everything else (FP64, strided
+ * backward data, backward filter) the formula of src/ref/conv_ref.h as loops
  * over any strides, one output row (all positions of one (n, channel) pair,
  * or one filter (k, c) for backward filter) per task.  No workspace, no
  * GEMM; the solver of choice for depthwise convolutions, where every group
@@ -53,6 +54,8 @@ fdnn_conv_direct_execute(const fdnn_conv_exec_t *e)
     const fdnn_conv_problem_t *p = e->p;
     if (fdnn_conv_direct_blocked_applies(p))
         return fdnn_conv_direct_blocked_execute(e);
+    if (fdnn_conv_direct_blocked_bwd_data_applies(p))
+        return fdnn_conv_direct_blocked_bwd_data(e);
     void (*fn)(void *, size_t);
     size_t rows;
     if (p->dir == FDNN_CONV_FWD) {

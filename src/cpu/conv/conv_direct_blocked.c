@@ -116,6 +116,7 @@ typedef struct job {
     int64_t n; /* the image being computed */
     int64_t nkt; /* tasks along K per group: ceil(nkb / kbt) */
     int64_t nrg; /* row groups per output depth: ceil(oh / rows) */
+    bool transposed; /* filter element (k, c) is p->w's (c, k): backward data */
 } job_t;
 
 static inline int64_t
@@ -146,9 +147,12 @@ reorder_filter(void *arg, size_t task)
                 for (int64_t c = 0; c < pl->cin; c++, dst += KB) {
                     int64_t k = 0;
                     if (c < cc) {
-                        const float *src = w + off5(&p->w, g * pl->kg + kb * KB, cb * pl->cin + c, fd, fh, fw);
+                        const float *src =
+                            j->transposed ? w + off5(&p->w, g * pl->cg + cb * pl->cin + c, kb * KB, fd, fh, fw)
+                                          : w + off5(&p->w, g * pl->kg + kb * KB, cb * pl->cin + c, fd, fh, fw);
+                        int64_t step = p->w.strides[j->transposed ? 1 : 0];
                         for (; k < kc; k++)
-                            dst[k] = src[k * p->w.strides[0]];
+                            dst[k] = src[k * step];
                     }
                     for (; k < KB; k++)
                         dst[k] = 0;
@@ -351,13 +355,16 @@ compute_kgroup(void *arg, size_t task)
 /* Fewest (group, block pair) tasks for compute_kgroup. */
 #define KGROUP_TASKS 8
 
-cudnnStatus_t
-fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e)
+/* The forward convolution e->p (for backward data, the equivalent forward
+ * problem with the filter read transposed). */
+static cudnnStatus_t
+run_forward(const fdnn_conv_exec_t *e, bool transposed)
 {
     const fdnn_conv_problem_t *p = e->p;
     job_t j;
     j.e = e;
     j.p = p;
+    j.transposed = transposed;
     RETURN_IF_ERROR(make_layout(p, &j.pl));
     size_t wbytes = fdnn_align_up(j.pl.w_floats * sizeof(float));
     char *scratch = fdnn_handle_scratch(e->handle, wbytes + fdnn_align_up(j.pl.in_floats * sizeof(float)));
@@ -387,4 +394,51 @@ fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e)
             pthreadpool_parallelize_1d(e->pool, compute_row, &j, kgroups * (size_t)(p->out[0] * j.nrg), 0);
     }
     return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e)
+{
+    return run_forward(e, false);
+}
+
+/* Backward data with stride 1 is the forward convolution of dy with the
+ * filter transposed per group (K and C swapped) and reversed in every
+ * spatial dimension, padding (ker-1)*dil - pad: dx[i] = sum_q dy[i - pad' +
+ * q*dil] * w[ker-1-q].  Negative padding (pad beyond (ker-1)*dil) has no
+ * blocked layout. */
+bool
+fdnn_conv_direct_blocked_bwd_data_applies(const fdnn_conv_problem_t *p)
+{
+    if (p->dir != FDNN_CONV_BWD_DATA || p->dtype != CUDNN_DATA_FLOAT)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (p->stride[i] != 1 || p->pad[i] > (p->ker[i] - 1) * p->dil[i])
+            return false;
+    return true;
+}
+
+cudnnStatus_t
+fdnn_conv_direct_blocked_bwd_data(const fdnn_conv_exec_t *e)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    fdnn_conv_problem_t f = *p;
+    f.dir = FDNN_CONV_FWD;
+    f.c = p->k;
+    f.k = p->c;
+    f.x = p->y; /* dy */
+    f.y = p->x; /* dx */
+    f.flip = !p->flip;
+    for (int i = 0; i < 3; i++) {
+        f.in[i] = p->out[i];
+        f.out[i] = p->in[i];
+        f.pad[i] = (p->ker[i] - 1) * p->dil[i] - p->pad[i];
+    }
+    fdnn_conv_exec_t fe = *e;
+    fe.p = &f;
+    fe.x_in = e->y_in;
+    fe.y_in = NULL;
+    fe.bias = NULL;
+    fe.relu = false;
+    return run_forward(&fe, true);
 }

@@ -36,4 +36,10 @@ bool fdnn_conv_direct_blocked_applies(const fdnn_conv_problem_t *p);
 /* Runs p (no workspace; ALLOC_FAILED when the scratch cannot grow). */
 cudnnStatus_t fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e);
 
+/* Backward data (FP32) with stride 1 and padding at most (ker-1)*dil in
+ * every dimension, as the forward convolution of dy with the transposed,
+ * reversed filter on the same kernels. */
+bool fdnn_conv_direct_blocked_bwd_data_applies(const fdnn_conv_problem_t *p);
+cudnnStatus_t fdnn_conv_direct_blocked_bwd_data(const fdnn_conv_exec_t *e);
+
 #endif /* FDNN_CPU_CONV_DIRECT_BLOCKED_H */

@@ -6,6 +6,7 @@
 
 #include "core/conv_solver.h"
 #include "core/fail.h"
+#include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_gemm.h"
 #include "core/handle.h"
 
@@ -152,8 +153,14 @@ fdnn_conv_algo_order(fdnn_conv_dir_t dir)
 bool
 fdnn_conv_prefers_direct(const fdnn_conv_problem_t *p)
 {
-    return p->dir == FDNN_CONV_FWD && p->dtype == CUDNN_DATA_FLOAT && fdnn_conv_taps(p) > 1 &&
-           (double)p->n * (double)fdnn_conv_out_spatial(p) >= DIRECT_MIN_POSITIONS;
+    if (p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_taps(p) == 1)
+        return false;
+    /* Backward data with stride 1 runs as a forward convolution on the same
+     * kernels (3x faster than ALGO_1 on res2 3x3 at mb=1, 1.6x at mb=32). */
+    if (p->dir == FDNN_CONV_BWD_DATA)
+        return fdnn_conv_direct_blocked_bwd_data_applies(p) &&
+               (double)p->n * (double)fdnn_conv_in_spatial(p) >= DIRECT_MIN_POSITIONS;
+    return p->dir == FDNN_CONV_FWD && (double)p->n * (double)fdnn_conv_out_spatial(p) >= DIRECT_MIN_POSITIONS;
 }
 
 cudnnStatus_t

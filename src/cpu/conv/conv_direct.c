@@ -52,10 +52,15 @@ cudnnStatus_t
 fdnn_conv_direct_execute(const fdnn_conv_exec_t *e)
 {
     const fdnn_conv_problem_t *p = e->p;
-    if (fdnn_conv_direct_blocked_applies(p))
-        return fdnn_conv_direct_blocked_execute(e);
-    if (fdnn_conv_direct_blocked_bwd_data_applies(p))
-        return fdnn_conv_direct_blocked_bwd_data(e);
+    bool fwd = fdnn_conv_direct_blocked_applies(p), bwd = fdnn_conv_direct_blocked_bwd_data_applies(p);
+    if (fwd || bwd) {
+        cudnnStatus_t st = fwd ? fdnn_conv_direct_blocked_execute(e) : fdnn_conv_direct_blocked_bwd_data(e);
+        if (st == CUDNN_STATUS_SUCCESS)
+            return st;
+        /* The blocked path fails only when its scratch cannot be had (out
+         * of memory, or too large to size): the loops below need none. */
+        fdnn_fail_clear();
+    }
     void (*fn)(void *, size_t);
     size_t rows;
     if (p->dir == FDNN_CONV_FWD) {

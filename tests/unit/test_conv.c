@@ -550,9 +550,12 @@ main(void)
     isa_count = fdnn_test_isa_count();
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         /* Every ISA level on NCHW; the best level only on the rest (the ISA
-         * changes the GEMM kernels, not the layout code). */
+         * changes the GEMM kernels, not the layout code), except NHWC for
+         * the direct solver's shapes, whose kernels store NHWC differently
+         * (masked channel tails) per ISA. */
+        bool direct = strncmp(shapes[i].name, "direct", 6) == 0;
         test_shape(h, &shapes[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
-        test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
+        test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, direct);
         test_shape(h, &shapes[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &shapes[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
         test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);

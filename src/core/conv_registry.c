@@ -6,6 +6,7 @@
 
 #include "core/conv_solver.h"
 #include "core/fail.h"
+#include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_fft.h"
 #include "cpu/conv/conv_gemm.h"
 #include "cpu/conv/conv_winograd.h"
@@ -162,6 +163,35 @@ fdnn_conv_algo_order(fdnn_conv_dir_t dir)
     case FDNN_CONV_BWD_FILTER: return bwd_filter;
     }
     return fwd;
+}
+
+/* Output positions (over the batch) below which the direct solver gives way
+ * to the GEMM on NCHW filters: too few positions share each filter value,
+ * and the filter's reorder into the blocked layout and its trips through
+ * the cache cost more than the GEMM reading the filter in place (ResNet-50
+ * res5 3x3 at mb=1: 49 positions; res4 at mb=1, 196, is already faster
+ * direct).  NHWC filters are repacked by the GEMM too: direct is 1.5-2x
+ * faster there at every size. */
+#define DIRECT_MIN_POSITIONS 128
+
+/* Measured with tools/freednn-bench on the ResNet-50 layers (1 thread, side
+ * by side): the blocked direct kernels beat the im2col GEMM on spatial
+ * filters (7x7 stride-2 stem, 3x3, 3x3 stride 2: no im2col pass through
+ * memory), by up to 2x at mb=32; 1x1 layers stay on the GEMM, which reads
+ * them in place. */
+bool
+fdnn_conv_prefers_direct(const fdnn_conv_problem_t *p)
+{
+    if (p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_taps(p) == 1)
+        return false;
+    /* Backward data with stride 1 runs as a forward convolution on the same
+     * kernels (3x faster than ALGO_1 on res2 3x3 at mb=1, 1.6x at mb=32). */
+    bool repacked = p->w_format != CUDNN_TENSOR_NCHW;
+    if (p->dir == FDNN_CONV_BWD_DATA)
+        return fdnn_conv_direct_blocked_bwd_data_applies(p) &&
+               (repacked || (double)p->n * (double)fdnn_conv_in_spatial(p) >= DIRECT_MIN_POSITIONS);
+    return p->dir == FDNN_CONV_FWD &&
+           (repacked || (double)p->n * (double)fdnn_conv_out_spatial(p) >= DIRECT_MIN_POSITIONS);
 }
 
 cudnnStatus_t

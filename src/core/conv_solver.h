@@ -61,6 +61,11 @@ const fdnn_conv_solver_t *fdnn_conv_solver_for(fdnn_conv_dir_t dir, int algo, co
 int fdnn_conv_algo_count(fdnn_conv_dir_t dir);
 const int *fdnn_conv_algo_order(fdnn_conv_dir_t dir);
 
+/* Whether the heuristic puts the direct solver first for p (FP32 forward
+ * and stride-1 backward-data problems where its blocked kernels beat the
+ * GEMM solvers). */
+bool fdnn_conv_prefers_direct(const fdnn_conv_problem_t *p);
+
 /* Applicability and workspace of `algo` for p, with the reason of a
  * NOT_SUPPORTED. */
 cudnnStatus_t fdnn_conv_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *workspace_bytes);

@@ -64,6 +64,20 @@ static const shape_t shapes[] = {
     S2("3x3 pad3/1 odd", 1, 3, 5, 1, 5, 11, 3, 3, 3, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("5x5 pad5/1", 2, 2, 3, 1, 4, 9, 5, 5, 5, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     {"3-D", 3, 2, 3, 4, 1, {5, 5, 4}, {3, 3, 2}, {1, 1, 0}, {1, 2, 1}, {1, 1, 2}, CUDNN_CONVOLUTION},
+    /* The blocked direct solver's tiling (blocks of 16 channels, tiles of
+     * up to 14 / 6 / 4 pixels per ISA, two-row tiles for short rows): row
+     * widths that leave a partial tile, channel counts around 16, stride 3
+     * with padding beyond the filter, dilation with stride, 1x1 images,
+     * ragged groups, a stem-like 7x7 stride 2, ragged 3-D. */
+    S2("direct tile tails", 2, 5, 19, 1, 9, 31, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("direct C,K ragged", 1, 37, 35, 1, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("direct s3 pad>k", 2, 3, 17, 1, 10, 11, 2, 2, 3, 3, 3, 3, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("direct dilated s2", 1, 18, 7, 1, 13, 12, 3, 3, 2, 2, 2, 2, 2, 2, CUDNN_CROSS_CORRELATION),
+    S2("direct 1x1 image", 3, 17, 5, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+    S2("direct groups ragged", 2, 36, 34, 2, 5, 9, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+    S2("direct stem 7x7 s2", 1, 3, 20, 1, 23, 23, 7, 7, 3, 3, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+    {"direct 3-D ragged", 3, 1, 17, 18, 1, {4, 5, 6}, {2, 3, 3}, {1, 1, 1}, {2, 1, 2}, {1, 2, 1},
+     CUDNN_CROSS_CORRELATION},
 };
 
 typedef enum layout { L_NCHW, L_NHWC, L_STRIDED } layout_t;
@@ -305,6 +319,32 @@ run(cudnnHandle_t h, int dir, descs_t *d, int algo, operand_t *x, operand_t *w, 
                                           w->buf);
 }
 
+/* y = relu(alpha * conv(x, w) + beta * y + bias), y also as z. */
+static cudnnStatus_t
+run_bias_relu(cudnnHandle_t h, descs_t *d, int algo, operand_t *x, operand_t *w, operand_t *y, void *ws, size_t wsb,
+              double alpha, double beta, size_t es, const void *bias)
+{
+    float af = (float)alpha, bf = (float)beta;
+    const void *a = es == 4 ? (const void *)&af : (const void *)&alpha;
+    const void *b = es == 4 ? (const void *)&bf : (const void *)&beta;
+    int nb = y->nb, bdims[5] = {1, y->dims[1], 1, 1, 1}, bst[5];
+    for (int i = nb - 1, s = 1; i >= 0; i--) {
+        bst[i] = s;
+        s *= bdims[i];
+    }
+    cudnnTensorDescriptor_t bd;
+    cudnnActivationDescriptor_t act;
+    cudnnCreateTensorDescriptor(&bd);
+    cudnnCreateActivationDescriptor(&act);
+    cudnnSetTensorNdDescriptor(bd, es == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE, nb, bdims, bst);
+    cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+    cudnnStatus_t st = cudnnConvolutionBiasActivationForward(h, a, d->x, x->buf, d->w, w->buf, d->conv, algo, ws,
+                                                             wsb, b, d->y, y->buf, bd, bias, act, d->y, y->buf);
+    cudnnDestroyTensorDescriptor(bd);
+    cudnnDestroyActivationDescriptor(act);
+    return st;
+}
+
 static int isa_count;
 
 static void
@@ -344,8 +384,13 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
         out3[off + i] = yd[2 + i];
     fdnn_conv_problem_t p = geometry(s, out3);
 
+    size_t out_spatial = count_of(nb - 2, yd + 2);
+    operand_t bias; /* (1, K, 1, 1[, 1]) */
+    int bd[5] = {1, s->k, 1, 1, 1};
+    operand_init(&bias, nb, bd, L_NCHW, false, ffmt, es);
     fdnn_rng_t rng;
     fdnn_rng_seed(&rng, 42);
+    fill(&bias, es, &rng, true);
     double *expect = malloc(sizeof(double) * (x.count + w.count + y.count));
     double *prior = malloc(sizeof(double) * (x.count + w.count + y.count));
     double *mag = malloc(sizeof(double) * (x.count + w.count + y.count));
@@ -403,23 +448,33 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
                 int max_threads = macs >= (double)(1 << 20) ? 2 : 1;
                 for (int threads = 1; threads <= max_threads; threads++) {
                     CHECK_OK(freednnSetNumThreads(h, threads));
-                    for (int beta_case = 0; beta_case < 2; beta_case++) {
+                    /* 0: alpha 1, beta 0 on a poisoned output; 1: alpha 2,
+                     * beta -1; 2 (forward): bias + ReLU through
+                     * cudnnConvolutionBiasActivationForward, z = y. */
+                    for (int beta_case = 0; beta_case < (dir == 0 ? 3 : 2); beta_case++) {
                         double alpha = beta_case ? 2 : 1, beta = beta_case ? -1 : 0;
                         if (beta_case)
                             memcpy(outp->buf, saved, outp->span * es);
                         else
                             poison(outp, es);
                         fdnn_poison_bytes(ws, wsb);
-                        st = run(h, dir, &d, algo, &x, &w, &y, ws, wsb, alpha, beta, es);
-                        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s %s/%s %s dir %d algo %d: status %s", s->name,
-                                  layout_names[l], ffmt == CUDNN_TENSOR_NHWC ? "nhwc" : "nchw",
-                                  es == 4 ? "f32" : "f64", dir, algo, cudnnGetErrorString(st));
+                        if (beta_case == 2)
+                            st = run_bias_relu(h, &d, algo, &x, &w, &y, ws, wsb, alpha, beta, es, bias.buf);
+                        else
+                            st = run(h, dir, &d, algo, &x, &w, &y, ws, wsb, alpha, beta, es);
+                        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s %s/%s %s dir %d algo %d case %d: status %s",
+                                  s->name, layout_names[l], ffmt == CUDNN_TENSOR_NHWC ? "nhwc" : "nchw",
+                                  es == 4 ? "f32" : "f64", dir, algo, beta_case, cudnnGetErrorString(st));
                         if (st != CUDNN_STATUS_SUCCESS)
                             continue;
                         size_t bad = 0;
                         double worst = 0, tol = algo_tolerance(dir, algo, es);
                         for (size_t i = 0; i < outp->count; i++) {
                             double want = alpha * expect[i] + beta * prior[i];
+                            if (beta_case == 2) {
+                                want += bias.ref[i / out_spatial % (size_t)s->k];
+                                want = want > 0 ? want : 0;
+                            }
                             double got = get(outp, es, i);
                             double allowed =
                                 tol * (fabs(alpha) * fmax(mag[i], mag_mean) + fabs(beta * prior[i]));
@@ -430,11 +485,11 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
                             }
                         }
                         CHECK_MSG(bad == 0,
-                                  "%s %s/%s %s dir %d algo %d isa %s threads %d beta %g: %zu of %zu wrong (first "
+                                  "%s %s/%s %s dir %d algo %d isa %s threads %d case %d: %zu of %zu wrong (first "
                                   "diff %g)",
                                   s->name, layout_names[l], ffmt == CUDNN_TENSOR_NHWC ? "nhwc" : "nchw",
-                                  es == 4 ? "f32" : "f64", dir, algo, fdnn_test_isa_name(isa), threads, beta, bad,
-                                  outp->count, worst);
+                                  es == 4 ? "f32" : "f64", dir, algo, fdnn_test_isa_name(isa), threads, beta_case,
+                                  bad, outp->count, worst);
                         if (!beta_case && l == L_STRIDED)
                             CHECK_MSG(gaps_written(outp, es) == 0, "%s dir %d algo %d wrote between elements",
                                       s->name, dir, algo);
@@ -451,6 +506,7 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
     free(ax);
     free(aw);
     free(ay);
+    operand_free(&bias);
     operand_free(&x);
     operand_free(&w);
     operand_free(&y);
@@ -1026,9 +1082,12 @@ main(void)
     isa_count = fdnn_test_isa_count();
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         /* Every ISA level on NCHW; the best level only on the rest (the ISA
-         * changes the GEMM kernels, not the layout code). */
+         * changes the GEMM kernels, not the layout code), except NHWC for
+         * the direct solver's shapes, whose kernels store NHWC differently
+         * (masked channel tails) per ISA. */
+        bool direct = strncmp(shapes[i].name, "direct", 6) == 0;
         test_shape(h, &shapes[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
-        test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
+        test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, direct);
         test_shape(h, &shapes[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &shapes[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
         test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
@@ -1042,6 +1101,10 @@ main(void)
         /* Many tiles, channel counts that are not multiples of the Winograd
          * kernels' row blocks. */
         S2("large 3x3 wide", 2, 32, 40, 1, 30, 29, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        /* Direct: 17 blocks of 16 output channels (filter reordered by the
+         * compute tasks of the first image), 7-wide rows in two-row tiles
+         * with an odd row count. */
+        S2("large direct 7x7", 2, 24, 260, 1, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     };
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);

@@ -74,13 +74,14 @@ move_to_front(int *order, int count, int algo)
 
 /* The heuristic order for p: the registry's order, with the direct solver
  * first for depthwise-like problems (one input and few output channels per
- * group), where per-group GEMMs are degenerate. */
+ * group), where per-group GEMMs are degenerate, and where the registry says
+ * its blocked kernels are faster (fdnn_conv_prefers_direct). */
 static void
 heuristic_order(const fdnn_conv_problem_t *p, int *order)
 {
     int count = fdnn_conv_algo_count(p->dir);
     memcpy(order, fdnn_conv_algo_order(p->dir), sizeof(int) * (size_t)count);
-    if (p->g > 1 && fdnn_conv_cg(p) == 1 && fdnn_conv_kg(p) <= 4) {
+    if ((p->g > 1 && fdnn_conv_cg(p) == 1 && fdnn_conv_kg(p) <= 4) || fdnn_conv_prefers_direct(p)) {
         int direct = p->dir == FDNN_CONV_FWD ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT : 0; /* ALGO_0 */
         move_to_front(order, count, direct);
     }

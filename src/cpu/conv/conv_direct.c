@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The direct convolution solver: the formula of src/ref/conv_ref.h as loops
+ * The direct convolution solver.  FP32 forward, and FP32 backward data with
+ * stride 1 (as a forward convolution), run the blocked, register-tiled
+ * kernels of conv_direct_blocked.h; everything else (FP64, strided
+ * backward data, backward filter) the formula of src/ref/conv_ref.h as loops
  * over any strides, one output row (all positions of one (n, channel) pair,
  * or one filter (k, c) for backward filter) per task.  No workspace, no
  * GEMM; the solver of choice for depthwise convolutions, where every group
@@ -12,6 +15,7 @@
 
 #include "core/fail.h"
 #include "core/handle.h"
+#include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_gemm.h"
 
 static inline int64_t
@@ -48,6 +52,15 @@ cudnnStatus_t
 fdnn_conv_direct_execute(const fdnn_conv_exec_t *e)
 {
     const fdnn_conv_problem_t *p = e->p;
+    bool fwd = fdnn_conv_direct_blocked_applies(p), bwd = fdnn_conv_direct_blocked_bwd_data_applies(p);
+    if (fwd || bwd) {
+        cudnnStatus_t st = fwd ? fdnn_conv_direct_blocked_execute(e) : fdnn_conv_direct_blocked_bwd_data(e);
+        if (st == CUDNN_STATUS_SUCCESS)
+            return st;
+        /* The blocked path fails only when its scratch cannot be had (out
+         * of memory, or too large to size): the loops below need none. */
+        fdnn_fail_clear();
+    }
     void (*fn)(void *, size_t);
     size_t rows;
     if (p->dir == FDNN_CONV_FWD) {

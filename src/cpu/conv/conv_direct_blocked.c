@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The blocked direct convolution (conv_direct_blocked.h): plan, reorders,
+ * tasks and epilogue around the microkernels of conv_direct.h. */
+#include <string.h>
+
+#include "core/fail.h"
+#include "core/handle.h"
+#include "core/memory.h"
+#include "cpu/conv/conv_direct_blocked.h"
+#include "cpu/kernels/conv_direct.h"
+
+#define KB FDNN_CONV_DIRECT_KB
+
+/* Sizes beyond this many floats are refused (no size_t overflow below). */
+#define MAX_FLOATS ((double)(1ull << 58))
+
+typedef struct plan {
+    int64_t g, cg, kg;
+    int64_t cin, ncb, nkb, taps;
+    int64_t dp, hp, wp; /* extents of the reordered image (padded) */
+    size_t w_floats;    /* reordered filter, all groups */
+    size_t in_floats;   /* one reordered image, all groups */
+    /* Tiling of the chosen ISA. */
+    fdnn_f32_conv_direct_fn kernel;
+    fdnn_f32_conv_direct_pack_fn pack16;
+    int64_t ur, tiles, kbt; /* pixels per tile, tiles per row, blocks per task */
+    int64_t rows;           /* output rows per tile (2 when two rows fit a tile) */
+} plan_t;
+
+/* Tiles of at most `max_ur` pixels covering `ow`, all of the same width
+ * (the last one may reach past the row: its extra pixels are computed on
+ * zero padding and never stored). */
+static void
+tile_row(int64_t ow, int64_t max_ur, int64_t *ur, int64_t *tiles)
+{
+    *tiles = (ow + max_ur - 1) / max_ur;
+    *ur = (ow + *tiles - 1) / *tiles;
+}
+
+static int64_t
+padded_width(const fdnn_conv_problem_t *p, int64_t max_ur)
+{
+    int64_t ur, tiles;
+    tile_row(p->out[2], max_ur, &ur, &tiles);
+    return (tiles * ur - 1) * p->stride[2] + (p->ker[2] - 1) * p->dil[2] + 1;
+}
+
+static void
+isa_tiling(fdnn_isa_t isa, plan_t *pl, int64_t *max_ur, int64_t *max_nkb)
+{
+    fdnn_f32_conv_direct_fn *kernel = &pl->kernel;
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa >= FDNN_ISA_AVX512) {
+        pl->pack16 = fdnn_f32_conv_direct_pack16__avx512;
+        *kernel = fdnn_f32_conv_direct_ukernel__avx512;
+        *max_ur = FDNN_AVX512_CONV_DIRECT_UR;
+        *max_nkb = FDNN_AVX512_CONV_DIRECT_NKB;
+        return;
+    }
+    if (isa >= FDNN_ISA_AVX2) {
+        pl->pack16 = fdnn_f32_conv_direct_pack16__avx2;
+        *kernel = fdnn_f32_conv_direct_ukernel__avx2;
+        *max_ur = FDNN_AVX2_CONV_DIRECT_UR;
+        *max_nkb = FDNN_AVX2_CONV_DIRECT_NKB;
+        return;
+    }
+#else
+    (void)isa;
+#endif
+    pl->pack16 = fdnn_f32_conv_direct_pack16__scalar;
+    *kernel = fdnn_f32_conv_direct_ukernel__scalar;
+    *max_ur = FDNN_SCALAR_CONV_DIRECT_UR;
+    *max_nkb = FDNN_SCALAR_CONV_DIRECT_NKB;
+}
+
+/* The layout part of the plan (ISA-independent, sizes the scratch). */
+static cudnnStatus_t
+make_layout(const fdnn_conv_problem_t *p, plan_t *pl)
+{
+    memset(pl, 0, sizeof(*pl));
+    pl->g = p->g;
+    pl->cg = fdnn_conv_cg(p);
+    pl->kg = fdnn_conv_kg(p);
+    pl->cin = pl->cg < KB ? pl->cg : KB;
+    pl->ncb = (pl->cg + pl->cin - 1) / pl->cin;
+    pl->nkb = (pl->kg + KB - 1) / KB;
+    pl->taps = fdnn_conv_taps(p);
+    pl->dp = (p->out[0] - 1) * p->stride[0] + (p->ker[0] - 1) * p->dil[0] + 1;
+    pl->hp = (p->out[1] - 1) * p->stride[1] + (p->ker[1] - 1) * p->dil[1] + 1;
+    /* The widest padding any ISA's tiling needs: one layout for every
+     * ISA level. */
+    int64_t wp = padded_width(p, FDNN_SCALAR_CONV_DIRECT_UR);
+    int64_t w2 = padded_width(p, FDNN_AVX2_CONV_DIRECT_UR), w3 = padded_width(p, FDNN_AVX512_CONV_DIRECT_UR);
+    wp = w2 > wp ? w2 : wp;
+    pl->wp = w3 > wp ? w3 : wp;
+    double wf = (double)pl->g * (double)pl->nkb * KB * (double)pl->ncb * (double)pl->cin * (double)pl->taps;
+    double inf = (double)pl->g * (double)pl->ncb * (double)pl->cin * (double)pl->dp * (double)pl->hp * (double)pl->wp;
+    if (wf + inf > MAX_FLOATS)
+        return FDNN_NOT_SUPPORTED("direct convolution: reordered operands of %.3g floats are too large", wf + inf);
+    pl->w_floats = (size_t)wf;
+    pl->in_floats = (size_t)inf;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+bool
+fdnn_conv_direct_blocked_applies(const fdnn_conv_problem_t *p)
+{
+    return p->dir == FDNN_CONV_FWD && p->dtype == CUDNN_DATA_FLOAT;
+}
+
+typedef struct job {
+    const fdnn_conv_exec_t *e;
+    const fdnn_conv_problem_t *p;
+    plan_t pl;
+    float *wbuf, *ibuf;
+    int64_t n; /* the image being computed */
+    int64_t nkt; /* tasks along K per group: ceil(nkb / kbt) */
+    int64_t nrg; /* row groups per output depth: ceil(oh / rows) */
+    bool transposed; /* filter element (k, c) is p->w's (c, k): backward data */
+} job_t;
+
+static inline int64_t
+off5(const fdnn_tensor_t *t, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w)
+{
+    return n * t->strides[0] + c * t->strides[1] + d * t->strides[2] + h * t->strides[3] + w * t->strides[4];
+}
+
+/* Filter block (g, kb, cb) for task = (g*nkb + kb)*ncb + cb: taps in the
+ * kernel's order, then cin channels, then 16 output channels. */
+static void
+reorder_filter(void *arg, size_t task)
+{
+    const job_t *j = arg;
+    const fdnn_conv_problem_t *p = j->p;
+    const plan_t *pl = &j->pl;
+    const float *w = j->e->w_in;
+    int64_t cb = (int64_t)task % pl->ncb, kb = (int64_t)task / pl->ncb % pl->nkb;
+    int64_t g = (int64_t)task / pl->ncb / pl->nkb;
+    float *dst = j->wbuf + task * (size_t)(pl->taps * pl->cin * KB);
+    int64_t kc = pl->kg - kb * KB < KB ? pl->kg - kb * KB : KB;
+    int64_t cc = pl->cg - cb * pl->cin < pl->cin ? pl->cg - cb * pl->cin : pl->cin;
+    for (int64_t qd = 0; qd < p->ker[0]; qd++)
+        for (int64_t qh = 0; qh < p->ker[1]; qh++)
+            for (int64_t qw = 0; qw < p->ker[2]; qw++) {
+                int64_t fd = p->flip ? p->ker[0] - 1 - qd : qd, fh = p->flip ? p->ker[1] - 1 - qh : qh;
+                int64_t fw = p->flip ? p->ker[2] - 1 - qw : qw;
+                for (int64_t c = 0; c < pl->cin; c++, dst += KB) {
+                    int64_t k = 0;
+                    if (c < cc) {
+                        const float *src =
+                            j->transposed ? w + off5(&p->w, g * pl->cg + cb * pl->cin + c, kb * KB, fd, fh, fw)
+                                          : w + off5(&p->w, g * pl->kg + kb * KB, cb * pl->cin + c, fd, fh, fw);
+                        int64_t step = p->w.strides[j->transposed ? 1 : 0];
+                        for (; k < kc; k++)
+                            dst[k] = src[k * step];
+                    }
+                    for (; k < KB; k++)
+                        dst[k] = 0;
+                }
+            }
+}
+
+/* Row (g, cb, dp, hp) of the reordered image j->n for
+ * task = ((g*ncb + cb)*dp + d)*hp + h: W' pixels of cin channels. */
+static void
+reorder_input(void *arg, size_t task)
+{
+    const job_t *j = arg;
+    const fdnn_conv_problem_t *p = j->p;
+    const plan_t *pl = &j->pl;
+    const float *x = j->e->x_in;
+    int64_t h = (int64_t)task % pl->hp, d = (int64_t)task / pl->hp % pl->dp;
+    int64_t cb = (int64_t)task / pl->hp / pl->dp % pl->ncb, g = (int64_t)task / pl->hp / pl->dp / pl->ncb;
+    int64_t cin = pl->cin, wp = pl->wp;
+    float *dst = j->ibuf + task * (size_t)(wp * cin);
+    int64_t id = d - p->pad[0], ih = h - p->pad[1];
+    if (id < 0 || id >= p->in[0] || ih < 0 || ih >= p->in[1]) {
+        memset(dst, 0, sizeof(float) * (size_t)(wp * cin));
+        return;
+    }
+    /* Padded columns [w0, w1) hold input columns 0.. */
+    int64_t w0 = p->pad[2] < wp ? p->pad[2] : wp;
+    int64_t w1 = p->pad[2] + p->in[2] < wp ? p->pad[2] + p->in[2] : wp;
+    int64_t cc = pl->cg - cb * cin < cin ? pl->cg - cb * cin : cin;
+    memset(dst, 0, sizeof(float) * (size_t)(w0 * cin));
+    if (w1 <= w0)
+        return; /* the row is all padding */
+    memset(dst + w1 * cin, 0, sizeof(float) * (size_t)((wp - w1) * cin));
+    const float *src = x + off5(&p->x, j->n, g * pl->cg + cb * cin, id, ih, w0 - p->pad[2]);
+    int64_t sc = p->x.strides[1], sw = p->x.strides[4];
+    if (sc == 1 && cc == cin) { /* channels contiguous (NHWC): pixel by pixel */
+        for (int64_t w = w0; w < w1; w++, src += sw)
+            memcpy(dst + w * cin, src, sizeof(float) * (size_t)cin);
+        return;
+    }
+    if (sw == 1 && cin == KB && cc == KB) { /* pixels contiguous (NCHW): transposed in vector blocks */
+        pl->pack16((size_t)(w1 - w0), src, (size_t)sc, dst + w0 * cin);
+        return;
+    }
+    for (int64_t c = 0; c < cin; c++) {
+        if (c >= cc) {
+            for (int64_t w = w0; w < w1; w++)
+                dst[w * cin + c] = 0;
+            continue;
+        }
+        const float *s = src + c * sc;
+        for (int64_t w = w0; w < w1; w++)
+            dst[w * cin + c] = s[(w - w0) * sw];
+    }
+}
+
+/* alpha*s (+ beta*y) (+ bias), then ReLU: the formula path's epilogue. */
+static inline float
+finish(float s, float alpha, float beta, const float *dst, const float *bias, bool relu)
+{
+    float v = alpha * s;
+    if (beta != 0)
+        v += beta * *dst;
+    if (bias != NULL)
+        v += *bias;
+    if (relu && !(v > 0))
+        v = v != v ? v : 0;
+    return v;
+}
+
+/* Whether tiles go to y channel-major: y's W is contiguous (NCHW-like),
+ * so each channel's pixels are one contiguous run. */
+static bool
+kmajor_output(const fdnn_conv_problem_t *p)
+{
+    return p->y.strides[4] == 1 && p->y.strides[1] != 1;
+}
+
+/* The first `pixels` pixels and `kc` channels of one row of a tile
+ * (channel k of pixel u at tile[k*t_k + u*t_px]) blended into y at
+ * (n, k0, od, oh, ow0). */
+static void
+store_tile(const job_t *j, const float *tile, size_t t_k, size_t t_px, int64_t k0, int64_t kc, int64_t od,
+           int64_t oh, int64_t ow0, int64_t pixels)
+{
+    const fdnn_conv_exec_t *e = j->e;
+    const fdnn_conv_problem_t *p = j->p;
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    const float *bias = e->bias;
+    bool relu = e->relu;
+    float *y = (float *)e->out + off5(&p->y, j->n, k0, od, oh, ow0);
+    int64_t sk = p->y.strides[1], sw = p->y.strides[4];
+    if (kmajor_output(p)) {
+        for (int64_t k = 0; k < kc; k++) {
+            const float *b = bias != NULL ? bias + k0 + k : NULL;
+            for (int64_t u = 0; u < pixels; u++)
+                y[k * sk + u * sw] = finish(tile[(size_t)k * t_k + (size_t)u * t_px], alpha, beta,
+                                            y + k * sk + u * sw, b, relu);
+        }
+        return;
+    }
+    for (int64_t u = 0; u < pixels; u++)
+        for (int64_t k = 0; k < kc; k++)
+            y[k * sk + u * sw] = finish(tile[(size_t)k * t_k + (size_t)u * t_px], alpha, beta, y + k * sk + u * sw,
+                                        bias != NULL ? bias + k0 + k : NULL, relu);
+}
+
+/* Output rows of image j->n for task = ((g*nkt + kt)*od + d)*nrg + rg:
+ * rows [rg*rows, rg*rows + rows) of depth d (fewer in the last group),
+ * every tile, blocks [kt*kbt, kt*kbt + kbt) of group g. */
+static void
+compute_row(void *arg, size_t task)
+{
+    const job_t *j = arg;
+    const fdnn_conv_problem_t *p = j->p;
+    const plan_t *pl = &j->pl;
+    int64_t nrg = j->nrg;
+    int64_t rg = (int64_t)task % nrg, od = (int64_t)task / nrg % p->out[0];
+    int64_t kt = (int64_t)task / nrg / p->out[0] % j->nkt, g = (int64_t)task / nrg / p->out[0] / j->nkt;
+    int64_t oh = rg * pl->rows, rows = p->out[1] - oh < pl->rows ? p->out[1] - oh : pl->rows;
+    int64_t kb0 = kt * pl->kbt;
+    int64_t nkb = pl->nkb - kb0 < pl->kbt ? pl->nkb - kb0 : pl->kbt;
+    int64_t k0 = kb0 * KB, kc = pl->kg - k0 < nkb * KB ? pl->kg - k0 : nkb * KB;
+    int64_t cin = pl->cin;
+    size_t plane = (size_t)(pl->hp * pl->wp * cin);
+    fdnn_f32_conv_direct_args_t a;
+    a.w_kb = (size_t)(pl->ncb * pl->taps * cin * KB);
+    a.w = j->wbuf + (size_t)(g * pl->nkb + kb0) * a.w_kb;
+    a.pixels = (size_t)pl->ur;
+    a.rows = (size_t)rows;
+    a.nkb = (size_t)nkb;
+    a.cblocks = (size_t)pl->ncb;
+    a.kd = (size_t)p->ker[0];
+    a.kh = (size_t)p->ker[1];
+    a.kw = (size_t)p->ker[2];
+    a.cin = (size_t)cin;
+    a.in_cb = plane * (size_t)pl->dp;
+    a.in_d = plane * (size_t)p->dil[0];
+    a.in_h = (size_t)(pl->wp * cin * p->dil[1]);
+    a.in_w = (size_t)(cin * p->dil[2]);
+    a.in_px = (size_t)(cin * p->stride[2]);
+    a.in_row = (size_t)(pl->wp * cin * p->stride[1]);
+    const float *in = j->ibuf + (size_t)(g * pl->ncb) * a.in_cb + (size_t)(od * p->stride[0]) * plane +
+                      (size_t)oh * a.in_row;
+    a.kmajor = kmajor_output(p);
+    a.y_channels = (size_t)kc;
+    /* Plain results (alpha 1, beta 0, no bias or ReLU) into a y whose
+     * pixels or channels are contiguous: the kernel stores them itself;
+     * otherwise into a tile blended by store_tile. */
+    const fdnn_conv_exec_t *e = j->e;
+    bool direct_out = e->alpha == 1 && e->beta == 0 && e->bias == NULL && !e->relu &&
+                      (a.kmajor || p->y.strides[1] == 1);
+    float tile[2 * FDNN_AVX512_CONV_DIRECT_NKB * KB * KB]; /* rows x 32 channels x 16 pixels */
+    float *yrow = (float *)e->out + off5(&p->y, j->n, g * pl->kg + k0, od, oh, 0);
+    size_t t_k = a.kmajor ? (size_t)rows * KB : 1, t_px = a.kmajor ? 1 : (size_t)(nkb * KB);
+    if (direct_out) {
+        a.y_k = (size_t)p->y.strides[1];
+        a.y_px = (size_t)p->y.strides[4];
+        a.y_row = (size_t)p->y.strides[3];
+    } else {
+        a.y_k = t_k;
+        a.y_px = t_px;
+        a.y_row = a.kmajor ? KB : (size_t)pl->ur * t_px;
+    }
+    for (int64_t t = 0; t < pl->tiles; t++) {
+        int64_t ow0 = t * pl->ur;
+        int64_t pixels = p->out[2] - ow0 < pl->ur ? p->out[2] - ow0 : pl->ur;
+        a.in = in + (size_t)ow0 * a.in_px;
+        a.y = direct_out ? yrow + ow0 * p->y.strides[4] : tile;
+        a.y_pixels = (size_t)pixels;
+        pl->kernel(&a);
+        if (!direct_out)
+            for (int64_t r = 0; r < rows; r++)
+                store_tile(j, tile + (size_t)r * a.y_row, t_k, t_px, g * pl->kg + k0, kc, od, oh + r, ow0, pixels);
+    }
+}
+
+/* Blocks [kt*kbt, kt*kbt + kbt) of group g for task = g*nkt + kt: their
+ * filter reorder, then every output row of image j->n with them, while the
+ * reordered filter slice is still in cache.  The first image runs this way
+ * when there are enough such tasks, which saves the filter a trip through
+ * memory when it is large and the image small (mb=1); the sums are the
+ * same as compute_row's. */
+static void
+compute_kgroup(void *arg, size_t task)
+{
+    const job_t *j = arg;
+    const plan_t *pl = &j->pl;
+    const fdnn_conv_problem_t *p = j->p;
+    size_t g = task / (size_t)j->nkt, kt = task % (size_t)j->nkt;
+    size_t kb0 = kt * (size_t)pl->kbt, kb1 = kb0 + (size_t)pl->kbt < (size_t)pl->nkb ? kb0 + (size_t)pl->kbt : (size_t)pl->nkb;
+    for (size_t kb = kb0; kb < kb1; kb++)
+        for (size_t cb = 0; cb < (size_t)pl->ncb; cb++)
+            reorder_filter(arg, (g * (size_t)pl->nkb + kb) * (size_t)pl->ncb + cb);
+    size_t rows = (size_t)(p->out[0] * j->nrg);
+    for (size_t r = 0; r < rows; r++)
+        compute_row(arg, task * rows + r);
+}
+
+/* Fewest (group, block pair) tasks for compute_kgroup. */
+#define KGROUP_TASKS 8
+
+/* The forward convolution e->p (for backward data, the equivalent forward
+ * problem with the filter read transposed). */
+static cudnnStatus_t
+run_forward(const fdnn_conv_exec_t *e, bool transposed)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    job_t j;
+    j.e = e;
+    j.p = p;
+    j.transposed = transposed;
+    RETURN_IF_ERROR(make_layout(p, &j.pl));
+    size_t wbytes = fdnn_align_up(j.pl.w_floats * sizeof(float));
+    char *scratch = fdnn_handle_scratch(e->handle, wbytes + fdnn_align_up(j.pl.in_floats * sizeof(float)));
+    if (scratch == NULL)
+        return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
+    int64_t max_ur, max_nkb;
+    isa_tiling(e->handle->isa, &j.pl, &max_ur, &max_nkb);
+    tile_row(p->out[2], max_ur, &j.pl.ur, &j.pl.tiles);
+    j.pl.kbt = max_nkb;
+    /* Short rows: two rows per tile, so each weight vector loaded serves
+     * twice as many pixels. */
+    j.pl.rows = j.pl.ur * 2 <= max_ur && p->out[1] >= 2 ? 2 : 1;
+    j.nrg = (p->out[1] + j.pl.rows - 1) / j.pl.rows;
+    j.nkt = (j.pl.nkb + j.pl.kbt - 1) / j.pl.kbt;
+    j.wbuf = (float *)scratch;
+    j.ibuf = (float *)(scratch + wbytes);
+    size_t kgroups = (size_t)(j.pl.g * j.nkt);
+    bool fused = kgroups >= KGROUP_TASKS;
+    if (!fused)
+        pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
+    for (int64_t n = 0; n < p->n; n++) {
+        j.n = n;
+        pthreadpool_parallelize_1d(e->pool, reorder_input, &j, (size_t)(j.pl.g * j.pl.ncb * j.pl.dp * j.pl.hp), 0);
+        if (n == 0 && fused)
+            pthreadpool_parallelize_1d(e->pool, compute_kgroup, &j, kgroups, 0);
+        else
+            pthreadpool_parallelize_1d(e->pool, compute_row, &j, kgroups * (size_t)(p->out[0] * j.nrg), 0);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e)
+{
+    return run_forward(e, false);
+}
+
+/* Backward data with stride 1 is the forward convolution of dy with the
+ * filter transposed per group (K and C swapped) and reversed in every
+ * spatial dimension, padding (ker-1)*dil - pad: dx[i] = sum_q dy[i - pad' +
+ * q*dil] * w[ker-1-q].  Negative padding (pad beyond (ker-1)*dil) has no
+ * blocked layout. */
+bool
+fdnn_conv_direct_blocked_bwd_data_applies(const fdnn_conv_problem_t *p)
+{
+    if (p->dir != FDNN_CONV_BWD_DATA || p->dtype != CUDNN_DATA_FLOAT)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (p->stride[i] != 1 || p->pad[i] > (p->ker[i] - 1) * p->dil[i])
+            return false;
+    return true;
+}
+
+cudnnStatus_t
+fdnn_conv_direct_blocked_bwd_data(const fdnn_conv_exec_t *e)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    fdnn_conv_problem_t f = *p;
+    f.dir = FDNN_CONV_FWD;
+    f.c = p->k;
+    f.k = p->c;
+    f.x = p->y; /* dy */
+    f.y = p->x; /* dx */
+    f.flip = !p->flip;
+    for (int i = 0; i < 3; i++) {
+        f.in[i] = p->out[i];
+        f.out[i] = p->in[i];
+        f.pad[i] = (p->ker[i] - 1) * p->dil[i] - p->pad[i];
+    }
+    fdnn_conv_exec_t fe = *e;
+    fe.p = &f;
+    fe.x_in = e->y_in;
+    fe.y_in = NULL;
+    fe.bias = NULL;
+    fe.relu = false;
+    return run_forward(&fe, true);
+}

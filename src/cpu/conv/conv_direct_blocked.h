@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The blocked direct convolution (FP32 forward), the fast path of the
+ * DIRECT solver (conv_direct.c):
+ *
+ *   1. the filter is reordered once per call into the workspace as
+ *      [g][K/16][C/cin][kd][kh][kw][cin][16] (cin = min(C/g, 16); channels
+ *      past K/g or C/g are zeros, CONVOLUTION mode reverses the taps here);
+ *   2. per image, the input is reordered into [g][C/cin][D'][H'][W'][cin]
+ *      with the padding materialised as zeros, so the kernel has no bounds
+ *      checks (W' also covers the last, partly used pixel tile);
+ *   3. tasks (group, pair of output-channel blocks, output row) run the
+ *      register-tiled microkernels of src/cpu/kernels/conv_direct.h over
+ *      tiles of up to 14 output pixels, then blend the tile into y (alpha,
+ *      beta, bias, ReLU) in y's own layout (any strides).
+ *
+ * Every output element is one kernel sum in a fixed order; the task
+ * partition depends on the problem and the ISA, never on the thread count.
+ *
+ * The reordered filter and image live in the handle's scratch memory, not
+ * in the caller's workspace: DIRECT stays the forward algorithm that runs
+ * with no workspace at all (the one the _v7 list offers first under
+ * CUDNN_CONV_WSCAP_DBG=0, as IMPLICIT_GEMM does in cuDNN).  Its size is the
+ * filter (K x C x taps, rounded up to blocks) plus one padded image, never
+ * the batch. */
+#ifndef FDNN_CPU_CONV_DIRECT_BLOCKED_H
+#define FDNN_CPU_CONV_DIRECT_BLOCKED_H
+
+#include <stdbool.h>
+
+#include "core/conv_solver.h"
+
+/* True when the blocked path runs p (FP32 forward); otherwise the DIRECT
+ * solver uses its formula loops. */
+bool fdnn_conv_direct_blocked_applies(const fdnn_conv_problem_t *p);
+
+/* Runs p (no workspace; ALLOC_FAILED when the scratch cannot grow). */
+cudnnStatus_t fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e);
+
+/* Backward data (FP32) with stride 1 and padding at most (ker-1)*dil in
+ * every dimension, as the forward convolution of dy with the transposed,
+ * reversed filter on the same kernels. */
+bool fdnn_conv_direct_blocked_bwd_data_applies(const fdnn_conv_problem_t *p);
+cudnnStatus_t fdnn_conv_direct_blocked_bwd_data(const fdnn_conv_exec_t *e);
+
+#endif /* FDNN_CPU_CONV_DIRECT_BLOCKED_H */

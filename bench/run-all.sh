@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Every side-by-side measurement behind docs/performance.md, in one go, on a
 # quiet machine.  Writes bench/results/<date>/*.txt.
-#   bench/run-all.sh [BUILD_DIR]
+#   bench/run-all.sh [BUILD_DIR [OUT_DIR]]
 # Peers get their best honest setting in the same run: oneDNN the same
 # thread count (OMP_NUM_THREADS) and the better of its layouts with reorders
 # counted; PyTorch torch.set_num_threads + OMP/OPENBLAS_NUM_THREADS, with
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-out=bench/results/$(date -u +%Y-%m-%d)
+out=${2:-bench/results/$(date -u +%Y-%m-%d)}
 mkdir -p "$out"
 { echo "date: $(date -u)"; lscpu | grep -E 'Model name|^CPU\(s\)|L1d|L2'; uptime; } > "$out/machine.txt"
 
@@ -31,5 +31,14 @@ for t in 1 2; do
       | tee -a "$out/summary.txt"
 done
 
+for t in 1 2; do
+  echo "== convolution, backward data and filter on the dir=fwd,bwd lines, $t thread(s), NCHW user tensors"
+  grep 'dir=fwd,bwd' shared/bench/shapes.txt 2>/dev/null > "$out/bwd_lines.txt" ||
+    grep 'dir=fwd,bwd' ../shared/bench/shapes.txt > "$out/bwd_lines.txt"
+  OMP_NUM_THREADS=$t "$build/tools/freednn-bench/freednn-bench" --threads "$t" --file "$out/bwd_lines.txt" \
+      --dir all | tee "$out/conv_bwd_t${t}.txt" || true
+done
+
+[ -n "${SKIP_MNIST:-}" ] && exit 0
 echo "== Fashion-MNIST: FreeDNN vs PyTorch, 1 epoch, 2 threads"
 examples/fashion_mnist/compare.sh "$build" 1 2 | tee "$out/fashion_mnist.txt"

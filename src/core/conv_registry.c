@@ -221,6 +221,6 @@ fdnn_conv_run(const fdnn_conv_exec_t *e, int algo)
     fdnn_conv_exec_t run = *e;
     /* Below about a million multiply-adds, waking the workers costs more
      * than the work; results are the same either way. */
-    run.pool = fdnn_conv_macs(e->p) < SMALL_MACS ? NULL : e->handle->pool;
+    run.pool = fdnn_conv_macs(e->p) < SMALL_MACS ? NULL : fdnn_handle_pool(e->handle);
     return s->execute(&run);
 }

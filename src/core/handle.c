@@ -49,8 +49,10 @@ wake_and_return(void *context, size_t i)
 void
 fdnn_handle_park_workers(cudnnHandle_t handle)
 {
-    if (handle == NULL || handle->magic != FDNN_HANDLE_MAGIC || handle->pool == NULL || !handle->park_workers)
+    if (handle == NULL || handle->magic != FDNN_HANDLE_MAGIC || handle->pool == NULL || !handle->park_workers ||
+        !handle->pool_used)
         return;
+    handle->pool_used = false;
     pthreadpool_parallelize_1d(handle->pool, wake_and_return, NULL, handle->num_threads,
                                PTHREADPOOL_FLAG_YIELD_WORKERS);
 }

@@ -25,7 +25,21 @@ struct cudnnContext {
     void *scratch; /* 64-byte aligned, grown on demand, freed with the handle */
     size_t scratch_bytes;
     bool park_workers; /* see fdnn_handle_park_workers */
+    bool pool_used;    /* a parallel step ran since the workers were parked */
 };
+
+/* The handle's pool for a parallel step (NULL when the handle runs on one
+ * thread).  Every use of the pool goes through here: it notes that the
+ * workers may be spinning, so the entry point parks them after the call,
+ * while a call that never took the pool (small problems run on the calling
+ * thread) leaves sleeping workers asleep instead of waking them to park. */
+static inline pthreadpool_t
+fdnn_handle_pool(cudnnHandle_t handle)
+{
+    if (handle->pool != NULL)
+        handle->pool_used = true;
+    return handle->pool;
+}
 
 /* BAD_PARAM with a reason unless `handle` is a live handle. */
 cudnnStatus_t fdnn_handle_check(cudnnHandle_t handle);
@@ -46,7 +60,8 @@ cudaStream_t fdnn_handle_stream_or_null(cudnnHandle_t handle);
  * within microseconds), so the generated entry point of every public
  * function that may compute calls this once, after the work: one empty
  * parallel step with PTHREADPOOL_FLAG_YIELD_WORKERS, after which the
- * workers wait on a futex.  The next call pays one wake-up (microseconds).
+ * workers wait on a futex.  The next call pays one wake-up (microseconds);
+ * a call that did not take the pool (fdnn_handle_pool) parks nothing.
  * FREEDNN_WORKER_WAIT=spin at handle creation keeps them spinning.  Safe on
  * any handle value (does nothing unless it is a live handle with a pool). */
 void fdnn_handle_park_workers(cudnnHandle_t handle);

@@ -167,7 +167,7 @@ fdnn_rnn_legacy_forward(cudnnHandle_t handle, const cudnnRNNDescriptor_t rnnDesc
                                 (double)rnnDesc->dropout->dropout);
     if (st == CUDNN_STATUS_SUCCESS) {
         bool lstm = p.cell == CUDNN_LSTM;
-        fdnn_rnn_ctx_t ctx = {handle->pool, handle->isa, handle};
+        fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};
         if (!fdnn_rnn_forward(&ctx, &p, x, y, hx, hy, lstm ? cx : NULL, lstm ? cy : NULL, w, workSpace,
                               training ? reserveSpace : NULL))
             st = FDNN_ALLOC_FAILED("out of memory for the GEMM packing buffers");

@@ -155,7 +155,7 @@ fdnn_api_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cud
         if (p.layers > 1 && dd != NULL && dd->magic == FDNN_DROPOUT_MAGIC && dd->is_set && dd->dropout > 0.0f)
             return FDNN_NOT_SUPPORTED("dropout between RNN layers (p = %g) is not implemented", (double)dd->dropout);
     }
-    fdnn_rnn_ctx_t ctx = {handle->pool, handle->isa, handle};
+    fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};
     if (!fdnn_rnn_forward(&ctx, &p, x, y, hx, hy, p.cell == CUDNN_LSTM ? cx : NULL,
                           p.cell == CUDNN_LSTM ? cy : NULL, weightSpace, workSpace,
                           training ? reserveSpace : NULL))

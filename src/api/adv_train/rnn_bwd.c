@@ -50,7 +50,7 @@ fdnn_api_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnD
     RETURN_IF_ERROR(check_spaces(&p, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize,
                                  reserveSpace, "weightSpace"));
     bool lstm = p.cell == CUDNN_LSTM;
-    fdnn_rnn_ctx_t ctx = {handle->pool, handle->isa, handle};
+    fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};
     if (!fdnn_rnn_backward_data(&ctx, &p, dy, dx, hx, dhy, dhx, lstm ? cx : NULL, lstm ? dcy : NULL,
                                 lstm ? dcx : NULL, weightSpace, workSpace, reserveSpace))
         return FDNN_ALLOC_FAILED("out of memory for the GEMM packing buffers");
@@ -76,7 +76,7 @@ fdnn_api_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t r
     RETURN_IF_NULL(y);
     RETURN_IF_ERROR(check_spaces(&p, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize,
                                  reserveSpace, "dweightSpace"));
-    fdnn_rnn_ctx_t ctx = {handle->pool, handle->isa, handle};
+    fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};
     if (!fdnn_rnn_backward_weights(&ctx, &p, addGrad == CUDNN_WGRAD_MODE_ADD, x, hx, dweightSpace, workSpace,
                                    reserveSpace))
         return FDNN_ALLOC_FAILED("out of memory for the GEMM packing buffers");

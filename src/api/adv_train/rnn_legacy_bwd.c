@@ -82,7 +82,7 @@ fdnn_api_cudnnRNNBackwardData(cudnnHandle_t handle, const cudnnRNNDescriptor_t r
         st = check_spaces(&p, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (st == CUDNN_STATUS_SUCCESS) {
         bool lstm = p.cell == CUDNN_LSTM;
-        fdnn_rnn_ctx_t ctx = {handle->pool, handle->isa, handle};
+        fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};
         if (!fdnn_rnn_backward_data(&ctx, &p, dy, dx, hx, dhy, dhx, lstm ? cx : NULL, lstm ? dcy : NULL,
                                     lstm ? dcx : NULL, w, workSpace, reserveSpace))
             st = FDNN_ALLOC_FAILED("out of memory for the GEMM packing buffers");
@@ -111,7 +111,7 @@ fdnn_api_cudnnRNNBackwardWeights(cudnnHandle_t handle, const cudnnRNNDescriptor_
     if (st == CUDNN_STATUS_SUCCESS)
         st = check_spaces(&p, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (st == CUDNN_STATUS_SUCCESS) {
-        fdnn_rnn_ctx_t ctx = {handle->pool, handle->isa, handle};
+        fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};
         /* The workspace is scratch for the gathers here, as in cuDNN's
          * legacy call whose workSpace is declared const but used. */
         if (!fdnn_rnn_backward_weights(&ctx, &p, true, x, hx, dw, (void *)workSpace, reserveSpace))

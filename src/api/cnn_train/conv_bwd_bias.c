@@ -38,7 +38,7 @@ fdnn_api_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, c
                                   fdnn_dtype_name(t.dtype));
     if (t.ndim > 5)
         return FDNN_NOT_SUPPORTED("dyDesc has %d dims; 4-D and 5-D tensors are supported", t.ndim);
-    fdnn_conv_bwd_bias(handle->pool, &t, dy, fdnn_scaling_value(alpha, t.dtype), fdnn_scaling_value(beta, t.dtype),
+    fdnn_conv_bwd_bias(fdnn_handle_pool(handle), &t, dy, fdnn_scaling_value(alpha, t.dtype), fdnn_scaling_value(beta, t.dtype),
                        db, b.strides[1]);
     return CUDNN_STATUS_SUCCESS;
 }

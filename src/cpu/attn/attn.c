@@ -70,7 +70,7 @@ project(cudnnHandle_t handle, const float *x, int64_t rows, int in, const float 
     fdnn_sgemm_args_t g = {.m = (size_t)rows, .n = (size_t)out_cols, .k = (size_t)in, .alpha = 1.0f, .a = x,
                            .lda = (size_t)in, .b = w, .ldb = (size_t)out_cols, .beta = 0.0f, .c = y,
                            .ldc = (size_t)out_cols, .bias_col = bias};
-    return fdnn_sgemm(&g, handle->pool, handle->isa, NULL, 0);
+    return fdnn_sgemm(&g, fdnn_handle_pool(handle), handle->isa, NULL, 0);
 }
 
 typedef struct attn_job {
@@ -150,7 +150,7 @@ fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const floa
         return false;
     if (p->v_proj && !project(handle, v, p->nk, p->vS, p->wv, p->bv, H * p->vP, j.w.vp))
         return false;
-    pthreadpool_parallelize_1d(handle->pool, attn_task, &j, (size_t)p->batch * p->beam * H, 0);
+    pthreadpool_parallelize_1d(fdnn_handle_pool(handle), attn_task, &j, (size_t)p->batch * p->beam * H, 0);
     if (j.failed)
         return false;
     const float *res = j.w.hc;

@@ -272,7 +272,7 @@ fdnn_bn_engine_run(cudnnHandle_t handle, const bn_walk_t *w, const bn_pass_t *p,
     for (int t = 0; t < BN_NT; t++)
         T.esize[t] = t == BN_MASK ? 1 : fdnn_dtype_size(p->dtype[t]);
     T.fast = fast_path(p);
-    pthreadpool_t pool = L.rows * L.len >= BN_PARALLEL_MIN_ELEMENTS ? handle->pool : NULL;
+    pthreadpool_t pool = L.rows * L.len >= BN_PARALLEL_MIN_ELEMENTS ? fdnn_handle_pool(handle) : NULL;
     if (L.items > 0)
         pthreadpool_parallelize_1d(pool, run_chunk, &T, (size_t)T.chunks, 0);
     if (!reduce)

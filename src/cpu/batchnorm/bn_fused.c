@@ -158,7 +158,7 @@ finish_stats(const job_t *j, int64_t c, double shift, double t1, double t2, doub
 static pthreadpool_t
 pool_for(cudnnHandle_t handle, const layout_t *L)
 {
-    return L->N * L->C * L->S >= PARALLEL_MIN_ELEMENTS ? handle->pool : NULL;
+    return L->N * L->C * L->S >= PARALLEL_MIN_ELEMENTS ? fdnn_handle_pool(handle) : NULL;
 }
 
 /* ---- planes ----------------------------------------------------------------- */

@@ -42,7 +42,7 @@ blend(void *base, cudnnDataType_t dt, int64_t off, double v, double alpha, doubl
 static pthreadpool_t
 pool_for(cudnnHandle_t handle, int64_t work)
 {
-    return work >= 32768 ? handle->pool : NULL;
+    return work >= 32768 ? fdnn_handle_pool(handle) : NULL;
 }
 
 static double

@@ -148,6 +148,6 @@ fdnn_tensor_eltwise(cudnnHandle_t handle, const fdnn_eltwise_t *p)
         tasks *= d == plan.nd - 2 ? (plan.dims[d] + plan.group - 1) / plan.group : plan.dims[d];
     }
     elt_ctx_t ctx = {&plan, pick_task(handle->isa)};
-    pthreadpool_t pool = rows * plan.dims[plan.nd - 1] < SERIAL_MAX ? NULL : handle->pool;
+    pthreadpool_t pool = rows * plan.dims[plan.nd - 1] < SERIAL_MAX ? NULL : fdnn_handle_pool(handle);
     pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)tasks, FLAGS);
 }

@@ -134,7 +134,7 @@ fdnn_tensor_reduce(cudnnHandle_t handle, const fdnn_reduce_t *p, void *workspace
         vertical_fn = fdnn_red_vertical_task__avx2;
     }
 #endif
-    pthreadpool_t pool = plan.outputs * plan.rcount < SERIAL_MAX ? NULL : handle->pool;
+    pthreadpool_t pool = plan.outputs * plan.rcount < SERIAL_MAX ? NULL : fdnn_handle_pool(handle);
     if (plan.kv >= 0) {
         /* one pass of row blocks; with chunks, a second pass combines */
         red_ctx_t ctx = {&plan, vertical_fn};

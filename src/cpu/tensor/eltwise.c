@@ -18,11 +18,6 @@
  * calling thread (the results are the same either way). */
 #define SERIAL_MAX 16384
 
-/* Workers sleep as soon as the operation ends instead of spinning for the
- * next one: these are single passes over memory, and spinning threads would
- * take the cores from the caller between calls. */
-#define FLAGS PTHREADPOOL_FLAG_YIELD_WORKERS
-
 typedef void (*elt_task_fn)(const fdnn_elt_plan_t *, size_t);
 
 static elt_task_fn
@@ -149,5 +144,5 @@ fdnn_tensor_eltwise(cudnnHandle_t handle, const fdnn_eltwise_t *p)
     }
     elt_ctx_t ctx = {&plan, pick_task(handle->isa)};
     pthreadpool_t pool = rows * plan.dims[plan.nd - 1] < SERIAL_MAX ? NULL : fdnn_handle_pool(handle);
-    pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)tasks, FLAGS);
+    pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)tasks, 0);
 }

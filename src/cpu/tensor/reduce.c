@@ -26,11 +26,6 @@
 /* Below this many input elements run on the calling thread (same results). */
 #define SERIAL_MAX 16384
 
-/* Workers sleep as soon as the operation ends instead of spinning for the
- * next one: these are single passes over memory, and spinning threads would
- * take the cores from the caller between calls. */
-#define FLAGS PTHREADPOOL_FLAG_YIELD_WORKERS
-
 typedef void (*red_task_fn)(const fdnn_red_plan_t *, size_t);
 
 /* The plan of reducing a into c (p->a and p->c are all it reads). */
@@ -138,14 +133,13 @@ fdnn_tensor_reduce(cudnnHandle_t handle, const fdnn_reduce_t *p, void *workspace
     if (plan.kv >= 0) {
         /* one pass of row blocks; with chunks, a second pass combines */
         red_ctx_t ctx = {&plan, vertical_fn};
-        pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.groups * plan.columns * plan.nchunks),
-                                   FLAGS);
+        pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.groups * plan.columns * plan.nchunks), 0);
         if (plan.nchunks == 1)
             return;
     } else if (plan.nchunks > 1) {
         red_ctx_t ctx = {&plan, chunk_fn};
-        pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.outputs * plan.nchunks), FLAGS);
+        pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.outputs * plan.nchunks), 0);
     }
     red_ctx_t ctx = {&plan, output_fn};
-    pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)plan.outputs, FLAGS);
+    pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)plan.outputs, 0);
 }

@@ -292,4 +292,20 @@ tt_random_dims(fdnn_rng_t *rng, int nd, int *dims, int64_t max_elems)
     }
 }
 
+/* The scaling-factor argument: a double for DOUBLE compute, else float. */
+typedef union {
+    float f;
+    double d;
+} scale_arg_t;
+
+static inline const void *
+scale_arg(scale_arg_t *s, double v, bool f64)
+{
+    if (f64)
+        s->d = v;
+    else
+        s->f = (float)v;
+    return s;
+}
+
 #endif /* FDNN_TENSOR_TEST_UTIL_H */

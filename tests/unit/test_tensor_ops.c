@@ -20,22 +20,6 @@ pick_scale(void)
     return scales[fdnn_rng_int(&rng, 0, 4)];
 }
 
-/* The scaling-factor argument: a double for DOUBLE compute, else float. */
-typedef union {
-    float f;
-    double d;
-} scale_arg_t;
-
-static const void *
-scale_arg(scale_arg_t *s, double v, bool f64)
-{
-    if (f64)
-        s->d = v;
-    else
-        s->f = (float)v;
-    return s;
-}
-
 /* Runs `call` once per ISA x threads combination on a freshly initialised
  * output (its initial bytes saved in `init`) and checks every result is
  * within tolerance of out->ref and bitwise the same as the first. */

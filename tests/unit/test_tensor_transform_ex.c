@@ -20,21 +20,6 @@
 static cudnnHandle_t handle;
 static fdnn_rng_t rng;
 
-typedef union {
-    float f;
-    double d;
-} scale_arg_t;
-
-static const void *
-scale_arg(scale_arg_t *s, double v, bool f64)
-{
-    if (f64)
-        s->d = v;
-    else
-        s->f = (float)v;
-    return s;
-}
-
 typedef struct ex_case {
     cudnnTensorTransformDescriptor_t tr;
     scale_arg_t sa, sb;

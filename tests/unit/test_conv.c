@@ -58,6 +58,11 @@ static const shape_t shapes[] = {
     /* Over 2^20 multiply-adds, so 2 threads too: parallel image chunks with
      * their own GEMM scratch, batched backward filter, 6x49 panels. */
     S2("7x7 batch 20 two threads", 20, 16, 32, 1, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* Backward filter's rows path (images under 256 positions): 13 images
+     * of 169 positions make two dy^T image groups (2048 positions each at
+     * most), 20 x 9 rows per group two row blocks, Kg = 20 a partial strip,
+     * and the position blocks straddle images. */
+    S2("rows path groups", 13, 40, 40, 2, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     /* Winograd edges: padding 0, 2 and 3 (backward data pads by r-1-pad,
      * negative here), partial tiles, groups in CONVOLUTION mode. */
     S2("3x3 conv-mode pad2/0 g2", 2, 4, 6, 2, 9, 7, 3, 3, 2, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),

@@ -42,6 +42,20 @@
 #define FUSED_MR 14
 #define FUSED_NR 32
 
+/* Backward filter on small images (fewer than FUSED_KC_W positions each),
+ * FP32, the "rows" path: the filter gradient is computed in blocks of
+ * ROWS_TILES microkernel row tiles of CRS (x all of Kg), each block by one
+ * task over every image, so the block stays in L2 for the whole batch
+ * instead of the whole filter streaming through memory once per few images
+ * (and no partial filters to add up).  Positions (image after image) go in
+ * blocks of ROWS_KC; images in groups of at most ROWS_POSITIONS positions,
+ * whose dy^T is packed once (the workspace holds one group).  ROWS_LANES
+ * tasks at most, each with its own im2col block. */
+#define ROWS_TILES 12
+#define ROWS_KC 256
+#define ROWS_POSITIONS 2048
+#define ROWS_LANES 8
+
 /* Backward filter keeps one partial filter per chunk; fewer chunks when
  * those would exceed this many bytes. */
 #define PARTIAL_FILTER_BYTES (64u * 1024u * 1024u)
@@ -61,6 +75,8 @@ typedef struct plan {
     int64_t tile;   /* output positions per panel */
     int nchunks;    /* image chunks (fixed by the problem) */
     int64_t wimg;   /* images side by side in one panel (fused backward filter), else 1 */
+    bool rows;      /* backward filter on the rows path (see ROWS_TILES) */
+    int64_t img_group; /* rows path: images per dy^T packing */
     bool one_by_one; /* 1x1, stride 1, no padding: x and dx are their own col */
     bool pack_w;    /* the filter is repacked (NHWC or CONVOLUTION mode) */
     bool fused; /* FP32 implicit fwd/bwd data: panels fed to the microkernel directly */
@@ -140,11 +156,29 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
         pl->wimg = w > 1 ? w : 1;
     }
 
+    /* The rows path replaces the chunks: one partial (the whole filter
+     * gradient, transposed), dy^T of one image group as the "tmp" buffer,
+     * ROWS_LANES im2col blocks (plus one packed row tile each, for kernels
+     * without in-place rows) as the "col" buffer. */
+    pl->rows = p->dir == FDNN_CONV_BWD_FILTER && p->dtype == CUDNN_DATA_FLOAT && v == FDNN_CONV_GEMM_IMPLICIT &&
+               pl->tile == pl->osp && pl->osp < FUSED_KC_W;
+    if (pl->rows) {
+        chunks = 1;
+        pl->nchunks = 1;
+        pl->wimg = 1;
+        int64_t gsz = ROWS_POSITIONS / pl->osp;
+        pl->img_group = gsz < 1 ? 1 : gsz > p->n ? p->n : gsz;
+    }
+
     /* Sizes, overflow-checked in double first: anything beyond 2^62 bytes is
      * NOT_SUPPORTED (a real workspace could never hold it). */
     double w_el = (double)p->k * (double)pl->crs;
     double col_el = (double)pl->crs * (double)pl->tile * (double)pl->wimg;
     double tmp_el = (double)(pl->kg > pl->cg ? pl->kg : pl->cg) * (double)pl->tile * (double)pl->wimg;
+    if (pl->rows) {
+        col_el = (double)ROWS_LANES * (ROWS_TILES + 1) * FUSED_MR * ROWS_KC;
+        tmp_el = (double)((pl->kg + FUSED_NR - 1) / FUSED_NR * FUSED_NR) * (double)(pl->img_group * pl->osp);
+    }
     double acc_el = p->dir == FDNN_CONV_BWD_DATA ? (double)pl->cg * (double)pl->isp
                     : p->dir == FDNN_CONV_BWD_FILTER ? w_el
                                                      : 0;
@@ -173,7 +207,7 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
      * whole strips). */
     size_t strip_el = p->dir == FDNN_CONV_BWD_FILTER ? (size_t)(FUSED_KC_W * (pl->kg + FUSED_NR - 1))
                                                      : (size_t)(FUSED_KC * FUSED_NR);
-    pl->strip_bytes = pl->fused ? fdnn_align_up(strip_el * pl->es) : 0;
+    pl->strip_bytes = pl->fused && !pl->rows ? fdnn_align_up(strip_el * pl->es) : 0;
     pl->off_chunks = c.used;
     pl->col_bytes = fdnn_align_up((size_t)col_el * pl->es);
     pl->tmp_bytes = fdnn_align_up((size_t)tmp_el * pl->es);

@@ -47,8 +47,8 @@ static const shape_t shapes[] = {
     S2("odd asym", 1, 3, 2, 1, 11, 5, 2, 4, 0, 3, 3, 1, 1, 2, CUDNN_CROSS_CORRELATION),
     S2("1-D as H=1", 2, 3, 4, 1, 1, 17, 1, 5, 0, 2, 1, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("big batch", 11, 2, 3, 1, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
-    /* Backward filter puts the panels of small images side by side (2 or 3
-     * per group here, groups within the fixed image chunks). */
+    /* Small images: backward filter's rows path with groups, 1x1 and
+     * strided. */
     S2("small images batched 1x1 groups", 20, 4, 6, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("small images batched 3x3 s2", 19, 3, 5, 1, 7, 6, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
     /* 7x7 and 14x14 outputs: forward and backward data panels on the GEMM

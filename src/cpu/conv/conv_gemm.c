@@ -35,10 +35,6 @@
  * that buffer (block x Kg) small. */
 #define FUSED_KC_W 256
 #define FUSED_MC 256
-/* Backward filter on small images (one panel per image, fewer than
- * FUSED_KC_W positions): up to this many bytes of im2col panel hold several
- * images side by side, so each k block of the product spans them. */
-#define WIDE_PANEL_BYTES (4u * 1024u * 1024u)
 #define FUSED_MR 14
 #define FUSED_NR 32
 
@@ -74,7 +70,6 @@ typedef struct plan {
     int64_t n, g, cg, kg, q, crs, osp, isp;
     int64_t tile;   /* output positions per panel */
     int nchunks;    /* image chunks (fixed by the problem) */
-    int64_t wimg;   /* images side by side in one panel (fused backward filter), else 1 */
     bool rows;      /* backward filter on the rows path (see ROWS_TILES) */
     int64_t img_group; /* rows path: images per dy^T packing */
     bool one_by_one; /* 1x1, stride 1, no padding: x and dx are their own col */
@@ -140,21 +135,6 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
             chunks = cap;
     }
     pl->nchunks = (int)chunks;
-    /* Backward filter on small images: with k = one image's positions (49
-     * for 7x7) the product re-reads and re-writes the whole partial filter
-     * every 49 multiply-adds per element; images side by side make the k
-     * block up to FUSED_KC_W long.  The grouping follows the chunks (fixed
-     * by the problem), so the sums do not depend on the thread count. */
-    pl->wimg = 1;
-    if (p->dir == FDNN_CONV_BWD_FILTER && p->dtype == CUDNN_DATA_FLOAT && v == FDNN_CONV_GEMM_IMPLICIT &&
-        pl->tile == pl->osp && pl->osp < FUSED_KC_W) {
-        int64_t per_chunk = (p->n + chunks - 1) / chunks;
-        int64_t cap = (int64_t)WIDE_PANEL_BYTES / (pl->crs * pl->osp * (int64_t)pl->es);
-        int64_t w = FUSED_KC_W / pl->osp;
-        w = w < cap ? w : cap;
-        w = w < per_chunk ? w : per_chunk;
-        pl->wimg = w > 1 ? w : 1;
-    }
 
     /* The rows path replaces the chunks: one partial (the whole filter
      * gradient, transposed), dy^T of one image group as the "tmp" buffer,
@@ -165,7 +145,6 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     if (pl->rows) {
         chunks = 1;
         pl->nchunks = 1;
-        pl->wimg = 1;
         int64_t gsz = ROWS_POSITIONS / pl->osp;
         pl->img_group = gsz < 1 ? 1 : gsz > p->n ? p->n : gsz;
     }
@@ -173,8 +152,8 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     /* Sizes, overflow-checked in double first: anything beyond 2^62 bytes is
      * NOT_SUPPORTED (a real workspace could never hold it). */
     double w_el = (double)p->k * (double)pl->crs;
-    double col_el = (double)pl->crs * (double)pl->tile * (double)pl->wimg;
-    double tmp_el = (double)(pl->kg > pl->cg ? pl->kg : pl->cg) * (double)pl->tile * (double)pl->wimg;
+    double col_el = (double)pl->crs * (double)pl->tile;
+    double tmp_el = (double)(pl->kg > pl->cg ? pl->kg : pl->cg) * (double)pl->tile;
     if (pl->rows) {
         col_el = (double)ROWS_LANES * (ROWS_TILES + 1) * FUSED_MR * ROWS_KC;
         tmp_el = (double)((pl->kg + FUSED_NR - 1) / FUSED_NR * FUSED_NR) * (double)(pl->img_group * pl->osp);
@@ -375,7 +354,6 @@ typedef struct task_ctx {
                     backward data then keeps W^T as plain rows [G][CRS][Kg] in apack */
     /* per-row task arguments (im2col / col2im) */
     int64_t n, grp, p0, tw;
-    int64_t col_ld; /* row stride of the panel; 0: tw */
     void *col;
     void *acc;
 } task_ctx_t;

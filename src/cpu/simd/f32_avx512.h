@@ -173,6 +173,18 @@ fv_split_exp_(fv_t x, fv_t *e)
     return _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
 }
 
+/* exp's final scaling in one instruction (see f32_math.inc): p * 2^nf for
+ * an integer-valued nf, rounded once, exactly as the two-factor product it
+ * replaces (whose first factor is exact); nf by rounding to nearest even,
+ * as fv_cvt_round does. */
+#define FV_HAS_SCALEF 1
+static inline fv_t
+fv_round_nearest_(fv_t a)
+{
+    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+static inline fv_t fv_scalef_(fv_t p, fv_t nf) { return _mm512_scalef_ps(p, nf); }
+
 #include "cpu/simd/f32_math.inc"
 
 #endif /* FDNN_SIMD_F32_AVX512_H */

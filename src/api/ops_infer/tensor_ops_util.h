@@ -16,8 +16,9 @@
  * 1u << cudnnDataType_t). */
 cudnnStatus_t fdnn_tops_view(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed, fdnn_tensor_t *out);
 
-/* For the operations that check shapes before data types, as cuDNN does
- * (cudnnAddTensor, cudnnOpTensor): the view of any valid descriptor (BAD_PARAM
+/* For the operations that refuse NCHW_VECT_C in their own order, as cuDNN
+ * does (cudnnAddTensor and cudnnOpTensor check shapes first; also
+ * cudnnReduceTensor): the view of any valid descriptor (BAD_PARAM
  * otherwise), its data type unchecked.  An NCHW_VECT_C descriptor's C counts
  * vectors here, since cuDNN compares shapes in vectors; such a view serves
  * the shape checks only, and fdnn_tops_check_type refuses it next. */

@@ -12,7 +12,9 @@
  * - Fold then unfold with the pads negated is the identity.
  * - Filters: layout changes, folding, INT8 <-> INT8x32 NCHW_VECT_C.
  * - NCHW_VECT_C tensors: INT8 / FLOAT <-> INT8x4 with padding in whole
- *   vectors.
+ *   vectors by hand; random folds, unfolds, pads and crops with
+ *   NCHW_VECT_C on either side or both against the reference of the
+ *   equivalent plain tensors.
  * - Bad inputs: statuses and nothing written. */
 #include "ref/tensor_ops_ref.h"
 #include "tensor_test_util.h"

@@ -5,7 +5,8 @@
  * 5 dims), NCHW / NHWC / randomly strided layouts, broadcasts, every data
  * type combination cuDNN takes, alpha/beta with poisoned outputs, NaN
  * propagation, every ISA level and 1 or 2 threads (bitwise identical), and
- * the statuses of bad inputs. */
+ * the statuses of bad inputs (NCHW_VECT_C in AddTensor / OpTensor: cuDNN's
+ * statuses, nothing written). */
 #include "ref/tensor_ops_ref.h"
 #include "tensor_test_util.h"
 
@@ -199,9 +200,10 @@ call_add(void *p)
 static void
 test_add_tensor_case(int iter)
 {
+    /* INT8 too: cuDNN 9 takes it (C rounded to nearest even, saturated). */
     static const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
-                                            CUDNN_DATA_BFLOAT16};
-    cudnnDataType_t dt = types[iter % 4];
+                                            CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8};
+    cudnnDataType_t dt = types[iter % 5];
     bool f64 = dt == CUDNN_DATA_DOUBLE;
     int nd = fdnn_rng_int(&rng, 2, 5), dims[CUDNN_DIM_MAX], adims[CUDNN_DIM_MAX];
     tt_random_dims(&rng, nd, dims, 6000);
@@ -503,6 +505,84 @@ test_conversions(void)
           fdnn_sat_round(NAN, -128, 127) == 0);
 }
 
+/* ---- NCHW_VECT_C in cudnnAddTensor / cudnnOpTensor ------------------------------ */
+
+/* Calls `call`; checks its status and that C's bytes (poisoned) are as before. */
+#define CHECK_REFUSED(call, want, cbuf, bytes)                                                            \
+    do {                                                                                                   \
+        fdnn_poison_bytes(cbuf, bytes);                                                                    \
+        memcpy(saved, cbuf, bytes);                                                                        \
+        CHECK_STATUS(call, want);                                                                          \
+        CHECK_MSG(memcmp(saved, cbuf, bytes) == 0, "%s: C written by a refused call (line %d)", #call, __LINE__); \
+    } while (0)
+
+/* cuDNN refuses NCHW_VECT_C operands in both (NOT_SUPPORTED), after the
+ * shape checks, which compare C in vectors (cuDNN 9's logged reasons,
+ * docs/tensor-ops.md): an operand mixing NCHW_VECT_C with a plain tensor is
+ * BAD_PARAM when the shapes or types differ, NOT_SUPPORTED otherwise. */
+static void
+test_vect_c_refused(cudnnDataType_t vt, int v)
+{
+    const int n = 2, c = 2 * v, h = 3, w = 5;
+    cudnnTensorDescriptor_t cv, bv, i8, i8v, f32, uv;
+    cudnnCreateTensorDescriptor(&cv);
+    cudnnCreateTensorDescriptor(&bv);
+    cudnnCreateTensorDescriptor(&i8);
+    cudnnCreateTensorDescriptor(&i8v);
+    cudnnCreateTensorDescriptor(&f32);
+    cudnnCreateTensorDescriptor(&uv);
+    CHECK_OK(cudnnSetTensor4dDescriptor(cv, CUDNN_TENSOR_NCHW_VECT_C, vt, n, c, h, w));
+    CHECK_OK(cudnnSetTensor4dDescriptor(bv, CUDNN_TENSOR_NCHW_VECT_C, vt, 1, v, 1, 1)); /* one vector: a bias */
+    CHECK_OK(cudnnSetTensor4dDescriptor(i8, CUDNN_TENSOR_NCHW, CUDNN_DATA_INT8, n, c, h, w));
+    CHECK_OK(cudnnSetTensor4dDescriptor(i8v, CUDNN_TENSOR_NCHW, CUDNN_DATA_INT8, n, c / v, h, w));
+    CHECK_OK(cudnnSetTensor4dDescriptor(f32, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w));
+    /* another vector type of the same shape in vectors (UINT8x4 or INT8x4) */
+    cudnnDataType_t ot = vt == CUDNN_DATA_INT8x4 ? CUDNN_DATA_UINT8x4 : CUDNN_DATA_INT8x4;
+    CHECK_OK(cudnnSetTensor4dDescriptor(uv, CUDNN_TENSOR_NCHW_VECT_C, ot, n, 2 * 4, h, w));
+    const size_t bytes = (size_t)n * c * h * w * 4;
+    unsigned char *A = fdnn_guarded_alloc(bytes), *B = fdnn_guarded_alloc(bytes), *C = fdnn_guarded_alloc(bytes);
+    unsigned char *saved = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++)
+        A[i] = (unsigned char)(i * 7u), B[i] = (unsigned char)(i * 13u);
+    float one = 1, zero = 0, half = 0.5f;
+    /* cudnnAddTensor */
+    CHECK_REFUSED(cudnnAddTensor(handle, &one, cv, A, &zero, cv, C), CUDNN_STATUS_NOT_SUPPORTED, C, bytes);
+    CHECK_REFUSED(cudnnAddTensor(handle, &one, bv, A, &half, cv, C), CUDNN_STATUS_NOT_SUPPORTED, C, bytes);
+    CHECK_REFUSED(cudnnAddTensor(handle, &one, i8, A, &zero, cv, C), CUDNN_STATUS_BAD_PARAM, C, bytes);  /* shape */
+    CHECK_REFUSED(cudnnAddTensor(handle, &one, i8v, A, &zero, cv, C), CUDNN_STATUS_BAD_PARAM, C, bytes); /* type */
+    CHECK_REFUSED(cudnnAddTensor(handle, &one, cv, A, &zero, i8v, C), CUDNN_STATUS_BAD_PARAM, C, bytes);
+    CHECK_REFUSED(cudnnAddTensor(handle, &one, cv, A, &zero, f32, C), CUDNN_STATUS_BAD_PARAM, C, bytes);
+    CHECK_REFUSED(cudnnAddTensor(handle, &one, cv, A, &zero, uv, C), CUDNN_STATUS_BAD_PARAM, C, bytes); /* type */
+    /* cudnnOpTensor: every op, FLOAT compute */
+    cudnnOpTensorDescriptor_t op;
+    cudnnCreateOpTensorDescriptor(&op);
+    for (int k = 0; k <= (int)CUDNN_OP_TENSOR_NOT; k++) {
+        CHECK_OK(cudnnSetOpTensorDescriptor(op, (cudnnOpTensorOp_t)k, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
+        CHECK_REFUSED(cudnnOpTensor(handle, op, &one, cv, A, &one, cv, B, &zero, cv, C), CUDNN_STATUS_NOT_SUPPORTED,
+                      C, bytes);
+        CHECK_REFUSED(cudnnOpTensor(handle, op, &one, cv, A, &half, bv, B, &one, cv, C), CUDNN_STATUS_NOT_SUPPORTED,
+                      C, bytes);
+        CHECK_REFUSED(cudnnOpTensor(handle, op, &one, cv, A, &one, cv, B, &zero, i8v, C), CUDNN_STATUS_NOT_SUPPORTED,
+                      C, bytes);
+        CHECK_REFUSED(cudnnOpTensor(handle, op, &one, i8v, A, &one, i8v, B, &zero, cv, C), CUDNN_STATUS_NOT_SUPPORTED,
+                      C, bytes);
+        CHECK_REFUSED(cudnnOpTensor(handle, op, &one, cv, A, &one, cv, B, &zero, f32, C), CUDNN_STATUS_BAD_PARAM, C,
+                      bytes);
+        CHECK_REFUSED(cudnnOpTensor(handle, op, &one, i8, A, &one, i8, B, &zero, cv, C), CUDNN_STATUS_BAD_PARAM, C,
+                      bytes);
+        CHECK_REFUSED(cudnnOpTensor(handle, op, &one, cv, A, &one, cv, B, &zero, uv, C), CUDNN_STATUS_NOT_SUPPORTED,
+                      C, bytes);
+    }
+    cudnnDestroyOpTensorDescriptor(op);
+    free(saved);
+    fdnn_guarded_free(A);
+    fdnn_guarded_free(B);
+    fdnn_guarded_free(C);
+    cudnnTensorDescriptor_t all[] = {cv, bv, i8, i8v, f32, uv};
+    for (int i = 0; i < 6; i++)
+        cudnnDestroyTensorDescriptor(all[i]);
+}
+
 /* ---- bad inputs ---------------------------------------------------------------- */
 
 static void
@@ -642,7 +722,7 @@ main(void)
     for (int i = 0; i < 30; i++)
         test_op_tensor_case(i);
     test_op_tensor_in_place();
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < 25; i++)
         test_add_tensor_case(i);
     for (int i = 0; i < 14; i++)
         test_set_scale_case(i);
@@ -652,6 +732,9 @@ main(void)
     test_transform_vect(CUDNN_DATA_INT8x4, CUDNN_DATA_INT8, 4, 2, 12, 5, 3);
     test_transform_vect(CUDNN_DATA_UINT8x4, CUDNN_DATA_UINT8, 4, 1, 8, 7, 7);
     test_transform_vect(CUDNN_DATA_INT8x32, CUDNN_DATA_INT8, 32, 2, 64, 3, 5);
+    test_vect_c_refused(CUDNN_DATA_INT8x4, 4);
+    test_vect_c_refused(CUDNN_DATA_UINT8x4, 4);
+    test_vect_c_refused(CUDNN_DATA_INT8x32, 32);
     test_bad_inputs();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_tensor_ops");

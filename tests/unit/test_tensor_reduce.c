@@ -335,6 +335,70 @@ test_bad_inputs(void)
         cudnnDestroyTensorDescriptor(all[i]);
 }
 
+/* NCHW_VECT_C (and the vector types): NOT_SUPPORTED, as cuDNN 9 refuses them
+ * at execution; nothing written.  (cuDNN 9's size queries answer for them,
+ * counting vectors; ours refuse them as the execution does.) */
+static void
+test_vect_c_refused(void)
+{
+    static const struct { cudnnDataType_t t; int v; } vts[] = {
+        {CUDNN_DATA_INT8x4, 4}, {CUDNN_DATA_UINT8x4, 4}, {CUDNN_DATA_INT8x32, 32}};
+    cudnnReduceTensorDescriptor_t rd;
+    cudnnCreateReduceTensorDescriptor(&rd);
+    for (int i = 0; i < 3; i++) {
+        const int v = vts[i].v;
+        cudnnTensorDescriptor_t av, cv, cf, af;
+        cudnnCreateTensorDescriptor(&av);
+        cudnnCreateTensorDescriptor(&cv);
+        cudnnCreateTensorDescriptor(&cf);
+        cudnnCreateTensorDescriptor(&af);
+        CHECK_OK(cudnnSetTensor4dDescriptor(av, CUDNN_TENSOR_NCHW_VECT_C, vts[i].t, 2, 2 * v, 3, 3));
+        CHECK_OK(cudnnSetTensor4dDescriptor(cv, CUDNN_TENSOR_NCHW_VECT_C, vts[i].t, 1, 2 * v, 1, 1));
+        CHECK_OK(cudnnSetTensor4dDescriptor(cf, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 2 * v, 1, 1));
+        CHECK_OK(cudnnSetTensor4dDescriptor(af, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 2 * v, 3, 3));
+        const size_t bytes = (size_t)2 * 2 * v * 9 * 4;
+        unsigned char *A = fdnn_guarded_alloc(bytes), *C = fdnn_guarded_alloc(bytes);
+        uint32_t *I = fdnn_guarded_alloc(64 * 4);
+        unsigned char *W = fdnn_guarded_alloc(1 << 16);
+        unsigned char *saved = malloc(bytes + 256);
+        for (size_t k = 0; k < bytes; k++)
+            A[k] = (unsigned char)(k * 11u);
+        float one = 1, zero = 0;
+        for (int op = 0; op <= (int)CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS; op++) {
+            CHECK_OK(cudnnSetReduceTensorDescriptor(rd, (cudnnReduceTensorOp_t)op, CUDNN_DATA_FLOAT,
+                                                    CUDNN_NOT_PROPAGATE_NAN, CUDNN_REDUCE_TENSOR_FLATTENED_INDICES,
+                                                    CUDNN_32BIT_INDICES));
+            const cudnnTensorDescriptor_t as[3] = {av, av, af}, cs[3] = {cv, cf, cv};
+            for (int j = 0; j < 3; j++) {
+                size_t sz = 12345;
+                CHECK_STATUS(cudnnGetReductionIndicesSize(handle, rd, as[j], cs[j], &sz), CUDNN_STATUS_NOT_SUPPORTED);
+                CHECK_STATUS(cudnnGetReductionWorkspaceSize(handle, rd, as[j], cs[j], &sz),
+                             CUDNN_STATUS_NOT_SUPPORTED);
+                CHECK(sz == 12345);
+                fdnn_poison_bytes(C, bytes);
+                fdnn_poison_bytes(I, 64 * 4);
+                memcpy(saved, C, bytes);
+                memcpy(saved + bytes, I, 256);
+                CHECK_STATUS(cudnnReduceTensor(handle, rd, I, 64 * 4, W, 1 << 16, &one, as[j], A, &zero, cs[j], C),
+                             CUDNN_STATUS_NOT_SUPPORTED);
+                CHECK_MSG(memcmp(saved, C, bytes) == 0 && memcmp(saved + bytes, I, 256) == 0,
+                          "ReduceTensor op %d (%s, case %d): output written by a refused call", op,
+                          fdnn_dtype_name(vts[i].t), j);
+            }
+        }
+        free(saved);
+        fdnn_guarded_free(A);
+        fdnn_guarded_free(C);
+        fdnn_guarded_free(I);
+        fdnn_guarded_free(W);
+        cudnnDestroyTensorDescriptor(av);
+        cudnnDestroyTensorDescriptor(cv);
+        cudnnDestroyTensorDescriptor(cf);
+        cudnnDestroyTensorDescriptor(af);
+    }
+    cudnnDestroyReduceTensorDescriptor(rd);
+}
+
 int
 main(void)
 {
@@ -356,6 +420,7 @@ main(void)
     test_split_case(CUDNN_REDUCE_TENSOR_NORM1, CUDNN_DATA_DOUBLE, LAYOUT_NHWC, vd, vc);
     test_indices_rules();
     test_bad_inputs();
+    test_vect_c_refused();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_tensor_reduce");
 }

@@ -12,7 +12,9 @@
  * - Fold then unfold with the pads negated is the identity.
  * - Filters: layout changes, folding, INT8 <-> INT8x32 NCHW_VECT_C.
  * - NCHW_VECT_C tensors: INT8 / FLOAT <-> INT8x4 with padding in whole
- *   vectors.
+ *   vectors by hand; random folds, unfolds, pads and crops with
+ *   NCHW_VECT_C on either side or both against the reference of the
+ *   equivalent plain tensors.
  * - Bad inputs: statuses and nothing written. */
 #include "ref/tensor_ops_ref.h"
 #include "tensor_test_util.h"
@@ -424,7 +426,8 @@ test_vect_ex(void)
                     bad += got != want;
                 }
     CHECK_MSG(bad == 0, "TransformTensorEx FLOAT -> INT8x4 padded: %d wrong", bad);
-    /* C padded by less than a vector, and folding: not implemented. */
+    /* C padded by less than a vector, and an unfold whose C (12 / 2) is
+     * not a whole number of vectors: not implemented. */
     const int32_t pb1[4] = {0, 1, 0, 0};
     const uint32_t f2[2] = {2, 1};
     CHECK_OK(cudnnSetTensorTransformDescriptor(tr, 4, CUDNN_TENSOR_NCHW, NULL, NULL, f2, CUDNN_TRANSFORM_UNFOLD));
@@ -441,6 +444,161 @@ test_vect_ex(void)
     cudnnDestroyTensorDescriptor(xd);
     cudnnDestroyTensorDescriptor(yd);
     cudnnDestroyTensorDescriptor(ud);
+}
+
+/* ---- folding NCHW_VECT_C data ------------------------------------------------------ */
+
+/* A fold or an unfold with NCHW_VECT_C (INT8x4, UINT8x4, INT8x32) on either
+ * side or both, C padded (cropped) in whole vectors, N and spatial pads
+ * from -1 to 2, alpha / beta: against the float64 reference of the
+ * equivalent plain tensors (the NCHW_VECT_C operands made from, and read
+ * back into, plain ones with cudnnTransformTensor, which is exact), every
+ * ISA x 1 and 2 threads bitwise. */
+static void
+test_vect_fold_case(int iter)
+{
+    static const struct {
+        cudnnDataType_t vt, lane;
+        int v;
+    } vts[] = {{CUDNN_DATA_INT8x4, CUDNN_DATA_INT8, 4},
+               {CUDNN_DATA_UINT8x4, CUDNN_DATA_UINT8, 4},
+               {CUDNN_DATA_INT8x32, CUDNN_DATA_INT8, 32}};
+    const int vi = iter % 3, v = vts[vi].v;
+    const bool unfold = (iter / 3) % 2 == 1;
+    const int sides = (iter / 6) % 3; /* 0: src NCHW_VECT_C, 1: dest, 2: both */
+    const bool src_vc = sides != 1, dst_vc = sides != 0;
+    const cudnnDataType_t lane = vts[vi].lane;
+    /* the plain side: the lane type or FLOAT (a conversion) */
+    const cudnnDataType_t xt = src_vc || fdnn_rng_int(&rng, 0, 1) ? lane : CUDNN_DATA_FLOAT;
+    const cudnnDataType_t yt = dst_vc || fdnn_rng_int(&rng, 0, 1) ? lane : CUDNN_DATA_FLOAT;
+    const int nd = v == 32 ? 4 : fdnn_rng_int(&rng, 4, 5);
+    int dims[CUDNN_DIM_MAX], ydims[CUDNN_DIM_MAX];
+    int32_t pb[CUDNN_DIM_MAX] = {0}, pa[CUDNN_DIM_MAX] = {0};
+    uint32_t fold[CUDNN_DIM_MAX] = {0};
+    int prod = 1;
+    for (int i = 0; i + 2 < nd; i++) {
+        fold[i] = (uint32_t)fdnn_rng_int(&rng, 1, nd == 4 ? 3 : 2);
+        prod *= (int)fold[i];
+    }
+    if (!unfold && iter % 4 == 2) /* now and then only padding / cropping */
+        for (int i = 0; i + 2 < nd; i++)
+            fold[i] = 1, prod = 1;
+    else if (prod == 1)
+        fold[0] = 2, prod = 2;
+    const int k = prod == 1 ? 2 : v == 32 ? 1 : fdnn_rng_int(&rng, 1, 2); /* k = 2: room for a crop */
+    dims[0] = fdnn_rng_int(&rng, 1, 2);
+    pb[0] = fdnn_rng_int(&rng, 0, 1);
+    for (int i = 2; i < nd; i++) {
+        dims[i] = fdnn_rng_int(&rng, 3, 5);
+        pb[i] = fdnn_rng_int(&rng, -1, 2);
+        pa[i] = fdnn_rng_int(&rng, -1, 2);
+    }
+    if (!unfold) { /* C pads in whole vectors: >= 0 while folding */
+        dims[1] = v * k;
+        pb[1] = v * fdnn_rng_int(&rng, prod == 1 && k == 2 ? -1 : 0, 1);
+        pa[1] = v * fdnn_rng_int(&rng, prod == 1 && k == 2 && pb[1] >= 0 ? -1 : 0, 1);
+    } else { /* C_U = C_F / prod whole vectors; crops <= 0 */
+        dims[1] = v * k * prod;
+        pa[1] = k == 2 && fdnn_rng_int(&rng, 0, 1) ? -v : 0;
+    }
+    cudnnTensorTransformDescriptor_t tr;
+    cudnnCreateTensorTransformDescriptor(&tr);
+    CHECK_OK(cudnnSetTensorTransformDescriptor(tr, (uint32_t)nd, CUDNN_TENSOR_NCHW, pb, pa, fold,
+                                               unfold ? CUDNN_TRANSFORM_UNFOLD : CUDNN_TRANSFORM_FOLD));
+    cudnnTensorDescriptor_t probe, dest;
+    cudnnCreateTensorDescriptor(&probe);
+    cudnnCreateTensorDescriptor(&dest);
+    CHECK_OK(cudnnSetTensorNdDescriptorEx(probe, CUDNN_TENSOR_NCHW, lane, nd, dims));
+    size_t bytes = 0;
+    CHECK_OK(cudnnInitTransformDest(tr, probe, dest, &bytes));
+    int got_nd, strides[CUDNN_DIM_MAX];
+    cudnnDataType_t dt;
+    CHECK_OK(cudnnGetTensorNdDescriptor(dest, CUDNN_DIM_MAX, &dt, &got_nd, ydims, strides));
+    tt_t x, y;
+    tt_make(&x, &rng, xt, nd, dims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
+    tt_make(&y, &rng, yt, nd, ydims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
+    tt_fill(&x, &rng, FILL_SIGNED);
+    const bool integer = yt != CUDNN_DATA_FLOAT;
+    static const double alphas[] = {1.0, -2.0, 0.5, 1.25}, betas[] = {0.0, 1.0, -2.0, 0.5};
+    const double alpha = alphas[fdnn_rng_int(&rng, 0, integer ? 1 : 3)];
+    const double beta = iter % 2 == 0 ? 0.0 : betas[fdnn_rng_int(&rng, 0, integer ? 2 : 3)];
+    if (beta == 0.0)
+        tt_poison(&y);
+    else
+        tt_fill(&y, &rng, FILL_SIGNED);
+    const float one = 1, zero = 0;
+    /* The NCHW_VECT_C operands, from the plain ones. */
+    cudnnTensorDescriptor_t sd = x.desc, dd = y.desc;
+    unsigned char *sbuf = x.buf, *dbuf = y.buf;
+    size_t dbytes = y.span * y.esz;
+    if (src_vc) {
+        cudnnCreateTensorDescriptor(&sd);
+        CHECK_OK(cudnnSetTensorNdDescriptorEx(sd, CUDNN_TENSOR_NCHW_VECT_C, vts[vi].vt, nd, dims));
+        sbuf = fdnn_guarded_alloc((size_t)tt_count(&x));
+        CHECK_OK(cudnnTransformTensor(handle, &one, x.desc, x.buf, &zero, sd, sbuf));
+    }
+    if (dst_vc) {
+        cudnnCreateTensorDescriptor(&dd);
+        CHECK_OK(cudnnSetTensorNdDescriptorEx(dd, CUDNN_TENSOR_NCHW_VECT_C, vts[vi].vt, nd, ydims));
+        dbytes = (size_t)tt_count(&y);
+        dbuf = fdnn_guarded_alloc(dbytes);
+        if (beta == 0.0)
+            fdnn_poison_bytes(dbuf, dbytes);
+        else
+            CHECK_OK(cudnnTransformTensor(handle, &one, y.desc, y.buf, &zero, dd, dbuf));
+    }
+    unsigned char *init = malloc(dbytes), *first = malloc(dbytes);
+    memcpy(init, dbuf, dbytes);
+    int pbi[CUDNN_DIM_MAX], pai[CUDNN_DIM_MAX];
+    unsigned fi[CUDNN_DIM_MAX];
+    for (int i = 0; i < nd; i++) {
+        pbi[i] = pb[i];
+        pai[i] = pa[i];
+        fi[i] = i >= 2 ? fold[i - 2] : 1;
+    }
+    fdnn_ref_fold_transform(alpha, &x.t, x.ref, beta, &y.t, y.ref, pbi, pai, fi, unfold);
+    tt_round_ref(&y);
+    char what[200];
+    snprintf(what, sizeof(what), "%s %s%s -> %s%s nd %d fold %u,%u,%u pads C %d/%d H %d/%d alpha %g beta %g iter %d",
+             unfold ? "unfold" : "fold", fdnn_dtype_name(src_vc ? vts[vi].vt : xt), src_vc ? " VECT_C" : "",
+             fdnn_dtype_name(dst_vc ? vts[vi].vt : yt), dst_vc ? " VECT_C" : "", nd, fold[0], fold[1], fold[2], pb[1],
+             pa[1], pb[2], pa[2], alpha, beta, iter);
+    scale_arg_t sa, sb;
+    scale_arg(&sa, alpha, false);
+    scale_arg(&sb, beta, false);
+    for (int c = 0; c < tt_combos(); c++) {
+        tt_apply_combo(handle, c);
+        memcpy(dbuf, init, dbytes);
+        cudnnStatus_t st = cudnnTransformTensorEx(handle, tr, &sa, sd, sbuf, &sb, dd, dbuf);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s: status %s", what, cudnnGetErrorString(st));
+        if (st != CUDNN_STATUS_SUCCESS)
+            break;
+        if (dst_vc)
+            CHECK_OK(cudnnTransformTensor(handle, &one, dd, dbuf, &zero, y.desc, y.buf));
+        double got = 0, want = 0;
+        double err = tt_error(&y, &got, &want);
+        CHECK_MSG(err <= tt_tol(yt) + 1e-6, "%s [%s, %d thr]: error %.3g (got %.9g want %.9g)", what,
+                  fdnn_test_isa_name(c / 2), 1 + c % 2, err, got, want);
+        if (c == 0)
+            memcpy(first, dbuf, dbytes);
+        else
+            CHECK_MSG(memcmp(first, dbuf, dbytes) == 0, "%s: not bitwise identical across ISA/threads", what);
+    }
+    free(init);
+    free(first);
+    if (src_vc) {
+        fdnn_guarded_free(sbuf);
+        cudnnDestroyTensorDescriptor(sd);
+    }
+    if (dst_vc) {
+        fdnn_guarded_free(dbuf);
+        cudnnDestroyTensorDescriptor(dd);
+    }
+    tt_free(&x);
+    tt_free(&y);
+    cudnnDestroyTensorDescriptor(probe);
+    cudnnDestroyTensorDescriptor(dest);
+    cudnnDestroyTensorTransformDescriptor(tr);
 }
 
 /* ---- cudnnSetTensor and cudnnScaleTensor on NCHW_VECT_C ------------------------- */
@@ -568,6 +726,8 @@ main(void)
     test_filter();
     test_filter_vect();
     test_vect_ex();
+    for (int i = 0; i < 36; i++)
+        test_vect_fold_case(i);
     test_vect_set_scale(CUDNN_DATA_INT8x4, 4);
     test_vect_set_scale(CUDNN_DATA_UINT8x4, 4);
     test_vect_set_scale(CUDNN_DATA_INT8x32, 32);

@@ -116,12 +116,22 @@ fdnn_api_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opT
     RETURN_IF_ERROR(check_desc(opTensorDesc, true));
     const bool binary = opTensorDesc->op <= CUDNN_OP_TENSOR_MAX;
     fdnn_eltwise_t p = {.op = elt_of_op[opTensorDesc->op], .propagate_nan = opTensorDesc->nan_opt == CUDNN_PROPAGATE_NAN};
-    const unsigned types = FDNN_TOPS_FLOAT_TYPES | (1u << CUDNN_DATA_INT8);
-    RETURN_IF_ERROR(fdnn_tops_view(aDesc, "aDesc", types, &p.a));
+    /* cuDNN's order: the shapes (A has C's dims, B C's or 1 in any), then
+     * NCHW_VECT_C (NOT_SUPPORTED, as in 8.9's text and cuDNN 9's check),
+     * then the data types. */
+    RETURN_IF_ERROR(fdnn_tops_view_shape(aDesc, "aDesc", &p.a));
     /* SQRT and NOT read A only; B's descriptor and data are ignored. */
     if (binary)
-        RETURN_IF_ERROR(fdnn_tops_view(bDesc, "bDesc", types, &p.b));
-    RETURN_IF_ERROR(fdnn_tops_view(cDesc, "cDesc", types, &p.c));
+        RETURN_IF_ERROR(fdnn_tops_view_shape(bDesc, "bDesc", &p.b));
+    RETURN_IF_ERROR(fdnn_tops_view_shape(cDesc, "cDesc", &p.c));
+    RETURN_IF_ERROR(fdnn_tops_broadcast(&p.a, "aDesc", &p.c, true));
+    if (binary)
+        RETURN_IF_ERROR(fdnn_tops_broadcast(&p.b, "bDesc", &p.c, false));
+    const unsigned types = FDNN_TOPS_FLOAT_TYPES | (1u << CUDNN_DATA_INT8);
+    RETURN_IF_ERROR(fdnn_tops_check_type(aDesc, "aDesc", types, "cudnnOpTensor"));
+    if (binary)
+        RETURN_IF_ERROR(fdnn_tops_check_type(bDesc, "bDesc", types, "cudnnOpTensor"));
+    RETURN_IF_ERROR(fdnn_tops_check_type(cDesc, "cDesc", types, "cudnnOpTensor"));
     if (binary && p.a.dtype != p.b.dtype)
         return FDNN_BAD_PARAM("aDesc is %s and bDesc %s: A and B must have the same data type",
                               fdnn_dtype_name(p.a.dtype), fdnn_dtype_name(p.b.dtype));
@@ -132,9 +142,6 @@ fdnn_api_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opT
     /* cuDNN 8.9: tensors of more than 5 dims are BAD_PARAM here. */
     if (p.c.ndim > 5)
         return FDNN_BAD_PARAM("cDesc has %d dims; cudnnOpTensor takes at most 5", p.c.ndim);
-    RETURN_IF_ERROR(fdnn_tops_broadcast(&p.a, "aDesc", &p.c, true));
-    if (binary)
-        RETURN_IF_ERROR(fdnn_tops_broadcast(&p.b, "bDesc", &p.c, false));
     RETURN_IF_NULL(A);
     if (binary)
         RETURN_IF_NULL(B);

@@ -122,8 +122,12 @@ check_problem(cudnnHandle_t handle, cudnnReduceTensorDescriptor_t d, cudnnTensor
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     RETURN_IF_ERROR(check_desc(d, true));
     const unsigned types = FDNN_TOPS_FLOAT_TYPES | (1u << CUDNN_DATA_INT8);
-    RETURN_IF_ERROR(fdnn_tops_view(aDesc, "aDesc", types, a));
-    RETURN_IF_ERROR(fdnn_tops_view(cDesc, "cDesc", types, c));
+    /* No vector type and no NCHW_VECT_C: cuDNN 9 refuses them with
+     * NOT_SUPPORTED at execution (docs/tensor-ops.md). */
+    RETURN_IF_ERROR(fdnn_tops_view_shape(aDesc, "aDesc", a));
+    RETURN_IF_ERROR(fdnn_tops_check_type(aDesc, "aDesc", types, "cudnnReduceTensor"));
+    RETURN_IF_ERROR(fdnn_tops_view_shape(cDesc, "cDesc", c));
+    RETURN_IF_ERROR(fdnn_tops_check_type(cDesc, "cDesc", types, "cudnnReduceTensor"));
     /* cuDNN 8.9: DOUBLE only with DOUBLE throughout; HALF and INT8 data may
      * be mixed with FLOAT when the compute type is FLOAT. */
     if (d->comp_type == CUDNN_DATA_DOUBLE || a->dtype == CUDNN_DATA_DOUBLE || c->dtype == CUDNN_DATA_DOUBLE) {

@@ -68,16 +68,23 @@ fdnn_api_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTens
 {
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_eltwise_t p = {.op = FDNN_ELT_COPY};
-    RETURN_IF_ERROR(fdnn_tops_view(aDesc, "aDesc", FDNN_TOPS_FLOAT_TYPES, &p.a));
-    RETURN_IF_ERROR(fdnn_tops_view(cDesc, "cDesc", FDNN_TOPS_FLOAT_TYPES, &p.c));
+    /* cuDNN's order: the shapes, then the data types (the same for A and C;
+     * then among FLOAT, DOUBLE, HALF, BFLOAT16 and INT8, so no vector type
+     * and no NCHW_VECT_C: cuDNN 9 refuses them with NOT_SUPPORTED, see
+     * docs/tensor-ops.md). */
+    RETURN_IF_ERROR(fdnn_tops_view_shape(aDesc, "aDesc", &p.a));
+    RETURN_IF_ERROR(fdnn_tops_view_shape(cDesc, "cDesc", &p.c));
+    RETURN_IF_ERROR(fdnn_tops_broadcast(&p.a, "aDesc", &p.c, false));
     if (p.a.dtype != p.c.dtype)
         return FDNN_BAD_PARAM("aDesc is %s and cDesc %s: the data types must match", fdnn_dtype_name(p.a.dtype),
                               fdnn_dtype_name(p.c.dtype));
+    const unsigned types = FDNN_TOPS_FLOAT_TYPES | (1u << CUDNN_DATA_INT8);
+    RETURN_IF_ERROR(fdnn_tops_check_type(aDesc, "aDesc", types, "cudnnAddTensor"));
+    RETURN_IF_ERROR(fdnn_tops_check_type(cDesc, "cDesc", types, "cudnnAddTensor"));
     /* cuDNN 8.9: "up to dimension 5 ... beyond those dimensions, this
      * routine is not supported". */
     if (p.c.ndim > 5)
         return FDNN_NOT_SUPPORTED("cDesc has %d dims; cudnnAddTensor takes at most 5", p.c.ndim);
-    RETURN_IF_ERROR(fdnn_tops_broadcast(&p.a, "aDesc", &p.c, false));
     RETURN_IF_NULL(A);
     RETURN_IF_NULL(C);
     p.f64 = p.c.dtype == CUDNN_DATA_DOUBLE;

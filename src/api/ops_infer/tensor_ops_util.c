@@ -7,14 +7,32 @@
 #include "core/fail.h"
 
 cudnnStatus_t
+fdnn_tops_check_type(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed, const char *op)
+{
+    /* The operations that name themselves refuse it as cuDNN does. */
+    if (desc->format == CUDNN_TENSOR_NCHW_VECT_C)
+        return FDNN_NOT_SUPPORTED("%s is NCHW_VECT_C (%s), which %s does not take%s", what,
+                                  fdnn_dtype_name(desc->dtype), op != NULL ? op : "this operation",
+                                  op != NULL ? " (nor does cuDNN)" : "");
+    if ((unsigned)desc->dtype >= 32 || !(allowed & (1u << desc->dtype)))
+        return FDNN_NOT_SUPPORTED("%s has data type %s, which %s does not take", what, fdnn_dtype_name(desc->dtype),
+                                  op != NULL ? op : "this operation");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
 fdnn_tops_view(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed, fdnn_tensor_t *out)
 {
     RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, out));
+    return fdnn_tops_check_type(desc, what, allowed, NULL);
+}
+
+cudnnStatus_t
+fdnn_tops_view_shape(cudnnTensorDescriptor_t desc, const char *what, fdnn_tensor_t *out)
+{
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, out));
     if (desc->format == CUDNN_TENSOR_NCHW_VECT_C)
-        return FDNN_NOT_SUPPORTED("%s is NCHW_VECT_C, which this operation does not take", what);
-    if ((unsigned)out->dtype >= 32 || !(allowed & (1u << out->dtype)))
-        return FDNN_NOT_SUPPORTED("%s has data type %s, which this operation does not take", what,
-                                  fdnn_dtype_name(out->dtype));
+        out->dims[1] /= desc->vect;
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -16,6 +16,19 @@
  * 1u << cudnnDataType_t). */
 cudnnStatus_t fdnn_tops_view(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed, fdnn_tensor_t *out);
 
+/* For the operations that refuse NCHW_VECT_C in their own order, as cuDNN
+ * does (cudnnAddTensor and cudnnOpTensor check shapes first; also
+ * cudnnReduceTensor): the view of any valid descriptor (BAD_PARAM
+ * otherwise), its data type unchecked.  An NCHW_VECT_C descriptor's C counts
+ * vectors here, since cuDNN compares shapes in vectors; such a view serves
+ * the shape checks only, and fdnn_tops_check_type refuses it next. */
+cudnnStatus_t fdnn_tops_view_shape(cudnnTensorDescriptor_t desc, const char *what, fdnn_tensor_t *out);
+
+/* The refusals of fdnn_tops_view, for a view made by fdnn_tops_view_shape:
+ * NOT_SUPPORTED for NCHW_VECT_C (`op` names the operation in the logged
+ * reason) and for the data types outside `allowed`. */
+cudnnStatus_t fdnn_tops_check_type(cudnnTensorDescriptor_t desc, const char *what, unsigned allowed, const char *op);
+
 /* As fdnn_tops_view, but an NCHW_VECT_C descriptor (INT8x4, UINT8x4,
  * INT8x32) becomes the view of its lanes: nb + 1 dims (N, C/v, spatial...,
  * v) of INT8 / UINT8 elements, for the operations that act on each element

@@ -397,18 +397,27 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
         p.pad_before[i] = i < src->t.ndim ? t->pad_before[i] : 0;
         folds = folds || p.fold[i] != 1;
     }
+    int vect = 1; /* the unit of C in the views below */
     if (src->vect > 1 || dst->vect > 1) {
-        /* NCHW_VECT_C on either side: the lanes become a dim of their own;
-         * C is padded in whole vectors. */
-        const int vect = src->vect > 1 ? src->vect : dst->vect;
+        /* NCHW_VECT_C on either side: the lanes become a dim of their own
+         * (last, never padded nor folded) and C counts vectors.  C is padded
+         * in whole vectors, so a fold or unfold of the views maps channel
+         * q * v + l to pb1 + phase * C + q * v + l, as the fold of the
+         * equivalent plain tensor does (C and pb1 multiples of v). */
+        vect = src->vect > 1 ? src->vect : dst->vect;
         if (src->vect > 1 && dst->vect > 1 && src->vect != dst->vect)
             return FDNN_NOT_SUPPORTED("%s and %s are NCHW_VECT_C of different vector widths", src->what, dst->what);
-        if (folds)
-            return FDNN_NOT_SUPPORTED("folding NCHW_VECT_C data is not implemented");
         if (t->pad_before[1] % vect != 0 || t->pad_after[1] % vect != 0)
             return FDNN_NOT_SUPPORTED("padding C of NCHW_VECT_C data by %d / %d, not whole vectors of %d, is not "
                                       "implemented",
                                       t->pad_before[1], t->pad_after[1], vect);
+        /* An unfold can leave C_U = ceil(C_F / prod(folds)) + pads that is
+         * not a whole number of vectors: its vectors would straddle the
+         * phases. */
+        if (src->t.dims[1] % vect != 0 || dst->t.dims[1] % vect != 0)
+            return FDNN_NOT_SUPPORTED("%s has C = %lld and %s C = %lld: with NCHW_VECT_C both must be multiples of %d "
+                                      "(other channel counts are not implemented)",
+                                      src->what, (long long)src->t.dims[1], dst->what, (long long)dst->t.dims[1], vect);
         RETURN_IF_ERROR(lane_view(src, vect, &p.src));
         RETURN_IF_ERROR(lane_view(dst, vect, &p.dst));
         p.pad_before[1] /= vect; /* the lane dim (last) is not padded */
@@ -433,7 +442,7 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
     if (!p.unfold)
         for (int i = 0; i < src->t.ndim; i++)
             if (t->pad_after[i] < 0)
-                p.src.dims[i] += t->pad_after[i];
+                p.src.dims[i] += i == 1 ? t->pad_after[1] / vect : t->pad_after[i];
     RETURN_IF_NULL(srcData);
     RETURN_IF_NULL(dstData);
     RETURN_IF_ERROR(scaling(alpha, beta, p.src.dtype, p.dst.dtype, &p.f64, &p.alpha, &p.beta));

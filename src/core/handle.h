@@ -26,6 +26,8 @@ struct cudnnContext {
     size_t scratch_bytes;
     bool park_workers; /* see fdnn_handle_park_workers */
     bool pool_used;    /* a parallel step ran since the workers were parked */
+    uint32_t linger_us; /* park this long after the last call; 0: at once */
+    struct fdnn_parker *parker; /* the thread that parks late; NULL until needed */
 };
 
 /* The handle's pool for a parallel step (NULL when the handle runs on one
@@ -57,16 +59,23 @@ cudaStream_t fdnn_handle_stream_or_null(cudnnHandle_t handle);
  * milliseconds on recent Intel cores, during which they hold their cores
  * away from the program's own threads and other libraries' pools.  Inside
  * one call the spinning is what we want (the next parallel step comes
- * within microseconds), so the generated entry point of every public
- * function that may compute calls this once, after the work: one empty
- * parallel step with PTHREADPOOL_FLAG_YIELD_WORKERS, after which the
- * workers wait on a futex.  The next call pays one wake-up (microseconds);
- * a call that did not take the pool (fdnn_handle_pool) parks nothing.
- * FREEDNN_WORKER_WAIT=spin at handle creation keeps them spinning.  Safe on
- * any handle value (does nothing unless it is a live handle with a pool). */
+ * within microseconds), and between calls that follow each other closely
+ * too (a wake-up from sleep costs 5-30 us, more than a small call's work).
+ * So the generated entry point of every public function that may compute
+ * calls this once, after the work, and the workers are parked (one empty
+ * parallel step with PTHREADPOOL_FLAG_YIELD_WORKERS, after which they wait
+ * on a futex) once no call has come for linger_us microseconds: by a parker
+ * thread of the handle, started at the first call that used the pool.  With
+ * linger_us = 0 they are parked at once, by the caller.  A call that did not
+ * take the pool (fdnn_handle_pool) changes nothing.  FREEDNN_WORKER_WAIT at
+ * handle creation chooses (docs/env.md).  Safe on any handle value (does
+ * nothing unless it is a live handle with a pool). */
 void fdnn_handle_park_workers(cudnnHandle_t handle);
 
 /* Sets the number of worker threads (>= 1). */
 cudnnStatus_t fdnn_handle_set_threads(cudnnHandle_t handle, size_t threads);
+
+/* Stops the parker thread, if any (before the pool goes away). */
+void fdnn_handle_stop_parker(cudnnHandle_t handle);
 
 #endif /* FDNN_CORE_HANDLE_H */

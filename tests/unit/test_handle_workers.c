@@ -113,11 +113,16 @@ main(void)
 
     double spin = worker_cpu_after_call("spin", x, y, 200);
     double parked = worker_cpu_after_call(NULL, x, y, 200);
-    printf("worker CPU time in the 200 ms after a call: %.1f ms parked (default), %.1f ms with "
-           "FREEDNN_WORKER_WAIT=spin\n",
-           parked, spin);
-    /* Parked workers wait on a futex: nothing but scheduler noise. */
+    double at_once = worker_cpu_after_call("sleep", x, y, 200);
+    double linger5 = worker_cpu_after_call("5000", x, y, 200);
+    printf("worker CPU time in the 200 ms after a call: %.1f ms by default (1 ms linger), %.1f ms with "
+           "FREEDNN_WORKER_WAIT=sleep, %.1f ms with 5000 (us), %.1f ms with spin\n",
+           parked, at_once, linger5, spin);
+    /* Parked workers wait on a futex: nothing but the linger time (at most
+     * 1 ms, or 5 ms) and scheduler noise. */
     CHECK_MSG(parked < 10, "workers used %.1f ms of CPU after the call returned", parked);
+    CHECK_MSG(at_once < 10, "workers used %.1f ms of CPU after the call returned (sleep)", at_once);
+    CHECK_MSG(linger5 < 15, "workers used %.1f ms of CPU after the call returned (5 ms linger)", linger5);
 
     free(x);
     free(y);

@@ -24,13 +24,29 @@ default_threads(void)
     return fdnn_cpu_count();
 }
 
-/* Whether workers sleep between calls (core/handle.h): yes unless
- * FREEDNN_WORKER_WAIT=spin. */
-static bool
-park_workers_default(void)
+/* How workers wait between calls (core/handle.h), from FREEDNN_WORKER_WAIT:
+ * "spin" (pthreadpool's own busy-wait, never parked), "sleep" (parked as
+ * each call returns), a number of microseconds (parked once no call has
+ * come for that long), or unset: DEFAULT_LINGER_US. */
+#define DEFAULT_LINGER_US 1000
+static void
+worker_wait_default(struct cudnnContext *h)
 {
     const char *env = getenv("FREEDNN_WORKER_WAIT");
-    return env == NULL || strcmp(env, "spin") != 0;
+    h->park_workers = true;
+    h->linger_us = DEFAULT_LINGER_US;
+    if (env == NULL)
+        return;
+    if (strcmp(env, "spin") == 0) {
+        h->park_workers = false;
+    } else if (strcmp(env, "sleep") == 0) {
+        h->linger_us = 0;
+    } else {
+        char *end;
+        long us = strtol(env, &end, 10);
+        if (*end == '\0' && end != env && us >= 0 && us <= 1000000)
+            h->linger_us = (uint32_t)us;
+    }
 }
 
 cudnnStatus_t
@@ -43,7 +59,7 @@ fdnn_api_cudnnCreate(cudnnHandle_t *handle)
     h->magic = FDNN_HANDLE_MAGIC;
     h->isa = fdnn_cpu_max_isa();
     h->num_threads = 1;
-    h->park_workers = park_workers_default();
+    worker_wait_default(h);
     cudnnStatus_t status = fdnn_handle_set_threads(h, default_threads());
     if (status != CUDNN_STATUS_SUCCESS) {
         free(h);
@@ -57,6 +73,7 @@ cudnnStatus_t
 fdnn_api_cudnnDestroy(cudnnHandle_t handle)
 {
     RETURN_IF_ERROR(fdnn_handle_check(handle));
+    fdnn_handle_stop_parker(handle);
     if (handle->pool != NULL)
         pthreadpool_destroy(handle->pool);
     fdnn_aligned_free(handle->scratch);

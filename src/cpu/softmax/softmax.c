@@ -252,10 +252,12 @@ pick(cudnnHandle_t handle)
     return &fdnn_softmax_f32__scalar;
 }
 
-/* Below this many elements (about 40 us of work on one core) a softmax runs
- * on the calling thread: waking parked workers costs as much (results do not
- * depend on the choice). */
-#define SERIAL_MAX_ELEMENTS 65536
+/* Below this many elements (about 6 us of work on one core) a softmax runs
+ * on the calling thread: handing out the work costs as much (results do not
+ * depend on the choice).  Above it the workers are woken; between calls
+ * that follow each other within the handle's linger time (core/handle.h)
+ * they are still awake, and the hand-out costs about a microsecond. */
+#define SERIAL_MAX_ELEMENTS 16384
 
 static pthreadpool_t
 pool_for(cudnnHandle_t handle, const sm_job_t *j)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The direct convolution solver.  FP32 forward, and FP32 backward data with
- * stride 1 (as a forward convolution), run the blocked, register-tiled
- * kernels of conv_direct_blocked.h; everything else (FP64, strided
- * backward data, backward filter) the formula of src/ref/conv_ref.h as loops
+ * The direct convolution solver.  FP32 forward, FP32 backward data with
+ * stride 1 and FP32 backward filter (each as a forward convolution) run the
+ * blocked, register-tiled kernels of conv_direct_blocked.h; everything else
+ * (FP64, strided backward data) the formula of src/ref/conv_ref.h as loops
  * over any strides, one output row (all positions of one (n, channel) pair,
  * or one filter (k, c) for backward filter) per task.  No workspace, no
  * GEMM; the solver of choice for depthwise convolutions, where every group
@@ -53,8 +53,11 @@ fdnn_conv_direct_execute(const fdnn_conv_exec_t *e)
 {
     const fdnn_conv_problem_t *p = e->p;
     bool fwd = fdnn_conv_direct_blocked_applies(p), bwd = fdnn_conv_direct_blocked_bwd_data_applies(p);
-    if (fwd || bwd) {
-        cudnnStatus_t st = fwd ? fdnn_conv_direct_blocked_execute(e) : fdnn_conv_direct_blocked_bwd_data(e);
+    bool bwd_w = fdnn_conv_direct_blocked_bwd_filter_applies(p);
+    if (fwd || bwd || bwd_w) {
+        cudnnStatus_t st = fwd   ? fdnn_conv_direct_blocked_execute(e)
+                           : bwd ? fdnn_conv_direct_blocked_bwd_data(e)
+                                 : fdnn_conv_direct_blocked_bwd_filter(e);
         if (st == CUDNN_STATUS_SUCCESS)
             return st;
         /* The blocked path fails only when its scratch cannot be had (out

@@ -42,4 +42,9 @@ cudnnStatus_t fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e);
 bool fdnn_conv_direct_blocked_bwd_data_applies(const fdnn_conv_problem_t *p);
 cudnnStatus_t fdnn_conv_direct_blocked_bwd_data(const fdnn_conv_exec_t *e);
 
+/* Backward filter (FP32) as a forward convolution of x with dy, the batch
+ * as the channels (conv_direct_bwd_filter.c). */
+bool fdnn_conv_direct_blocked_bwd_filter_applies(const fdnn_conv_problem_t *p);
+cudnnStatus_t fdnn_conv_direct_blocked_bwd_filter(const fdnn_conv_exec_t *e);
+
 #endif /* FDNN_CPU_CONV_DIRECT_BLOCKED_H */

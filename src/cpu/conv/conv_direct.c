@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The direct convolution solver.  FP32 forward, and FP32 backward data with
- * stride 1 (as a forward convolution), run the blocked, register-tiled
- * kernels of conv_direct_blocked.h; everything else (FP64, strided
- * backward data, backward filter) the formula of src/ref/conv_ref.h as loops
+ * The direct convolution solver.  FP32 forward, and FP32 backward data (as
+ * forward convolutions, one per stride phase), run the blocked,
+ * register-tiled kernels of conv_direct_blocked.h; everything else (FP64,
+ * backward filter) the formula of src/ref/conv_ref.h as loops
  * over any strides, one output row (all positions of one (n, channel) pair,
  * or one filter (k, c) for backward filter) per task.  No workspace, no
  * GEMM; the solver of choice for depthwise convolutions, where every group

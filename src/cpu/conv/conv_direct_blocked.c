@@ -223,12 +223,14 @@ finish(float s, float alpha, float beta, const float *dst, const float *bias, bo
     return v;
 }
 
-/* Whether tiles go to y channel-major: y's W is contiguous (NCHW-like),
- * so each channel's pixels are one contiguous run. */
+/* Whether tiles go to y channel-major: y's pixels along W are closer than
+ * its channels (NCHW-like, or the every-s-th-pixel view of a backward-data
+ * phase), so each channel's pixels are one run, contiguous or short-strided.
+ * The kernel itself stores channel-major only with W contiguous. */
 static bool
 kmajor_output(const fdnn_conv_problem_t *p)
 {
-    return p->y.strides[4] == 1 && p->y.strides[1] != 1;
+    return p->y.strides[1] != 1 && p->y.strides[4] < p->y.strides[1];
 }
 
 /* The first `pixels` pixels and `kc` channels of one row of a tile
@@ -304,7 +306,7 @@ compute_row(void *arg, size_t task)
      * otherwise into a tile blended by store_tile. */
     const fdnn_conv_exec_t *e = j->e;
     bool direct_out = e->alpha == 1 && e->beta == 0 && e->bias == NULL && !e->relu &&
-                      (a.kmajor || p->y.strides[1] == 1);
+                      (a.kmajor ? p->y.strides[4] == 1 : p->y.strides[1] == 1);
     float tile[2 * FDNN_AVX512_CONV_DIRECT_NKB * KB * KB]; /* rows x 32 channels x 16 pixels */
     float *yrow = (float *)e->out + off5(&p->y, j->n, g * pl->kg + k0, od, oh, 0);
     size_t t_k = a.kmajor ? (size_t)rows * KB : 1, t_px = a.kmajor ? 1 : (size_t)(nkb * KB);
@@ -402,43 +404,171 @@ fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e)
     return run_forward(e, false);
 }
 
-/* Backward data with stride 1 is the forward convolution of dy with the
- * filter transposed per group (K and C swapped) and reversed in every
- * spatial dimension, padding (ker-1)*dil - pad: dx[i] = sum_q dy[i - pad' +
- * q*dil] * w[ker-1-q].  Negative padding (pad beyond (ker-1)*dil) has no
- * blocked layout. */
+/* Backward data, dx[i] = sum_{o, q: i = o*s - pad + q*d} dy[o] * w[q] per
+ * spatial dimension (s stride, d dilation; w's taps reversed in
+ * CONVOLUTION mode), by the polyphase decomposition.  The dx positions
+ * i = a + s*iq of phase a (0 <= a < s) are reached only by the taps q with
+ * q*d = a + pad (mod s).  With g = gcd(s, d) these are q = q0 + (s/g)*j,
+ * j = 0 .. nj-1 (none when no q0 < min(s/g, ker) solves it), and tap j
+ * reads dy at o = iq + off - (d/g)*j, off = (a + pad - q0*d) / s (exact).
+ * So each phase is the stride-1 forward correlation of dy with that
+ * sub-filter reversed, dilation d/g and padding (nj-1)*(d/g) - off, written
+ * to the view dx[a::s]; with stride 1 there is one phase, the whole filter
+ * reversed and padding (ker-1)*d - pad.  A negative padding skips that
+ * many leading dy positions instead.  The phases partition dx, so alpha and
+ * beta apply once per element; a phase no tap reaches is alpha*0 + beta*dx.
+ * The filter is read transposed per group (K and C swapped). */
+typedef struct phase_dim {
+    int64_t count; /* dx positions in the phase (0: a >= the dx extent) */
+    int64_t taps;  /* nj; 0 when no tap reaches the phase (or only dy's padding) */
+    int64_t tap0;  /* stored tap of the view's first tap */
+    int64_t step;  /* stored taps between consecutive view taps */
+    int64_t dil;   /* dilation of the sub-convolution over dy */
+    int64_t pad;   /* its padding, >= 0 */
+    int64_t skip;  /* leading dy positions it never reads */
+} phase_dim_t;
+
+static int64_t
+gcd(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void
+phase_dim(const fdnn_conv_problem_t *p, int i, int64_t a, phase_dim_t *ph)
+{
+    int64_t s = p->stride[i], d = p->dil[i], ker = p->ker[i];
+    int64_t g = gcd(s, d), r = (a + p->pad[i]) % s;
+    memset(ph, 0, sizeof(*ph));
+    ph->count = a < p->in[i] ? (p->in[i] - a + s - 1) / s : 0;
+    ph->step = s / g;
+    ph->dil = d / g;
+    int64_t q0 = 0;
+    while (q0 < ph->step && q0 < ker && q0 * d % s != r)
+        q0++;
+    if (q0 == ph->step || q0 == ker)
+        return; /* no tap lands on this phase */
+    int64_t nj = (ker - 1 - q0) / ph->step + 1;
+    int64_t off = (a + p->pad[i] - q0 * d) / s;
+    int64_t pad = (nj - 1) * ph->dil - off;
+    ph->skip = pad < 0 ? -pad : 0;
+    ph->pad = pad < 0 ? 0 : pad;
+    if (ph->skip >= p->out[i])
+        return; /* every tap falls beyond dy's end */
+    ph->taps = nj;
+    ph->tap0 = p->flip ? ker - 1 - q0 - ph->step * (nj - 1) : q0;
+}
+
+/* The phase pa[] of e: its dx view in *f and *fe (the forward problem of
+ * the phase when it has taps in every dimension, *empty otherwise).  False
+ * when the phase holds no dx element. */
+static bool
+make_phase(const fdnn_conv_exec_t *e, const int64_t pa[3], fdnn_conv_problem_t *f, fdnn_conv_exec_t *fe,
+           bool *empty)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    *f = *p;
+    f->dir = FDNN_CONV_FWD;
+    f->c = p->k;
+    f->k = p->c;
+    f->x = p->y; /* dy */
+    f->y = p->x; /* dx */
+    f->flip = !p->flip;
+    *fe = *e;
+    fe->p = f;
+    fe->y_in = NULL;
+    fe->bias = NULL;
+    fe->relu = false;
+    *empty = false;
+    int64_t x_off = 0, w_off = 0, y_off = 0;
+    for (int i = 0; i < 3; i++) {
+        phase_dim_t ph;
+        phase_dim(p, i, pa[i], &ph);
+        if (ph.count == 0)
+            return false;
+        *empty = *empty || ph.taps == 0;
+        y_off += pa[i] * p->x.strides[2 + i];
+        f->y.dims[2 + i] = ph.count;
+        f->y.strides[2 + i] *= p->stride[i];
+        f->out[i] = ph.count;
+        x_off += ph.skip * p->y.strides[2 + i];
+        f->x.dims[2 + i] = p->out[i] - ph.skip;
+        f->in[i] = p->out[i] - ph.skip;
+        w_off += ph.tap0 * p->w.strides[2 + i];
+        f->w.dims[2 + i] = ph.taps;
+        f->w.strides[2 + i] *= ph.step;
+        f->ker[i] = ph.taps;
+        f->pad[i] = ph.pad;
+        f->stride[i] = 1;
+        f->dil[i] = ph.dil;
+    }
+    fe->out = (float *)e->out + y_off;
+    fe->x_in = (const float *)e->y_in + x_off;
+    fe->w_in = (const float *)e->w_in + w_off;
+    return true;
+}
+
+/* dx row (n, c) of a phase no tap reaches, for task = n*C + c: every
+ * element becomes alpha*0 + beta*dx, the blend of an empty sum. */
+static void
+blend_empty_row(void *arg, size_t task)
+{
+    const fdnn_conv_exec_t *e = arg;
+    const fdnn_conv_problem_t *p = e->p; /* the phase's forward problem: dx is y */
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    float *y = (float *)e->out + off5(&p->y, (int64_t)task / p->k, (int64_t)task % p->k, 0, 0, 0);
+    for (int64_t d = 0; d < p->out[0]; d++)
+        for (int64_t h = 0; h < p->out[1]; h++)
+            for (int64_t w = 0; w < p->out[2]; w++) {
+                float *dst = y + off5(&p->y, 0, 0, d, h, w);
+                *dst = finish(0.0f, alpha, beta, dst, NULL, false);
+            }
+}
+
 bool
 fdnn_conv_direct_blocked_bwd_data_applies(const fdnn_conv_problem_t *p)
 {
-    if (p->dir != FDNN_CONV_BWD_DATA || p->dtype != CUDNN_DATA_FLOAT)
-        return false;
-    for (int i = 0; i < 3; i++)
-        if (p->stride[i] != 1 || p->pad[i] > (p->ker[i] - 1) * p->dil[i])
-            return false;
-    return true;
+    return p->dir == FDNN_CONV_BWD_DATA && p->dtype == CUDNN_DATA_FLOAT;
 }
 
 cudnnStatus_t
 fdnn_conv_direct_blocked_bwd_data(const fdnn_conv_exec_t *e)
 {
     const fdnn_conv_problem_t *p = e->p;
-    fdnn_conv_problem_t f = *p;
-    f.dir = FDNN_CONV_FWD;
-    f.c = p->k;
-    f.k = p->c;
-    f.x = p->y; /* dy */
-    f.y = p->x; /* dx */
-    f.flip = !p->flip;
-    for (int i = 0; i < 3; i++) {
-        f.in[i] = p->out[i];
-        f.out[i] = p->in[i];
-        f.pad[i] = (p->ker[i] - 1) * p->dil[i] - p->pad[i];
-    }
-    fdnn_conv_exec_t fe = *e;
-    fe.p = &f;
-    fe.x_in = e->y_in;
-    fe.y_in = NULL;
-    fe.bias = NULL;
-    fe.relu = false;
-    return run_forward(&fe, true);
+    fdnn_conv_problem_t f;
+    fdnn_conv_exec_t fe;
+    bool empty;
+    int64_t pa[3];
+    /* Every phase's layout and the largest scratch first: once the first
+     * phase has written dx (blending with beta), no later one may fail and
+     * send the call to the formula path, which would blend again. */
+    size_t most = 0;
+    for (pa[0] = 0; pa[0] < p->stride[0]; pa[0]++)
+        for (pa[1] = 0; pa[1] < p->stride[1]; pa[1]++)
+            for (pa[2] = 0; pa[2] < p->stride[2]; pa[2]++) {
+                plan_t pl;
+                if (!make_phase(e, pa, &f, &fe, &empty) || empty)
+                    continue;
+                RETURN_IF_ERROR(make_layout(&f, &pl));
+                size_t bytes = fdnn_align_up(pl.w_floats * sizeof(float)) + fdnn_align_up(pl.in_floats * sizeof(float));
+                most = bytes > most ? bytes : most;
+            }
+    if (most > 0 && fdnn_handle_scratch(e->handle, most) == NULL)
+        return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
+    for (pa[0] = 0; pa[0] < p->stride[0]; pa[0]++)
+        for (pa[1] = 0; pa[1] < p->stride[1]; pa[1]++)
+            for (pa[2] = 0; pa[2] < p->stride[2]; pa[2]++) {
+                if (!make_phase(e, pa, &f, &fe, &empty))
+                    continue;
+                if (empty)
+                    pthreadpool_parallelize_1d(e->pool, blend_empty_row, &fe, (size_t)(p->n * p->c), 0);
+                else
+                    RETURN_IF_ERROR(run_forward(&fe, true));
+            }
+    return CUDNN_STATUS_SUCCESS;
 }

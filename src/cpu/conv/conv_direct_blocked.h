@@ -44,6 +44,10 @@ cudnnStatus_t fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e);
  * a failure (ALLOC_FAILED, NOT_SUPPORTED for sizes too large) leaves dx
  * untouched. */
 bool fdnn_conv_direct_blocked_bwd_data_applies(const fdnn_conv_problem_t *p);
+
+/* Most phases (product of the strides) the blocked backward data takes;
+ * beyond, the DIRECT solver's formula loops run it. */
+#define FDNN_CONV_DIRECT_MAX_PHASES 64
 cudnnStatus_t fdnn_conv_direct_blocked_bwd_data(const fdnn_conv_exec_t *e);
 
 #endif /* FDNN_CPU_CONV_DIRECT_BLOCKED_H */

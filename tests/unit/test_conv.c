@@ -580,7 +580,8 @@ test_bias(cudnnHandle_t h)
 }
 
 /* Real-valued data: 1 and 2 threads must give identical bits, per algorithm
- * (here on a shape large enough to have several chunks and panels). */
+ * (here on a shape large enough to have several chunks and panels; 3x3
+ * filter, the shape's padding and stride). */
 static void
 test_thread_determinism(cudnnHandle_t h, shape_t s)
 {
@@ -590,7 +591,8 @@ test_thread_determinism(cudnnHandle_t h, shape_t s)
     cudnnCreateTensorDescriptor(&d.y);
     cudnnCreateFilterDescriptor(&d.w);
     cudnnCreateConvolutionDescriptor(&d.conv);
-    CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, s.pad[1], s.pad[2], s.str[1], s.str[2], 1, 1,
+                                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     CHECK_OK(cudnnSetFilterNdDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
     operand_t x, w, y;
     operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
@@ -1175,8 +1177,10 @@ main(void)
          * compute tasks of the first image), 7-wide rows in two-row tiles
          * with an odd row count. */
         S2("large direct 7x7", 2, 24, 260, 1, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
-        /* Strided backward data on the blocked kernels with 2 threads. */
+        /* Strided backward data on the blocked kernels with 2 threads:
+         * image chunks in parallel, and one image with parallel steps. */
         S2("large direct bwd s2", 4, 32, 40, 1, 15, 16, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("large direct bwd s2 N=1", 1, 32, 40, 1, 30, 29, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
     };
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
@@ -1236,6 +1240,12 @@ main(void)
     test_thread_determinism(h, (shape_t)S2("determinism", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 1, 1, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
     test_thread_determinism(h, (shape_t)S2("determinism N=1", 1, 16, 24, 1, 40, 37, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    /* Strided: the direct backward data's image chunks run in parallel
+     * (9 images) or one image with every step parallel (N=1). */
+    test_thread_determinism(h, (shape_t)S2("determinism s2", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 2, 2, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    test_thread_determinism(h, (shape_t)S2("determinism s2 N=1", 1, 16, 24, 1, 40, 37, 3, 3, 1, 1, 2, 2, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
     test_winograd_limits(h);
     test_winograd_bias_activation(h);

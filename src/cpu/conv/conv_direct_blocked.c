@@ -678,80 +678,145 @@ make_buffered_phase(const fdnn_conv_exec_t *e, const int64_t pa[3], bool chan_la
     return true;
 }
 
-static cudnnStatus_t
-bwd_data_strided(const fdnn_conv_exec_t *e)
+/* Image chunks of strided backward data: at most this many, each with its
+ * own reordered image and phase buffers.  They run in parallel (one thread
+ * each) when there are at least as many as threads, else one after another
+ * with every step parallel inside; an image's results are the same either
+ * way (every element is one kernel sum and one blend), but chunks need 3
+ * pool barriers per call instead of 2 per phase and image. */
+#define BWD_CHUNKS 8
+
+typedef struct bwd_strided {
+    const fdnn_conv_exec_t *e;
+    bool chan_last;
+    int64_t chunks;
+    bool parallel_chunks;
+    char *wbuf;        /* every phase's reordered filter, in phase order */
+    char *slots;       /* per chunk slot: reordered image, then phase buffers */
+    size_t in_bytes;   /* the largest reordered image of a phase */
+    size_t slot_bytes; /* in_bytes + every phase's buffer */
+} bwd_strided_t;
+
+/* Image n with the reordered image and phase buffers at `slot`, the pool
+ * `pool` (NULL: this thread only). */
+static void
+bwd_strided_image(const bwd_strided_t *b, char *slot, pthreadpool_t pool, int64_t n)
 {
+    const fdnn_conv_exec_t *e = b->e;
     const fdnn_conv_problem_t *p = e->p;
+    fdnn_conv_exec_t pe = *e;
+    pe.pool = pool;
     phases_t ph;
     memset(&ph, 0, sizeof(ph));
-    ph.e = e;
-    ph.chan_last = p->x.strides[1] < p->x.strides[4];
+    ph.e = &pe;
+    ph.n = n;
+    ph.chan_last = b->chan_last;
+    float *obuf = (float *)(slot + b->in_bytes);
     fdnn_conv_problem_t f;
     fdnn_conv_exec_t fe;
     job_t j;
     bool empty;
     int64_t pa[3];
-    /* Pass 1: every phase's plan and scratch (filters side by side, the
-     * largest reordered image, the phase buffers of one image), before
-     * anything is written. */
-    size_t w_total = 0, in_most = 0, out_floats = 0;
+    size_t w_off = 0, o_off = 0;
     for (pa[0] = 0; pa[0] < p->stride[0]; pa[0]++)
         for (pa[1] = 0; pa[1] < p->stride[1]; pa[1]++)
             for (pa[2] = 0; pa[2] < p->stride[2]; pa[2]++) {
-                if (!make_buffered_phase(e, pa, ph.chan_last, NULL, &f, &fe, &empty))
+                if (!make_buffered_phase(&pe, pa, b->chan_last, obuf + o_off, &f, &fe, &empty))
+                    continue;
+                ph.buf[(pa[0] * p->stride[1] + pa[1]) * p->stride[2] + pa[2]] = obuf + o_off;
+                size_t floats = (size_t)(p->c * fdnn_conv_out_spatial(&f));
+                o_off += floats;
+                if (empty) {
+                    memset(fe.out, 0, floats * sizeof(float)); /* the empty sums */
+                    continue;
+                }
+                (void)make_job(&fe, true, &j); /* succeeded for this phase in bwd_data_strided */
+                j.wbuf = (float *)(b->wbuf + w_off);
+                j.ibuf = (float *)slot;
+                w_off += job_w_bytes(&j);
+                run_image(&j, n);
+            }
+    size_t rows = (size_t)(p->in[0] * p->in[1] * (ph.chan_last ? 1 : p->c)); /* interleave_row tasks */
+    pthreadpool_parallelize_1d(pool, interleave_row, &ph, rows, 0);
+}
+
+/* Images of chunk `chunk` (an even split of the batch), on this thread
+ * with the chunk's own slot. */
+static void
+bwd_strided_chunk(void *arg, size_t chunk)
+{
+    const bwd_strided_t *b = arg;
+    int64_t n = b->e->p->n, c = (int64_t)chunk;
+    for (int64_t i = c * n / b->chunks; i < (c + 1) * n / b->chunks; i++)
+        bwd_strided_image(b, b->slots + chunk * b->slot_bytes, NULL, i);
+}
+
+/* Reorders the filter of every phase that taps reach, in phase order. */
+static void
+bwd_strided_filters(const bwd_strided_t *b)
+{
+    const fdnn_conv_problem_t *p = b->e->p;
+    fdnn_conv_problem_t f;
+    fdnn_conv_exec_t fe;
+    job_t j;
+    bool empty;
+    int64_t pa[3];
+    size_t w_off = 0;
+    for (pa[0] = 0; pa[0] < p->stride[0]; pa[0]++)
+        for (pa[1] = 0; pa[1] < p->stride[1]; pa[1]++)
+            for (pa[2] = 0; pa[2] < p->stride[2]; pa[2]++) {
+                if (!make_buffered_phase(b->e, pa, b->chan_last, NULL, &f, &fe, &empty) || empty)
+                    continue;
+                (void)make_job(&fe, true, &j); /* succeeded in bwd_data_strided */
+                j.wbuf = (float *)(b->wbuf + w_off);
+                w_off += job_w_bytes(&j);
+                pthreadpool_parallelize_1d(b->e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
+            }
+}
+
+static cudnnStatus_t
+bwd_data_strided(const fdnn_conv_exec_t *e)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    bwd_strided_t b;
+    memset(&b, 0, sizeof(b));
+    b.e = e;
+    b.chan_last = p->x.strides[1] < p->x.strides[4];
+    /* Every phase's plan and the scratch before anything is written. */
+    fdnn_conv_problem_t f;
+    fdnn_conv_exec_t fe;
+    job_t j;
+    bool empty;
+    int64_t pa[3];
+    size_t w_total = 0, out_floats = 0;
+    for (pa[0] = 0; pa[0] < p->stride[0]; pa[0]++)
+        for (pa[1] = 0; pa[1] < p->stride[1]; pa[1]++)
+            for (pa[2] = 0; pa[2] < p->stride[2]; pa[2]++) {
+                if (!make_buffered_phase(e, pa, b.chan_last, NULL, &f, &fe, &empty))
                     continue;
                 out_floats += (size_t)(p->c * fdnn_conv_out_spatial(&f));
                 if (empty)
                     continue;
                 RETURN_IF_ERROR(make_job(&fe, true, &j));
                 w_total += job_w_bytes(&j);
-                in_most = job_in_bytes(&j) > in_most ? job_in_bytes(&j) : in_most;
+                b.in_bytes = job_in_bytes(&j) > b.in_bytes ? job_in_bytes(&j) : b.in_bytes;
             }
-    char *scratch = fdnn_handle_scratch(e->handle, w_total + in_most + out_floats * sizeof(float));
+    b.slot_bytes = b.in_bytes + fdnn_align_up(out_floats * sizeof(float));
+    size_t threads = e->pool != NULL ? pthreadpool_get_threads_count(e->pool) : 1;
+    b.chunks = p->n < BWD_CHUNKS ? p->n : BWD_CHUNKS;
+    b.parallel_chunks = threads > 1 && (size_t)b.chunks >= threads;
+    size_t slots = b.parallel_chunks ? (size_t)b.chunks : 1;
+    char *scratch = fdnn_handle_scratch(e->handle, w_total + slots * b.slot_bytes);
     if (scratch == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
-    float *ibuf = (float *)(scratch + w_total), *obuf = (float *)(scratch + w_total + in_most);
-    /* Pass 2: phase buffers (those no tap reaches stay zero) and filters. */
-    size_t w_off = 0, o_off = 0;
-    for (pa[0] = 0; pa[0] < p->stride[0]; pa[0]++)
-        for (pa[1] = 0; pa[1] < p->stride[1]; pa[1]++)
-            for (pa[2] = 0; pa[2] < p->stride[2]; pa[2]++) {
-                if (!make_buffered_phase(e, pa, ph.chan_last, obuf + o_off, &f, &fe, &empty))
-                    continue;
-                size_t floats = (size_t)(p->c * fdnn_conv_out_spatial(&f));
-                ph.buf[(pa[0] * p->stride[1] + pa[1]) * p->stride[2] + pa[2]] = obuf + o_off;
-                o_off += floats;
-                if (empty) {
-                    memset(fe.out, 0, floats * sizeof(float));
-                    continue;
-                }
-                RETURN_IF_ERROR(make_job(&fe, true, &j));
-                j.wbuf = (float *)(scratch + w_off);
-                w_off += job_w_bytes(&j);
-                pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
-            }
-    /* Pass 3, per image: every phase, then the interleave into dx. */
-    size_t rows = (size_t)(p->in[0] * p->in[1] * (ph.chan_last ? 1 : p->c)); /* interleave_row tasks */
-    for (int64_t n = 0; n < p->n; n++) {
-        w_off = 0;
-        o_off = 0;
-        for (pa[0] = 0; pa[0] < p->stride[0]; pa[0]++)
-            for (pa[1] = 0; pa[1] < p->stride[1]; pa[1]++)
-                for (pa[2] = 0; pa[2] < p->stride[2]; pa[2]++) {
-                    if (!make_buffered_phase(e, pa, ph.chan_last, obuf + o_off, &f, &fe, &empty))
-                        continue;
-                    o_off += (size_t)(p->c * fdnn_conv_out_spatial(&f));
-                    if (empty)
-                        continue;
-                    RETURN_IF_ERROR(make_job(&fe, true, &j));
-                    j.wbuf = (float *)(scratch + w_off);
-                    j.ibuf = ibuf;
-                    w_off += job_w_bytes(&j);
-                    run_image(&j, n);
-                }
-        ph.n = n;
-        pthreadpool_parallelize_1d(e->pool, interleave_row, &ph, rows, 0);
-    }
+    b.wbuf = scratch;
+    b.slots = scratch + w_total;
+    bwd_strided_filters(&b);
+    if (b.parallel_chunks)
+        pthreadpool_parallelize_1d(e->pool, bwd_strided_chunk, &b, (size_t)b.chunks, 0);
+    else
+        for (int64_t n = 0; n < p->n; n++)
+            bwd_strided_image(&b, b.slots, e->pool, n);
     return CUDNN_STATUS_SUCCESS;
 }
 

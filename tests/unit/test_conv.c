@@ -1095,27 +1095,30 @@ test_winograd_bias_activation(cudnnHandle_t h)
 
 /* Strided FP32 backward data with ALGO_0 runs on the blocked kernels: the
  * formula loops use no scratch memory, so a fresh handle's scratch grows
- * only when the blocked path ran.  The heuristic lists ALGO_0 first for a
- * 3x3 stride-2 problem (as res3's) and keeps ALGO_1 first for 1x1 stride 2
- * (the GEMM reads that filter in place). */
+ * only when the blocked path ran.  The heuristic lists ALGO_0 first for 3x3
+ * stride 2 (as res3's) and 5x5 stride 3 over 16 channels, and keeps ALGO_1
+ * first for 1x1 stride 2 (the GEMM reads that filter in place) and for 3
+ * channels (dx's channels fill 3 of 16 lanes). */
 static void
 test_direct_bwd_data_path(void)
 {
     static const struct {
-        int ker, pad, str, first;
+        int c, ker, pad, str, first;
     } cases[] = {
-        {3, 1, 2, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
-        {5, 2, 3, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
-        {1, 0, 2, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
+        {16, 3, 1, 2, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
+        {16, 5, 2, 3, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
+        {16, 1, 0, 2, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
+        {3, 3, 1, 2, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         cudnnHandle_t h;
         CHECK_OK(cudnnCreate(&h));
-        const int in[2] = {17, 16}, ker[2] = {cases[i].ker, cases[i].ker}, pad[2] = {cases[i].pad, cases[i].pad},
+        int c = cases[i].c, kr = cases[i].ker;
+        const int in[2] = {25, 24}, ker[2] = {kr, kr}, pad[2] = {cases[i].pad, cases[i].pad},
                   str[2] = {cases[i].str, cases[i].str}, one[2] = {1, 1};
         descs_t d;
-        fft_descs(&d, 2, 2, 16, 20, in, ker, pad, str, one);
-        int xd[4] = {2, 16, 17, 16}, wd[4] = {20, 16, cases[i].ker, cases[i].ker}, yd[4];
+        fft_descs(&d, 2, 2, c, 20, in, ker, pad, str, one);
+        int xd[4] = {2, c, 25, 24}, wd[4] = {20, c, kr, kr}, yd[4];
         CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
         operand_t x, w, y;
         operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
@@ -1128,16 +1131,16 @@ test_direct_bwd_data_path(void)
         poison(&x, 4);
         CHECK(h->scratch_bytes == 0);
         CHECK_OK(run(h, 1, &d, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, &x, &w, &y, NULL, 0, 1, 0, 4));
-        CHECK_MSG(h->scratch_bytes > 0, "%dx%d stride %d backward data ALGO_0 did not run the blocked kernels",
-                  cases[i].ker, cases[i].ker, cases[i].str);
+        CHECK_MSG(h->scratch_bytes > 0, "C=%d %dx%d stride %d backward data ALGO_0 did not run the blocked kernels",
+                  c, kr, kr, cases[i].str);
         CHECK(!isnan(get(&x, 4, 0)));
         int n = 0;
         cudnnConvolutionBwdDataAlgoPerf_t pd[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
         CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x,
                                                              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, pd));
         CHECK_MSG(n > 0 && pd[0].algo == (cudnnConvolutionBwdDataAlgo_t)cases[i].first,
-                  "%dx%d stride %d: heuristic lists algo %d first, expected %d", cases[i].ker, cases[i].ker,
-                  cases[i].str, n > 0 ? (int)pd[0].algo : -1, cases[i].first);
+                  "C=%d %dx%d stride %d: heuristic lists algo %d first, expected %d", c, kr, kr, cases[i].str,
+                  n > 0 ? (int)pd[0].algo : -1, cases[i].first);
         operand_free(&x);
         operand_free(&w);
         operand_free(&y);

@@ -576,55 +576,34 @@ phase_count(int64_t in, int64_t a, int64_t s)
     return a < in ? (in - a + s - 1) / s : 0;
 }
 
-/* The row (c, d, h) of dx's phase whose W offset is b in its buffer: its
- * cw = phase_count(W, b, s_w) sums (channel-major buffers), or those of
- * every channel, pixel by pixel (channel-last: start of the row). */
-static const float *
-phase_row(const phases_t *ph, int64_t c, int64_t d, int64_t h, int64_t b)
+/* The sums of dx row (c, d, h) in the phase of W offset b, for every
+ * b < min(s_w, W): rows[b] points at pixel 0 of that phase's row (for
+ * channel-major buffers, channel c's; channel-last, every channel's), and
+ * the row below in the same phase (h + s_h) is cw_b pixels further. */
+static void
+phase_rows(const phases_t *ph, int64_t c, int64_t d, int64_t h, const float **rows)
 {
     const fdnn_conv_problem_t *p = ph->e->p;
     const int64_t *in = p->in, *s = p->stride;
     int64_t ad = d % s[0], ah = h % s[1];
-    int64_t cd = phase_count(in[0], ad, s[0]), ch = phase_count(in[1], ah, s[1]), cw = phase_count(in[2], b, s[2]);
-    const float *buf = ph->buf[(ad * s[1] + ah) * s[2] + b];
-    if (ph->chan_last)
-        return buf + (d / s[0] * ch + h / s[1]) * cw * p->c;
-    return buf + ((c * cd + d / s[0]) * ch + h / s[1]) * cw;
+    int64_t cd = phase_count(in[0], ad, s[0]), ch = phase_count(in[1], ah, s[1]);
+    for (int64_t b = 0; b < s[2] && b < in[2]; b++) {
+        int64_t cw = phase_count(in[2], b, s[2]);
+        const float *buf = ph->buf[(ad * s[1] + ah) * s[2] + b];
+        rows[b] = ph->chan_last ? buf + (d / s[0] * ch + h / s[1]) * cw * p->c
+                                : buf + ((c * cd + d / s[0]) * ch + h / s[1]) * cw;
+    }
 }
 
-/* dx rows of image ph->n for task = (c*D + d)*H + h (channel-major
- * buffers) or d*H + h (channel-last): dx = alpha*sum + beta*dx, the sum
- * read from the phase of each element (zeros for phases no tap reaches). */
+/* One dx row (n, c, d, h) from its phases' rows (channel-major buffers):
+ * dst = alpha*sum + beta*dst over W pixels of stride sw. */
 static void
-interleave_row(void *arg, size_t task)
+interleave_row(const float *const *rows, int64_t width, int64_t s, float alpha, float beta, float *dst, int64_t sw)
 {
-    const phases_t *ph = arg;
-    const fdnn_conv_exec_t *e = ph->e;
-    const fdnn_conv_problem_t *p = e->p;
-    const int64_t *in = p->in, *s = p->stride;
-    float alpha = (float)e->alpha, beta = (float)e->beta;
-    int64_t h = (int64_t)task % in[1], d = (int64_t)task / in[1] % in[0], c = (int64_t)task / in[1] / in[0];
-    int64_t sc = p->x.strides[1], sw = p->x.strides[4];
-    if (ph->chan_last) {
-        /* Pixel by pixel, the channels contiguous in the buffer. */
-        for (int64_t w = 0; w < in[2]; w++) {
-            const float *v = phase_row(ph, 0, d, h, w % s[2]) + w / s[2] * p->c;
-            float *dst = (float *)e->out + off5(&p->x, ph->n, 0, d, h, w);
-            if (beta == 0)
-                for (int64_t k = 0; k < p->c; k++)
-                    dst[k * sc] = alpha * v[k];
-            else
-                for (int64_t k = 0; k < p->c; k++)
-                    dst[k * sc] = alpha * v[k] + beta * dst[k * sc];
-        }
-        return;
-    }
-    float *dst = (float *)e->out + off5(&p->x, ph->n, c, d, h, 0);
-    if (s[2] == 2 && in[2] >= 2) {
-        /* Stride 2 (the common case): the two phases' rows interleaved,
-         * pairs of pixels. */
-        const float *e0 = phase_row(ph, c, d, h, 0), *e1 = phase_row(ph, c, d, h, 1);
-        int64_t pairs = in[2] / 2;
+    if (s == 2 && width >= 2) {
+        /* Stride 2 (the common case): pairs of pixels from the two rows. */
+        const float *e0 = rows[0], *e1 = rows[1];
+        int64_t pairs = width / 2;
         if (beta == 0 && sw == 1)
             for (int64_t q = 0; q < pairs; q++) {
                 dst[2 * q] = alpha * e0[q];
@@ -640,20 +619,66 @@ interleave_row(void *arg, size_t task)
                 dst[2 * q * sw] = v0;
                 dst[(2 * q + 1) * sw] = v1;
             }
-        if (in[2] % 2 != 0) {
+        if (width % 2 != 0) {
             float v = alpha * e0[pairs];
             dst[2 * pairs * sw] = beta != 0 ? v + beta * dst[2 * pairs * sw] : v;
         }
         return;
     }
     /* Any stride: phase by phase, every s-th pixel. */
-    for (int64_t b = 0; b < s[2] && b < in[2]; b++) {
-        const float *src = phase_row(ph, c, d, h, b);
+    for (int64_t b = 0; b < s && b < width; b++) {
+        const float *src = rows[b];
         float *o = dst + b * sw;
-        int64_t cw = phase_count(in[2], b, s[2]), step = s[2] * sw;
+        int64_t cw = phase_count(width, b, s), step = s * sw;
         for (int64_t q = 0; q < cw; q++) {
             float v = alpha * src[q];
             o[q * step] = beta != 0 ? v + beta * o[q * step] : v;
+        }
+    }
+}
+
+/* Image ph->n of dx, dx = alpha*sum + beta*dx with each element's sum read
+ * from its phase (zeros for phases no tap reaches).  Channel-major buffers:
+ * task = c*D + d, every row of that plane (the phase rows found once per
+ * phase of H, then stepped); channel-last: task = d*H + h, one row of every
+ * channel, pixel by pixel. */
+static void
+interleave_task(void *arg, size_t task)
+{
+    const phases_t *ph = arg;
+    const fdnn_conv_exec_t *e = ph->e;
+    const fdnn_conv_problem_t *p = e->p;
+    const int64_t *in = p->in, *s = p->stride;
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    const float *rows[FDNN_CONV_DIRECT_MAX_PHASES];
+    if (ph->chan_last) {
+        int64_t h = (int64_t)task % in[1], d = (int64_t)task / in[1];
+        int64_t sc = p->x.strides[1];
+        phase_rows(ph, 0, d, h, rows);
+        for (int64_t w = 0; w < in[2]; w++) {
+            const float *v = rows[w % s[2]] + w / s[2] * p->c;
+            float *dst = (float *)e->out + off5(&p->x, ph->n, 0, d, h, w);
+            if (beta == 0)
+                for (int64_t k = 0; k < p->c; k++)
+                    dst[k * sc] = alpha * v[k];
+            else
+                for (int64_t k = 0; k < p->c; k++)
+                    dst[k * sc] = alpha * v[k] + beta * dst[k * sc];
+        }
+        return;
+    }
+    int64_t d = (int64_t)task % in[0], c = (int64_t)task / in[0];
+    int64_t sw = s[2] < in[2] ? s[2] : in[2], cw[FDNN_CONV_DIRECT_MAX_PHASES]; /* phases along W, their widths */
+    for (int64_t b = 0; b < sw; b++)
+        cw[b] = phase_count(in[2], b, s[2]);
+    for (int64_t ah = 0; ah < s[1] && ah < in[1]; ah++) {
+        phase_rows(ph, c, d, ah, rows + ah * sw);
+        for (int64_t h = ah, hq = 0; h < in[1]; h += s[1], hq++) {
+            const float *r[FDNN_CONV_DIRECT_MAX_PHASES];
+            for (int64_t b = 0; b < sw; b++)
+                r[b] = rows[ah * sw + b] + hq * cw[b];
+            interleave_row(r, in[2], s[2], alpha, beta, (float *)e->out + off5(&p->x, ph->n, c, d, h, 0),
+                           p->x.strides[4]);
         }
     }
 }
@@ -736,8 +761,8 @@ bwd_strided_image(const bwd_strided_t *b, char *slot, pthreadpool_t pool, int64_
                 w_off += job_w_bytes(&j);
                 run_image(&j, n);
             }
-    size_t rows = (size_t)(p->in[0] * p->in[1] * (ph.chan_last ? 1 : p->c)); /* interleave_row tasks */
-    pthreadpool_parallelize_1d(pool, interleave_row, &ph, rows, 0);
+    size_t tasks = (size_t)(p->in[0] * (ph.chan_last ? p->in[1] : p->c)); /* interleave_task's */
+    pthreadpool_parallelize_1d(pool, interleave_task, &ph, tasks, 0);
 }
 
 /* Images of chunk `chunk` (an even split of the batch), on this thread

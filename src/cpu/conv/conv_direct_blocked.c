@@ -448,8 +448,8 @@ fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e)
  * j = 0 .. nj-1 (none when no q0 < min(s/g, ker) solves it), and tap j
  * reads dy at o = iq + off - (d/g)*j, off = (a + pad - q0*d) / s (exact).
  * So each phase is the stride-1 forward correlation of dy with that
- * sub-filter reversed, dilation d/g and padding (nj-1)*(d/g) - off, written
- * to the view dx[a::s]; with stride 1 there is one phase, the whole filter
+ * sub-filter reversed, dilation d/g and padding (nj-1)*(d/g) - off, giving
+ * the view dx[a::s]; with stride 1 there is one phase, the whole filter
  * reversed and padding (ker-1)*d - pad.  A negative padding skips that
  * many leading dy positions instead.  The phases partition dx, so alpha and
  * beta apply once per element; a phase no tap reaches is alpha*0 + beta*dx.
@@ -492,10 +492,10 @@ phase_dim(const fdnn_conv_problem_t *p, int i, int64_t a, phase_dim_t *ph)
     int64_t nj = (ker - 1 - q0) / ph->step + 1;
     int64_t off = (a + p->pad[i] - q0 * d) / s;
     int64_t pad = (nj - 1) * ph->dil - off;
+    if (pad < 0 && -pad >= p->out[i])
+        return; /* every tap falls beyond dy's end */
     ph->skip = pad < 0 ? -pad : 0;
     ph->pad = pad < 0 ? 0 : pad;
-    if (ph->skip >= p->out[i])
-        return; /* every tap falls beyond dy's end */
     ph->taps = nj;
     ph->tap0 = p->flip ? ker - 1 - q0 - ph->step * (nj - 1) : q0;
 }

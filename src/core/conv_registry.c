@@ -188,16 +188,25 @@ fdnn_conv_prefers_direct(const fdnn_conv_problem_t *p)
      * its own and stays direct). */
     if (p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_taps(p) == 1 || fdnn_conv_cg(p) < 3)
         return false;
-    /* Backward data with stride 1 runs as a forward convolution on the same
-     * kernels (3x faster than ALGO_1 on res2 3x3 at mb=1, 1.6x at mb=32),
-     * over dx's positions with every tap: when dy is much smaller than dx
-     * (a 7x7 filter over a 7x7 image, dy 1x1) most of those products are
-     * with the zero padding and ALGO_1 is 4x faster. */
+    /* Backward data runs as forward convolutions on the same kernels, one
+     * per stride phase of dx (3x faster than ALGO_1 on res2 3x3 at mb=1,
+     * 1.6x at mb=32; res3/res4 3x3 stride 2: 1.4-1.6x), each over its dx
+     * positions with the taps that reach them: about in_spatial / strides
+     * positions times the taps, against out_spatial times the taps that
+     * are not zero padding.  When dy is much smaller than that (a 7x7
+     * filter over a 7x7 image, dy 1x1) most products are with the padding
+     * and ALGO_1 is 4x faster.  Those positions per phase also share the
+     * reordered filter (res5 3x3 stride 2 at mb=1: 49, on the GEMM).  Its
+     * outputs are dx's C/g channels in blocks of 16: the 3 of an RGB image
+     * leave 13 lanes idle and ALGO_1 is 2-4x faster (ResNet stem 7x7 at
+     * stride 2 and 1); 6 channels are already faster direct (5x5, 2x). */
     bool repacked = p->w_format != CUDNN_TENSOR_NCHW;
-    if (p->dir == FDNN_CONV_BWD_DATA)
-        return fdnn_conv_direct_blocked_bwd_data_applies(p) &&
-               2 * fdnn_conv_out_spatial(p) >= fdnn_conv_in_spatial(p) &&
-               (repacked || (double)p->n * (double)fdnn_conv_in_spatial(p) >= DIRECT_MIN_POSITIONS);
+    if (p->dir == FDNN_CONV_BWD_DATA) {
+        double strides = (double)(p->stride[0] * p->stride[1] * p->stride[2]);
+        return fdnn_conv_direct_blocked_bwd_data_applies(p) && fdnn_conv_cg(p) > 3 &&
+               2 * (double)fdnn_conv_out_spatial(p) * strides >= (double)fdnn_conv_in_spatial(p) &&
+               (repacked || (double)p->n * (double)fdnn_conv_in_spatial(p) / strides >= DIRECT_MIN_POSITIONS);
+    }
     return p->dir == FDNN_CONV_FWD &&
            (repacked || (double)p->n * (double)fdnn_conv_out_spatial(p) >= DIRECT_MIN_POSITIONS);
 }

@@ -62,8 +62,8 @@ int fdnn_conv_algo_count(fdnn_conv_dir_t dir);
 const int *fdnn_conv_algo_order(fdnn_conv_dir_t dir);
 
 /* Whether the heuristic puts the direct solver first for p (FP32 forward
- * and stride-1 backward-data problems where its blocked kernels beat the
- * GEMM solvers). */
+ * and backward-data problems where its blocked kernels beat the GEMM
+ * solvers). */
 bool fdnn_conv_prefers_direct(const fdnn_conv_problem_t *p);
 
 /* Applicability and workspace of `algo` for p, with the reason of a

@@ -198,13 +198,22 @@ CASES = [
     ("winograd 3x3 pad0 wide", 2, 24, 40, (20, 19), (3, 3), (0, 0), (1, 1), (1, 1), 1, False),
     ("winograd 3x3 pad3 conv-mode", 1, 5, 7, (9, 11), (3, 3), (3, 2), (1, 1), (1, 1), 1, True),
     ("winograd 5x5 groups conv-mode", 2, 4, 6, (13, 12), (5, 5), (2, 4), (1, 1), (1, 1), 2, True),
+    # Strided backward data on the blocked direct kernels (ALGO_0, one
+    # forward convolution per stride phase): a res3-like 3x3 stride 2 over
+    # 16+ channels, a kernel smaller than the stride (phases no tap reaches),
+    # stride 3 with dilation 2 in CONVOLUTION mode, groups.
+    ("polyphase 3x3 s2", 2, 20, 24, (15, 14), (3, 3), (1, 1), (2, 2), (1, 1), 1, False),
+    ("polyphase 2x2 s3", 2, 17, 9, (13, 11), (2, 2), (0, 1), (3, 3), (1, 1), 1, False),
+    ("polyphase 3x3 s3 dil2 groups conv-mode", 1, 18, 12, (16, 17), (3, 3), (2, 1), (3, 2), (2, 1), 2, True),
 ]
 
 for args in CASES:
     for dtype in (np.float32, np.float64):
         for nhwc in (False, True):
             case(*args, dtype, nhwc)
-# The FFT algorithms ran (their applicability is tested in test_conv.c).
-for want in [("fwd", 4), ("fwd", 5), ("bwd data", 2), ("bwd data", 3), ("bwd filter", 2), ("bwd filter", 6)]:
+# The FFT algorithms and the direct backward data ran (their applicability
+# is tested in test_conv.c).
+for want in [("fwd", 4), ("fwd", 5), ("bwd data", 0), ("bwd data", 2), ("bwd data", 3), ("bwd filter", 2),
+             ("bwd filter", 6)]:
     R.check(want in ran, f"{want[0]} algo {want[1]} never ran")
 R.finish()

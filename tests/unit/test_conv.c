@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/fail.h"
+#include "core/handle.h"
 #include "freednn.h"
 #include "ref/conv_ref.h"
 #include "testutil.h"
@@ -83,6 +84,22 @@ static const shape_t shapes[] = {
     S2("direct stem 7x7 s2", 1, 3, 20, 1, 23, 23, 7, 7, 3, 3, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     {"direct 3-D ragged", 3, 1, 17, 18, 1, {4, 5, 6}, {2, 3, 3}, {1, 1, 1}, {2, 1, 2}, {1, 2, 1},
      CUDNN_CROSS_CORRELATION},
+    /* Strided backward data on the blocked kernels, one forward
+     * convolution per stride phase: stride 2 and 3, kernels 1 to 5, kernels
+     * smaller than the stride (phases no tap reaches: alpha*0 + beta*dx),
+     * padding 0 to 2 (phase paddings that go negative), odd sizes, a dx
+     * extent not a multiple of the stride, groups, CONVOLUTION mode,
+     * dilation with and without a common factor with the stride, 3-D. */
+    S2("direct bwd s2 3x3", 2, 5, 19, 1, 13, 11, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("direct bwd s3 5x5 pad2", 1, 17, 6, 1, 16, 14, 5, 5, 2, 2, 3, 3, 1, 1, CUDNN_CONVOLUTION),
+    S2("direct bwd 2x2 s3 empty phases", 2, 18, 7, 1, 11, 10, 2, 2, 0, 1, 3, 3, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("direct bwd 1x1 s2 groups", 1, 6, 4, 2, 9, 8, 1, 1, 0, 0, 2, 2, 1, 1, CUDNN_CONVOLUTION),
+    S2("direct bwd s2 pad2 groups", 2, 36, 34, 2, 9, 10, 3, 3, 2, 2, 2, 2, 1, 1, CUDNN_CONVOLUTION),
+    S2("direct bwd 5x2 s2/3", 1, 4, 3, 1, 12, 13, 5, 2, 1, 0, 2, 3, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("direct bwd dilated s3/2", 1, 5, 6, 1, 14, 13, 3, 3, 2, 1, 3, 2, 2, 3, CUDNN_CONVOLUTION),
+    S2("direct bwd 4x4 s2 pad2", 1, 3, 20, 1, 7, 9, 4, 4, 2, 2, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+    {"direct bwd 3-D s2", 3, 1, 17, 5, 1, {5, 7, 6}, {3, 2, 3}, {1, 0, 1}, {2, 2, 3}, {1, 1, 1},
+     CUDNN_CONVOLUTION},
 };
 
 typedef enum layout { L_NCHW, L_NHWC, L_STRIDED } layout_t;
@@ -568,7 +585,8 @@ test_bias(cudnnHandle_t h)
 }
 
 /* Real-valued data: 1 and 2 threads must give identical bits, per algorithm
- * (here on a shape large enough to have several chunks and panels). */
+ * (here on a shape large enough to have several chunks and panels; 3x3
+ * filter, the shape's padding and stride). */
 static void
 test_thread_determinism(cudnnHandle_t h, shape_t s)
 {
@@ -578,7 +596,8 @@ test_thread_determinism(cudnnHandle_t h, shape_t s)
     cudnnCreateTensorDescriptor(&d.y);
     cudnnCreateFilterDescriptor(&d.w);
     cudnnCreateConvolutionDescriptor(&d.conv);
-    CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, s.pad[1], s.pad[2], s.str[1], s.str[2], 1, 1,
+                                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     CHECK_OK(cudnnSetFilterNdDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
     operand_t x, w, y;
     operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
@@ -1079,6 +1098,62 @@ test_winograd_bias_activation(cudnnHandle_t h)
     }
 }
 
+/* Strided FP32 backward data with ALGO_0 runs on the blocked kernels: the
+ * formula loops use no scratch memory, so a fresh handle's scratch grows
+ * only when the blocked path ran.  The heuristic lists ALGO_0 first for 3x3
+ * stride 2 (as res3's) and 5x5 stride 3 over 16 channels, and keeps ALGO_1
+ * first for 1x1 stride 2 (the GEMM reads that filter in place) and for 3
+ * channels (dx's channels fill 3 of 16 lanes). */
+static void
+test_direct_bwd_data_path(void)
+{
+    static const struct {
+        int c, ker, pad, str, first;
+    } cases[] = {
+        {16, 3, 1, 2, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
+        {16, 5, 2, 3, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
+        {16, 1, 0, 2, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
+        {3, 3, 1, 2, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cudnnHandle_t h;
+        CHECK_OK(cudnnCreate(&h));
+        int c = cases[i].c, kr = cases[i].ker;
+        const int in[2] = {25, 24}, ker[2] = {kr, kr}, pad[2] = {cases[i].pad, cases[i].pad},
+                  str[2] = {cases[i].str, cases[i].str}, one[2] = {1, 1};
+        descs_t d;
+        fft_descs(&d, 2, 2, c, 20, in, ker, pad, str, one);
+        int xd[4] = {2, c, 25, 24}, wd[4] = {20, c, kr, kr}, yd[4];
+        CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
+        operand_t x, w, y;
+        operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+        operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
+        operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 5);
+        fill(&w, 4, &rng, true);
+        fill(&y, 4, &rng, true);
+        poison(&x, 4);
+        CHECK(h->scratch_bytes == 0);
+        CHECK_OK(run(h, 1, &d, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, &x, &w, &y, NULL, 0, 1, 0, 4));
+        CHECK_MSG(h->scratch_bytes > 0, "C=%d %dx%d stride %d backward data ALGO_0 did not run the blocked kernels",
+                  c, kr, kr, cases[i].str);
+        CHECK(!isnan(get(&x, 4, 0)));
+        int n = 0;
+        cudnnConvolutionBwdDataAlgoPerf_t pd[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+        CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x,
+                                                             CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, pd));
+        CHECK_MSG(n > 0 && pd[0].algo == (cudnnConvolutionBwdDataAlgo_t)cases[i].first,
+                  "C=%d %dx%d stride %d: heuristic lists algo %d first, expected %d", c, kr, kr, cases[i].str,
+                  n > 0 ? (int)pd[0].algo : -1, cases[i].first);
+        operand_free(&x);
+        operand_free(&w);
+        operand_free(&y);
+        descs_free(&d);
+        CHECK_OK(cudnnDestroy(h));
+    }
+}
+
 int
 main(void)
 {
@@ -1110,6 +1185,10 @@ main(void)
          * compute tasks of the first image), 7-wide rows in two-row tiles
          * with an odd row count. */
         S2("large direct 7x7", 2, 24, 260, 1, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        /* Strided backward data on the blocked kernels with 2 threads:
+         * image chunks in parallel, and one image with parallel steps. */
+        S2("large direct bwd s2", 4, 32, 40, 1, 15, 16, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("large direct bwd s2 N=1", 1, 32, 40, 1, 30, 29, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
     };
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
@@ -1170,8 +1249,15 @@ main(void)
                                            CUDNN_CROSS_CORRELATION));
     test_thread_determinism(h, (shape_t)S2("determinism N=1", 1, 16, 24, 1, 40, 37, 3, 3, 1, 1, 1, 1, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
+    /* Strided: the direct backward data's image chunks run in parallel
+     * (9 images) or one image with every step parallel (N=1). */
+    test_thread_determinism(h, (shape_t)S2("determinism s2", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 2, 2, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    test_thread_determinism(h, (shape_t)S2("determinism s2 N=1", 1, 16, 24, 1, 40, 37, 3, 3, 1, 1, 2, 2, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
     test_winograd_limits(h);
     test_winograd_bias_activation(h);
+    test_direct_bwd_data_path();
     CHECK_OK(cudnnDestroy(h));
     return fdnn_test_finish("test_conv");
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The direct convolution solver.  FP32 forward, FP32 backward data with
- * stride 1 and FP32 backward filter (each as a forward convolution) run the
- * blocked, register-tiled kernels of conv_direct_blocked.h; everything else
- * (FP64, strided backward data) the formula of src/ref/conv_ref.h as loops
+ * The direct convolution solver.  FP32 forward, FP32 backward data (one
+ * forward convolution per stride phase) and FP32 backward filter (a forward
+ * convolution with the batch as channels) run the blocked, register-tiled
+ * kernels of conv_direct_blocked.h; everything else (FP64) the formula of
+ * src/ref/conv_ref.h as loops
  * over any strides, one output row (all positions of one (n, channel) pair,
  * or one filter (k, c) for backward filter) per task.  No workspace, no
  * GEMM; the solver of choice for depthwise convolutions, where every group

@@ -223,12 +223,14 @@ finish(float s, float alpha, float beta, const float *dst, const float *bias, bo
     return v;
 }
 
-/* Whether tiles go to y channel-major: y's W is contiguous (NCHW-like),
- * so each channel's pixels are one contiguous run. */
+/* Whether tiles go to y channel-major: y's pixels along W are closer than
+ * its channels (NCHW-like, or the every-s-th-pixel view of a backward-data
+ * phase), so each channel's pixels are one run, contiguous or short-strided.
+ * The kernel itself stores channel-major only with W contiguous. */
 static bool
 kmajor_output(const fdnn_conv_problem_t *p)
 {
-    return p->y.strides[4] == 1 && p->y.strides[1] != 1;
+    return p->y.strides[1] != 1 && p->y.strides[4] < p->y.strides[1];
 }
 
 /* The first `pixels` pixels and `kc` channels of one row of a tile
@@ -304,7 +306,7 @@ compute_row(void *arg, size_t task)
      * otherwise into a tile blended by store_tile. */
     const fdnn_conv_exec_t *e = j->e;
     bool direct_out = e->alpha == 1 && e->beta == 0 && e->bias == NULL && !e->relu &&
-                      (a.kmajor || p->y.strides[1] == 1);
+                      (a.kmajor ? p->y.strides[4] == 1 : p->y.strides[1] == 1);
     float tile[2 * FDNN_AVX512_CONV_DIRECT_NKB * KB * KB]; /* rows x 32 channels x 16 pixels */
     float *yrow = (float *)e->out + off5(&p->y, j->n, g * pl->kg + k0, od, oh, 0);
     size_t t_k = a.kmajor ? (size_t)rows * KB : 1, t_px = a.kmajor ? 1 : (size_t)(nkb * KB);
@@ -355,6 +357,54 @@ compute_kgroup(void *arg, size_t task)
 /* Fewest (group, block pair) tasks for compute_kgroup. */
 #define KGROUP_TASKS 8
 
+/* The job of the forward convolution e->p (for backward data, an
+ * equivalent forward problem with the filter read transposed): layout and
+ * the tiling of the handle's ISA; the buffers are the caller's to set. */
+static cudnnStatus_t
+make_job(const fdnn_conv_exec_t *e, bool transposed, job_t *j)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    memset(j, 0, sizeof(*j));
+    j->e = e;
+    j->p = p;
+    j->transposed = transposed;
+    RETURN_IF_ERROR(make_layout(p, &j->pl));
+    int64_t max_ur, max_nkb;
+    isa_tiling(e->handle->isa, &j->pl, &max_ur, &max_nkb);
+    tile_row(p->out[2], max_ur, &j->pl.ur, &j->pl.tiles);
+    j->pl.kbt = max_nkb;
+    /* Short rows: two rows per tile, so each weight vector loaded serves
+     * twice as many pixels. */
+    j->pl.rows = j->pl.ur * 2 <= max_ur && p->out[1] >= 2 ? 2 : 1;
+    j->nrg = (p->out[1] + j->pl.rows - 1) / j->pl.rows;
+    j->nkt = (j->pl.nkb + j->pl.kbt - 1) / j->pl.kbt;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Scratch bytes of a job's reordered filter and of its reordered image. */
+static size_t
+job_w_bytes(const job_t *j)
+{
+    return fdnn_align_up(j->pl.w_floats * sizeof(float));
+}
+
+static size_t
+job_in_bytes(const job_t *j)
+{
+    return fdnn_align_up(j->pl.in_floats * sizeof(float));
+}
+
+/* Image n of a job whose filter is reordered: its input reorder, then
+ * every output row. */
+static void
+run_image(job_t *j, int64_t n)
+{
+    j->n = n;
+    pthreadpool_parallelize_1d(j->e->pool, reorder_input, j, (size_t)(j->pl.g * j->pl.ncb * j->pl.dp * j->pl.hp), 0);
+    pthreadpool_parallelize_1d(j->e->pool, compute_row, j,
+                               (size_t)(j->pl.g * j->nkt) * (size_t)(j->p->out[0] * j->nrg), 0);
+}
+
 /* The forward convolution e->p (for backward data, the equivalent forward
  * problem with the filter read transposed). */
 static cudnnStatus_t
@@ -362,36 +412,24 @@ run_forward(const fdnn_conv_exec_t *e, bool transposed)
 {
     const fdnn_conv_problem_t *p = e->p;
     job_t j;
-    j.e = e;
-    j.p = p;
-    j.transposed = transposed;
-    RETURN_IF_ERROR(make_layout(p, &j.pl));
-    size_t wbytes = fdnn_align_up(j.pl.w_floats * sizeof(float));
-    char *scratch = fdnn_handle_scratch(e->handle, wbytes + fdnn_align_up(j.pl.in_floats * sizeof(float)));
+    RETURN_IF_ERROR(make_job(e, transposed, &j));
+    size_t wbytes = job_w_bytes(&j);
+    char *scratch = fdnn_handle_scratch(e->handle, wbytes + job_in_bytes(&j));
     if (scratch == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
-    int64_t max_ur, max_nkb;
-    isa_tiling(e->handle->isa, &j.pl, &max_ur, &max_nkb);
-    tile_row(p->out[2], max_ur, &j.pl.ur, &j.pl.tiles);
-    j.pl.kbt = max_nkb;
-    /* Short rows: two rows per tile, so each weight vector loaded serves
-     * twice as many pixels. */
-    j.pl.rows = j.pl.ur * 2 <= max_ur && p->out[1] >= 2 ? 2 : 1;
-    j.nrg = (p->out[1] + j.pl.rows - 1) / j.pl.rows;
-    j.nkt = (j.pl.nkb + j.pl.kbt - 1) / j.pl.kbt;
     j.wbuf = (float *)scratch;
     j.ibuf = (float *)(scratch + wbytes);
     size_t kgroups = (size_t)(j.pl.g * j.nkt);
-    bool fused = kgroups >= KGROUP_TASKS;
-    if (!fused)
+    if (kgroups < KGROUP_TASKS)
         pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
     for (int64_t n = 0; n < p->n; n++) {
-        j.n = n;
-        pthreadpool_parallelize_1d(e->pool, reorder_input, &j, (size_t)(j.pl.g * j.pl.ncb * j.pl.dp * j.pl.hp), 0);
-        if (n == 0 && fused)
+        if (n == 0 && kgroups >= KGROUP_TASKS) {
+            j.n = 0;
+            pthreadpool_parallelize_1d(e->pool, reorder_input, &j, (size_t)(j.pl.g * j.pl.ncb * j.pl.dp * j.pl.hp), 0);
             pthreadpool_parallelize_1d(e->pool, compute_kgroup, &j, kgroups, 0);
-        else
-            pthreadpool_parallelize_1d(e->pool, compute_row, &j, kgroups * (size_t)(p->out[0] * j.nrg), 0);
+        } else {
+            run_image(&j, n);
+        }
     }
     return CUDNN_STATUS_SUCCESS;
 }
@@ -402,43 +440,422 @@ fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e)
     return run_forward(e, false);
 }
 
-/* Backward data with stride 1 is the forward convolution of dy with the
- * filter transposed per group (K and C swapped) and reversed in every
- * spatial dimension, padding (ker-1)*dil - pad: dx[i] = sum_q dy[i - pad' +
- * q*dil] * w[ker-1-q].  Negative padding (pad beyond (ker-1)*dil) has no
- * blocked layout. */
+/* Backward data, dx[i] = sum_{o, q: i = o*s - pad + q*d} dy[o] * w[q] per
+ * spatial dimension (s stride, d dilation; w's taps reversed in
+ * CONVOLUTION mode), by the polyphase decomposition.  The dx positions
+ * i = a + s*iq of phase a (0 <= a < s) are reached only by the taps q with
+ * q*d = a + pad (mod s).  With g = gcd(s, d) these are q = q0 + (s/g)*j,
+ * j = 0 .. nj-1 (none when no q0 < min(s/g, ker) solves it), and tap j
+ * reads dy at o = iq + off - (d/g)*j, off = (a + pad - q0*d) / s (exact).
+ * So each phase is the stride-1 forward correlation of dy with that
+ * sub-filter reversed, dilation d/g and padding (nj-1)*(d/g) - off, giving
+ * the view dx[a::s]; with stride 1 there is one phase, the whole filter
+ * reversed and padding (ker-1)*d - pad.  A negative padding skips that
+ * many leading dy positions instead.  The phases partition dx, so alpha and
+ * beta apply once per element; a phase no tap reaches is alpha*0 + beta*dx.
+ * The filter is read transposed per group (K and C swapped). */
+typedef struct phase_dim {
+    int64_t count; /* dx positions in the phase (0: a >= the dx extent) */
+    int64_t taps;  /* nj; 0 when no tap reaches the phase (or only dy's padding) */
+    int64_t tap0;  /* stored tap of the view's first tap */
+    int64_t step;  /* stored taps between consecutive view taps */
+    int64_t dil;   /* dilation of the sub-convolution over dy */
+    int64_t pad;   /* its padding, >= 0 */
+    int64_t skip;  /* leading dy positions it never reads */
+} phase_dim_t;
+
+static int64_t
+gcd(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void
+phase_dim(const fdnn_conv_problem_t *p, int i, int64_t a, phase_dim_t *ph)
+{
+    int64_t s = p->stride[i], d = p->dil[i], ker = p->ker[i];
+    int64_t g = gcd(s, d), r = (a + p->pad[i]) % s;
+    memset(ph, 0, sizeof(*ph));
+    ph->count = a < p->in[i] ? (p->in[i] - a + s - 1) / s : 0;
+    ph->step = s / g;
+    ph->dil = d / g;
+    int64_t q0 = 0;
+    while (q0 < ph->step && q0 < ker && q0 * d % s != r)
+        q0++;
+    if (q0 == ph->step || q0 == ker)
+        return; /* no tap lands on this phase */
+    int64_t nj = (ker - 1 - q0) / ph->step + 1;
+    int64_t off = (a + p->pad[i] - q0 * d) / s;
+    int64_t pad = (nj - 1) * ph->dil - off;
+    if (pad < 0 && -pad >= p->out[i])
+        return; /* every tap falls beyond dy's end */
+    ph->skip = pad < 0 ? -pad : 0;
+    ph->pad = pad < 0 ? 0 : pad;
+    ph->taps = nj;
+    ph->tap0 = p->flip ? ker - 1 - q0 - ph->step * (nj - 1) : q0;
+}
+
+/* The phase pa[] of e: its dx view in *f and *fe (the forward problem of
+ * the phase when it has taps in every dimension, *empty otherwise).  False
+ * when the phase holds no dx element. */
+static bool
+make_phase(const fdnn_conv_exec_t *e, const int64_t pa[3], fdnn_conv_problem_t *f, fdnn_conv_exec_t *fe,
+           bool *empty)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    *f = *p;
+    f->dir = FDNN_CONV_FWD;
+    f->c = p->k;
+    f->k = p->c;
+    f->x = p->y; /* dy */
+    f->y = p->x; /* dx */
+    f->flip = !p->flip;
+    *fe = *e;
+    fe->p = f;
+    fe->y_in = NULL;
+    fe->bias = NULL;
+    fe->relu = false;
+    *empty = false;
+    int64_t x_off = 0, w_off = 0, y_off = 0;
+    for (int i = 0; i < 3; i++) {
+        phase_dim_t ph;
+        phase_dim(p, i, pa[i], &ph);
+        if (ph.count == 0)
+            return false;
+        *empty = *empty || ph.taps == 0;
+        y_off += pa[i] * p->x.strides[2 + i];
+        f->y.dims[2 + i] = ph.count;
+        f->y.strides[2 + i] *= p->stride[i];
+        f->out[i] = ph.count;
+        x_off += ph.skip * p->y.strides[2 + i];
+        f->x.dims[2 + i] = p->out[i] - ph.skip;
+        f->in[i] = p->out[i] - ph.skip;
+        w_off += ph.tap0 * p->w.strides[2 + i];
+        f->w.dims[2 + i] = ph.taps;
+        f->w.strides[2 + i] *= ph.step;
+        f->ker[i] = ph.taps;
+        f->pad[i] = ph.pad;
+        f->stride[i] = 1;
+        f->dil[i] = ph.dil;
+    }
+    fe->out = (float *)e->out + y_off;
+    fe->x_in = (const float *)e->y_in + x_off;
+    fe->w_in = (const float *)e->w_in + w_off;
+    return true;
+}
+
 bool
 fdnn_conv_direct_blocked_bwd_data_applies(const fdnn_conv_problem_t *p)
 {
-    if (p->dir != FDNN_CONV_BWD_DATA || p->dtype != CUDNN_DATA_FLOAT)
+    return p->dir == FDNN_CONV_BWD_DATA && p->dtype == CUDNN_DATA_FLOAT &&
+           p->stride[0] * p->stride[1] * p->stride[2] <= FDNN_CONV_DIRECT_MAX_PHASES;
+}
+
+/* Strided backward data, per image: every phase's forward convolution
+ * stores its plain sums (kernel stores, no blend) into a packed buffer of
+ * its own, then one pass interleaves the phases into dx with alpha and
+ * beta.  Storing each phase straight into its strided dx view would send
+ * every tile through the scalar blend (every s-th pixel is not a run the
+ * kernel can store): that cost a third of the time on res3 3x3 s2. */
+typedef struct phases {
+    const fdnn_conv_exec_t *e;
+    int64_t n;
+    bool chan_last;                             /* buffers [d][h][w][c] (dx's channels closest), else [c][d][h][w] */
+    const float *buf[FDNN_CONV_DIRECT_MAX_PHASES]; /* phase (a0*s1 + a1)*s2 + a2 */
+} phases_t;
+
+/* Positions of phase a along one dimension of extent `in`, stride s. */
+static inline int64_t
+phase_count(int64_t in, int64_t a, int64_t s)
+{
+    return a < in ? (in - a + s - 1) / s : 0;
+}
+
+/* The sums of dx row (c, d, h) in the phase of W offset b, for every
+ * b < min(s_w, W): rows[b] points at pixel 0 of that phase's row (for
+ * channel-major buffers, channel c's; channel-last, every channel's), and
+ * the row below in the same phase (h + s_h) is cw_b pixels further. */
+static void
+phase_rows(const phases_t *ph, int64_t c, int64_t d, int64_t h, const float **rows)
+{
+    const fdnn_conv_problem_t *p = ph->e->p;
+    const int64_t *in = p->in, *s = p->stride;
+    int64_t ad = d % s[0], ah = h % s[1];
+    int64_t cd = phase_count(in[0], ad, s[0]), ch = phase_count(in[1], ah, s[1]);
+    for (int64_t b = 0; b < s[2] && b < in[2]; b++) {
+        int64_t cw = phase_count(in[2], b, s[2]);
+        const float *buf = ph->buf[(ad * s[1] + ah) * s[2] + b];
+        rows[b] = ph->chan_last ? buf + (d / s[0] * ch + h / s[1]) * cw * p->c
+                                : buf + ((c * cd + d / s[0]) * ch + h / s[1]) * cw;
+    }
+}
+
+/* One dx row (n, c, d, h) from its phases' rows (channel-major buffers):
+ * dst = alpha*sum + beta*dst over W pixels of stride sw. */
+static void
+interleave_row(const float *const *rows, int64_t width, int64_t s, float alpha, float beta, float *dst, int64_t sw)
+{
+    if (s == 2 && width >= 2) {
+        /* Stride 2 (the common case): pairs of pixels from the two rows. */
+        const float *e0 = rows[0], *e1 = rows[1];
+        int64_t pairs = width / 2;
+        if (beta == 0 && sw == 1)
+            for (int64_t q = 0; q < pairs; q++) {
+                dst[2 * q] = alpha * e0[q];
+                dst[2 * q + 1] = alpha * e1[q];
+            }
+        else
+            for (int64_t q = 0; q < pairs; q++) {
+                float v0 = alpha * e0[q], v1 = alpha * e1[q];
+                if (beta != 0) {
+                    v0 += beta * dst[2 * q * sw];
+                    v1 += beta * dst[(2 * q + 1) * sw];
+                }
+                dst[2 * q * sw] = v0;
+                dst[(2 * q + 1) * sw] = v1;
+            }
+        if (width % 2 != 0) {
+            float v = alpha * e0[pairs];
+            dst[2 * pairs * sw] = beta != 0 ? v + beta * dst[2 * pairs * sw] : v;
+        }
+        return;
+    }
+    /* Any stride: phase by phase, every s-th pixel. */
+    for (int64_t b = 0; b < s && b < width; b++) {
+        const float *src = rows[b];
+        float *o = dst + b * sw;
+        int64_t cw = phase_count(width, b, s), step = s * sw;
+        for (int64_t q = 0; q < cw; q++) {
+            float v = alpha * src[q];
+            o[q * step] = beta != 0 ? v + beta * o[q * step] : v;
+        }
+    }
+}
+
+/* Image ph->n of dx, dx = alpha*sum + beta*dx with each element's sum read
+ * from its phase (zeros for phases no tap reaches).  Channel-major buffers:
+ * task = c*D + d, every row of that plane (the phase rows found once per
+ * phase of H, then stepped); channel-last: task = d*H + h, one row of every
+ * channel, pixel by pixel. */
+static void
+interleave_task(void *arg, size_t task)
+{
+    const phases_t *ph = arg;
+    const fdnn_conv_exec_t *e = ph->e;
+    const fdnn_conv_problem_t *p = e->p;
+    const int64_t *in = p->in, *s = p->stride;
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    const float *rows[FDNN_CONV_DIRECT_MAX_PHASES];
+    if (ph->chan_last) {
+        int64_t h = (int64_t)task % in[1], d = (int64_t)task / in[1];
+        int64_t sc = p->x.strides[1];
+        phase_rows(ph, 0, d, h, rows);
+        for (int64_t w = 0; w < in[2]; w++) {
+            const float *v = rows[w % s[2]] + w / s[2] * p->c;
+            float *dst = (float *)e->out + off5(&p->x, ph->n, 0, d, h, w);
+            if (beta == 0)
+                for (int64_t k = 0; k < p->c; k++)
+                    dst[k * sc] = alpha * v[k];
+            else
+                for (int64_t k = 0; k < p->c; k++)
+                    dst[k * sc] = alpha * v[k] + beta * dst[k * sc];
+        }
+        return;
+    }
+    int64_t d = (int64_t)task % in[0], c = (int64_t)task / in[0];
+    int64_t sw = s[2] < in[2] ? s[2] : in[2], cw[FDNN_CONV_DIRECT_MAX_PHASES]; /* phases along W, their widths */
+    for (int64_t b = 0; b < sw; b++)
+        cw[b] = phase_count(in[2], b, s[2]);
+    for (int64_t ah = 0; ah < s[1] && ah < in[1]; ah++) {
+        phase_rows(ph, c, d, ah, rows + ah * sw);
+        for (int64_t h = ah, hq = 0; h < in[1]; h += s[1], hq++) {
+            const float *r[FDNN_CONV_DIRECT_MAX_PHASES];
+            for (int64_t b = 0; b < sw; b++)
+                r[b] = rows[ah * sw + b] + hq * cw[b];
+            interleave_row(r, in[2], s[2], alpha, beta, (float *)e->out + off5(&p->x, ph->n, c, d, h, 0),
+                           p->x.strides[4]);
+        }
+    }
+}
+
+/* make_phase with the phase's output redirected to its packed buffer, as
+ * plain sums (alpha 1, beta 0). */
+static bool
+make_buffered_phase(const fdnn_conv_exec_t *e, const int64_t pa[3], bool chan_last, float *buf,
+                    fdnn_conv_problem_t *f, fdnn_conv_exec_t *fe, bool *empty)
+{
+    if (!make_phase(e, pa, f, fe, empty))
         return false;
-    for (int i = 0; i < 3; i++)
-        if (p->stride[i] != 1 || p->pad[i] > (p->ker[i] - 1) * p->dil[i])
-            return false;
+    int64_t cd = f->out[0], ch = f->out[1], cw = f->out[2];
+    f->y.strides[0] = 0; /* one image at a time */
+    f->y.strides[1] = chan_last ? 1 : cd * ch * cw;
+    f->y.strides[2] = chan_last ? ch * cw * e->p->c : ch * cw;
+    f->y.strides[3] = chan_last ? cw * e->p->c : cw;
+    f->y.strides[4] = chan_last ? e->p->c : 1;
+    fe->out = buf;
+    fe->alpha = 1;
+    fe->beta = 0;
     return true;
+}
+
+/* Image chunks of strided backward data: at most this many, each with its
+ * own reordered image and phase buffers.  They run in parallel (one thread
+ * each) when there are at least as many as threads, else one after another
+ * with every step parallel inside; an image's results are the same either
+ * way (every element is one kernel sum and one blend), but chunks need 3
+ * pool barriers per call instead of 2 per phase and image. */
+#define BWD_CHUNKS 8
+
+typedef struct bwd_strided {
+    const fdnn_conv_exec_t *e;
+    bool chan_last;
+    int64_t chunks;
+    bool parallel_chunks;
+    char *wbuf;        /* every phase's reordered filter, in phase order */
+    char *slots;       /* per chunk slot: reordered image, then phase buffers */
+    size_t in_bytes;   /* the largest reordered image of a phase */
+    size_t slot_bytes; /* in_bytes + every phase's buffer */
+} bwd_strided_t;
+
+/* Image n with the reordered image and phase buffers at `slot`, the pool
+ * `pool` (NULL: this thread only). */
+static void
+bwd_strided_image(const bwd_strided_t *b, char *slot, pthreadpool_t pool, int64_t n)
+{
+    const fdnn_conv_exec_t *e = b->e;
+    const fdnn_conv_problem_t *p = e->p;
+    fdnn_conv_exec_t pe = *e;
+    pe.pool = pool;
+    phases_t ph;
+    memset(&ph, 0, sizeof(ph));
+    ph.e = &pe;
+    ph.n = n;
+    ph.chan_last = b->chan_last;
+    float *obuf = (float *)(slot + b->in_bytes);
+    fdnn_conv_problem_t f;
+    fdnn_conv_exec_t fe;
+    job_t j;
+    bool empty;
+    int64_t pa[3];
+    size_t w_off = 0, o_off = 0;
+    for (pa[0] = 0; pa[0] < p->stride[0]; pa[0]++)
+        for (pa[1] = 0; pa[1] < p->stride[1]; pa[1]++)
+            for (pa[2] = 0; pa[2] < p->stride[2]; pa[2]++) {
+                if (!make_buffered_phase(&pe, pa, b->chan_last, obuf + o_off, &f, &fe, &empty))
+                    continue;
+                ph.buf[(pa[0] * p->stride[1] + pa[1]) * p->stride[2] + pa[2]] = obuf + o_off;
+                size_t floats = (size_t)(p->c * fdnn_conv_out_spatial(&f));
+                o_off += floats;
+                if (empty) {
+                    memset(fe.out, 0, floats * sizeof(float)); /* the empty sums */
+                    continue;
+                }
+                (void)make_job(&fe, true, &j); /* succeeded for this phase in bwd_data_strided */
+                j.wbuf = (float *)(b->wbuf + w_off);
+                j.ibuf = (float *)slot;
+                w_off += job_w_bytes(&j);
+                run_image(&j, n);
+            }
+    size_t tasks = (size_t)(p->in[0] * (ph.chan_last ? p->in[1] : p->c)); /* interleave_task's */
+    pthreadpool_parallelize_1d(pool, interleave_task, &ph, tasks, 0);
+}
+
+/* Images of chunk `chunk` (an even split of the batch), on this thread
+ * with the chunk's own slot. */
+static void
+bwd_strided_chunk(void *arg, size_t chunk)
+{
+    const bwd_strided_t *b = arg;
+    int64_t n = b->e->p->n, c = (int64_t)chunk;
+    for (int64_t i = c * n / b->chunks; i < (c + 1) * n / b->chunks; i++)
+        bwd_strided_image(b, b->slots + chunk * b->slot_bytes, NULL, i);
+}
+
+/* Reorders the filter of every phase that taps reach, in phase order. */
+static void
+bwd_strided_filters(const bwd_strided_t *b)
+{
+    const fdnn_conv_problem_t *p = b->e->p;
+    fdnn_conv_problem_t f;
+    fdnn_conv_exec_t fe;
+    job_t j;
+    bool empty;
+    int64_t pa[3];
+    size_t w_off = 0;
+    for (pa[0] = 0; pa[0] < p->stride[0]; pa[0]++)
+        for (pa[1] = 0; pa[1] < p->stride[1]; pa[1]++)
+            for (pa[2] = 0; pa[2] < p->stride[2]; pa[2]++) {
+                if (!make_buffered_phase(b->e, pa, b->chan_last, NULL, &f, &fe, &empty) || empty)
+                    continue;
+                (void)make_job(&fe, true, &j); /* succeeded in bwd_data_strided */
+                j.wbuf = (float *)(b->wbuf + w_off);
+                w_off += job_w_bytes(&j);
+                pthreadpool_parallelize_1d(b->e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
+            }
+}
+
+static cudnnStatus_t
+bwd_data_strided(const fdnn_conv_exec_t *e)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    bwd_strided_t b;
+    memset(&b, 0, sizeof(b));
+    b.e = e;
+    b.chan_last = p->x.strides[1] < p->x.strides[4];
+    /* Every phase's plan and the scratch before anything is written. */
+    fdnn_conv_problem_t f;
+    fdnn_conv_exec_t fe;
+    job_t j;
+    bool empty;
+    int64_t pa[3];
+    size_t w_total = 0, out_floats = 0;
+    for (pa[0] = 0; pa[0] < p->stride[0]; pa[0]++)
+        for (pa[1] = 0; pa[1] < p->stride[1]; pa[1]++)
+            for (pa[2] = 0; pa[2] < p->stride[2]; pa[2]++) {
+                if (!make_buffered_phase(e, pa, b.chan_last, NULL, &f, &fe, &empty))
+                    continue;
+                out_floats += (size_t)(p->c * fdnn_conv_out_spatial(&f));
+                if (empty)
+                    continue;
+                RETURN_IF_ERROR(make_job(&fe, true, &j));
+                w_total += job_w_bytes(&j);
+                b.in_bytes = job_in_bytes(&j) > b.in_bytes ? job_in_bytes(&j) : b.in_bytes;
+            }
+    b.slot_bytes = b.in_bytes + fdnn_align_up(out_floats * sizeof(float));
+    size_t threads = e->pool != NULL ? pthreadpool_get_threads_count(e->pool) : 1;
+    b.chunks = p->n < BWD_CHUNKS ? p->n : BWD_CHUNKS;
+    b.parallel_chunks = threads > 1 && (size_t)b.chunks >= threads;
+    size_t slots = b.parallel_chunks ? (size_t)b.chunks : 1;
+    char *scratch = fdnn_handle_scratch(e->handle, w_total + slots * b.slot_bytes);
+    if (scratch == NULL)
+        return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
+    b.wbuf = scratch;
+    b.slots = scratch + w_total;
+    bwd_strided_filters(&b);
+    if (b.parallel_chunks)
+        pthreadpool_parallelize_1d(e->pool, bwd_strided_chunk, &b, (size_t)b.chunks, 0);
+    else
+        for (int64_t n = 0; n < p->n; n++)
+            bwd_strided_image(&b, b.slots, e->pool, n);
+    return CUDNN_STATUS_SUCCESS;
 }
 
 cudnnStatus_t
 fdnn_conv_direct_blocked_bwd_data(const fdnn_conv_exec_t *e)
 {
     const fdnn_conv_problem_t *p = e->p;
-    fdnn_conv_problem_t f = *p;
-    f.dir = FDNN_CONV_FWD;
-    f.c = p->k;
-    f.k = p->c;
-    f.x = p->y; /* dy */
-    f.y = p->x; /* dx */
-    f.flip = !p->flip;
-    for (int i = 0; i < 3; i++) {
-        f.in[i] = p->out[i];
-        f.out[i] = p->in[i];
-        f.pad[i] = (p->ker[i] - 1) * p->dil[i] - p->pad[i];
-    }
-    fdnn_conv_exec_t fe = *e;
-    fe.p = &f;
-    fe.x_in = e->y_in;
-    fe.y_in = NULL;
-    fe.bias = NULL;
-    fe.relu = false;
-    return run_forward(&fe, true);
+    fdnn_conv_problem_t f;
+    fdnn_conv_exec_t fe;
+    bool empty;
+    const int64_t zero[3] = {0, 0, 0};
+    /* Stride 1: one phase, dx itself (a phase no tap reaches cannot occur
+     * with stride 1 but takes the general path if it did). */
+    if (p->stride[0] * p->stride[1] * p->stride[2] == 1 && make_phase(e, zero, &f, &fe, &empty) && !empty)
+        return run_forward(&fe, true);
+    return bwd_data_strided(e);
 }

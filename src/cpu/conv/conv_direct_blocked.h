@@ -36,10 +36,18 @@ bool fdnn_conv_direct_blocked_applies(const fdnn_conv_problem_t *p);
 /* Runs p (no workspace; ALLOC_FAILED when the scratch cannot grow). */
 cudnnStatus_t fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e);
 
-/* Backward data (FP32) with stride 1 and padding at most (ker-1)*dil in
- * every dimension, as the forward convolution of dy with the transposed,
- * reversed filter on the same kernels. */
+/* Backward data (FP32), any stride, padding and dilation, as forward
+ * convolutions on the same kernels: one per polyphase component of dx (the
+ * positions a, a+s, a+2s, ... per dimension), each the stride-1 correlation
+ * of dy with the taps reaching that component, transposed and reversed.
+ * Every phase's plan is made and the scratch sized before dx is written, so
+ * a failure (ALLOC_FAILED, NOT_SUPPORTED for sizes too large) leaves dx
+ * untouched. */
 bool fdnn_conv_direct_blocked_bwd_data_applies(const fdnn_conv_problem_t *p);
+
+/* Most phases (product of the strides) the blocked backward data takes;
+ * beyond, the DIRECT solver's formula loops run it. */
+#define FDNN_CONV_DIRECT_MAX_PHASES 64
 cudnnStatus_t fdnn_conv_direct_blocked_bwd_data(const fdnn_conv_exec_t *e);
 
 /* Backward filter (FP32) as a forward convolution of x with dy, the batch

@@ -31,6 +31,24 @@ typedef struct ex_case {
 /* Runs the transform once per ISA x threads combination on y's initial
  * bytes and checks each result against y->ref and bitwise against the
  * first. */
+/* y.ref = the float64 reference of the fold (or unfold) transform of x
+ * with pads pb / pa (per dim) and folds of the spatial dims, rounded to y's
+ * type. */
+static void
+ref_fold(double alpha, const tt_t *x, double beta, tt_t *y, int nd, const int *pb, const int *pa,
+         const unsigned *fold, bool unfold)
+{
+    int pbi[CUDNN_DIM_MAX], pai[CUDNN_DIM_MAX];
+    unsigned fi[CUDNN_DIM_MAX];
+    for (int i = 0; i < nd; i++) {
+        pbi[i] = pb[i];
+        pai[i] = pa[i];
+        fi[i] = i >= 2 ? fold[i - 2] : 1;
+    }
+    fdnn_ref_fold_transform(alpha, &x->t, x->ref, beta, &y->t, y->ref, pbi, pai, fi, unfold);
+    tt_round_ref(y);
+}
+
 static void
 run_all(ex_case_t *k, const unsigned char *init, double tol, const char *what)
 {
@@ -194,15 +212,7 @@ test_random_case(int iter)
     scale_arg(&k.sb, beta, yf64);
     unsigned char *init = malloc(y.span * y.esz);
     memcpy(init, y.buf, y.span * y.esz);
-    int pbi[CUDNN_DIM_MAX], pai[CUDNN_DIM_MAX];
-    unsigned fi[CUDNN_DIM_MAX];
-    for (int i = 0; i < nd; i++) {
-        pbi[i] = pb[i];
-        pai[i] = pa[i];
-        fi[i] = i >= 2 ? fold[i - 2] : 1;
-    }
-    fdnn_ref_fold_transform(alpha, &x.t, x.ref, beta, &y.t, y.ref, pbi, pai, fi, unfold);
-    tt_round_ref(&y);
+    ref_fold(alpha, &x, beta, &y, nd, pb, pa, fold, unfold);
     char what[160];
     snprintf(what, sizeof(what), "%s %s->%s nd %d fold %u,%u,%u pads %d/%d %d/%d iter %d", unfold ? "unfold" : "fold",
              fdnn_dtype_name(xt), fdnn_dtype_name(yt), nd, fold[0], fold[1], fold[2], pb[1], pa[1], pb[2], pa[2],
@@ -549,15 +559,7 @@ test_vect_fold_case(int iter)
     }
     unsigned char *init = malloc(dbytes), *first = malloc(dbytes);
     memcpy(init, dbuf, dbytes);
-    int pbi[CUDNN_DIM_MAX], pai[CUDNN_DIM_MAX];
-    unsigned fi[CUDNN_DIM_MAX];
-    for (int i = 0; i < nd; i++) {
-        pbi[i] = pb[i];
-        pai[i] = pa[i];
-        fi[i] = i >= 2 ? fold[i - 2] : 1;
-    }
-    fdnn_ref_fold_transform(alpha, &x.t, x.ref, beta, &y.t, y.ref, pbi, pai, fi, unfold);
-    tt_round_ref(&y);
+    ref_fold(alpha, &x, beta, &y, nd, pb, pa, fold, unfold);
     char what[200];
     snprintf(what, sizeof(what), "%s %s%s -> %s%s nd %d fold %u,%u,%u pads C %d/%d H %d/%d alpha %g beta %g iter %d",
              unfold ? "unfold" : "fold", fdnn_dtype_name(src_vc ? vts[vi].vt : xt), src_vc ? " VECT_C" : "",

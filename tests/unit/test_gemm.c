@@ -211,6 +211,26 @@ test_sgemm_blocks(void)
     }
 }
 
+/* C of 2 MiB or more written once (beta 0, one k block): the kernels
+ * stream the rows that start on a 64-byte boundary (STREAM_C_BYTES in
+ * gemm_driver.inc).  Row pads of 0 (every row aligned when C is) and 3
+ * (rows in and out of alignment, the rest stored plainly); the epilogue
+ * options and 1, 2, 3 threads. */
+static void
+test_sgemm_streamed(void)
+{
+    static const shape_t ss[] = {{130, 4100, 9}, {520, 1030, 40}};
+    for (int level = 0; level < fdnn_test_isa_count(); level++) {
+        for (size_t s = 0; s < sizeof(ss) / sizeof(ss[0]); s++) {
+            for (int e = 0; e < 2; e++) {
+                variant_t v = {.trans_a = s == 1 && e, .alpha = e ? 0.5f : 1, .beta = 0, .bias_row = e,
+                               .bias_col = !e, .relu = e, .pad_c = e ? 3 : 0, .three_threads = true};
+                run_sgemm(ss[s], &v, (fdnn_isa_t)level);
+            }
+        }
+    }
+}
+
 /* Random small shapes and options, reproducible from the seed. */
 static void
 test_sgemm_random(void)
@@ -318,6 +338,7 @@ main(void)
     test_sgemm_shapes();
     test_sgemm_epilogues();
     test_sgemm_blocks();
+    test_sgemm_streamed();
     test_sgemm_random();
     test_sgemm_relu_special();
     test_dgemm();

@@ -129,7 +129,7 @@ run_ukernel(const ukernel_t *uk, size_t mr, size_t nr, size_t kc, size_t b_strid
     for (size_t j = 0; j < nr; j++)
         bc[j] = (float)fdnn_rng_uniform(&rng, -1, 1);
     memcpy(c, c0, nc * sizeof(float));
-    fdnn_f32_gemm_epilogue_t ep = {alpha, beta, brow ? br : NULL, bcol ? bc : NULL, relu};
+    fdnn_f32_gemm_epilogue_t ep = {alpha, beta, brow ? br : NULL, bcol ? bc : NULL, relu, false};
     uk->fn(mr, nr, kc, a, b, b_stride, c, ldc, &ep);
     bool ok = true;
     for (size_t i = 0; i < mr; i++) {
@@ -238,7 +238,7 @@ test_arows(void)
                 b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
             for (size_t i = 0; i < nc; i++)
                 c1[i] = c2[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
-            fdnn_f32_gemm_epilogue_t ep = {0.5f, mr % 3 == 0 ? 0.0f : 1.0f, NULL, NULL, mr % 2 == 0};
+            fdnn_f32_gemm_epilogue_t ep = {0.5f, mr % 3 == 0 ? 0.0f : 1.0f, NULL, NULL, mr % 2 == 0, false};
             k->packed(mr, nr, kc, apack, b, NR, c1, ldc, &ep);
             k->arows(mr, nr, kc, arows, lda, b, NR, c2, ldc, &ep);
             CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0, "arows %s mr=%zu nr=%zu kc=%zu differs from packed",
@@ -300,7 +300,7 @@ test_b49(void)
                 for (size_t j = 0; j < nr; j++)
                     bc[j] = (float)fdnn_rng_uniform(&rng, -1, 1);
                 memcpy(c, c0, nc * sizeof(float));
-                fdnn_f32_gemm_epilogue_t ep = {alpha, beta, brow ? br : NULL, bcol ? bc : NULL, relu};
+                fdnn_f32_gemm_epilogue_t ep = {alpha, beta, brow ? br : NULL, bcol ? bc : NULL, relu, false};
                 fdnn_f32_gemm_arows_ukernel_6x49__avx512(mr, nr, kc, a, lda, bp, 49, c, ldc, &ep);
                 for (size_t i = 0; i < mr; i++)
                     for (size_t j = 0; j < ldc && i * ldc + j < nc; j++) {

@@ -20,6 +20,7 @@
 #define V_LOAD(p) _mm512_load_ps(p)
 #define V_LOADU(p) _mm512_loadu_ps(p)
 #define V_STOREU(p, v) _mm512_storeu_ps(p, v)
+#define V_STREAM(p, v) _mm512_stream_ps(p, v)
 #define V_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define V_MUL(a, b) _mm512_mul_ps(a, b)
 #define V_ADD(a, b) _mm512_add_ps(a, b)

@@ -38,6 +38,11 @@ typedef struct fdnn_f32_gemm_epilogue {
     const float *bias_row; /* mr entries for this tile, or NULL */
     const float *bias_col; /* nr entries for this tile, or NULL */
     bool relu;
+    /* Full-width rows of C that start on a 64-byte boundary go out with
+     * non-temporal stores (no read for ownership); only for a C that is
+     * written once (beta 0, one k pass) and far larger than the caches.
+     * The caller fences (fdnn_gemm_stream_fence) before C is read. */
+    bool stream;
 } fdnn_f32_gemm_epilogue_t;
 
 typedef struct fdnn_f64_gemm_epilogue {
@@ -46,6 +51,7 @@ typedef struct fdnn_f64_gemm_epilogue {
     const double *bias_row;
     const double *bias_col;
     bool relu;
+    bool stream; /* as for float */
 } fdnn_f64_gemm_epilogue_t;
 
 typedef void (*fdnn_f32_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const float *a, const float *b,

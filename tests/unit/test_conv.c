@@ -1240,6 +1240,36 @@ main(void)
         test_shape(h, &r, L_NCHW, CUDNN_TENSOR_NCHW, fdnn_rng_int(&srng, 0, 1) ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
                    false);
     }
+    /* Random shapes (fixed seed) for the blocked direct paths and the rows
+     * path of backward filter: strides 1-3 (the phases of strided backward
+     * data, some with no tap), dilation 1-2, padding up to the filter,
+     * groups, small images, every layout, channel counts around the
+     * 16-channel blocks. */
+    fdnn_rng_seed(&srng, 2025);
+    for (int i = 0; i < 20; i++) {
+        shape_t r;
+        memset(&r, 0, sizeof(r));
+        r.name = "random direct";
+        r.nsp = fdnn_rng_int(&srng, 0, 6) == 0 ? 3 : 2;
+        r.g = fdnn_rng_int(&srng, 1, 3);
+        r.n = fdnn_rng_int(&srng, 1, 4);
+        r.c = r.g * fdnn_rng_int(&srng, 1, 20);
+        r.k = r.g * fdnn_rng_int(&srng, 1, 20);
+        r.mode = fdnn_rng_int(&srng, 0, 1) ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
+        for (int d = 0; d < 3; d++) {
+            bool used = d > 0 || r.nsp == 3;
+            r.in[d] = used ? fdnn_rng_int(&srng, 1, r.nsp == 3 ? 7 : 16) : 1;
+            r.ker[d] = used ? fdnn_rng_int(&srng, 1, 5) : 1;
+            r.dil[d] = used ? fdnn_rng_int(&srng, 1, 2) : 1;
+            r.pad[d] = used ? fdnn_rng_int(&srng, 0, r.ker[d]) : 0;
+            r.str[d] = used ? fdnn_rng_int(&srng, 1, 3) : 1;
+            int span = (r.ker[d] - 1) * r.dil[d] + 1;
+            if (r.in[d] + 2 * r.pad[d] < span)
+                r.pad[d] = (span - r.in[d] + 1) / 2;
+        }
+        layout_t l = (layout_t)fdnn_rng_int(&srng, 0, 2);
+        test_shape(h, &r, l, l == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i % 7 == 0);
+    }
     test_fft_applicability(h);
     test_fft_api(h);
     test_fft_bias_activation(h);

@@ -19,9 +19,6 @@
  * A fixed number (not the thread count) keeps backward-filter sums
  * identical for any number of threads. */
 #define MAX_CHUNKS 8
-/* im2col prefetches the rows of the input channel this many channels ahead
- * of the one it copies. */
-#define IM2COL_PREFETCH 2
 
 /* Target size of one im2col panel: a panel of CRS rows is cut to about this
  * many bytes so that it stays in the L2 cache while the GEMM streams it. */

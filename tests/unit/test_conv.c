@@ -64,6 +64,10 @@ static const shape_t shapes[] = {
      * most), 20 x 9 rows per group two row blocks, Kg = 20 a partial strip,
      * and the position blocks straddle images. */
     S2("rows path groups", 13, 40, 40, 2, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* The rows path reading x in place (1x1, 128..255 dense positions, Kg
+     * <= 256): 16 images of 144 make image groups of 14 and 2, 200 rows per
+     * group two row blocks, Kg = 20 a partial strip. */
+    S2("rows path 1x1 in place", 16, 400, 40, 2, 12, 12, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     /* Winograd edges: padding 0, 2 and 3 (backward data pads by r-1-pad,
      * negative here), partial tiles, groups in CONVOLUTION mode. */
     S2("3x3 conv-mode pad2/0 g2", 2, 4, 6, 2, 9, 7, 3, 3, 2, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),

@@ -5,6 +5,7 @@
 #include "cpu/conv/conv_gemm.h"
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -59,6 +59,11 @@ static const shape_t shapes[] = {
     /* Over 2^20 multiply-adds, so 2 threads too: parallel image chunks with
      * their own GEMM scratch, batched backward filter, 6x49 panels. */
     S2("7x7 batch 20 two threads", 20, 16, 32, 1, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* The blocked direct solver's batched mode at 2 threads: a filter over
+     * 1 MiB (split in a range per thread, images in chunks of one) and a
+     * small one (images in chunks, each task every filter slice). */
+    S2("direct batched filter split", 2, 128, 256, 1, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("direct batched images", 5, 16, 16, 1, 20, 20, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     /* Backward filter's rows path (images under 256 positions): 13 images
      * of 169 positions make two dy^T image groups (2048 positions each at
      * most), 20 x 9 rows per group two row blocks, Kg = 20 a partial strip,

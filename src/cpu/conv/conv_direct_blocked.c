@@ -405,6 +405,70 @@ run_image(job_t *j, int64_t n)
                                (size_t)(j->pl.g * j->nkt) * (size_t)(j->p->out[0] * j->nrg), 0);
 }
 
+/* The batched mode (at least as many images as threads): task (h, c)
+ * computes the filter slices of range h (of `ksplit`) on the images of
+ * chunk c (of `chunks`), one image after the other, each reordered into the
+ * task's own buffer.  Two parallel calls per convolution (filter, then the
+ * tasks) instead of two per image: every parallel call waits for all the
+ * pool's threads, and when the machine is oversubscribed (another process
+ * on one of the cores) each wait can last a scheduler time slice; with two
+ * per image a batch of 32 took ten times as long.  Tasks go h-major, so a
+ * thread's run of tasks shares one filter range, which stays in its cache
+ * across images when the filter is large (ksplit = threads); an image is
+ * then reordered once per range, a small price beside the filter. */
+typedef struct batched {
+    const job_t *j;
+    int64_t ksplit, chunks;
+    size_t buf_floats; /* one task's image buffer */
+} batched_t;
+
+static void
+compute_batched(void *arg, size_t t)
+{
+    const batched_t *b = arg;
+    job_t j = *b->j;
+    j.ibuf = b->j->ibuf + t * b->buf_floats;
+    int64_t h = (int64_t)t / b->chunks, c = (int64_t)t % b->chunks;
+    size_t inputs = (size_t)(j.pl.g * j.pl.ncb * j.pl.dp * j.pl.hp);
+    size_t rows = (size_t)(j.p->out[0] * j.nrg), slices = (size_t)(j.pl.g * j.nkt);
+    size_t s0 = slices * (size_t)h / (size_t)b->ksplit, s1 = slices * (size_t)(h + 1) / (size_t)b->ksplit;
+    int64_t n0 = j.p->n * c / b->chunks, n1 = j.p->n * (c + 1) / b->chunks;
+    for (j.n = n0; j.n < n1; j.n++) {
+        for (size_t i = 0; i < inputs; i++)
+            reorder_input(&j, i);
+        for (size_t r = s0 * rows; r < s1 * rows; r++)
+            compute_row(&j, r);
+    }
+}
+
+/* Image buffers of the batched mode take at most this many bytes. */
+#define BATCHED_BYTES (64u << 20)
+/* A filter larger than this is split across the threads in the batched
+ * mode (each thread's share then fits its L2). */
+#define BATCHED_SPLIT_FILTER_BYTES (1u << 20)
+
+/* The batched mode's shape, false for images one at a time (fewer images
+ * than threads: each image's rows in parallel instead, as for mb=1). */
+static bool
+batched_shape(const fdnn_conv_exec_t *e, const job_t *j, size_t w_bytes, size_t in_bytes, batched_t *b)
+{
+    size_t threads = e->pool != NULL ? pthreadpool_get_threads_count(e->pool) : 1;
+    size_t n = (size_t)e->p->n, slices = (size_t)(j->pl.g * j->nkt);
+    if (threads < 2 || n < threads)
+        return false;
+    size_t ksplit = w_bytes > BATCHED_SPLIT_FILTER_BYTES && slices >= threads ? threads : 1;
+    size_t chunks = 2 * threads / ksplit < n ? 2 * threads / ksplit : n;
+    while (chunks > 1 && ksplit * chunks * in_bytes > BATCHED_BYTES)
+        chunks--;
+    if (ksplit * chunks < threads || ksplit * chunks * in_bytes > BATCHED_BYTES)
+        return false;
+    b->j = j;
+    b->ksplit = (int64_t)ksplit;
+    b->chunks = (int64_t)chunks;
+    b->buf_floats = in_bytes / sizeof(float);
+    return true;
+}
+
 /* The forward convolution e->p (for backward data, the equivalent forward
  * problem with the filter read transposed). */
 static cudnnStatus_t
@@ -413,12 +477,20 @@ run_forward(const fdnn_conv_exec_t *e, bool transposed)
     const fdnn_conv_problem_t *p = e->p;
     job_t j;
     RETURN_IF_ERROR(make_job(e, transposed, &j));
-    size_t wbytes = job_w_bytes(&j);
-    char *scratch = fdnn_handle_scratch(e->handle, wbytes + job_in_bytes(&j));
+    size_t wbytes = job_w_bytes(&j), in_bytes = job_in_bytes(&j);
+    batched_t b;
+    bool batched = batched_shape(e, &j, wbytes, in_bytes, &b);
+    size_t buffers = batched ? (size_t)(b.ksplit * b.chunks) : 1;
+    char *scratch = fdnn_handle_scratch(e->handle, wbytes + in_bytes * buffers);
     if (scratch == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
     j.wbuf = (float *)scratch;
     j.ibuf = (float *)(scratch + wbytes);
+    if (batched) {
+        pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
+        pthreadpool_parallelize_1d(e->pool, compute_batched, &b, buffers, 0);
+        return CUDNN_STATUS_SUCCESS;
+    }
     size_t kgroups = (size_t)(j.pl.g * j.nkt);
     if (kgroups < KGROUP_TASKS)
         pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);

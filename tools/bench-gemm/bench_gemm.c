@@ -12,6 +12,9 @@
  *            --threads T (the parallel columns' thread count, default 2; 1: skip)
  *            --min-time S (each number: best of >= 10 runs and >= S s; 0.2)
  *
+ * To compare two builds on a noisy machine, alternate them:
+ * tools/bench-gemm/ab.py OLD NEW -- [shapes] (median and best of each).
+ *
  * Each number is the best of several runs (at least 10, at least 0.2 s in total: the best run is the one the machine left alone); the
  * bench asserts nothing (no timed checks anywhere in the project). */
 #define _POSIX_C_SOURCE 200809L

@@ -158,6 +158,9 @@ static const shape_t shapes[] = {
     {7, 49, 17},  {20, 196, 37}, {13, 98, 1100}, {100, 147, 60},
     /* B read in place: one row tile and one k block longer than KC */
     {100, 300, 520}, {190, 130, 700},
+    /* B in place with rows over 2 KiB apart, which the kernels fetch ahead
+     * (64 x 3136 x 256 at a smaller n) */
+    {64, 800, 96},
 };
 
 static void

@@ -252,6 +252,82 @@ test_arows(void)
     }
 }
 
+/* op(B) read in place (b_stride != NR) runs a k loop of its own that also
+ * fetches rows ahead; it must give the same bits as the packed strip
+ * (b_stride == NR) for every k around the fetch distance, aligned and
+ * unaligned row strides, and both kinds of A.  The in-place B ends at the
+ * guard page, so the kernel reads no row past kc. */
+static void
+run_b_in_place(size_t MR, size_t NR, fdnn_f32_gemm_ukernel_fn fn, fdnn_f32_gemm_arows_ukernel_fn arows,
+               const char *name, size_t mr, size_t kc, size_t stride, float beta)
+{
+    size_t ldc = NR + 3, nc = (mr - 1) * ldc + NR, lda = kc + 1;
+    float *a = galloc(kc * MR * sizeof(float)), *arow = galloc(((mr - 1) * lda + kc) * sizeof(float));
+    float *bin = galloc(((kc - 1) * stride + NR) * sizeof(float)), *bpk = galloc(kc * NR * sizeof(float));
+    float *c0 = galloc(nc * sizeof(float)), *c1 = galloc(nc * sizeof(float)), *c2 = galloc(nc * sizeof(float));
+    for (size_t p = 0; p < kc; p++)
+        for (size_t i = 0; i < MR; i++)
+            a[p * MR + i] = i < mr ? (float)fdnn_rng_uniform(&rng, -1, 1) : 0.0f;
+    for (size_t i = 0; i < mr; i++)
+        for (size_t p = 0; p < kc; p++)
+            arow[i * lda + p] = a[p * MR + i];
+    for (size_t i = 0; i < (kc - 1) * stride + NR; i++)
+        bin[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    for (size_t p = 0; p < kc; p++)
+        memcpy(bpk + p * NR, bin + p * stride, NR * sizeof(float));
+    for (size_t i = 0; i < nc; i++)
+        c0[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    if (beta == 0)
+        fdnn_poison_f32(c0, nc); /* not read: the result must not depend on it */
+    fdnn_f32_gemm_epilogue_t ep = {0.75f, beta, NULL, NULL, false, false};
+    memcpy(c1, c0, nc * sizeof(float));
+    memcpy(c2, c0, nc * sizeof(float));
+    if (arows != NULL) {
+        arows(mr, NR, kc, arow, lda, bpk, NR, c1, ldc, &ep);
+        arows(mr, NR, kc, arow, lda, bin, stride, c2, ldc, &ep);
+    } else {
+        fn(mr, NR, kc, a, bpk, NR, c1, ldc, &ep);
+        fn(mr, NR, kc, a, bin, stride, c2, ldc, &ep);
+    }
+    bool ok = memcmp(c1, c2, nc * sizeof(float)) == 0;
+    for (size_t i = 0; i < mr && ok; i++) /* and the packed result is a product, not the poison */
+        ok &= !isnan(c1[i * ldc]);
+    CHECK_MSG(ok, "%s%s mr=%zu kc=%zu b_stride=%zu beta=%g: B in place differs from packed",
+              arows != NULL ? "arows " : "", name, mr, kc, stride, beta);
+    fdnn_guarded_free(a);
+    fdnn_guarded_free(arow);
+    fdnn_guarded_free(bin);
+    fdnn_guarded_free(bpk);
+    fdnn_guarded_free(c0);
+    fdnn_guarded_free(c1);
+    fdnn_guarded_free(c2);
+}
+
+static void
+test_b_in_place(void)
+{
+    static const size_t kcs[] = {1, 2, 7, 8, 9, 10, 16, 17, 40, 131};
+    for (size_t u = 0; u < sizeof(ukernels) / sizeof(ukernels[0]); u++) {
+        const ukernel_t *uk = &ukernels[u];
+        if (uk->isa > fdnn_cpu_max_isa())
+            continue;
+        fdnn_f32_gemm_arows_ukernel_fn arows = NULL;
+        for (size_t e = 0; e < sizeof(arows_list) / sizeof(arows_list[0]); e++)
+            if (arows_list[e].packed == uk->fn)
+                arows = arows_list[e].arows;
+        /* strides: one more than NR, a multiple of 16 (rows 64-byte aligned), odd */
+        size_t strides[] = {uk->nr + 1, 4 * uk->nr, 3 * uk->nr + 5};
+        for (size_t q = 0; q < sizeof(kcs) / sizeof(kcs[0]); q++)
+            for (size_t t = 0; t < 3; t++) {
+                size_t mr = (q + t) % 2 ? uk->mr : 1 + (q % uk->mr);
+                float beta = t == 1 ? 1.0f : 0.0f;
+                run_b_in_place(uk->mr, uk->nr, uk->fn, NULL, uk->name, mr, kcs[q], strides[t], beta);
+                if (arows != NULL)
+                    run_b_in_place(uk->mr, uk->nr, uk->fn, arows, uk->name, mr, kcs[q], strides[t], beta);
+            }
+    }
+}
+
 /* The 6x49 kernel (A in place, B in its own strip layout) and its pack:
  * the pack bit for bit against the layout's definition, the kernel against
  * float64 sums for every mr and nr, k lengths around its 16-step blocks,
@@ -352,6 +428,7 @@ main(void)
     test_packs();
     test_ukernels();
     test_arows();
+    test_b_in_place();
     test_b49();
     return fdnn_test_finish("test_gemm_kernels");
 }

@@ -12,6 +12,9 @@
  *            --threads T (the parallel columns' thread count, default 2; 1: skip)
  *            --min-time S (each number: best of >= 10 runs and >= S s; 0.2)
  *
+ * To compare two builds on a noisy machine, alternate them:
+ * tools/bench-gemm/ab.py OLD NEW -- [shapes] (median and best of each).
+ *
  * Each number is the best of several runs (at least 10, at least 0.2 s in total: the best run is the one the machine left alone); the
  * bench asserts nothing (no timed checks anywhere in the project). */
 #define _POSIX_C_SOURCE 200809L
@@ -148,20 +151,27 @@ set_omp_threads(int n)
         set(n);
 }
 
-/* Best GFLOP/s over at least 10 runs and min_time seconds; `single`: one
- * thread runs it (see now_timed). */
+/* Best GFLOP/s over at least 10 samples and min_time seconds; `single`: one
+ * thread runs it (see now_timed).  A sample times a batch of calls lasting
+ * at least 2 ms: on the development VM the thread CPU-time clock is
+ * accounted coarsely (over 20 us intervals it read 0.03 to 1.6 times the
+ * wall clock), so a single short call could show several times the peak. */
 static double
 measure(run_fn fn, const fdnn_sgemm_args_t *g, void *ctx, bool single)
 {
     double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
     double best = 1e30, total = 0;
+    double w0 = now();
     if (!fn(g, ctx))
         return 0;
+    double first = now() - w0;
+    size_t batch = first > 0 && first < 2e-3 ? (size_t)(2e-3 / first) + 1 : 1;
     for (int rep = 0; rep < 10 || total < min_time; rep++) {
         double t0 = now_timed(single);
-        fn(g, ctx);
-        double t = now_timed(single) - t0;
-        total += t;
+        for (size_t b = 0; b < batch; b++)
+            fn(g, ctx);
+        double t = (now_timed(single) - t0) / (double)batch;
+        total += t * (double)batch;
         if (t < best)
             best = t;
         if (rep > 1000 && total >= min_time)

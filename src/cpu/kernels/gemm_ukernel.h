@@ -8,7 +8,8 @@
  *   b: kc rows of NR floats, b[p * b_stride + j] = op(B)(p, j), either a
  *      packed strip (b_stride == NR, 64-byte aligned, columns past nr zero) or,
  *      when nr == NR, op(B) itself read in place (b_stride == ldb, any
- *      alignment): all NR columns of each row are loaded
+ *      alignment): all NR columns of each row are loaded (the SIMD kernels
+ *      also prefetch such rows a few steps ahead, never past row kc - 1)
  *
  *   acc[i][j] = sum over p = 0 .. kc-1, in that order, of a[p][i] * b[p][j]
  *               (one fused multiply-add per step on the SIMD kernels)

@@ -408,14 +408,19 @@ run_image(job_t *j, int64_t n)
 /* The batched mode (at least as many images as threads): task (h, c)
  * computes the filter slices of range h (of `ksplit`) on the images of
  * chunk c (of `chunks`), one image after the other, each reordered into the
- * task's own buffer.  Two parallel calls per convolution (filter, then the
- * tasks) instead of two per image: every parallel call waits for all the
- * pool's threads, and when the machine is oversubscribed (another process
- * on one of the cores) each wait can last a scheduler time slice; with two
- * per image a batch of 32 took ten times as long.  Tasks go h-major, so a
- * thread's run of tasks shares one filter range, which stays in its cache
- * across images when the filter is large (ksplit = threads); an image is
- * then reordered once per range, a small price beside the filter. */
+ * task's own buffer.  One or two parallel calls per convolution instead of
+ * two per image: every parallel call waits for all the pool's threads, and
+ * when the machine is oversubscribed (another process on one of the cores)
+ * each wait can last a scheduler time slice; with two per image a batch of
+ * 32 took ten times as long (ResNet-50 res2/res5 3x3, mb=32: 500 ms against
+ * 90 ms now, with another process busy; 3-5% slower than per image on
+ * res4/res5 on a quiet machine, within noise on res2/res3).
+ * A filter over BATCHED_SPLIT_FILTER_BYTES is split in one range per thread
+ * (ksplit = threads, chunks = 1): each task reorders its own range and runs
+ * every image with it, so the range stays in the thread's cache across
+ * images (an image is reordered once per range, a small price beside the
+ * filter).  A smaller filter is reordered first, in a parallel call of its
+ * own, and the images go in 2 x threads chunks (ksplit = 1). */
 typedef struct batched {
     const job_t *j;
     int64_t ksplit, chunks;
@@ -433,6 +438,14 @@ compute_batched(void *arg, size_t t)
     size_t rows = (size_t)(j.p->out[0] * j.nrg), slices = (size_t)(j.pl.g * j.nkt);
     size_t s0 = slices * (size_t)h / (size_t)b->ksplit, s1 = slices * (size_t)(h + 1) / (size_t)b->ksplit;
     int64_t n0 = j.p->n * c / b->chunks, n1 = j.p->n * (c + 1) / b->chunks;
+    if (b->chunks == 1) /* the task's own filter range, reordered here while it is about to be used */
+        for (size_t sl = s0; sl < s1; sl++) {
+            size_t g = sl / (size_t)j.nkt, kb0 = sl % (size_t)j.nkt * (size_t)j.pl.kbt;
+            size_t kb1 = kb0 + (size_t)j.pl.kbt < (size_t)j.pl.nkb ? kb0 + (size_t)j.pl.kbt : (size_t)j.pl.nkb;
+            for (size_t kb = kb0; kb < kb1; kb++)
+                for (size_t cb = 0; cb < (size_t)j.pl.ncb; cb++)
+                    reorder_filter(&j, (g * (size_t)j.pl.nkb + kb) * (size_t)j.pl.ncb + cb);
+        }
     for (j.n = n0; j.n < n1; j.n++) {
         for (size_t i = 0; i < inputs; i++)
             reorder_input(&j, i);
@@ -457,7 +470,7 @@ batched_shape(const fdnn_conv_exec_t *e, const job_t *j, size_t w_bytes, size_t 
     if (threads < 2 || n < threads)
         return false;
     size_t ksplit = w_bytes > BATCHED_SPLIT_FILTER_BYTES && slices >= threads ? threads : 1;
-    size_t chunks = 2 * threads / ksplit < n ? 2 * threads / ksplit : n;
+    size_t chunks = ksplit > 1 ? 1 : 2 * threads < n ? 2 * threads : n;
     while (chunks > 1 && ksplit * chunks * in_bytes > BATCHED_BYTES)
         chunks--;
     if (ksplit * chunks < threads || ksplit * chunks * in_bytes > BATCHED_BYTES)
@@ -487,7 +500,8 @@ run_forward(const fdnn_conv_exec_t *e, bool transposed)
     j.wbuf = (float *)scratch;
     j.ibuf = (float *)(scratch + wbytes);
     if (batched) {
-        pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
+        if (b.chunks > 1)
+            pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
         pthreadpool_parallelize_1d(e->pool, compute_batched, &b, buffers, 0);
         return CUDNN_STATUS_SUCCESS;
     }

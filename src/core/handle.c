@@ -24,13 +24,20 @@ fdnn_handle_check(cudnnHandle_t handle)
 void *
 fdnn_handle_scratch(cudnnHandle_t handle, size_t bytes)
 {
-    if (bytes <= handle->scratch_bytes)
-        return handle->scratch;
-    fdnn_aligned_free(handle->scratch);
-    handle->scratch = fdnn_aligned_alloc(bytes);
-    handle->scratch_bytes = handle->scratch != NULL ? bytes : 0;
-    if (handle->scratch == NULL)
-        FDNN_ALLOC_FAILED("cannot allocate %zu bytes of scratch memory", bytes);
+    if (bytes > handle->scratch_bytes) {
+        fdnn_aligned_free(handle->scratch);
+        handle->scratch = fdnn_aligned_alloc(bytes);
+        handle->scratch_bytes = handle->scratch != NULL ? bytes : 0;
+        if (handle->scratch == NULL) {
+            FDNN_ALLOC_FAILED("cannot allocate %zu bytes of scratch memory", bytes);
+            return NULL;
+        }
+    }
+    /* For the tests: a solver that reads scratch it did not write this call
+     * (left over from an earlier call) sees NaNs instead of stale values
+     * that may happen to be right. */
+    if (handle->poison_scratch)
+        memset(handle->scratch, 0xff, bytes);
     return handle->scratch;
 }
 

@@ -28,6 +28,7 @@ struct cudnnContext {
     bool pool_used;    /* a parallel step ran since the workers were parked */
     uint32_t linger_us; /* park this long after the last call; 0: at once */
     struct fdnn_parker *parker; /* the thread that parks late; NULL until needed */
+    bool poison_scratch; /* FREEDNN_POISON_SCRATCH: scratch handed out full of NaN bytes */
 };
 
 /* The handle's pool for a parallel step (NULL when the handle runs on one

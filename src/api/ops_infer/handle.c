@@ -58,6 +58,8 @@ fdnn_api_cudnnCreate(cudnnHandle_t *handle)
         return FDNN_ALLOC_FAILED("cannot allocate a handle");
     h->magic = FDNN_HANDLE_MAGIC;
     h->isa = fdnn_cpu_max_isa();
+    const char *poison = getenv("FREEDNN_POISON_SCRATCH");
+    h->poison_scratch = poison != NULL && strcmp(poison, "1") == 0;
     h->num_threads = 1;
     worker_wait_default(h);
     cudnnStatus_t status = fdnn_handle_set_threads(h, default_threads());

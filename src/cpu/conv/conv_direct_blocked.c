@@ -332,23 +332,30 @@ compute_row(void *arg, size_t task)
     }
 }
 
-/* Blocks [kt*kbt, kt*kbt + kbt) of group g for task = g*nkt + kt: their
- * filter reorder, then every output row of image j->n with them, while the
- * reordered filter slice is still in cache.  The first image runs this way
- * when there are enough such tasks, which saves the filter a trip through
- * memory when it is large and the image small (mb=1); the sums are the
- * same as compute_row's. */
+/* The filter reorder of slice g*nkt + kt: blocks [kt*kbt, kt*kbt + kbt) of
+ * group g. */
+static void
+reorder_filter_slice(const job_t *j, size_t slice)
+{
+    const plan_t *pl = &j->pl;
+    size_t g = slice / (size_t)j->nkt, kt = slice % (size_t)j->nkt;
+    size_t kb0 = kt * (size_t)pl->kbt, kb1 = kb0 + (size_t)pl->kbt < (size_t)pl->nkb ? kb0 + (size_t)pl->kbt : (size_t)pl->nkb;
+    for (size_t kb = kb0; kb < kb1; kb++)
+        for (size_t cb = 0; cb < (size_t)pl->ncb; cb++)
+            reorder_filter((void *)j, (g * (size_t)pl->nkb + kb) * (size_t)pl->ncb + cb);
+}
+
+/* Slice `task` (see reorder_filter_slice): its filter reorder, then every
+ * output row of image j->n with it, while the reordered slice is still in
+ * cache.  The first image runs this way when there are enough such tasks,
+ * which saves the filter a trip through memory when it is large and the
+ * image small (mb=1); the sums are the same as compute_row's. */
 static void
 compute_kgroup(void *arg, size_t task)
 {
     const job_t *j = arg;
-    const plan_t *pl = &j->pl;
     const fdnn_conv_problem_t *p = j->p;
-    size_t g = task / (size_t)j->nkt, kt = task % (size_t)j->nkt;
-    size_t kb0 = kt * (size_t)pl->kbt, kb1 = kb0 + (size_t)pl->kbt < (size_t)pl->nkb ? kb0 + (size_t)pl->kbt : (size_t)pl->nkb;
-    for (size_t kb = kb0; kb < kb1; kb++)
-        for (size_t cb = 0; cb < (size_t)pl->ncb; cb++)
-            reorder_filter(arg, (g * (size_t)pl->nkb + kb) * (size_t)pl->ncb + cb);
+    reorder_filter_slice(j, task);
     size_t rows = (size_t)(p->out[0] * j->nrg);
     for (size_t r = 0; r < rows; r++)
         compute_row(arg, task * rows + r);
@@ -439,13 +446,8 @@ compute_batched(void *arg, size_t t)
     size_t s0 = slices * (size_t)h / (size_t)b->ksplit, s1 = slices * (size_t)(h + 1) / (size_t)b->ksplit;
     int64_t n0 = j.p->n * c / b->chunks, n1 = j.p->n * (c + 1) / b->chunks;
     if (b->chunks == 1) /* the task's own filter range, reordered here while it is about to be used */
-        for (size_t sl = s0; sl < s1; sl++) {
-            size_t g = sl / (size_t)j.nkt, kb0 = sl % (size_t)j.nkt * (size_t)j.pl.kbt;
-            size_t kb1 = kb0 + (size_t)j.pl.kbt < (size_t)j.pl.nkb ? kb0 + (size_t)j.pl.kbt : (size_t)j.pl.nkb;
-            for (size_t kb = kb0; kb < kb1; kb++)
-                for (size_t cb = 0; cb < (size_t)j.pl.ncb; cb++)
-                    reorder_filter(&j, (g * (size_t)j.pl.nkb + kb) * (size_t)j.pl.ncb + cb);
-        }
+        for (size_t sl = s0; sl < s1; sl++)
+            reorder_filter_slice(&j, sl);
     for (j.n = n0; j.n < n1; j.n++) {
         for (size_t i = 0; i < inputs; i++)
             reorder_input(&j, i);

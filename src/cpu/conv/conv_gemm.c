@@ -77,7 +77,7 @@ typedef struct plan {
     bool pack_w;    /* the filter is repacked (NHWC or CONVOLUTION mode) */
     bool fused; /* FP32 implicit fwd/bwd data: panels fed to the microkernel directly */
     /* Workspace layout, bytes from the start. */
-    size_t off_w, off_tab_p, off_tab_q, off_rows_tab, off_apack, off_chunks, strip_bytes;
+    size_t off_w, off_tab_p, off_tab_q, off_apack, off_chunks, strip_bytes;
     size_t col_bytes, tmp_bytes, acc_bytes, chunk_bytes;
     size_t total;
 } plan_t;
@@ -163,9 +163,8 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
                     : p->dir == FDNN_CONV_BWD_FILTER ? w_el
                                                      : 0;
     double tab_el = v == FDNN_CONV_GEMM_PRECOMP ? (double)(pl->osp + pl->q) : 0;
-    double rows_tab_el = pl->rows ? (double)pl->q * (double)pl->osp : 0;
     double total = (w_el + (col_el + tmp_el + acc_el) * chunks) * (double)pl->es + tab_el * sizeof(tab_entry_t) +
-                   rows_tab_el * sizeof(int64_t) + 64.0 * (7 + 3 * chunks);
+                   64.0 * (6 + 3 * chunks);
     if (total > (double)(INT64_C(1) << 62))
         return FDNN_NOT_SUPPORTED("the GEMM convolution would need %.3g bytes of workspace", total);
 
@@ -176,9 +175,6 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     fdnn_carve(&c, v == FDNN_CONV_GEMM_PRECOMP ? (size_t)pl->osp * sizeof(tab_entry_t) : 0);
     pl->off_tab_q = c.used;
     fdnn_carve(&c, v == FDNN_CONV_GEMM_PRECOMP ? (size_t)pl->q * sizeof(tab_entry_t) : 0);
-    /* The rows path's gather table: [taps][positions] input offsets. */
-    pl->off_rows_tab = c.used;
-    fdnn_carve(&c, (size_t)rows_tab_el * sizeof(int64_t));
     /* The fused forward path: the filter packed for the microkernel (row
      * blocks of at most FUSED_MR rows, padded) and a strip for the last,
      * partial column strip of each panel. */

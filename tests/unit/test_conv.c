@@ -73,6 +73,16 @@ static const shape_t shapes[] = {
      * <= 256): 16 images of 144 make image groups of 14 and 2, 200 rows per
      * group two row blocks, Kg = 20 a partial strip. */
     S2("rows path 1x1 in place", 16, 400, 40, 2, 12, 12, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* Backward filter's wide path (images of 256+ output positions, the
+     * virtual im2col read from stride phases of the input): stride 2 with
+     * groups and a partial strip (Kg = 20), strides 2 and 3 with dilation
+     * (every phase reached), rows over 256 positions (blocks are pieces of
+     * a row), and a 1x1 stride-2 filter with padding, which reaches one
+     * phase of four and takes the im2col panels instead. */
+    S2("wide s2 groups", 2, 6, 40, 2, 34, 33, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
+    S2("wide s2/3 dilated", 1, 3, 5, 1, 40, 41, 3, 3, 1, 2, 2, 3, 1, 2, CUDNN_CROSS_CORRELATION),
+    S2("wide long rows", 1, 2, 3, 1, 3, 530, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("wide 1x1 s2 padded", 1, 4, 5, 1, 40, 40, 1, 1, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     /* Winograd edges: padding 0, 2 and 3 (backward data pads by r-1-pad,
      * negative here), partial tiles, groups in CONVOLUTION mode. */
     S2("3x3 conv-mode pad2/0 g2", 2, 4, 6, 2, 9, 7, 3, 3, 2, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),
@@ -1198,6 +1208,11 @@ main(void)
          * image chunks in parallel, and one image with parallel steps. */
         S2("large direct bwd s2", 4, 32, 40, 1, 15, 16, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("large direct bwd s2 N=1", 1, 32, 40, 1, 30, 29, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
+        /* Backward filter's wide path in bands (64 channels of 100-wide
+         * phase rows: 38 output rows a band, 50 in all), image chunks in
+         * parallel, then one image with parallel tiles. */
+        S2("large wide bands", 2, 64, 8, 1, 50, 98, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("large wide bands N=1", 1, 64, 40, 1, 50, 98, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     };
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);

@@ -252,6 +252,77 @@ test_arows(void)
     }
 }
 
+/* The aptrs kernels (a pointer per row of A, read in runs of seg elements
+ * seg_stride apart) give the packed kernel's bits.  Each row is its own
+ * allocation ending at a guard page right after its last run, with NaN
+ * between the runs: a read past a run or past the last row's end either
+ * faults or poisons the result.  Runs of 1, of several (the last one
+ * partial) and one run as long as k; every mr; partial and full nr. */
+typedef struct aptrs_pair {
+    fdnn_isa_t isa;
+    size_t mr, nr;
+    fdnn_f32_gemm_aptrs_ukernel_fn aptrs;
+    fdnn_f32_gemm_ukernel_fn packed;
+    const char *name;
+} aptrs_pair_t;
+
+static const aptrs_pair_t aptrs_list[] = {
+    {FDNN_ISA_AVX2, 6, 16, fdnn_f32_gemm_aptrs_ukernel_6x16__avx2, fdnn_f32_gemm_ukernel_6x16__avx2, "6x16__avx2"},
+    {FDNN_ISA_AVX512, 14, 32, fdnn_f32_gemm_aptrs_ukernel_14x32__avx512, fdnn_f32_gemm_ukernel_14x32__avx512,
+     "14x32__avx512"},
+};
+
+static void
+test_aptrs(void)
+{
+    static const size_t kcs[] = {1, 7, 56, 131};
+    for (size_t e = 0; e < sizeof(aptrs_list) / sizeof(aptrs_list[0]); e++) {
+        const aptrs_pair_t *k = &aptrs_list[e];
+        if (k->isa > fdnn_cpu_max_isa())
+            continue;
+        const size_t MR = k->mr, NR = k->nr;
+        for (size_t mr = 1; mr <= MR; mr++)
+            for (size_t q = 0; q < sizeof(kcs) / sizeof(kcs[0]); q++) {
+                size_t kc = kcs[q], seg = (mr + q) % 3 == 0 ? kc : (mr + q) % 3 == 1 ? 1 : 5;
+                size_t seg_stride = seg + (mr % 4), runs = (kc + seg - 1) / seg;
+                size_t span = (runs - 1) * seg_stride + (kc - (runs - 1) * seg); /* elements a row covers */
+                size_t nr = mr % 2 ? NR : NR - mr % NR, ldc = nr + 2, nc = (mr - 1) * ldc + nr;
+                float *rows[16] = {NULL}, *apack = galloc(kc * MR * sizeof(float));
+                float *b = galloc(kc * NR * sizeof(float));
+                float *c1 = galloc(nc * sizeof(float)), *c2 = galloc(nc * sizeof(float));
+                for (size_t i = 0; i < mr; i++) {
+                    rows[i] = galloc(span * sizeof(float));
+                    fdnn_poison_f32(rows[i], span);
+                    for (size_t p = 0; p < kc; p++) {
+                        float v = (float)fdnn_rng_uniform(&rng, -1, 1);
+                        rows[i][p / seg * seg_stride + p % seg] = v;
+                        apack[p * MR + i] = v;
+                    }
+                }
+                for (size_t p = 0; p < kc; p++)
+                    for (size_t i = mr; i < MR; i++)
+                        apack[p * MR + i] = 0.0f;
+                for (size_t i = 0; i < kc * NR; i++)
+                    b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+                for (size_t i = 0; i < nc; i++)
+                    c1[i] = c2[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+                fdnn_f32_gemm_epilogue_t ep = {mr % 2 ? 1.0f : 0.5f, mr % 3 == 0 ? 0.0f : 1.0f, NULL, NULL, false,
+                                               false};
+                k->packed(mr, nr, kc, apack, b, NR, c1, ldc, &ep);
+                k->aptrs(mr, nr, kc, (const float *const *)rows, seg, seg_stride, b, NR, c2, ldc, &ep);
+                bool ok = memcmp(c1, c2, nc * sizeof(float)) == 0 && !isnan(c2[0]);
+                CHECK_MSG(ok, "aptrs %s mr=%zu nr=%zu kc=%zu seg=%zu/%zu differs from packed", k->name, mr, nr, kc,
+                          seg, seg_stride);
+                for (size_t i = 0; i < mr; i++)
+                    fdnn_guarded_free(rows[i]);
+                fdnn_guarded_free(apack);
+                fdnn_guarded_free(b);
+                fdnn_guarded_free(c1);
+                fdnn_guarded_free(c2);
+            }
+    }
+}
+
 /* op(B) read in place (b_stride != NR) runs a k loop of its own that also
  * fetches rows ahead; it must give the same bits as the packed strip
  * (b_stride == NR) for every k around the fetch distance, aligned and
@@ -428,6 +499,7 @@ main(void)
     test_packs();
     test_ukernels();
     test_arows();
+    test_aptrs();
     test_b_in_place();
     test_b49();
     return fdnn_test_finish("test_gemm_kernels");

@@ -53,6 +53,23 @@
 #define ROWS_POSITIONS 2048
 #define ROWS_LANES 8
 
+/* Backward filter on 2-D images of FUSED_KC_W or more positions, FP32, the
+ * "wide" path: no im2col panel.  The input of one image is copied once,
+ * padded and split into stride phases (phase (ph, pw) holds padded rows
+ * ph, ph + sh, ... and columns pw, pw + sw, ...), so that the im2col row
+ * of every (channel, tap) is a run of each phase row, WIDE_ROW apart: the
+ * aptrs microkernel reads those runs in place, one pointer per row.  A band
+ * of output rows is copied at a time, at most about PANEL_BYTES. */
+typedef struct wide_geom {
+    int64_t offh, offw; /* largest tap offset in phase rows / columns */
+    int64_t wq;         /* phase row length: OW + offw */
+    int64_t band;       /* output rows per band (a multiple of block_rows, but the last) */
+    int64_t hb;         /* phase rows per band: band + offh */
+    int64_t plane;      /* one phase of one channel: hb * wq */
+    int64_t chan;       /* one channel: sh * sw * plane */
+    int64_t block_rows; /* output rows per k block (OW <= FUSED_KC_W), else 1 */
+} wide_geom_t;
+
 /* Backward filter keeps one partial filter per chunk; fewer chunks when
  * those would exceed this many bytes. */
 #define PARTIAL_FILTER_BYTES (64u * 1024u * 1024u)
@@ -72,12 +89,14 @@ typedef struct plan {
     int64_t tile;   /* output positions per panel */
     int nchunks;    /* image chunks (fixed by the problem) */
     bool rows;      /* backward filter on the rows path (see ROWS_TILES) */
+    bool wide;      /* backward filter on the wide path (see wide_geom_t) */
+    wide_geom_t wg;
     int64_t img_group; /* rows path: images per dy^T packing */
     bool one_by_one; /* 1x1, stride 1, no padding: x and dx are their own col */
     bool pack_w;    /* the filter is repacked (NHWC or CONVOLUTION mode) */
     bool fused; /* FP32 implicit fwd/bwd data: panels fed to the microkernel directly */
     /* Workspace layout, bytes from the start. */
-    size_t off_w, off_tab_p, off_tab_q, off_apack, off_chunks, strip_bytes;
+    size_t off_w, off_tab_p, off_tab_q, off_taps, off_apack, off_chunks, strip_bytes;
     size_t col_bytes, tmp_bytes, acc_bytes, chunk_bytes;
     size_t total;
 } plan_t;
@@ -86,6 +105,34 @@ static bool
 filter_is_canonical(const fdnn_conv_problem_t *p)
 {
     return !p->flip && fdnn_tensor_is_packed(&p->w);
+}
+
+static bool spatial_uniform(const fdnn_tensor_t *t, int64_t *stride);
+
+/* The wide path (wide_geom_t) applies: a 2-D problem (no depth) whose taps
+ * use every stride phase (a 1x1 stride-2 filter reads a quarter of the
+ * input: the copy of all four phases would cost more than the im2col) and
+ * whose dy positions are uniformly strided (packed from dy directly). */
+static bool
+wide_fits(const fdnn_conv_problem_t *p)
+{
+    if (p->in[0] != 1 || p->ker[0] != 1 || p->out[0] != 1)
+        return false;
+    for (int d = 1; d < 3; d++) {
+        if (p->stride[d] > 8)
+            return false;
+        bool used[8] = {false};
+        int64_t count = 0;
+        for (int64_t k = 0; k < p->ker[d] && count < p->stride[d]; k++) {
+            int64_t ph = k * p->dil[d] % p->stride[d];
+            count += !used[ph];
+            used[ph] = true;
+        }
+        if (count < p->stride[d])
+            return false;
+    }
+    int64_t ps;
+    return spatial_uniform(&p->y, &ps);
 }
 
 static cudnnStatus_t
@@ -150,11 +197,31 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
         pl->img_group = gsz < 1 ? 1 : gsz > p->n ? p->n : gsz;
     }
 
+    pl->wide = p->dir == FDNN_CONV_BWD_FILTER && p->dtype == CUDNN_DATA_FLOAT && v == FDNN_CONV_GEMM_IMPLICIT &&
+               !pl->rows && !pl->one_by_one && wide_fits(p);
+    if (pl->wide) {
+        wide_geom_t *wg = &pl->wg;
+        wg->offh = (p->ker[1] - 1) * p->dil[1] / p->stride[1];
+        wg->offw = (p->ker[2] - 1) * p->dil[2] / p->stride[2];
+        wg->wq = p->out[2] + wg->offw;
+        wg->block_rows = p->out[2] <= FUSED_KC_W ? FUSED_KC_W / p->out[2] : 1;
+        int64_t row_el = pl->cg * p->stride[1] * p->stride[2] * wg->wq; /* one phase row of every channel */
+        int64_t fit = (int64_t)PANEL_BYTES / (row_el * (int64_t)pl->es) - wg->offh;
+        int64_t band = fit / wg->block_rows * wg->block_rows;
+        band = band < wg->block_rows ? wg->block_rows : band;
+        wg->band = band < p->out[1] ? band : p->out[1];
+        wg->hb = wg->band + wg->offh;
+        wg->plane = wg->hb * wg->wq;
+        wg->chan = p->stride[1] * p->stride[2] * wg->plane;
+    }
+
     /* Sizes, overflow-checked in double first: anything beyond 2^62 bytes is
      * NOT_SUPPORTED (a real workspace could never hold it). */
     double w_el = (double)p->k * (double)pl->crs;
     double col_el = (double)pl->crs * (double)pl->tile;
     double tmp_el = (double)(pl->kg > pl->cg ? pl->kg : pl->cg) * (double)pl->tile;
+    if (pl->wide && (double)pl->cg * (double)pl->wg.chan > col_el)
+        col_el = (double)pl->cg * (double)pl->wg.chan; /* the band (or the panel, if the ISA has no aptrs kernel) */
     if (pl->rows) {
         col_el = (double)ROWS_LANES * (ROWS_TILES + 1) * FUSED_MR * ROWS_KC;
         tmp_el = (double)((pl->kg + FUSED_NR - 1) / FUSED_NR * FUSED_NR) * (double)(pl->img_group * pl->osp);
@@ -162,7 +229,7 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     double acc_el = p->dir == FDNN_CONV_BWD_DATA ? (double)pl->cg * (double)pl->isp
                     : p->dir == FDNN_CONV_BWD_FILTER ? w_el
                                                      : 0;
-    double tab_el = v == FDNN_CONV_GEMM_PRECOMP ? (double)(pl->osp + pl->q) : 0;
+    double tab_el = v == FDNN_CONV_GEMM_PRECOMP ? (double)(pl->osp + pl->q) : pl->wide ? (double)pl->q : 0;
     double total = (w_el + (col_el + tmp_el + acc_el) * chunks) * (double)pl->es + tab_el * sizeof(tab_entry_t) +
                    64.0 * (6 + 3 * chunks);
     if (total > (double)(INT64_C(1) << 62))
@@ -175,6 +242,8 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     fdnn_carve(&c, v == FDNN_CONV_GEMM_PRECOMP ? (size_t)pl->osp * sizeof(tab_entry_t) : 0);
     pl->off_tab_q = c.used;
     fdnn_carve(&c, v == FDNN_CONV_GEMM_PRECOMP ? (size_t)pl->q * sizeof(tab_entry_t) : 0);
+    pl->off_taps = c.used; /* wide path: each tap's offset in a channel of the band */
+    fdnn_carve(&c, pl->wide ? (size_t)pl->q * sizeof(int64_t) : 0);
     /* The fused forward path: the filter packed for the microkernel (row
      * blocks of at most FUSED_MR rows, padded) and a strip for the last,
      * partial column strip of each panel. */

@@ -6,6 +6,7 @@
  * (op(B) read in place), and each epilogue term.  Buffers end at guard pages,
  * so a read or write past the valid rows and columns faults. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/cpu.h"
@@ -253,11 +254,12 @@ test_arows(void)
 }
 
 /* The aptrs kernels (a pointer per row of A, read in runs of seg elements
- * seg_stride apart) give the packed kernel's bits.  Each row is its own
- * allocation ending at a guard page right after its last run, with NaN
+ * at offsets from a table) give the packed kernel's bits.  Each row is its
+ * own allocation ending at a guard page right after its last run, with NaN
  * between the runs: a read past a run or past the last row's end either
  * faults or poisons the result.  Runs of 1, of several (the last one
- * partial) and one run as long as k; every mr; partial and full nr. */
+ * partial) and one run as long as k; gaps that vary from run to run (as
+ * between images); every mr; partial and full nr. */
 typedef struct aptrs_pair {
     fdnn_isa_t isa;
     size_t mr, nr;
@@ -284,8 +286,10 @@ test_aptrs(void)
         for (size_t mr = 1; mr <= MR; mr++)
             for (size_t q = 0; q < sizeof(kcs) / sizeof(kcs[0]); q++) {
                 size_t kc = kcs[q], seg = (mr + q) % 3 == 0 ? kc : (mr + q) % 3 == 1 ? 1 : 5;
-                size_t seg_stride = seg + (mr % 4), runs = (kc + seg - 1) / seg;
-                size_t span = (runs - 1) * seg_stride + (kc - (runs - 1) * seg); /* elements a row covers */
+                size_t nruns = (kc + seg - 1) / seg, *runs = malloc(nruns * sizeof(size_t));
+                for (size_t j = 0; j < nruns; j++) /* gaps of mr % 4, and 2 more every third run */
+                    runs[j] = j == 0 ? 0 : runs[j - 1] + seg + mr % 4 + (j % 3 == 0 ? 2 : 0);
+                size_t span = runs[nruns - 1] + (kc - (nruns - 1) * seg); /* elements a row covers */
                 size_t nr = mr % 2 ? NR : NR - mr % NR, ldc = nr + 2, nc = (mr - 1) * ldc + nr;
                 float *rows[16] = {NULL}, *apack = galloc(kc * MR * sizeof(float));
                 float *b = galloc(kc * NR * sizeof(float));
@@ -295,7 +299,7 @@ test_aptrs(void)
                     fdnn_poison_f32(rows[i], span);
                     for (size_t p = 0; p < kc; p++) {
                         float v = (float)fdnn_rng_uniform(&rng, -1, 1);
-                        rows[i][p / seg * seg_stride + p % seg] = v;
+                        rows[i][runs[p / seg] + p % seg] = v;
                         apack[p * MR + i] = v;
                     }
                 }
@@ -309,10 +313,10 @@ test_aptrs(void)
                 fdnn_f32_gemm_epilogue_t ep = {mr % 2 ? 1.0f : 0.5f, mr % 3 == 0 ? 0.0f : 1.0f, NULL, NULL, false,
                                                false};
                 k->packed(mr, nr, kc, apack, b, NR, c1, ldc, &ep);
-                k->aptrs(mr, nr, kc, (const float *const *)rows, seg, seg_stride, b, NR, c2, ldc, &ep);
+                k->aptrs(mr, nr, kc, (const float *const *)rows, runs, seg, b, NR, c2, ldc, &ep);
                 bool ok = memcmp(c1, c2, nc * sizeof(float)) == 0 && !isnan(c2[0]);
-                CHECK_MSG(ok, "aptrs %s mr=%zu nr=%zu kc=%zu seg=%zu/%zu differs from packed", k->name, mr, nr, kc,
-                          seg, seg_stride);
+                CHECK_MSG(ok, "aptrs %s mr=%zu nr=%zu kc=%zu seg=%zu differs from packed", k->name, mr, nr, kc, seg);
+                free(runs);
                 for (size_t i = 0; i < mr; i++)
                     fdnn_guarded_free(rows[i]);
                 fdnn_guarded_free(apack);

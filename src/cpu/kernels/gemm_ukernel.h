@@ -116,17 +116,22 @@ void fdnn_f32_gemm_arows_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, con
 void fdnn_f32_gemm_arows_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
     const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 
-/* A read through one pointer per row, in runs: k step p reads row i at
- * a[i][(p / seg) * seg_stride + p % seg] (seg >= 1, seg_stride >= seg);
- * otherwise the contract of the packed kernel.  a[i] for i >= mr is not
- * read.  For reading rows of an im2col that is never written out. */
-typedef void (*fdnn_f32_gemm_aptrs_ukernel_fn)(size_t mr, size_t nr, size_t kc, const float *const *a, size_t seg,
-                                               size_t seg_stride, const float *b, size_t b_stride, float *c,
-                                               size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
-void fdnn_f32_gemm_aptrs_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *const *a, size_t seg,
-    size_t seg_stride, const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
-void fdnn_f32_gemm_aptrs_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *const *a, size_t seg,
-    size_t seg_stride, const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+/* A read through one pointer per row, in runs of seg elements (the last
+ * one shorter if kc is not a multiple) at the offsets runs[0..]: k step p
+ * reads row i at a[i][runs[p / seg] + p % seg] (seg >= 1); otherwise the
+ * contract of the packed kernel.  a[i] for i >= mr is not read.  For
+ * reading the rows of an im2col that is never written out: every row of
+ * the block shares the runs (output rows of the block), each row has its
+ * own start (channel and tap). */
+typedef void (*fdnn_f32_gemm_aptrs_ukernel_fn)(size_t mr, size_t nr, size_t kc, const float *const *a,
+                                               const size_t *runs, size_t seg, const float *b, size_t b_stride,
+                                               float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f32_gemm_aptrs_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *const *a,
+    const size_t *runs, size_t seg, const float *b, size_t b_stride, float *c, size_t ldc,
+    const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f32_gemm_aptrs_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *const *a,
+    const size_t *runs, size_t seg, const float *b, size_t b_stride, float *c, size_t ldc,
+    const fdnn_f32_gemm_epilogue_t *ep);
 
 /* 6 rows x 49 columns, A read in place, B in its own packed layout (made by
  * fdnn_f32_pack_b49__avx512, b_stride == 49); column 48 is summed along k

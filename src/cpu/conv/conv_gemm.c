@@ -90,6 +90,7 @@ typedef struct plan {
     int nchunks;    /* image chunks (fixed by the problem) */
     bool rows;      /* backward filter on the rows path (see ROWS_TILES) */
     bool wide;      /* backward filter on the wide path (see wide_geom_t) */
+    bool rows_phased; /* the rows path may read whole images' stride phases (see wide_geom_t) */
     wide_geom_t wg;
     int64_t img_group; /* rows path: images per dy^T packing */
     bool one_by_one; /* 1x1, stride 1, no padding: x and dx are their own col */
@@ -199,7 +200,8 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
 
     pl->wide = p->dir == FDNN_CONV_BWD_FILTER && p->dtype == CUDNN_DATA_FLOAT && v == FDNN_CONV_GEMM_IMPLICIT &&
                !pl->rows && !pl->one_by_one && wide_fits(p);
-    if (pl->wide) {
+    bool phases = pl->wide || (pl->rows && wide_fits(p));
+    if (phases) {
         wide_geom_t *wg = &pl->wg;
         wg->offh = (p->ker[1] - 1) * p->dil[1] / p->stride[1];
         wg->offw = (p->ker[2] - 1) * p->dil[2] / p->stride[2];
@@ -209,10 +211,18 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
         int64_t fit = (int64_t)PANEL_BYTES / (row_el * (int64_t)pl->es) - wg->offh;
         int64_t band = fit / wg->block_rows * wg->block_rows;
         band = band < wg->block_rows ? wg->block_rows : band;
-        wg->band = band < p->out[1] ? band : p->out[1];
+        /* The rows path copies whole images. */
+        wg->band = band < p->out[1] && !pl->rows ? band : p->out[1];
         wg->hb = wg->band + wg->offh;
         wg->plane = wg->hb * wg->wq;
         wg->chan = p->stride[1] * p->stride[2] * wg->plane;
+    }
+    /* The rows path's phases of one k block (the images it touches, the
+     * channels of a row block) must fit the lane's im2col block, which
+     * they replace. */
+    if (pl->rows && phases) {
+        double images = (double)(ROWS_KC / pl->osp + 2), chans = (double)(ROWS_TILES * FUSED_MR / pl->q + 2);
+        pl->rows_phased = images * chans * (double)pl->wg.chan <= (double)((ROWS_TILES + 1) * FUSED_MR * ROWS_KC);
     }
 
     /* Sizes, overflow-checked in double first: anything beyond 2^62 bytes is
@@ -229,7 +239,9 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     double acc_el = p->dir == FDNN_CONV_BWD_DATA ? (double)pl->cg * (double)pl->isp
                     : p->dir == FDNN_CONV_BWD_FILTER ? w_el
                                                      : 0;
-    double tab_el = v == FDNN_CONV_GEMM_PRECOMP ? (double)(pl->osp + pl->q) : pl->wide ? (double)pl->q : 0;
+    double tab_el = v == FDNN_CONV_GEMM_PRECOMP      ? (double)(pl->osp + pl->q)
+                    : pl->wide || pl->rows_phased ? (double)pl->q
+                                                  : 0;
     double total = (w_el + (col_el + tmp_el + acc_el) * chunks) * (double)pl->es + tab_el * sizeof(tab_entry_t) +
                    64.0 * (6 + 3 * chunks);
     if (total > (double)(INT64_C(1) << 62))
@@ -243,7 +255,7 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     pl->off_tab_q = c.used;
     fdnn_carve(&c, v == FDNN_CONV_GEMM_PRECOMP ? (size_t)pl->q * sizeof(tab_entry_t) : 0);
     pl->off_taps = c.used; /* wide path: each tap's offset in a channel of the band */
-    fdnn_carve(&c, pl->wide ? (size_t)pl->q * sizeof(int64_t) : 0);
+    fdnn_carve(&c, pl->wide || pl->rows_phased ? (size_t)pl->q * sizeof(int64_t) : 0);
     /* The fused forward path: the filter packed for the microkernel (row
      * blocks of at most FUSED_MR rows, padded) and a strip for the last,
      * partial column strip of each panel. */

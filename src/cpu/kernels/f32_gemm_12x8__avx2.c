@@ -4,28 +4,9 @@
  * accumulators + 1 b vector + 1 broadcast of the 16 ymm registers.  Column
  * tails use vmaskmov, which never touches masked-out lanes (no fault past a
  * guard page). */
-#include <immintrin.h>
+#include "cpu/kernels/gemm_vec_f32_avx2.h"
 
-#include "cpu/kernels/gemm_ukernel.h"
-
-#define T float
-#define EP_T fdnn_f32_gemm_epilogue_t
 #define UKERNEL fdnn_f32_gemm_ukernel_12x8__avx2
 #define MR 12
 #define NV 1
-#define VL 8
-#define VT __m256
-#define MASK_T __m256i
-#define V_ZERO() _mm256_setzero_ps()
-#define V_SET1(x) _mm256_set1_ps(x)
-#define V_LOAD(p) _mm256_load_ps(p)
-#define V_LOADU(p) _mm256_loadu_ps(p)
-#define V_STOREU(p, v) _mm256_storeu_ps(p, v)
-#define V_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define V_MUL(a, b) _mm256_mul_ps(a, b)
-#define V_ADD(a, b) _mm256_add_ps(a, b)
-#define V_MAX(a, b) _mm256_max_ps(a, b)
-#define V_MASK(n) _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
-#define V_MLOADU(p, m) _mm256_maskload_ps(p, m)
-#define V_MSTOREU(p, m, v) _mm256_maskstore_ps(p, m, v)
 #include "cpu/kernels/gemm_ukernel_simd.inc"

@@ -4,29 +4,9 @@
  * shapes it covers with less padding than 14x32 (m a multiple of 8: 64, 128
  * output channels).  24 accumulators + 3 b vectors + 1 broadcast; per k step
  * 24 FMAs against 3 loads and 8 broadcasts: as fast as 14x32 from L1. */
-#include <immintrin.h>
+#include "cpu/kernels/gemm_vec_f32_avx512.h"
 
-#include "cpu/kernels/gemm_ukernel.h"
-
-#define T float
-#define EP_T fdnn_f32_gemm_epilogue_t
 #define UKERNEL fdnn_f32_gemm_ukernel_8x48__avx512
 #define MR 8
 #define NV 3
-#define VL 16
-#define VT __m512
-#define MASK_T __mmask16
-#define V_ZERO() _mm512_setzero_ps()
-#define V_SET1(x) _mm512_set1_ps(x)
-#define V_LOAD(p) _mm512_load_ps(p)
-#define V_LOADU(p) _mm512_loadu_ps(p)
-#define V_STOREU(p, v) _mm512_storeu_ps(p, v)
-#define V_STREAM(p, v) _mm512_stream_ps(p, v)
-#define V_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define V_MUL(a, b) _mm512_mul_ps(a, b)
-#define V_ADD(a, b) _mm512_add_ps(a, b)
-#define V_MAX(a, b) _mm512_max_ps(a, b)
-#define V_MASK(n) ((__mmask16)((1u << (n)) - 1u))
-#define V_MLOADU(p, m) _mm512_maskz_loadu_ps(m, p)
-#define V_MSTOREU(p, m, v) _mm512_mask_storeu_ps(p, m, v)
 #include "cpu/kernels/gemm_ukernel_simd.inc"

@@ -3,30 +3,10 @@
  * row of A through its own pointer, in runs (see gemm_ukernel.h): backward
  * filter reads the rows of its virtual im2col straight from a padded copy
  * of the input, skipping the copy into an im2col panel. */
-#include <immintrin.h>
+#include "cpu/kernels/gemm_vec_f32_avx512.h"
 
-#include "cpu/kernels/gemm_ukernel.h"
-
-#define T float
-#define EP_T fdnn_f32_gemm_epilogue_t
 #define UKERNEL fdnn_f32_gemm_aptrs_ukernel_14x32__avx512
 #define MR 14
 #define NV 2
-#define VL 16
-#define VT __m512
-#define MASK_T __mmask16
-#define V_ZERO() _mm512_setzero_ps()
-#define V_SET1(x) _mm512_set1_ps(x)
-#define V_LOAD(p) _mm512_load_ps(p)
-#define V_LOADU(p) _mm512_loadu_ps(p)
-#define V_STOREU(p, v) _mm512_storeu_ps(p, v)
-#define V_STREAM(p, v) _mm512_stream_ps(p, v)
-#define V_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define V_MUL(a, b) _mm512_mul_ps(a, b)
-#define V_ADD(a, b) _mm512_add_ps(a, b)
-#define V_MAX(a, b) _mm512_max_ps(a, b)
-#define V_MASK(n) ((__mmask16)((1u << (n)) - 1u))
-#define V_MLOADU(p, m) _mm512_maskz_loadu_ps(m, p)
-#define V_MSTOREU(p, m, v) _mm512_mask_storeu_ps(p, m, v)
 #define A_PTRS 1
 #include "cpu/kernels/gemm_ukernel_simd.inc"

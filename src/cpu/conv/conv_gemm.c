@@ -94,6 +94,7 @@ typedef struct plan {
     wide_geom_t wg;
     int64_t img_group; /* rows path: images per dy^T packing */
     bool one_by_one; /* 1x1, stride 1, no padding: x and dx are their own col */
+    bool x_whole;    /* forward one_by_one with x sliced in place: no col buffer, one panel per image */
     bool pack_w;    /* the filter is repacked (NHWC or CONVOLUTION mode) */
     bool fused; /* FP32 implicit fwd/bwd data: panels fed to the microkernel directly */
     /* Workspace layout, bytes from the start. */
@@ -108,7 +109,16 @@ filter_is_canonical(const fdnn_conv_problem_t *p)
     return !p->flip && fdnn_tensor_is_packed(&p->w);
 }
 
+/* A logical row-major matrix M[r][c] stored either as is (element at
+ * ptr[r*ld + c]) or transposed (ptr[c*ld + r]); offsets in elements. */
+typedef struct mat {
+    int64_t off; /* element offset from the operand's base pointer */
+    size_t ld;
+    bool trans;
+} mat_t;
+
 static bool spatial_uniform(const fdnn_tensor_t *t, int64_t *stride);
+static bool slice_mat(const fdnn_tensor_t *t, int64_t n, int64_t c0, int64_t nch, int64_t p0, int64_t tw, mat_t *m);
 
 /* The wide path (wide_geom_t) applies: a 2-D problem (no depth) whose taps
  * use every stride phase (a 1x1 stride-2 filter reads a quarter of the
@@ -157,7 +167,15 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
             pl->one_by_one = false;
     pl->pack_w = !filter_is_canonical(p);
 
-    if (v == FDNN_CONV_GEMM_EXPLICIT) {
+    /* Forward 1x1 with x usable in place: the whole image is one panel.
+     * Panels bound the im2col buffer, which this never needs; a 28x28 image
+     * cut in two panels of 392 made two short GEMMs of two row tiles each,
+     * which balanced poorly over threads (res3 1x1 512 -> 128 at mb=1, 2
+     * threads: 25% faster whole; 1 thread and mb=32 unchanged). */
+    mat_t probe;
+    pl->x_whole = v != FDNN_CONV_GEMM_EXPLICIT && p->dir == FDNN_CONV_FWD && pl->one_by_one &&
+                  slice_mat(&p->x, 0, 0, pl->cg, 0, pl->osp, &probe);
+    if (v == FDNN_CONV_GEMM_EXPLICIT || pl->x_whole) {
         pl->tile = pl->osp;
     } else {
         int64_t t = (int64_t)PANEL_BYTES / (pl->crs * (int64_t)pl->es);
@@ -228,7 +246,7 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     /* Sizes, overflow-checked in double first: anything beyond 2^62 bytes is
      * NOT_SUPPORTED (a real workspace could never hold it). */
     double w_el = (double)p->k * (double)pl->crs;
-    double col_el = (double)pl->crs * (double)pl->tile;
+    double col_el = pl->x_whole ? 0 : (double)pl->crs * (double)pl->tile;
     double tmp_el = (double)(pl->kg > pl->cg ? pl->kg : pl->cg) * (double)pl->tile;
     if (pl->wide && (double)pl->cg * (double)pl->wg.chan > col_el)
         col_el = (double)pl->cg * (double)pl->wg.chan; /* the band (or the panel, if the ISA has no aptrs kernel) */
@@ -342,13 +360,6 @@ sp_off(const sp_walk_t *w, int64_t p)
     return w->uniform ? p * w->stride : spatial_offset(w->t, p);
 }
 
-/* A logical row-major matrix M[r][c] stored either as is (element at
- * ptr[r*ld + c]) or transposed (ptr[c*ld + r]); offsets in elements. */
-typedef struct mat {
-    int64_t off; /* element offset from the operand's base pointer */
-    size_t ld;
-    bool trans;
-} mat_t;
 
 /* The [nch][tw] slice (channels c0.., positions p0..) of image n of a 5-D
  * view as a GEMM operand, when its strides allow one. */

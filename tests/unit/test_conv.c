@@ -1218,6 +1218,33 @@ main(void)
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &large[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
     }
+    /* The depthwise path of DIRECT (one input channel per group, any K/g):
+     * W stride phases (forward, backward filter) and upsampled dy
+     * (backward data) for strides 2 and 3, dilation, padding beyond the
+     * dilated filter (backward data's shift), channel multipliers 2 and 3,
+     * flat planes (short rows: 7, 13, 15 wide) and rows of over 8 vectors,
+     * CONVOLUTION mode, C = 1 with K = 5, 1x1 images, 1-D, 3-D, and two
+     * shapes over the single-thread cut-off. */
+    static const shape_t depthwise[] = {
+        S2("dw 3x3", 2, 6, 6, 6, 9, 13, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw 3x3 s2", 2, 5, 5, 5, 14, 15, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw s3/2 dil2", 1, 4, 8, 4, 17, 19, 3, 3, 3, 3, 3, 2, 2, 2, CUDNN_CROSS_CORRELATION),
+        S2("dw pad beyond filter", 2, 3, 6, 3, 7, 6, 2, 2, 3, 3, 1, 2, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw long rows", 1, 3, 3, 3, 5, 150, 3, 5, 1, 2, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw 7x7 x3", 2, 4, 12, 4, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw 1x1 image 5x5", 3, 3, 3, 3, 1, 1, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw C=1 K=5", 2, 1, 5, 1, 10, 11, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw 1-D", 2, 4, 4, 4, 1, 37, 1, 7, 0, 3, 1, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        {"dw 3-D", 3, 2, 3, 6, 3, {5, 7, 6}, {3, 3, 2}, {1, 1, 1}, {2, 1, 2}, {1, 2, 1}, CUDNN_CONVOLUTION},
+        S2("dw large", 3, 64, 64, 64, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw large s2 N=1", 1, 96, 96, 96, 60, 58, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
+    };
+    for (size_t i = 0; i < sizeof(depthwise) / sizeof(depthwise[0]); i++) {
+        test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
+        test_shape(h, &depthwise[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, true);
+        test_shape(h, &depthwise[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
+        test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
+    }
     /* Shapes for the FFT solvers: several tiles per dimension, a strided
      * tiled forward, 17..32 filters (64-point tiles), a long 1-D filter, 1-D
      * problems (backward-filter FFT_TILING) and 3-D tiles. */
@@ -1294,6 +1321,33 @@ main(void)
         layout_t l = (layout_t)fdnn_rng_int(&srng, 0, 2);
         test_shape(h, &r, l, l == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i % 7 == 0);
     }
+    /* Random depthwise shapes (fixed seed): strides 1-3, dilation 1-3,
+     * padding up to the dilated filter, multipliers 1-3, 1-D to 3-D. */
+    fdnn_rng_seed(&srng, 2026);
+    for (int i = 0; i < 24; i++) {
+        shape_t r;
+        memset(&r, 0, sizeof(r));
+        r.name = "random depthwise";
+        r.nsp = fdnn_rng_int(&srng, 0, 5) == 0 ? 3 : 2;
+        r.g = fdnn_rng_int(&srng, 1, 9);
+        r.n = fdnn_rng_int(&srng, 1, 3);
+        r.c = r.g;
+        r.k = r.g * fdnn_rng_int(&srng, 1, 3);
+        r.mode = fdnn_rng_int(&srng, 0, 1) ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
+        for (int d = 0; d < 3; d++) {
+            bool used = d > 0 || r.nsp == 3;
+            r.in[d] = used ? fdnn_rng_int(&srng, 1, r.nsp == 3 ? 8 : 40) : 1;
+            r.ker[d] = used ? fdnn_rng_int(&srng, 1, 5) : 1;
+            r.dil[d] = used ? fdnn_rng_int(&srng, 1, 3) : 1;
+            int span = (r.ker[d] - 1) * r.dil[d] + 1;
+            r.pad[d] = used ? fdnn_rng_int(&srng, 0, span) : 0;
+            r.str[d] = used ? fdnn_rng_int(&srng, 1, 3) : 1;
+            if (r.in[d] + 2 * r.pad[d] < span)
+                r.pad[d] = (span - r.in[d] + 1) / 2;
+        }
+        layout_t l = (layout_t)fdnn_rng_int(&srng, 0, 2);
+        test_shape(h, &r, l, l == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i % 4 == 0);
+    }
     test_fft_applicability(h);
     test_fft_api(h);
     test_fft_bias_activation(h);
@@ -1309,6 +1363,12 @@ main(void)
                                            CUDNN_CROSS_CORRELATION));
     test_thread_determinism(h, (shape_t)S2("determinism s2 N=1", 1, 16, 24, 1, 40, 37, 3, 3, 1, 1, 2, 2, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
+    /* Depthwise: planes in parallel chunks (forward, backward data),
+     * output channels in parallel (backward filter). */
+    test_thread_determinism(h, (shape_t)S2("determinism depthwise", 9, 32, 32, 32, 33, 29, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    test_thread_determinism(h, (shape_t)S2("determinism depthwise s2 N=1", 1, 64, 128, 64, 80, 75, 3, 3, 1, 1, 2, 2,
+                                           1, 1, CUDNN_CONVOLUTION));
     test_winograd_limits(h);
     test_winograd_bias_activation(h);
     test_direct_bwd_data_path();

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The direct convolution solver.  FP32 forward, FP32 backward data (one
- * forward convolution per stride phase) and FP32 backward filter (a forward
- * convolution with the batch as channels) run the blocked, register-tiled
- * kernels of conv_direct_blocked.h; everything else (FP64) the formula of
- * src/ref/conv_ref.h as loops
- * over any strides, one output row (all positions of one (n, channel) pair,
- * or one filter (k, c) for backward filter) per task.  No workspace, no
- * GEMM; the solver of choice for depthwise convolutions, where every group
- * is a 1-channel GEMM.
+ * The direct convolution solver.  FP32 depthwise problems (one input
+ * channel per group) run the plane kernels of conv_depthwise.h; other FP32
+ * forward, backward data (one forward convolution per stride phase) and
+ * backward filter (a forward convolution with the batch as channels)
+ * problems the blocked, register-tiled kernels of conv_direct_blocked.h;
+ * everything else (FP64) the formula of src/ref/conv_ref.h as loops over
+ * any strides, one output row (all positions of one (n, channel) pair, or
+ * one filter (k, c) for backward filter) per task.  No workspace, no GEMM;
+ * the solver of choice for depthwise convolutions, where every group is a
+ * 1-channel GEMM.
  *
  * Each output element is one sum in a fixed order (channels, then taps,
  * then for backward filter images and positions), so results do not depend
@@ -16,6 +17,7 @@
 
 #include "core/fail.h"
 #include "core/handle.h"
+#include "cpu/conv/conv_depthwise.h"
 #include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_gemm.h"
 
@@ -53,6 +55,13 @@ cudnnStatus_t
 fdnn_conv_direct_execute(const fdnn_conv_exec_t *e)
 {
     const fdnn_conv_problem_t *p = e->p;
+    if (fdnn_conv_depthwise_applies(p)) {
+        if (fdnn_conv_depthwise_execute(e) == CUDNN_STATUS_SUCCESS)
+            return CUDNN_STATUS_SUCCESS;
+        /* Declined (a plane too large to buffer) or out of scratch: the
+         * blocked path and the loops below need less. */
+        fdnn_fail_clear();
+    }
     bool fwd = fdnn_conv_direct_blocked_applies(p), bwd = fdnn_conv_direct_blocked_bwd_data_applies(p);
     bool bwd_w = fdnn_conv_direct_blocked_bwd_filter_applies(p);
     if (fwd || bwd || bwd_w) {

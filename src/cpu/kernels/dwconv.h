@@ -7,8 +7,10 @@
  *
  * Rows kernel (forward and backward data), for r < rows, j < ow:
  *
- *   out[r*ld_out + j] = init + sum_{t < taps} w[t] * src[row_off[r] + tap_off[t] + j]
+ *   out[r*ld_out + j] = init + sum_{t < taps} w_rows[r][t] * src[row_off[r] + tap_off[t] + j]
  *
+ * (each row its own filter: the rows of one call may come from several
+ * channels' planes, which keeps the vectors full for small planes),
  * with init = 0, or out's previous value when `accumulate`; the sum runs in
  * tap order, one FMA (portable kernel: one multiply, one add) per term, so
  * the bits depend on the ISA only, not on how rows are split.  The kernel
@@ -40,7 +42,7 @@
 typedef struct fdnn_f32_dwconv_rows_args {
     const float *src;
     const int64_t *row_off, *tap_off; /* rows and taps entries */
-    const float *w;                   /* taps weights */
+    const float *const *w_rows;       /* per row: its taps weights */
     size_t rows, taps, ow;
     float *out;
     size_t ld_out;

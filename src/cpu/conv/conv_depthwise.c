@@ -415,10 +415,10 @@ bwd_filter_task(const dw_job_t *j, char *slot, size_t task)
     const fdnn_conv_problem_t *p = j->p;
     const fdnn_conv_exec_t *e = j->e;
     int64_t k = (int64_t)task, g = k / fdnn_conv_kg(p);
-    float *plane = (float *)slot, *sums = (float *)(slot + j->sums_offset);
+    float *plane = (float *)slot, *lanes = (float *)(slot + j->sums_offset);
     float *dy_buf = (float *)(slot + j->dy_offset);
     const float *x = e->x_in, *dy = e->y_in;
-    memset(sums, 0, (size_t)j->taps * sizeof(float));
+    memset(lanes, 0, (size_t)j->taps * FDNN_DWCONV_VL_MAX * sizeof(float));
     for (int64_t n = 0; n < p->n; n++) {
         copy_plane(&j->g, x + off5(&p->x, n, g, 0, 0, 0), p->in, p->x.strides + 2, plane);
         const float *dy_plane = dy + off5(&p->y, n, k, 0, 0, 0);
@@ -438,12 +438,12 @@ bwd_filter_task(const dw_job_t *j, char *slot, size_t task)
             .rows = (size_t)(p->out[0] * p->out[1]),
             .taps = (size_t)j->taps,
             .ow = (size_t)p->out[2],
-            .sums = sums,
+            .lanes = lanes,
         };
         j->grad_fn(&a);
     }
-    /* dw[k, 0, tap]: the sums are in q order, CONVOLUTION mode stores the
-     * taps reversed. */
+    /* dw[k, 0, tap]: each tap's lanes added in order; the sums are in q
+     * order, CONVOLUTION mode stores the taps reversed. */
     float *dw = e->out;
     float alpha = (float)e->alpha, beta = (float)e->beta;
     int64_t t = 0;
@@ -452,8 +452,11 @@ bwd_filter_task(const dw_job_t *j, char *slot, size_t task)
             for (int64_t q2 = 0; q2 < p->ker[2]; q2++) {
                 int64_t a0 = p->flip ? p->ker[0] - 1 - q0 : q0, a1 = p->flip ? p->ker[1] - 1 - q1 : q1,
                         a2 = p->flip ? p->ker[2] - 1 - q2 : q2;
-                float *dst = dw + off5(&p->w, k, 0, a0, a1, a2);
-                float v = alpha * sums[t++];
+                float *dst = dw + off5(&p->w, k, 0, a0, a1, a2), sum = 0;
+                for (int l = 0; l < FDNN_DWCONV_VL_MAX; l++)
+                    sum += lanes[t * FDNN_DWCONV_VL_MAX + l];
+                t++;
+                float v = alpha * sum;
                 if (beta != 0.0f)
                     v += beta * *dst;
                 *dst = v;
@@ -598,7 +601,7 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
     double kernel_rows = (double)j.planes * (double)j.k_rows;
     double out_f = bwd_filter ? 0 : max_phases * kernel_rows * (double)j.ld_out;
     double dy_f = bwd_filter && !j.dy_in_place ? rows * (double)p->out[2] : 0;
-    double slot_d = 4.0 * ((double)j.planes * stride_f + out_f + dy_f + (2.0 * (double)j.planes + 1) * (double)j.taps) +
+    double slot_d = 4.0 * ((double)j.planes * stride_f + out_f + dy_f + (2.0 * (double)j.planes + 16) * (double)j.taps) +
                     4.0 * (double)p->in[2] + 8.0 * kernel_rows + 7.0 * FDNN_ALIGNMENT;
     double shared_d = 8.0 * (kernel_rows + rows + 2.0 * (double)j.taps) + max_phases * sizeof(dw_phase_t) +
                       5.0 * FDNN_ALIGNMENT;
@@ -611,7 +614,7 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
     j.wph_offset = j.w_offset + fdnn_align_up((size_t)(j.planes * j.taps) * sizeof(float));
     j.w_rows_offset = j.wph_offset + fdnn_align_up((size_t)(j.planes * j.taps) * sizeof(float));
     j.sums_offset = j.w_rows_offset + fdnn_align_up((size_t)kernel_rows * sizeof(float *));
-    j.dy_offset = j.sums_offset + fdnn_align_up((size_t)j.taps * sizeof(float));
+    j.dy_offset = j.sums_offset + fdnn_align_up((size_t)(j.taps * FDNN_DWCONV_VL_MAX) * sizeof(float));
     j.row_offset = j.dy_offset + fdnn_align_up((size_t)dy_f * sizeof(float));
     j.slot_bytes = j.row_offset + fdnn_align_up((size_t)p->in[2] * sizeof(float));
 

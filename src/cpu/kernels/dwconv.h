@@ -20,13 +20,16 @@
  * caller keeps them readable and finite values there only feed the lanes
  * past ow).
  *
- * Gradient kernel (backward filter), for t < taps:
+ * Gradient kernel (backward filter), for t < taps and each lane l of the
+ * ISA's vector (VL lanes, VL <= FDNN_DWCONV_VL_MAX):
  *
- *   sums[t] += sum_{r < rows, j < ow} dy[dy_off[r] + j] * src[row_off[r] + tap_off[t] + j]
+ *   lanes[t*FDNN_DWCONV_VL_MAX + l] += sum over r < rows and the positions
+ *       j < ow with j % VL == l of dy[dy_off[r] + j] * src[row_off[r] + tap_off[t] + j]
  *
- * each lane of a vector accumulating its positions over every row, then the
- * lanes added in a fixed order; it reads exactly the named elements (the
- * tails are masked), so nothing past ow can turn the sum into NaN.
+ * one FMA per term, rows and vectors in order; the caller adds the lanes
+ * (in a fixed order) once, after the last call, so a sum over many images
+ * pays no per-call reduction.  It reads exactly the named elements (the
+ * tails are masked), so nothing past ow can turn a sum into NaN.
  *
  * Offsets are in floats; no allocation, no threads. */
 #ifndef FDNN_CPU_KERNELS_DWCONV_H
@@ -53,7 +56,7 @@ typedef struct fdnn_f32_dwconv_grad_args {
     const float *src, *dy;
     const int64_t *row_off, *dy_off, *tap_off;
     size_t rows, taps, ow;
-    float *sums; /* taps entries, added to */
+    float *lanes; /* taps x FDNN_DWCONV_VL_MAX, added to */
 } fdnn_f32_dwconv_grad_args_t;
 
 typedef void (*fdnn_f32_dwconv_rows_fn)(const fdnn_f32_dwconv_rows_args_t *a);

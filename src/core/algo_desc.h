@@ -19,6 +19,7 @@ struct cudnnAlgorithmStruct {
     uint32_t magic;
     bool is_set;
     cudnnAlgorithm_t algorithm;
+    bool in_perf; /* the `found` member of a performance object: not destroyable */
 };
 
 struct cudnnAlgorithmPerformanceStruct {

@@ -418,6 +418,7 @@ test_find(const cfg_t *c, const io_t *io, void *want[NOUT])
     cudnnAlgorithmDescriptor_t ad;
     CHECK_OK(cudnnGetAlgorithmPerformance(perf[0], &ad, NULL, NULL, NULL));
     CHECK_OK(cudnnSetRNNAlgorithmDescriptor(handle, c->rex, ad));
+    CHECK_STATUS(cudnnDestroyAlgorithmDescriptor(ad), CUDNN_STATUS_BAD_PARAM); /* it belongs to perf[0] */
 
     /* Bad search arguments: statuses, and nothing written. */
     void *y0 = nan_buf(io->ny);

@@ -66,8 +66,9 @@ cudnnStatus_t fdnn_rnn_problem_ex(cudnnRNNDescriptor_t rnnDesc, cudnnRNNDataDesc
 cudnnStatus_t fdnn_rnn_check_reserved(const void *desc, const void *data, const char *what);
 
 /* cudnnRNNForwardInferenceEx / TrainingEx (inference when !training:
- * reserveSpace unused).  The minimum workspace and reserve are those of
- * cudnnGetRNNTempSpaceSizes for xDesc (see rnn_ex.c). */
+ * reserveSpace unused), after the caller has checked the handle and the
+ * reserved attention arguments.  The minimum workspace and reserve are those
+ * of cudnnGetRNNTempSpaceSizes for xDesc (see rnn_ex.c). */
 cudnnStatus_t fdnn_rnn_ex_forward(cudnnHandle_t handle, const cudnnRNNDescriptor_t rnnDesc,
                                   const cudnnRNNDataDescriptor_t xDesc, const void *x,
                                   const cudnnTensorDescriptor_t hxDesc, const void *hx,

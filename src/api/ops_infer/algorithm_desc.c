@@ -75,6 +75,9 @@ fdnn_api_cudnnDestroyAlgorithmDescriptor(cudnnAlgorithmDescriptor_t algoDesc)
     if (algoDesc == NULL)
         return CUDNN_STATUS_SUCCESS;
     RETURN_IF_ERROR(check_created(algoDesc, "algoDesc"));
+    if (algoDesc->in_perf)
+        return FDNN_BAD_PARAM("algoDesc belongs to an algorithm performance object (a Find result): destroy that "
+                              "object instead");
     algoDesc->magic = 0;
     free(algoDesc);
     return CUDNN_STATUS_SUCCESS;
@@ -175,6 +178,7 @@ fdnn_algo_perf_set_found(cudnnAlgorithmPerformance_t perf, cudnnAlgorithm_t algo
     perf->found.magic = FDNN_ALGO_MAGIC;
     perf->found.algorithm = algorithm;
     perf->found.is_set = true;
+    perf->found.in_perf = true;
     perf->algo_desc = &perf->found;
     perf->status = status;
     perf->time = time;

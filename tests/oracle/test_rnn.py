@@ -6,7 +6,12 @@ copied into the weight space through cudnnGetRNNWeightParams (gate order
 LSTM i,f,g,o and GRU r,z,n in both libraries; bias_ih is the input bias,
 bias_hh the recurrent one), and the weight gradients are read back through
 the same addresses.  Variable lengths go through pack_padded_sequence.
-Compared: y, hy, cy; dx, dhx, dcx; every weight and bias gradient."""
+Compared: y, hy, cy; dx, dhx, dcx; every weight and bias gradient.
+
+The same cases run through the legacy *Ex calls (cudnnRNNForwardTrainingEx,
+BackwardDataEx, BackwardWeightsEx: RNN data descriptors, a filter
+descriptor over the weight space, dw accumulated onto zeros) with a padding
+fill, checked in the padding of y and dx."""
 import ctypes
 
 import numpy as np
@@ -32,6 +37,12 @@ bwd_data = fdnn.proto("cudnnRNNBackwardData_v8", [vp, vp, fdnn.c_int_p, vp, vp, 
                                                   vp, vp, sz, vp, sz, vp, sz, vp])
 bwd_w = fdnn.proto("cudnnRNNBackwardWeights_v8", [vp, vp, ci, fdnn.c_int_p, vp, vp, vp, vp, vp, vp, sz, vp, sz, vp,
                                                   sz, vp])
+fwd_train_ex = fdnn.proto("cudnnRNNForwardTrainingEx", [vp] * 24 + [vp, sz, vp, sz])
+bwd_data_ex = fdnn.proto("cudnnRNNBackwardDataEx", [vp] * 26 + [vp, sz, vp, sz])
+bwd_w_ex = fdnn.proto("cudnnRNNBackwardWeightsEx", [vp] * 8 + [vp, sz, vp, vp, vp, sz])
+create_filter = fdnn.proto("cudnnCreateFilterDescriptor", [ctypes.POINTER(vp)])
+destroy_filter = fdnn.proto("cudnnDestroyFilterDescriptor", [vp])
+set_filter = fdnn.proto("cudnnSetFilterNdDescriptor", [vp, ci, ci, ci, fdnn.c_int_p])
 
 RELU, TANH, LSTM, GRU = 0, 1, 2, 3
 GATES = {RELU: 1, TANH: 1, LSTM: 4, GRU: 3}
@@ -70,10 +81,11 @@ def weight_views(handle, rnn, layers, dirs, cell, wbuf):
     return out
 
 
-def data_desc(layout, T, B, V, lens, dt=0):
+def data_desc(layout, T, B, V, lens, dt=0, fill=None):
     d = vp()
     fdnn.check(create_data(ctypes.byref(d)))
-    fdnn.check(set_data(d, dt, layout, T, B, V, fdnn.int_array(lens), None), "cudnnSetRNNDataDescriptor")
+    f = None if fill is None else ctypes.byref(ctypes.c_double(fill) if dt else ctypes.c_float(fill))
+    fdnn.check(set_data(d, dt, layout, T, B, V, fdnn.int_array(lens), f), "cudnnSetRNNDataDescriptor")
     return d
 
 
@@ -107,7 +119,14 @@ def from_user(user, layout, lens, T, B):
     return out, valid
 
 
-def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag, dtype=np.float32):
+def padding_is(user, layout, lens, T, fill):
+    """Whether every padding vector of an unpacked user buffer holds fill."""
+    pad = [user[t, b] if layout == SEQ_UNPACKED else user[b, t] for b in range(len(lens)) for t in range(lens[b], T)]
+    return all(np.all(v == fill) for v in pad)
+
+
+def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag, dtype=np.float32, ex=False):
+    """ex: through the *Ex calls (with a padding fill of -3.5 in x/y)."""
     B, dirs, g = len(lens), 2 if bidir else 1, GATES[cell]
     dt = 1 if dtype == np.float64 else 0
     tol_f, tol_b = (1e-11, 1e-10) if dt else (2e-5, 1e-4)
@@ -119,7 +138,8 @@ def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag
                "cudnnSetRNNDescriptor_v8")
     wbytes, wsb, rsb = sz(), sz(), sz()
     fdnn.check(wsize(handle.ptr, rnn, ctypes.byref(wbytes)))
-    xd, yd = data_desc(layout, T, B, inp, lens, dt), data_desc(layout, T, B, dirs * hidden, lens, dt)
+    fill = -3.5 if ex else None
+    xd, yd = data_desc(layout, T, B, inp, lens, dt, fill), data_desc(layout, T, B, dirs * hidden, lens, dt, fill)
     fdnn.check(tsizes(handle.ptr, rnn, 1, xd, ctypes.byref(wsb), ctypes.byref(rsb)))
     w = np.full(wbytes.value // np.dtype(dtype).itemsize, np.nan, dtype)
     views = weight_views(handle, rnn, layers, dirs, cell, w)
@@ -161,9 +181,17 @@ def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag
     fhx, fcx, fdhy, fdcy = f32(hx), f32(cx), f32(dhy), f32(dcy)
     lens_c = fdnn.int_array(lens)
     P = fdnn.ptr
-    fdnn.check(forward(handle.ptr, rnn, 1, lens_c, xd, P(ux), yd, P(uy), hdesc3(hx.shape, dt), P(fhx), P(hy),
-                       hdesc3(hx.shape, dt), P(fcx), P(cy), w.nbytes, P(w), ws.nbytes, P(ws), rs.nbytes, P(rs)),
-               "cudnnRNNForward")
+    hd = hdesc3(hx.shape, dt)
+    wd = vp()
+    if ex:
+        fdnn.check(create_filter(ctypes.byref(wd)))
+        fdnn.check(set_filter(wd, dt, 0, 3, fdnn.int_array([w.size, 1, 1])), "cudnnSetFilterNdDescriptor")
+        fdnn.check(fwd_train_ex(handle.ptr, rnn, xd, P(ux), hd, P(fhx), hd, P(fcx), wd, P(w), yd, P(uy), hd, P(hy),
+                                hd, P(cy), *([None] * 8), P(ws), ws.nbytes, P(rs), rs.nbytes),
+                   "cudnnRNNForwardTrainingEx")
+    else:
+        fdnn.check(forward(handle.ptr, rnn, 1, lens_c, xd, P(ux), yd, P(uy), hd, P(fhx), P(hy), hd, P(fcx), P(cy),
+                           w.nbytes, P(w), ws.nbytes, P(ws), rs.nbytes, P(rs)), "cudnnRNNForward")
     ygot, valid = from_user(uy, layout, lens, T, B)
     ywant = yt.detach().numpy()
     res.close(tol_f, ygot[valid], ywant[valid], f"{tag}: y")
@@ -173,18 +201,31 @@ def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag
 
     udx = np.full(ux.shape, np.nan, dtype)
     dhx, dcx = fdnn.poisoned(hx.shape, dtype), fdnn.poisoned(hx.shape, dtype)
-    fdnn.check(bwd_data(handle.ptr, rnn, lens_c, yd, P(uy), P(udy), xd, P(udx), hdesc3(hx.shape, dt), P(fhx), P(fdhy),
-                        P(dhx), hdesc3(hx.shape, dt), P(fcx), P(fdcy), P(dcx), w.nbytes, P(w), ws.nbytes, P(ws),
-                        rs.nbytes, P(rs)), "cudnnRNNBackwardData_v8")
+    if ex:
+        fdnn.check(bwd_data_ex(handle.ptr, rnn, yd, P(uy), yd, P(udy), None, None, hd, P(fdhy), hd, P(fdcy), wd, P(w),
+                               hd, P(fhx), hd, P(fcx), xd, P(udx), hd, P(dhx), hd, P(dcx), None, None, P(ws),
+                               ws.nbytes, P(rs), rs.nbytes), "cudnnRNNBackwardDataEx")
+        res.check(padding_is(uy, layout, lens, T, fill) and padding_is(udx, layout, lens, T, fill),
+                  f"{tag}: padding fill of y and dx")
+    else:
+        fdnn.check(bwd_data(handle.ptr, rnn, lens_c, yd, P(uy), P(udy), xd, P(udx), hd, P(fhx), P(fdhy), P(dhx), hd,
+                            P(fcx), P(fdcy), P(dcx), w.nbytes, P(w), ws.nbytes, P(ws), rs.nbytes, P(rs)),
+                   "cudnnRNNBackwardData_v8")
     dxgot, _ = from_user(udx, layout, lens, T, B)
     res.close(tol_b, dxgot[valid], xt.grad.numpy()[valid], f"{tag}: dx")
     res.close(tol_b, dhx.astype(np.float64), ht.grad.numpy(), f"{tag}: dhx")
     if cell == LSTM:
         res.close(tol_b, dcx.astype(np.float64), ct.grad.numpy(), f"{tag}: dcx")
 
-    dw = np.full(w.shape, np.nan, dtype)
-    fdnn.check(bwd_w(handle.ptr, rnn, 1, lens_c, xd, P(ux), hdesc3(hx.shape, dt), P(fhx), yd, P(uy), w.nbytes, P(dw),
-                     ws.nbytes, P(ws), rs.nbytes, P(rs)), "cudnnRNNBackwardWeights_v8")
+    if ex:  # the *Ex call adds to dw
+        dw = np.zeros(w.shape, dtype)
+        fdnn.check(bwd_w_ex(handle.ptr, rnn, xd, P(ux), hd, P(fhx), yd, P(uy), P(ws), ws.nbytes, wd, P(dw), P(rs),
+                            rs.nbytes), "cudnnRNNBackwardWeightsEx")
+        destroy_filter(wd)
+    else:
+        dw = np.full(w.shape, np.nan, dtype)
+        fdnn.check(bwd_w(handle.ptr, rnn, 1, lens_c, xd, P(ux), hd, P(fhx), yd, P(uy), w.nbytes, P(dw), ws.nbytes,
+                         P(ws), rs.nbytes, P(rs)), "cudnnRNNBackwardWeights_v8")
     worst = 0.0
     for name, gate, is_bias, off in views:
         gr = params[name].grad.numpy()[gate * hidden:(gate + 1) * hidden].reshape(-1)
@@ -219,6 +260,12 @@ def main():
             if threads == 2:
                 run(res, h, rng, cell, 2, True, BATCH_UNPACKED, [3, 5, 1], 5, 4, 3, f"cell {cell} double",
                     np.float64)
+        # The *Ex calls: variable lengths in BATCH_MAJOR_UNPACKED (torch takes no 0).
+        for cell in (LSTM, GRU):
+            run(res, h, rng, cell, 2, True, BATCH_UNPACKED, [3, 6, 1, 4], 6, 5, 4, f"cell {cell} t{threads} Ex",
+                ex=True)
+            run(res, h, rng, cell, 2, True, BATCH_UNPACKED, [3, 6, 1, 4], 6, 5, 4, f"cell {cell} t{threads} Ex double",
+                np.float64, ex=True)
     for d in _keep:
         fdnn._destroy_tensor(d)
     res.finish()

@@ -52,4 +52,31 @@ cudnnStatus_t fdnn_rnn_legacy_forward(cudnnHandle_t handle, const cudnnRNNDescri
                                       size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes,
                                       bool training);
 
+/* The *Ex interface (rnn_ex.c): x and y are RNN data descriptors.  The
+ * problem comes from rnnDesc and xDesc (the input size from xDesc when the
+ * descriptor has none, as after cudnnSetRNNDescriptor_v6; otherwise they must
+ * agree), the sequences from xDesc with its own lengths; yDesc as in
+ * fdnn_rnn_problem_seq.  `xname` names xDesc in the reasons (dxDesc). */
+cudnnStatus_t fdnn_rnn_problem_ex(cudnnRNNDescriptor_t rnnDesc, cudnnRNNDataDescriptor_t xDesc, const char *xname,
+                                  cudnnRNNDataDescriptor_t yDesc, fdnn_rnn_problem_t *p);
+
+/* The attention hooks of the *Ex calls (keys, cAttn, iAttn, queries, dcAttn,
+ * dkeys) are reserved in cuDNN 8.9: NOT_SUPPORTED unless both the descriptor
+ * and the buffer are NULL. */
+cudnnStatus_t fdnn_rnn_check_reserved(const void *desc, const void *data, const char *what);
+
+/* cudnnRNNForwardInferenceEx / TrainingEx (inference when !training:
+ * reserveSpace unused), after the caller has checked the handle and the
+ * reserved attention arguments.  The minimum workspace and reserve are those
+ * of cudnnGetRNNTempSpaceSizes for xDesc (see rnn_ex.c). */
+cudnnStatus_t fdnn_rnn_ex_forward(cudnnHandle_t handle, const cudnnRNNDescriptor_t rnnDesc,
+                                  const cudnnRNNDataDescriptor_t xDesc, const void *x,
+                                  const cudnnTensorDescriptor_t hxDesc, const void *hx,
+                                  const cudnnTensorDescriptor_t cxDesc, const void *cx,
+                                  const cudnnFilterDescriptor_t wDesc, const void *w,
+                                  const cudnnRNNDataDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t hyDesc,
+                                  void *hy, const cudnnTensorDescriptor_t cyDesc, void *cy, void *workSpace,
+                                  size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes,
+                                  bool training);
+
 #endif /* FDNN_API_RNN_COMMON_H */

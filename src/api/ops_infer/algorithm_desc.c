@@ -41,14 +41,20 @@ check_created(cudnnAlgorithmDescriptor_t desc, const char *what)
     return CUDNN_STATUS_SUCCESS;
 }
 
+cudnnStatus_t
+fdnn_algo_perf_check(cudnnAlgorithmPerformance_t perf, const char *what)
+{
+    if (perf == NULL)
+        return FDNN_BAD_PARAM("%s is NULL", what);
+    if (perf->magic != FDNN_ALGO_PERF_MAGIC)
+        return FDNN_BAD_PARAM("%s is not an algorithm performance object (destroyed or never created)", what);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 static cudnnStatus_t
 check_perf(cudnnAlgorithmPerformance_t perf)
 {
-    if (perf == NULL)
-        return FDNN_BAD_PARAM("algoPerf is NULL");
-    if (perf->magic != FDNN_ALGO_PERF_MAGIC)
-        return FDNN_BAD_PARAM("algoPerf is not an algorithm performance object (destroyed or never created)");
-    return CUDNN_STATUS_SUCCESS;
+    return fdnn_algo_perf_check(perf, "algoPerf");
 }
 
 cudnnStatus_t
@@ -69,6 +75,9 @@ fdnn_api_cudnnDestroyAlgorithmDescriptor(cudnnAlgorithmDescriptor_t algoDesc)
     if (algoDesc == NULL)
         return CUDNN_STATUS_SUCCESS;
     RETURN_IF_ERROR(check_created(algoDesc, "algoDesc"));
+    if (algoDesc->in_perf)
+        return FDNN_BAD_PARAM("algoDesc belongs to an algorithm performance object (a Find result): destroy that "
+                              "object instead");
     algoDesc->magic = 0;
     free(algoDesc);
     return CUDNN_STATUS_SUCCESS;
@@ -143,6 +152,7 @@ fdnn_api_cudnnDestroyAlgorithmPerformance(cudnnAlgorithmPerformance_t *algoPerf,
         if (algoPerf[i] == NULL)
             continue;
         algoPerf[i]->magic = 0;
+        algoPerf[i]->found.magic = 0;
         free(algoPerf[i]);
     }
     return CUDNN_STATUS_SUCCESS;
@@ -161,7 +171,23 @@ fdnn_api_cudnnSetAlgorithmPerformance(cudnnAlgorithmPerformance_t algoPerf, cudn
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Any output may be NULL (not returned). */
+void
+fdnn_algo_perf_set_found(cudnnAlgorithmPerformance_t perf, cudnnAlgorithm_t algorithm, cudnnStatus_t status,
+                         float time, size_t memory)
+{
+    perf->found.magic = FDNN_ALGO_MAGIC;
+    perf->found.algorithm = algorithm;
+    perf->found.is_set = true;
+    perf->found.in_perf = true;
+    perf->algo_desc = &perf->found;
+    perf->status = status;
+    perf->time = time;
+    perf->memory = memory;
+}
+
+/* Any output may be NULL (not returned).  After a Find*Algorithm call,
+ * *algoDesc is the object's own descriptor (valid until the object is
+ * destroyed; not to be destroyed by the caller). */
 cudnnStatus_t
 fdnn_api_cudnnGetAlgorithmPerformance(const cudnnAlgorithmPerformance_t algoPerf,
                                       cudnnAlgorithmDescriptor_t *algoDesc, cudnnStatus_t *status, float *time,

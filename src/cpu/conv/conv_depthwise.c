@@ -49,6 +49,7 @@
  * one from 91x91 (the buffers stay in L1/L2). */
 #define FDNN_DWCONV_MAX_PLANES 16
 #define PLANES_FLOATS 16384
+#define CHLAST_PLANES_FLOATS (16.0 * 262144)
 
 typedef struct plane_geom {
     int64_t ext[3], front[3];
@@ -143,12 +144,53 @@ copy_row(float *restrict dst, const float *restrict src, int64_t n)
         dst[i] = src[i];
 }
 
-/* Writes the elements of the plane src (dims, element strides) into their
- * places in dst per g.  Only those places: every other float of the
- * buffer is a zero that run_chunk wrote once, the same for every plane of
- * the geometry. */
+/* One source row (n elements, stride st) into its places in a buffered
+ * row per g. */
 static void
-copy_plane(const plane_geom_t *g, const float *src, const int64_t dims[3], const int64_t strides[3], float *dst)
+copy_plane_row(const plane_geom_t *g, float *drow, const float *srow, int64_t n, int64_t st)
+{
+    int64_t z = g->front[2];
+    if (g->phases == 1 && st == 1) {
+        copy_row(drow + z, srow, n);
+    } else if (g->phases == 1) {
+        for (int64_t i = 0; i < n; i++)
+            drow[z + i] = srow[i * st];
+    } else if (g->phases == 2 && st == 1) {
+        /* Pairs to parts 0 and 1 (a loop compilers vectorise). */
+        int64_t i = 0;
+        if (z & 1) {
+            drow[g->wq + z / 2] = srow[0];
+            i = 1;
+            z++;
+        }
+        float *restrict d0 = drow + z / 2, *restrict d1 = drow + g->wq + z / 2;
+        int64_t m = 0;
+        for (; i + 1 < n; i += 2, m++) {
+            d0[m] = srow[i];
+            d1[m] = srow[i + 1];
+        }
+        if (i < n)
+            d0[m] = srow[i];
+    } else {
+        /* Part p holds the elements i = p - front (mod phases). */
+        for (int64_t part = 0; part < g->phases; part++) {
+            int64_t i = ((part - z) % g->phases + g->phases) % g->phases;
+            float *dpart = drow + part * g->wq + (z + i) / g->phases;
+            for (int64_t m = 0; i < n; i += g->phases, m++)
+                dpart[m] = srow[i * st];
+        }
+    }
+}
+
+/* Writes the elements of `planes` source planes (plane i at src + i*cstride;
+ * dims, element strides) into their places in the buffers dst + i*dstride
+ * per g.  Only those places: every other float of a buffer is a zero that
+ * run_chunk wrote once, the same for every plane of the geometry.  Rows
+ * outside, planes inside: with channels innermost (NHWC) a row of all the
+ * planes is one stretch of memory, read while it is in cache. */
+static void
+copy_planes(const plane_geom_t *g, const float *src, int64_t cstride, int64_t planes, const int64_t dims[3],
+            const int64_t strides[3], float *dst, int64_t dstride)
 {
     size_t row = (size_t)(g->phases * g->wq);
     /* Source elements of a row that land inside the extent. */
@@ -162,39 +204,10 @@ copy_plane(const plane_geom_t *g, const float *src, const int64_t dims[3], const
             int64_t z1 = g->front[1] + i1;
             if (z1 >= g->ext[1])
                 break;
-            float *drow = dst + (size_t)(z0 * g->ext[1] + z1) * row;
-            const float *srow = src + i0 * strides[0] + i1 * strides[1];
-            int64_t st = strides[2], z = g->front[2];
-            if (g->phases == 1 && st == 1) {
-                copy_row(drow + z, srow, n);
-            } else if (g->phases == 1) {
-                for (int64_t i = 0; i < n; i++)
-                    drow[z + i] = srow[i * st];
-            } else if (g->phases == 2 && st == 1) {
-                /* Pairs to parts 0 and 1 (a loop compilers vectorise). */
-                int64_t i = 0;
-                if (z & 1) {
-                    drow[g->wq + z / 2] = srow[0];
-                    i = 1;
-                    z++;
-                }
-                float *restrict d0 = drow + z / 2, *restrict d1 = drow + g->wq + z / 2;
-                int64_t m = 0;
-                for (; i + 1 < n; i += 2, m++) {
-                    d0[m] = srow[i];
-                    d1[m] = srow[i + 1];
-                }
-                if (i < n)
-                    d0[m] = srow[i];
-            } else {
-                /* Part p holds the elements i = p - front (mod phases). */
-                for (int64_t part = 0; part < g->phases; part++) {
-                    int64_t i = ((part - z) % g->phases + g->phases) % g->phases;
-                    float *dpart = drow + part * g->wq + (z + i) / g->phases;
-                    for (int64_t m = 0; i < n; i += g->phases, m++)
-                        dpart[m] = srow[i * st];
-                }
-            }
+            size_t at = (size_t)(z0 * g->ext[1] + z1) * row;
+            for (int64_t i = 0; i < planes; i++)
+                copy_plane_row(g, dst + i * dstride + at, src + i * cstride + i0 * strides[0] + i1 * strides[1], n,
+                               strides[2]);
         }
     }
 }
@@ -244,18 +257,31 @@ blend_row(float *dst, int64_t stride, const float *src, int64_t count, float alp
     }
 }
 
-/* Blends a phase's output plane buffer (NULL: zeros) into channel c of
- * image n of t. */
-static void
-blend_phase(const dw_job_t *j, const dw_phase_t *ph, const float *buf, const fdnn_tensor_t *t, float *base,
-            int64_t n, int64_t c, const float *bias)
+/* The output plane buffer of plane i in phase ph. */
+static const float *
+out_plane(const dw_job_t *j, char *slot, const dw_phase_t *ph, int64_t i)
 {
+    return (const float *)(slot + j->out_offset) + ph->out_offset + (size_t)(i * j->k_rows * j->ld_out);
+}
+
+/* Blends the forward output plane buffers of `planes` planes into y:
+ * plane i into channel k0 + i*kstep of image n.  Rows outside, planes
+ * inside (see copy_planes). */
+static void
+blend_forward(const dw_job_t *j, char *slot, int64_t planes, int64_t n, int64_t k0, int64_t kstep)
+{
+    const fdnn_conv_problem_t *p = j->p;
     const fdnn_conv_exec_t *e = j->e;
-    for (int64_t d = 0; d < ph->m[0]; d++)
-        for (int64_t h = 0; h < ph->m[1]; h++)
-            blend_row(base + off5(t, n, c, ph->a[0] + d * ph->step[0], ph->a[1] + h * ph->step[1], ph->a[2]),
-                      t->strides[4] * ph->step[2], buf != NULL ? buf + (size_t)(d * j->ld_d + h * j->ld_h) : NULL,
-                      ph->m[2], (float)e->alpha, (float)e->beta, bias, e->relu);
+    const dw_phase_t *ph = &j->phases[0];
+    const float *bias = e->bias;
+    for (int64_t d = 0; d < p->out[0]; d++)
+        for (int64_t h = 0; h < p->out[1]; h++)
+            for (int64_t i = 0; i < planes; i++) {
+                int64_t k = k0 + i * kstep;
+                blend_row((float *)e->out + off5(&p->y, n, k, d, h, 0), p->y.strides[4],
+                          out_plane(j, slot, ph, i) + (size_t)(d * j->ld_d + h * j->ld_h), p->out[2],
+                          (float)e->alpha, (float)e->beta, bias != NULL ? bias + k : NULL, e->relu);
+            }
 }
 
 /* One kernel pass of phase ph over the first `planes` planes of the slot,
@@ -288,13 +314,6 @@ run_rows(const dw_job_t *j, char *slot, int64_t planes, const dw_phase_t *ph, bo
     j->rows_fn(&a);
 }
 
-/* The output plane buffer of plane i in phase ph. */
-static const float *
-out_plane(const dw_job_t *j, char *slot, const dw_phase_t *ph, int64_t i)
-{
-    return (const float *)(slot + j->out_offset) + ph->out_offset + (size_t)(i * j->k_rows * j->ld_out);
-}
-
 /* Forward, task = n * plane_groups + group: the group's planes of x, then
  * per filter of a group (K/g of them; a group holds one channel when K/g >
  * 1) one pass. */
@@ -307,19 +326,15 @@ forward_task(const dw_job_t *j, char *slot, size_t task)
     int64_t kg = fdnn_conv_kg(p), n = (int64_t)task / j->plane_groups;
     int64_t g0 = (int64_t)task % j->plane_groups * j->planes;
     int64_t planes = p->g - g0 < j->planes ? p->g - g0 : j->planes;
-    const float *x = e->x_in, *bias = e->bias;
+    const float *x = e->x_in;
     float *wt = (float *)(slot + j->w_offset);
-    for (int64_t i = 0; i < planes; i++)
-        copy_plane(&j->g, x + off5(&p->x, n, g0 + i, 0, 0, 0), p->in, p->x.strides + 2,
-                   (float *)slot + i * j->plane_stride);
+    copy_planes(&j->g, x + off5(&p->x, n, g0, 0, 0, 0), p->x.strides[1], planes, p->in, p->x.strides + 2,
+                (float *)slot, j->plane_stride);
     for (int64_t kk = 0; kk < kg; kk++) {
         for (int64_t i = 0; i < planes; i++)
             load_taps(p, e->w_in, (g0 + i) * kg + kk, wt + i * j->taps);
         run_rows(j, slot, planes, ph, false);
-        for (int64_t i = 0; i < planes; i++) {
-            int64_t k = (g0 + i) * kg + kk;
-            blend_phase(j, ph, out_plane(j, slot, ph, i), &p->y, e->out, n, k, bias != NULL ? bias + k : NULL);
-        }
+        blend_forward(j, slot, planes, n, g0 * kg + kk, kg);
     }
 }
 
@@ -344,12 +359,13 @@ zip2(float *restrict dst, const float *restrict a, const float *restrict b, int6
         dst[width - 1] = a != NULL ? a[pairs] : 0.0f;
 }
 
-/* Row (id, ih) of dx's plane from its phases' buffers: the s_w phase rows
- * interleaved into a contiguous row (a phase no tap reaches gives zeros),
- * then one blend.  One pass over dx with unit-stride stores; blending each
+/* dx's planes c0 .. c0+planes-1 of image n, row by row (rows outside,
+ * planes inside, see copy_planes), each row from its phases' buffers: the
+ * s_w phase rows interleaved into a contiguous row (a phase no tap reaches
+ * gives zeros), then one blend.  One pass over dx with unit-stride stores; blending each
  * phase with stride s_w took two thirds of a stride-2 layer. */
 static void
-blend_bwd_data(const dw_job_t *j, char *slot, int64_t i, int64_t n, int64_t c)
+blend_bwd_data(const dw_job_t *j, char *slot, int64_t planes, int64_t n, int64_t c0)
 {
     const fdnn_conv_problem_t *p = j->p;
     const fdnn_conv_exec_t *e = j->e;
@@ -357,27 +373,28 @@ blend_bwd_data(const dw_job_t *j, char *slot, int64_t i, int64_t n, int64_t c)
     /* Plain results into a dense row: interleaved straight into dx. */
     bool direct = e->alpha == 1.0 && e->beta == 0.0 && p->x.strides[4] == 1;
     for (int64_t id = 0; id < p->in[0]; id++)
-        for (int64_t ih = 0; ih < p->in[1]; ih++) {
-            float *dst = (float *)e->out + off5(&p->x, n, c, id, ih, 0);
-            float *tmp = direct ? dst : (float *)(slot + j->row_offset);
-            const dw_phase_t *ph = &j->phases[((id % s0) * s1 + ih % s1) * s2];
-            size_t at = (size_t)(id / s0 * j->ld_d + ih / s1 * j->ld_h);
-            const float *src = ph->taps > 0 ? out_plane(j, slot, ph, i) + at : NULL, *line = tmp;
-            if (s2 == 1 && src != NULL) {
-                line = src;
-            } else if (s2 == 2) {
-                const float *src1 = ph[1].taps > 0 ? out_plane(j, slot, &ph[1], i) + at : NULL;
-                zip2(tmp, src, src1, width);
-            } else {
-                for (int64_t a2 = 0; a2 < s2 && a2 < width; a2++) {
-                    const float *sa = ph[a2].taps > 0 ? out_plane(j, slot, &ph[a2], i) + at : NULL;
-                    for (int64_t w = a2, m = 0; w < width; w += s2, m++)
-                        tmp[w] = sa != NULL ? sa[m] : 0.0f;
+        for (int64_t ih = 0; ih < p->in[1]; ih++)
+            for (int64_t i = 0; i < planes; i++) {
+                float *dst = (float *)e->out + off5(&p->x, n, c0 + i, id, ih, 0);
+                float *tmp = direct ? dst : (float *)(slot + j->row_offset);
+                const dw_phase_t *ph = &j->phases[((id % s0) * s1 + ih % s1) * s2];
+                size_t at = (size_t)(id / s0 * j->ld_d + ih / s1 * j->ld_h);
+                const float *src = ph->taps > 0 ? out_plane(j, slot, ph, i) + at : NULL, *line = tmp;
+                if (s2 == 1 && src != NULL) {
+                    line = src;
+                } else if (s2 == 2) {
+                    const float *src1 = ph[1].taps > 0 ? out_plane(j, slot, &ph[1], i) + at : NULL;
+                    zip2(tmp, src, src1, width);
+                } else {
+                    for (int64_t a2 = 0; a2 < s2 && a2 < width; a2++) {
+                        const float *sa = ph[a2].taps > 0 ? out_plane(j, slot, &ph[a2], i) + at : NULL;
+                        for (int64_t w = a2, m = 0; w < width; w += s2, m++)
+                            tmp[w] = sa != NULL ? sa[m] : 0.0f;
+                    }
                 }
+                if (line != dst)
+                    blend_row(dst, p->x.strides[4], line, width, (float)e->alpha, (float)e->beta, NULL, false);
             }
-            if (line != dst)
-                blend_row(dst, p->x.strides[4], line, width, (float)e->alpha, (float)e->beta, NULL, false);
-        }
 }
 
 /* Backward data, task as forward: per filter of a group the planes of dy
@@ -394,73 +411,82 @@ bwd_data_task(const dw_job_t *j, char *slot, size_t task)
     const float *dy = e->y_in;
     float *wt = (float *)(slot + j->w_offset);
     for (int64_t kk = 0; kk < kg; kk++) {
-        for (int64_t i = 0; i < planes; i++) {
-            int64_t k = (g0 + i) * kg + kk;
-            copy_plane(&j->g, dy + off5(&p->y, n, k, 0, 0, 0), p->out, p->y.strides + 2,
-                       (float *)slot + i * j->plane_stride);
-            load_taps(p, e->w_in, k, wt + i * j->taps);
-        }
+        copy_planes(&j->g, dy + off5(&p->y, n, g0 * kg + kk, 0, 0, 0), p->y.strides[1] * kg, planes, p->out,
+                    p->y.strides + 2, (float *)slot, j->plane_stride);
+        for (int64_t i = 0; i < planes; i++)
+            load_taps(p, e->w_in, (g0 + i) * kg + kk, wt + i * j->taps);
         for (int64_t a = 0; a < j->nphases; a++)
             if (j->phases[a].taps > 0)
                 run_rows(j, slot, planes, &j->phases[a], kk > 0);
     }
-    for (int64_t i = 0; i < planes; i++)
-        blend_bwd_data(j, slot, i, n, g0 + i);
+    blend_bwd_data(j, slot, planes, n, g0);
 }
 
-/* Backward filter, task = k: every image in order into the taps' sums. */
+/* Backward filter, task = a group of `planes` output channels (one when
+ * K/g > 1): every image in order into each channel's taps' lanes. */
 static void
 bwd_filter_task(const dw_job_t *j, char *slot, size_t task)
 {
     const fdnn_conv_problem_t *p = j->p;
     const fdnn_conv_exec_t *e = j->e;
-    int64_t k = (int64_t)task, g = k / fdnn_conv_kg(p);
-    float *plane = (float *)slot, *lanes = (float *)(slot + j->sums_offset);
-    float *dy_buf = (float *)(slot + j->dy_offset);
+    int64_t kg = fdnn_conv_kg(p), k0 = (int64_t)task * j->planes;
+    int64_t planes = p->k - k0 < j->planes ? p->k - k0 : j->planes;
+    size_t lane_floats = (size_t)j->taps * FDNN_DWCONV_VL_MAX;
+    int64_t dy_plane_floats = fdnn_conv_out_spatial(p);
+    float *lanes = (float *)(slot + j->sums_offset), *dy_buf = (float *)(slot + j->dy_offset);
     const float *x = e->x_in, *dy = e->y_in;
-    memset(lanes, 0, (size_t)j->taps * FDNN_DWCONV_VL_MAX * sizeof(float));
+    memset(lanes, 0, (size_t)planes * lane_floats * sizeof(float));
     for (int64_t n = 0; n < p->n; n++) {
-        copy_plane(&j->g, x + off5(&p->x, n, g, 0, 0, 0), p->in, p->x.strides + 2, plane);
-        const float *dy_plane = dy + off5(&p->y, n, k, 0, 0, 0);
-        if (!j->dy_in_place) {
+        /* The planes of x (channel k / kg of each filter k: K/g == 1 here
+         * when planes > 1) and, unless dy is read in place, of dy. */
+        copy_planes(&j->g, x + off5(&p->x, n, k0 / kg, 0, 0, 0), p->x.strides[1], planes, p->in, p->x.strides + 2,
+                    (float *)slot, j->plane_stride);
+        if (!j->dy_in_place)
             for (int64_t d = 0; d < p->out[0]; d++)
                 for (int64_t h = 0; h < p->out[1]; h++)
-                    for (int64_t w = 0; w < p->out[2]; w++)
-                        dy_buf[(d * p->out[1] + h) * p->out[2] + w] = dy_plane[off5(&p->y, 0, 0, d, h, w)];
-            dy_plane = dy_buf;
+                    for (int64_t i = 0; i < planes; i++) {
+                        const float *src = dy + off5(&p->y, n, k0 + i, d, h, 0);
+                        float *dst = dy_buf + i * dy_plane_floats + (d * p->out[1] + h) * p->out[2];
+                        for (int64_t w = 0; w < p->out[2]; w++)
+                            dst[w] = src[w * p->y.strides[4]];
+                    }
+        for (int64_t i = 0; i < planes; i++) {
+            fdnn_f32_dwconv_grad_args_t a = {
+                .src = (const float *)slot + i * j->plane_stride,
+                .dy = j->dy_in_place ? dy + off5(&p->y, n, k0 + i, 0, 0, 0) : dy_buf + i * dy_plane_floats,
+                .row_off = j->row_off,
+                .dy_off = j->dy_off,
+                .tap_off = j->phases[0].tap_off,
+                .rows = (size_t)(p->out[0] * p->out[1]),
+                .taps = (size_t)j->taps,
+                .ow = (size_t)p->out[2],
+                .lanes = lanes + (size_t)i * lane_floats,
+            };
+            j->grad_fn(&a);
         }
-        fdnn_f32_dwconv_grad_args_t a = {
-            .src = plane,
-            .dy = dy_plane,
-            .row_off = j->row_off,
-            .dy_off = j->dy_off,
-            .tap_off = j->phases[0].tap_off,
-            .rows = (size_t)(p->out[0] * p->out[1]),
-            .taps = (size_t)j->taps,
-            .ow = (size_t)p->out[2],
-            .lanes = lanes,
-        };
-        j->grad_fn(&a);
     }
     /* dw[k, 0, tap]: each tap's lanes added in order; the sums are in q
      * order, CONVOLUTION mode stores the taps reversed. */
     float *dw = e->out;
     float alpha = (float)e->alpha, beta = (float)e->beta;
-    int64_t t = 0;
-    for (int64_t q0 = 0; q0 < p->ker[0]; q0++)
-        for (int64_t q1 = 0; q1 < p->ker[1]; q1++)
-            for (int64_t q2 = 0; q2 < p->ker[2]; q2++) {
-                int64_t a0 = p->flip ? p->ker[0] - 1 - q0 : q0, a1 = p->flip ? p->ker[1] - 1 - q1 : q1,
-                        a2 = p->flip ? p->ker[2] - 1 - q2 : q2;
-                float *dst = dw + off5(&p->w, k, 0, a0, a1, a2), sum = 0;
-                for (int l = 0; l < FDNN_DWCONV_VL_MAX; l++)
-                    sum += lanes[t * FDNN_DWCONV_VL_MAX + l];
-                t++;
-                float v = alpha * sum;
-                if (beta != 0.0f)
-                    v += beta * *dst;
-                *dst = v;
-            }
+    for (int64_t i = 0; i < planes; i++) {
+        const float *kl = lanes + (size_t)i * lane_floats;
+        int64_t t = 0;
+        for (int64_t q0 = 0; q0 < p->ker[0]; q0++)
+            for (int64_t q1 = 0; q1 < p->ker[1]; q1++)
+                for (int64_t q2 = 0; q2 < p->ker[2]; q2++) {
+                    int64_t a0 = p->flip ? p->ker[0] - 1 - q0 : q0, a1 = p->flip ? p->ker[1] - 1 - q1 : q1,
+                            a2 = p->flip ? p->ker[2] - 1 - q2 : q2;
+                    float *dst = dw + off5(&p->w, k0 + i, 0, a0, a1, a2), sum = 0;
+                    for (int l = 0; l < FDNN_DWCONV_VL_MAX; l++)
+                        sum += kl[t * FDNN_DWCONV_VL_MAX + l];
+                    t++;
+                    float v = alpha * sum;
+                    if (beta != 0.0f)
+                        v += beta * *dst;
+                    *dst = v;
+                }
+    }
 }
 
 static void
@@ -590,18 +616,22 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
         return FDNN_NOT_SUPPORTED("depthwise convolution: a plane buffer of %.3g floats is too large", plane_f);
     double stride_f = (double)ceil_div((int64_t)plane_f, vec) * vec;
     j.planes = 1;
-    if (!bwd_filter && fdnn_conv_kg(p) == 1) {
-        double fit = floor(PLANES_FLOATS / stride_f);
+    if (fdnn_conv_kg(p) == 1) {
+        /* Channels innermost (NHWC): copies and blends read and write a
+         * row of 16 channels together whatever the plane size. */
+        const fdnn_tensor_t *in = bwd_data ? &p->y : &p->x; /* backward filter: dy too, alike */
+        bool chlast = in->strides[1] < in->strides[4];
+        double fit = floor((chlast ? CHLAST_PLANES_FLOATS : PLANES_FLOATS) / stride_f);
         j.planes = fit < 1 ? 1 : fit > FDNN_DWCONV_MAX_PLANES ? FDNN_DWCONV_MAX_PLANES : (int64_t)fit;
         j.planes = j.planes < p->g ? j.planes : p->g;
     }
     j.plane_groups = ceil_div(p->g, j.planes);
-    j.tasks = (size_t)(bwd_filter ? p->k : p->n * j.plane_groups);
+    j.tasks = (size_t)(bwd_filter ? j.plane_groups : p->n * j.plane_groups);
     double rows = (double)j.out_dims[0] * (double)j.out_dims[1];
     double kernel_rows = (double)j.planes * (double)j.k_rows;
     double out_f = bwd_filter ? 0 : max_phases * kernel_rows * (double)j.ld_out;
-    double dy_f = bwd_filter && !j.dy_in_place ? rows * (double)p->out[2] : 0;
-    double slot_d = 4.0 * ((double)j.planes * stride_f + out_f + dy_f + (2.0 * (double)j.planes + 16) * (double)j.taps) +
+    double dy_f = bwd_filter && !j.dy_in_place ? (double)j.planes * rows * (double)p->out[2] : 0;
+    double slot_d = 4.0 * ((double)j.planes * stride_f + out_f + dy_f + 18.0 * (double)j.planes * (double)j.taps) +
                     4.0 * (double)p->in[2] + 8.0 * kernel_rows + 7.0 * FDNN_ALIGNMENT;
     double shared_d = 8.0 * (kernel_rows + rows + 2.0 * (double)j.taps) + max_phases * sizeof(dw_phase_t) +
                       5.0 * FDNN_ALIGNMENT;
@@ -614,7 +644,7 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
     j.wph_offset = j.w_offset + fdnn_align_up((size_t)(j.planes * j.taps) * sizeof(float));
     j.w_rows_offset = j.wph_offset + fdnn_align_up((size_t)(j.planes * j.taps) * sizeof(float));
     j.sums_offset = j.w_rows_offset + fdnn_align_up((size_t)kernel_rows * sizeof(float *));
-    j.dy_offset = j.sums_offset + fdnn_align_up((size_t)(j.taps * FDNN_DWCONV_VL_MAX) * sizeof(float));
+    j.dy_offset = j.sums_offset + fdnn_align_up((size_t)(j.planes * j.taps * FDNN_DWCONV_VL_MAX) * sizeof(float));
     j.row_offset = j.dy_offset + fdnn_align_up((size_t)dy_f * sizeof(float));
     j.slot_bytes = j.row_offset + fdnn_align_up((size_t)p->in[2] * sizeof(float));
 

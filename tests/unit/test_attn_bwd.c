@@ -338,6 +338,218 @@ test_values(void)
     }
 }
 
+static bool
+all_nan(const float *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(p[i]))
+            return false;
+    return true;
+}
+
+/* The reserve size is the documented layout for the descriptor's maxima:
+ * 64 header bytes, then qp, kp, vp, hc, probs, dqp, dkp, dvp. */
+static void
+test_reserve_size(void)
+{
+    const cfg_t c = {3, 8, 6, 5, 4, 4, 0, 7, true, false, false, false, 2, 3, 5, 6};
+    run_t r;
+    setup(&r, &c, NULL, false);
+    int64_t seqs = (int64_t)c.batch * c.beam, nq = seqs * (c.qT + 1), nk = seqs * (c.kT + 2), H = c.H;
+    int64_t floats = 2 * nq * H * c.qP + 2 * nk * H * c.qP + nq * H * c.vS + seqs * H * (c.qT + 1) * (c.kT + 2);
+    CHECK_MSG(r.rsbytes == 64 + 4 * (size_t)floats, "reserve size %zu, expected %lld", r.rsbytes,
+              (long long)(64 + 4 * floats));
+    teardown(&r);
+}
+
+static void
+test_bad_inputs(void)
+{
+    const cudnnStatus_t BAD = CUDNN_STATUS_BAD_PARAM, NS = CUDNN_STATUS_NOT_SUPPORTED;
+    const cfg_t c = {2, 8, 8, 8, 4, 4, 4, 6, true, false, false, false, 2, 2, 4, 5};
+    run_t r;
+    setup(&r, &c, NULL, false);
+    size_t nq = (size_t)(r.nq * c.qS), nk = (size_t)(r.nk * c.kS), nv = (size_t)(r.nk * c.vS);
+    fdnn_poison_f32(r.dq, nq), fdnn_poison_f32(r.dk, nk), fdnn_poison_f32(r.dv, nv), fdnn_poison_f32(r.dw, r.nw);
+    /* nothing filled the reserve yet */
+    fdnn_poison_bytes(r.rs, r.rsbytes);
+    CHECK_STATUS(bwd_data(&r), BAD);
+    CHECK_OK(forward(&r, r.rsbytes, r.rs));
+    unsigned char *rs_copy = malloc(r.rsbytes);
+    memcpy(rs_copy, r.rs, r.rsbytes);
+    /* weights before data */
+    CHECK_STATUS(bwd_weights(&r, CUDNN_WGRAD_MODE_SET), BAD);
+#define BWD(h, ad, lo, hi, lq, lk, dod, dout, dqd, dq, q, dkd, dk, k, dvd, dv, v, wb, w, wsb, ws, rsb, rs) \
+    cudnnMultiHeadAttnBackwardData(h, ad, lo, hi, lq, lk, dod, dout, dqd, dq, q, dkd, dk, k, dvd, dv, v, wb, w, \
+                                   wsb, ws, rsb, rs)
+    CHECK_STATUS(BWD(NULL, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k, r.vd,
+                     r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, NULL, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k, r.vd,
+                     r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, NULL, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, NULL, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k, r.vd,
+                     r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, NULL, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, NULL, r.qd, r.dq, r.q, r.kd, r.dk, r.k, r.vd,
+                     r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, NULL, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, NULL,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, NULL, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    /* sizes and spaces */
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes - 4, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes - 4, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, NULL, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes - 4, r.rs),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, NULL),
+                 BAD);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, 0, NULL),
+                 BAD);
+    /* mismatched descriptors: q in the place of k; lengths that differ */
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.qd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    int wrong_len[4] = {r.k_len[0] == 1 ? 2 : 1, r.k_len[1]};
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, r.q_len, wrong_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    /* windows other than the forward's */
+    int lo2[4];
+    memcpy(lo2, r.lo, sizeof(lo2));
+    lo2[3] = r.lo[3] == 0 ? 1 : 0;
+    CHECK_STATUS(BWD(handle, r.attn, lo2, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq, r.q, r.kd, r.dk, r.k,
+                     r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    /* descriptors that fit attnDesc but are not the forward's (other lengths) */
+    int q_len2[4] = {r.q_len[0] == 1 ? 2 : 1, r.q_len[1], r.q_len[2], r.q_len[3]};
+    cudnnSeqDataDescriptor_t qd2 = seq_desc(&c, c.qT, c.beam, c.qS, q_len2);
+    cudnnSeqDataDescriptor_t od2 = seq_desc(&c, c.qT, c.beam, (int)r.oLen, q_len2);
+    CHECK_STATUS(BWD(handle, r.attn, r.lo, r.hi, q_len2, r.k_len, od2, r.dout, qd2, r.dq, r.q, r.kd, r.dk, r.k, r.vd,
+                     r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_MSG(all_nan(r.dq, nq) && all_nan(r.dk, nk) && all_nan(r.dv, nv), "a failed backward data wrote");
+    CHECK_MSG(memcmp(rs_copy, r.rs, r.rsbytes) == 0, "a failed backward data wrote to reserveSpace");
+
+    /* backward weights: after a good backward data */
+    CHECK_OK(bwd_data(&r));
+    memcpy(rs_copy, r.rs, r.rsbytes);
+#define BWW(h, ad, mode, qd, q, kd, k, vd, v, dod, dout, wb, w, dw, wsb, ws, rsb, rs) \
+    cudnnMultiHeadAttnBackwardWeights(h, ad, mode, qd, q, kd, k, vd, v, dod, dout, wb, w, dw, wsb, ws, rsb, rs)
+    CHECK_STATUS(BWW(NULL, r.attn, CUDNN_WGRAD_MODE_SET, r.qd, r.q, r.kd, r.k, r.vd, r.v, r.od, r.dout, r.wbytes, r.w,
+                     r.dw, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWW(handle, r.attn, (cudnnWgradMode_t)2, r.qd, r.q, r.kd, r.k, r.vd, r.v, r.od, r.dout, r.wbytes,
+                     r.w, r.dw, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWW(handle, r.attn, CUDNN_WGRAD_MODE_SET, r.qd, NULL, r.kd, r.k, r.vd, r.v, r.od, r.dout, r.wbytes,
+                     r.w, r.dw, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWW(handle, r.attn, CUDNN_WGRAD_MODE_SET, r.qd, r.q, r.kd, r.k, r.vd, r.v, r.od, r.dout, r.wbytes,
+                     r.w, NULL, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWW(handle, r.attn, CUDNN_WGRAD_MODE_SET, r.qd, r.q, r.kd, r.k, r.vd, r.v, r.od, r.dout, r.wbytes,
+                     r.w, r.dw, r.wsbytes - 4, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWW(handle, r.attn, CUDNN_WGRAD_MODE_SET, r.qd, r.q, r.kd, r.k, r.vd, r.v, r.od, r.dout, r.wbytes,
+                     r.w, r.dw, r.wsbytes, r.ws, r.rsbytes - 4, r.rs),
+                 BAD);
+    CHECK_STATUS(BWW(handle, r.attn, CUDNN_WGRAD_MODE_SET, r.qd, r.q, r.kd, r.k, r.vd, r.v, r.od, r.dout, r.wbytes,
+                     r.w, r.dw, r.wsbytes, r.ws, r.rsbytes, NULL),
+                 BAD);
+    CHECK_STATUS(BWW(handle, r.attn, CUDNN_WGRAD_MODE_SET, r.kd, r.q, r.kd, r.k, r.vd, r.v, r.od, r.dout, r.wbytes,
+                     r.w, r.dw, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(BWW(handle, r.attn, CUDNN_WGRAD_MODE_SET, qd2, r.q, r.kd, r.k, r.vd, r.v, od2, r.dout, r.wbytes, r.w,
+                     r.dw, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_MSG(all_nan(r.dw, r.nw), "a failed backward weights wrote to dweights");
+    CHECK_MSG(memcmp(rs_copy, r.rs, r.rsbytes) == 0, "a failed backward weights wrote to reserveSpace");
+    /* a new forward makes the gradients in the reserve stale again */
+    CHECK_OK(forward(&r, r.rsbytes, r.rs));
+    CHECK_STATUS(bwd_weights(&r, CUDNN_WGRAD_MODE_SET), BAD);
+    CHECK_MSG(all_nan(r.dw, r.nw), "a failed backward weights wrote to dweights");
+    /* training needs every time step; an undersized reserve space */
+    CHECK_STATUS(cudnnMultiHeadAttnForward(handle, r.attn, 1, r.lo, r.hi, r.q_len, r.k_len, r.qd, r.q, NULL, r.kd, r.k,
+                                           r.vd, r.v, r.od, r.out, r.wbytes, r.w, r.wsbytes, r.ws, r.rsbytes, r.rs),
+                 BAD);
+    CHECK_STATUS(forward(&r, r.rsbytes - 4, r.rs), BAD);
+    CHECK_STATUS(forward(&r, r.rsbytes, NULL), BAD);
+    cudnnDestroySeqDataDescriptor(qd2), cudnnDestroySeqDataDescriptor(od2);
+    free(rs_copy);
+#undef BWD
+#undef BWW
+
+    /* DOUBLE attention is not supported */
+    fdnn_poison_f32(r.dq, nq), fdnn_poison_f32(r.dk, nk), fdnn_poison_f32(r.dv, nv);
+    cudnnAttnDescriptor_t dd;
+    cudnnCreateAttnDescriptor(&dd);
+    CHECK_OK(cudnnSetAttnDescriptor(dd, 0, 2, 1.0, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, NULL,
+                                    NULL, 8, 8, 8, 4, 4, 4, 6, 5, 6, 2, 2));
+    CHECK_STATUS(cudnnMultiHeadAttnBackwardData(handle, dd, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq,
+                                                r.q, r.kd, r.dk, r.k, r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws,
+                                                r.rsbytes, r.rs),
+                 NS);
+    CHECK_STATUS(cudnnMultiHeadAttnBackwardWeights(handle, dd, CUDNN_WGRAD_MODE_SET, r.qd, r.q, r.kd, r.k, r.vd, r.v,
+                                                   r.od, r.dout, r.wbytes, r.w, r.dw, r.wsbytes, r.ws, r.rsbytes,
+                                                   r.rs),
+                 NS);
+    cudnnDestroyAttnDescriptor(dd);
+    CHECK_MSG(all_nan(r.dq, nq) && all_nan(r.dk, nk) && all_nan(r.dv, nv) && all_nan(r.dw, r.nw),
+              "a failed call wrote to a gradient");
+    teardown(&r);
+}
+
+/* Dropout: a nonzero rate is NOT_SUPPORTED in training (inference ignores
+ * dropout); a zero rate trains. */
+static void
+test_dropout(void)
+{
+    const cfg_t c = {2, 4, 4, 4, 2, 2, 2, 4, true, false, false, false, 1, 1, 3, 3};
+    size_t ssize = 0;
+    CHECK_OK(cudnnDropoutGetStatesSize(handle, &ssize));
+    void *states = fdnn_guarded_alloc(ssize);
+    cudnnDropoutDescriptor_t drop;
+    CHECK_OK(cudnnCreateDropoutDescriptor(&drop));
+    CHECK_OK(cudnnSetDropoutDescriptor(drop, handle, 0.5f, states, ssize, 1));
+    run_t r;
+    setup(&r, &c, drop, false);
+    size_t no = (size_t)(r.nq * r.oLen);
+    fdnn_poison_f32(r.out, no);
+    CHECK_STATUS(forward(&r, r.rsbytes, r.rs), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_MSG(all_nan(r.out, no), "a failed forward wrote to out");
+    CHECK_OK(forward(&r, 0, NULL));
+    CHECK_OK(cudnnSetDropoutDescriptor(drop, handle, 0.0f, states, ssize, 1));
+    CHECK_OK(forward(&r, r.rsbytes, r.rs));
+    CHECK_OK(bwd_data(&r));
+    CHECK_OK(bwd_weights(&r, CUDNN_WGRAD_MODE_SET));
+    teardown(&r);
+    cudnnDestroyDropoutDescriptor(drop);
+    fdnn_guarded_free(states);
+}
+
 /* L(x) = sum over computed rows of <dout, out(x)>, by the reference forward. */
 static double
 loss(const run_t *r, const double *w, const double *q, const double *k, const double *v, const double *dout,
@@ -408,6 +620,9 @@ main(void)
     fdnn_rng_seed(&rng, 91);
     CHECK_OK(cudnnCreate(&handle));
     test_reference();
+    test_reserve_size();
+    test_bad_inputs();
+    test_dropout();
     test_values();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_attn_bwd");

@@ -275,7 +275,8 @@ run_case(const cfg_t *c, const char *name)
             CHECK_OK(forward(&r, r.rsbytes, r.rs));
             bool same_out = true;
             for (size_t e = 0; e < no; e++)
-                same_out = same_out && (memcmp(&out_inf[e], &r.out[e], 4) == 0 || (isnan(out_inf[e]) && isnan(r.out[e])));
+                same_out = same_out &&
+                           (memcmp(&out_inf[e], &r.out[e], 4) == 0 || (isnan(out_inf[e]) && isnan(r.out[e])));
             CHECK_MSG(same_out, "%s (%s, %d threads): training forward differs from inference", name, isa, th);
             fdnn_poison_f32(r.dq, nq), fdnn_poison_f32(r.dk, nk), fdnn_poison_f32(r.dv, nv);
             fdnn_poison_f32(r.dw, r.nw);

@@ -168,7 +168,8 @@ fdnn_api_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescript
         memcpy(&p.fill_value, oDesc->padding_fill, sizeof(float));
     if (training) /* invalid until the forward completes */
         fdnn_attn_write_reserve_header(reserveSpace, 0, 0, 0);
-    if (!fdnn_attn_forward(handle, &p, queries, residuals, keys, values, out, workSpace, training ? reserveSpace : NULL))
+    void *reserve = training ? reserveSpace : NULL;
+    if (!fdnn_attn_forward(handle, &p, queries, residuals, keys, values, out, workSpace, reserve))
         return FDNN_ALLOC_FAILED("cannot allocate GEMM packing buffers");
     if (training)
         fdnn_attn_write_reserve_header(reserveSpace, FDNN_ATTN_STAGE_FORWARD, fdnn_attn_shape_hash(d, &x),

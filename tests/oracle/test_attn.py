@@ -12,7 +12,7 @@ rows past their sequence length are not compared.  Residuals are added to
 torch's output.  The backward: the gradients of sum(dout * out) over the
 rows inside the lengths, for queries, keys, values and every weight and
 bias (read back through the same descriptors), with NaN in every padding
-row of the inputs and of dout (which must not be read) and NaN in the
+row of the inputs and of dout (which must not reach a result) and NaN in the
 gradients' padding rows (which must not be written); WGRAD_MODE_ADD on top
 of SET doubles dweights.  1 and 2 threads."""
 import ctypes
@@ -88,7 +88,7 @@ def backward(res, rng, h, threads):
         lk = [int(x) for x in rng.integers(1, S + 1, N)]
         lo = [min(int(rng.integers(0, S)), min(lk) - 1) for _ in range(L)]
         hi = [int(rng.integers(lo[t] + 1, S + 1)) for t in range(L)]
-        for b in range(N):  # padding rows: zero for torch, NaN for FreeDNN (never read)
+        for b in range(N):  # padding rows: zero for torch, NaN for FreeDNN (must not matter)
             q[lq[b]:, b] = 0
             dout[lq[b]:, b] = 0
             k[lk[b]:, b] = 0

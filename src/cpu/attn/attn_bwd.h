@@ -14,9 +14,11 @@
  * db_Q = column sums of dQp, and alike for K, V and O; without a projection
  * every head used the whole vector, so its gradient is the sum over heads.
  *
- * Only token rows inside the sequence lengths take part: rows past a length
- * are never read (their inputs may hold anything) and never written, except
- * that data gradients get the padding fill when their descriptor has one.
+ * Only token rows inside the sequence lengths take part: what rows past a
+ * length hold never reaches a result (whole-buffer GEMMs may compute on them,
+ * NaN included, into rows nobody reads), and gradient rows there are never
+ * written, except that data gradients get the padding fill when their
+ * descriptor has one.
  *
  * Threads: the attention part is one task per (K/V sequence, head), which
  * loops over the query beams sharing it in order and runs its products on

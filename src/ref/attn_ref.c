@@ -37,6 +37,15 @@ fdnn_ref_attn_weight_count(const fdnn_ref_attn_t *a)
     return sizes_of(a).total;
 }
 
+void
+fdnn_ref_attn_weight_offsets(const fdnn_ref_attn_t *a, int64_t off[8])
+{
+    sizes_t s = sizes_of(a);
+    int64_t o[8] = {s.wq, s.wk, s.wv, s.wo, s.bq, s.bk, s.bv, s.bo};
+    for (int i = 0; i < 8; i++)
+        off[i] = o[i];
+}
+
 /* y = W_h x + b_h for one head of a projection stored column-major
  * (H*P) x S: element (h, p, s) at (h*P + p) + s*H*P. */
 static void

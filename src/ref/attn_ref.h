@@ -37,4 +37,21 @@ int64_t fdnn_ref_attn_weight_count(const fdnn_ref_attn_t *a);
 void fdnn_ref_attn_forward(const fdnn_ref_attn_t *a, const double *w, const double *q, const double *residual,
                            const double *k, const double *v, double *out, bool *written);
 
+/* Offsets into the weight buffer of the eight parts in cudnnMultiHeadAttnWeightKind_t order
+ * (Q, K, V, O weights, Q, K, V, O biases); an absent part has the offset of the next. */
+void fdnn_ref_attn_weight_offsets(const fdnn_ref_attn_t *a, int64_t off[8]);
+
+/* The gradients of  L = sum over the computed output rows of <dout, out>
+ * (every time step: a->curr < 0; the residual path excluded), by the chain
+ * rule through the formulas above (attn_bwd_ref.c):
+ *   dh_h  = W_O,h^T dout (dout's head-h slice without O projection)
+ *   dP_j  = <dh_h, v_h,j>,  dS_j = a_j (dP_j - sum_i a_i dP_i)
+ *   dq_h  = smScaler sum_j dS_j k_h,j,   dk_h,j += smScaler dS_j q_h,  dv_h,j += a_j dh_h
+ *   dq    = sum_h W_Q,h^T dq_h (sum_h dq_h without projection), dW_Q,h += dq_h q^T,
+ *   db_Q,h += dq_h; likewise K, V; dW_O += dout [h_0 ... h_H-1]^T, db_O += dout.
+ * dq, dk, dv (laid out as q, k, v) and dw (as w) are overwritten; rows past
+ * the sequence lengths get 0. */
+void fdnn_ref_attn_backward(const fdnn_ref_attn_t *a, const double *w, const double *q, const double *k,
+                            const double *v, const double *dout, double *dq, double *dk, double *dv, double *dw);
+
 #endif /* FDNN_REF_ATTN_REF_H */

@@ -1,13 +1,20 @@
 # SPDX-License-Identifier: Apache-2.0
-"""cudnnMultiHeadAttnForward against torch.nn.functional.multi_head_attention_forward
-(separate Q/K/V projection weights, biases, output projection), float64.
+"""cudnnMultiHeadAttnForward, and the training forward with
+cudnnMultiHeadAttnBackwardData/Weights, against
+torch.nn.functional.multi_head_attention_forward (separate Q/K/V projection
+weights, biases, output projection) and its autograd, float64.
 
 The weights are written the way an application does it: through the address
 and the tensor descriptor (dims, strides) cudnnGetMultiHeadAttnWeights
 returns, indexing [head, row, column] of each projection.  Attention windows
 become torch's attn_mask, K/V sequence lengths its key_padding_mask; query
 rows past their sequence length are not compared.  Residuals are added to
-torch's output.  1 and 2 threads."""
+torch's output.  The backward: the gradients of sum(dout * out) over the
+rows inside the lengths, for queries, keys, values and every weight and
+bias (read back through the same descriptors), with NaN in every padding
+row of the inputs and of dout (which must not reach a result) and NaN in the
+gradients' padding rows (which must not be written); WGRAD_MODE_ADD on top
+of SET doubles dweights.  1 and 2 threads."""
 import ctypes
 
 import numpy as np
@@ -31,6 +38,13 @@ get_nd = fdnn.proto("cudnnGetTensorNdDescriptor", [vp, c_int, c_int_p, c_int_p, 
 forward = fdnn.proto("cudnnMultiHeadAttnForward", [vp, vp, c_int, c_int_p, c_int_p, c_int_p, c_int_p, vp, vp, vp, vp,
                                                    vp, vp, vp, vp, vp, ctypes.c_size_t, vp, ctypes.c_size_t, vp,
                                                    ctypes.c_size_t, vp])
+bwd_data = fdnn.proto("cudnnMultiHeadAttnBackwardData", [vp, vp, c_int_p, c_int_p, c_int_p, c_int_p, vp, vp, vp, vp, vp,
+                                                         vp, vp, vp, vp, vp, vp, ctypes.c_size_t, vp, ctypes.c_size_t,
+                                                         vp, ctypes.c_size_t, vp])
+bwd_weights = fdnn.proto("cudnnMultiHeadAttnBackwardWeights", [vp, vp, c_int, vp, vp, vp, vp, vp, vp, vp, vp,
+                                                               ctypes.c_size_t, vp, vp, ctypes.c_size_t, vp,
+                                                               ctypes.c_size_t, vp])
+WGRAD_ADD, WGRAD_SET = 0, 1
 TIME, BATCH, BEAM, VECT = 0, 1, 2, 3
 
 
@@ -44,8 +58,8 @@ def seq_desc(T, N, E, lens):
     return d
 
 
-def write_weight(h, attn, wbuf, kind, logical):
-    """Writes logical[head, row, col] through the address and descriptor."""
+def weight_view(h, attn, wbuf, kind):
+    """wbuf's part `kind` as [head, row, col], through the address and descriptor."""
     wd, addr = vp(), vp()
     fdnn.check(create_tensor(ctypes.byref(wd)))
     fdnn.check(get_w(h.ptr, attn, kind, wbuf.nbytes, fdnn.ptr(wbuf), wd, ctypes.byref(addr)), "get_w")
@@ -53,9 +67,113 @@ def write_weight(h, attn, wbuf, kind, logical):
     dims, strides = (c_int * 3)(), (c_int * 3)()
     fdnn.check(get_nd(wd, 3, ctypes.byref(dt), ctypes.byref(nd), dims, strides), "get_nd")
     off = (addr.value - fdnn.ptr(wbuf).value) // 4
-    view = np.lib.stride_tricks.as_strided(wbuf[off:], shape=tuple(dims), strides=tuple(4 * s for s in strides))
+    return np.lib.stride_tricks.as_strided(wbuf[off:], shape=tuple(dims), strides=tuple(4 * s for s in strides))
+
+
+def write_weight(h, attn, wbuf, kind, logical):
+    view = weight_view(h, attn, wbuf, kind)
     assert view.shape == logical.shape, (view.shape, logical.shape)
     view[...] = logical
+
+
+def backward(res, rng, h, threads):
+    """Training forward, backward data and weights vs torch autograd."""
+    for (H, E, L, S, N) in ((4, 32, 10, 12, 3), (2, 8, 5, 7, 2), (1, 4, 1, 1, 1), (8, 64, 70, 20, 2)):
+        P = E // H
+        q, k, v = (rng.uniform(-1, 1, (T, N, E)) for T in (L, S, S))
+        wq, wk, wv, wo = (rng.uniform(-0.4, 0.4, (E, E)) for _ in range(4))
+        bq, bk, bv, bo = (rng.uniform(-0.2, 0.2, E) for _ in range(4))
+        dout = rng.uniform(-1, 1, (L, N, E))
+        lq = [int(x) for x in rng.integers(1, L + 1, N)]
+        lk = [int(x) for x in rng.integers(1, S + 1, N)]
+        lo = [min(int(rng.integers(0, S)), min(lk) - 1) for _ in range(L)]
+        hi = [int(rng.integers(lo[t] + 1, S + 1)) for t in range(L)]
+        for b in range(N):  # padding rows: zero for torch, NaN for FreeDNN (must not matter)
+            q[lq[b]:, b] = 0
+            dout[lq[b]:, b] = 0
+            k[lk[b]:, b] = 0
+            v[lk[b]:, b] = 0
+
+        attn = vp()
+        fdnn.check(create_attn(ctypes.byref(attn)))
+        fdnn.check(set_attn(attn, 2, H, 1.0 / np.sqrt(P), 0, 0, 0, None, None, E, E, E, P, P, P, E, L, S, N, 1),
+                   "set_attn")
+        wsize, wssize, rssize = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_size_t()
+        fdnn.check(buffers(h.ptr, attn, ctypes.byref(wsize), ctypes.byref(wssize), ctypes.byref(rssize)), "buffers")
+        res.check(rssize.value > 0, "a training reserve size")
+        wbuf = np.full(wsize.value // 4, np.nan, np.float32)
+        for kind, w in enumerate((wq, wk, wv)):
+            write_weight(h, attn, wbuf, kind, w.reshape(H, P, E))
+        write_weight(h, attn, wbuf, 3, wo.reshape(E, H, P).transpose(1, 0, 2))
+        for kind, b in zip((4, 5, 6), (bq, bk, bv)):
+            write_weight(h, attn, wbuf, kind, b.reshape(H, P, 1))
+        write_weight(h, attn, wbuf, 7, bo.reshape(1, E, 1))
+
+        def ours(a, lens):
+            a = a.astype(np.float32)
+            for b in range(N):
+                a[lens[b]:, b] = np.nan
+            return a
+
+        qf, kf, vf, df = ours(q, lq), ours(k, lk), ours(v, lk), ours(dout, lq)
+        qd, kd, vd, od = seq_desc(L, N, E, lq), seq_desc(S, N, E, lk), seq_desc(S, N, E, lk), seq_desc(L, N, E, lq)
+        out = np.full((L, N, E), np.nan, np.float32)
+        ws = np.empty(max(wssize.value // 4, 1), np.float32)
+        rs = np.full(rssize.value // 4, np.nan, np.float32)
+        dq, dk, dv = (np.full(a.shape, np.nan, np.float32) for a in (q, k, v))
+        dw = np.full(wbuf.shape, np.nan, np.float32)
+        lo_a, hi_a, lq_a, lk_a = (fdnn.int_array(x) for x in (lo, hi, lq, lk))
+        what = f"backward threads {threads} H{H} E{E} L{L} S{S} N{N}"
+        st = forward(h.ptr, attn, -1, lo_a, hi_a, lq_a, lk_a, qd, fdnn.ptr(qf), None, kd, fdnn.ptr(kf), vd,
+                     fdnn.ptr(vf), od, fdnn.ptr(out), wsize.value, fdnn.ptr(wbuf), wssize.value, fdnn.ptr(ws),
+                     rssize.value, fdnn.ptr(rs))
+        res.check(st == fdnn.SUCCESS, f"training forward status {st}: {what}")
+        st = bwd_data(h.ptr, attn, lo_a, hi_a, lq_a, lk_a, od, fdnn.ptr(df), qd, fdnn.ptr(dq), fdnn.ptr(qf), kd,
+                      fdnn.ptr(dk), fdnn.ptr(kf), vd, fdnn.ptr(dv), fdnn.ptr(vf), wsize.value, fdnn.ptr(wbuf),
+                      wssize.value, fdnn.ptr(ws), rssize.value, fdnn.ptr(rs))
+        res.check(st == fdnn.SUCCESS, f"backward data status {st}: {what}")
+        st = bwd_weights(h.ptr, attn, WGRAD_SET, qd, fdnn.ptr(qf), kd, fdnn.ptr(kf), vd, fdnn.ptr(vf), od,
+                         fdnn.ptr(df), wsize.value, fdnn.ptr(wbuf), fdnn.ptr(dw), wssize.value, fdnn.ptr(ws),
+                         rssize.value, fdnn.ptr(rs))
+        res.check(st == fdnn.SUCCESS, f"backward weights status {st}: {what}")
+        dw_set = dw.copy()
+        st = bwd_weights(h.ptr, attn, WGRAD_ADD, qd, fdnn.ptr(qf), kd, fdnn.ptr(kf), vd, fdnn.ptr(vf), od,
+                         fdnn.ptr(df), wsize.value, fdnn.ptr(wbuf), fdnn.ptr(dw), wssize.value, fdnn.ptr(ws),
+                         rssize.value, fdnn.ptr(rs))
+        res.check(st == fdnn.SUCCESS, f"backward weights (ADD) status {st}: {what}")
+
+        # torch: the same model in float64 from the float32 values FreeDNN saw
+        t = lambda a: torch.tensor(np.asarray(a, np.float32), dtype=torch.float64, requires_grad=True)
+        tq, tk, tv, twq, twk, twv, two, tbo = (t(a) for a in (q, k, v, wq, wk, wv, wo, bo))
+        tb = t(np.concatenate([bq, bk, bv]))
+        mask = torch.full((L, S), float("-inf"), dtype=torch.float64)
+        for i in range(L):
+            mask[i, lo[i]:hi[i]] = 0
+        pad = torch.tensor([[j >= lk[b] for j in range(S)] for b in range(N)])
+        want, _ = torch.nn.functional.multi_head_attention_forward(
+            tq, tk, tv, E, H, None, tb, None, None, False, 0.0, two, tbo, training=True, key_padding_mask=pad,
+            need_weights=False, attn_mask=mask, use_separate_proj_weight=True, q_proj_weight=twq, k_proj_weight=twk,
+            v_proj_weight=twv)
+        keep = torch.tensor([[[1.0] if i < lq[b] else [0.0] for b in range(N)] for i in range(L)], dtype=torch.float64)
+        (want * keep * torch.tensor(np.asarray(dout, np.float32), dtype=torch.float64)).sum().backward()
+        for name, got, ref, lens in (("dq", dq, tq, lq), ("dk", dk, tk, lk), ("dv", dv, tv, lk)):
+            g = ref.grad.numpy()
+            for b in range(N):
+                res.close(1e-4, got[:lens[b], b].astype(np.float64), g[:lens[b], b], f"{what} {name} batch {b}")
+                res.check(np.isnan(got[lens[b]:, b]).all(), f"{what} {name} rows past the length untouched")
+        gb = tb.grad.numpy()
+        parts = ((0, twq.grad.numpy().reshape(H, P, E)), (1, twk.grad.numpy().reshape(H, P, E)),
+                 (2, twv.grad.numpy().reshape(H, P, E)), (3, two.grad.numpy().reshape(E, H, P).transpose(1, 0, 2)),
+                 (4, gb[:E].reshape(H, P, 1)), (5, gb[E:2 * E].reshape(H, P, 1)), (6, gb[2 * E:].reshape(H, P, 1)),
+                 (7, tbo.grad.numpy().reshape(1, E, 1)))
+        for kind, g in parts:
+            got = weight_view(h, attn, dw_set, kind).astype(np.float64)
+            res.close(1e-4, got, g, f"{what} weight kind {kind}")
+            added = weight_view(h, attn, dw, kind).astype(np.float64)
+            res.close(1e-4, added, 2 * g, f"{what} weight kind {kind} (ADD)")
+        for d in (qd, kd, vd, od):
+            destroy_seq(d)
+        destroy_attn(attn)
 
 
 def main():
@@ -120,6 +238,7 @@ def main():
             for d in (qd, kd, vd, od):
                 destroy_seq(d)
             destroy_attn(attn)
+        backward(res, rng, h, threads)
     res.finish()
 
 

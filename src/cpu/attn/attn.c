@@ -5,9 +5,12 @@
  * Vp nk x H*vP (V on), Hc nq x H*vP (head outputs in query-row order),
  * Ob nq x oLen (O projection on), then per (sequence, head) task a block
  * of ATTN_ROWS x kT scores and the GEMM packing scratch of its two products
- * (64-byte aligned). */
+ * (64-byte aligned).  In training, Qp, Kp, Vp, Hc (O on) and the
+ * probabilities live in the reserve space instead (their workspace regions
+ * stay unused: the workspace size is one number for every mode). */
 #include "cpu/attn/attn.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -34,33 +37,65 @@ gemm_scratch(int qP, int vP, int kT, fdnn_isa_t isa)
 }
 
 static size_t
-layout(int H, int qP, int vP, int oLen, bool q_proj, bool k_proj, bool v_proj, bool o_proj, int64_t nq, int64_t nk,
-       int64_t seqs, int kT, fdnn_isa_t isa, float *base, attn_ws_t *w)
+layout(const fdnn_attn_sizes_t *z, fdnn_isa_t isa, float *base, attn_ws_t *w)
 {
-    w->gemm_bytes = gemm_scratch(qP, vP, kT, isa);
-    w->task_floats = (size_t)ATTN_ROWS * kT + 16 + w->gemm_bytes / sizeof(float);
+    int64_t H = z->H;
+    w->gemm_bytes = gemm_scratch(z->qP, z->vP, z->kT, isa);
+    w->task_floats = (size_t)ATTN_ROWS * z->kT + 16 + w->gemm_bytes / sizeof(float);
     size_t off = 0;
 #define TAKE(field, n)                                   \
     do {                                                 \
         w->field = base ? (void *)(base + off) : NULL;   \
         off += (size_t)(n);                              \
     } while (0)
-    TAKE(qp, q_proj ? nq * H * qP : 0);
-    TAKE(kp, k_proj ? nk * H * qP : 0);
-    TAKE(vp, v_proj ? nk * H * vP : 0);
-    TAKE(hc, nq * H * vP);
-    TAKE(ob, o_proj ? nq * oLen : 0);
-    TAKE(scores, (size_t)seqs * H * w->task_floats);
+    TAKE(qp, z->q_proj ? z->nq * H * z->qP : 0);
+    TAKE(kp, z->k_proj ? z->nk * H * z->qP : 0);
+    TAKE(vp, z->v_proj ? z->nk * H * z->vP : 0);
+    TAKE(hc, z->nq * H * z->vP);
+    TAKE(ob, z->o_proj ? z->nq * z->oLen : 0);
+    TAKE(scores, (size_t)z->seqs * H * w->task_floats);
 #undef TAKE
     return off * sizeof(float);
 }
 
+fdnn_attn_sizes_t
+fdnn_attn_sizes_of(const fdnn_attn_problem_t *p)
+{
+    return (fdnn_attn_sizes_t){.H = p->H, .qP = p->qP, .vP = p->vP, .oLen = p->oLen, .q_proj = p->q_proj,
+                               .k_proj = p->k_proj, .v_proj = p->v_proj, .o_proj = p->o_proj, .nq = p->nq,
+                               .nk = p->nk, .seqs = (int64_t)p->batch * p->beam, .qT = p->qT, .kT = p->kT};
+}
+
 size_t
-fdnn_attn_workspace_bytes(int H, int qP, int vP, int oLen, bool q_proj, bool k_proj, bool v_proj, int64_t nq,
-                          int64_t nk, int64_t seqs, int kT, fdnn_isa_t isa)
+fdnn_attn_workspace_bytes(const fdnn_attn_sizes_t *z, fdnn_isa_t isa)
 {
     attn_ws_t w;
-    return layout(H, qP, vP, oLen, q_proj, k_proj, v_proj, true, nq, nk, seqs, kT, isa, NULL, &w);
+    return layout(z, isa, NULL, &w);
+}
+
+size_t
+fdnn_attn_reserve_layout(const fdnn_attn_sizes_t *z, void *base, fdnn_attn_reserve_t *r)
+{
+    int64_t H = z->H;
+    float *f = base ? (float *)((char *)base + FDNN_ATTN_RESERVE_HEADER) : NULL;
+    size_t off = 0;
+#define TAKE(field, n)                                            \
+    do {                                                          \
+        size_t n_ = (size_t)(n);                                  \
+        if (r != NULL)                                            \
+            r->field = f != NULL && n_ > 0 ? f + off : NULL;      \
+        off += n_;                                                \
+    } while (0)
+    TAKE(qp, z->q_proj ? z->nq * H * z->qP : 0);
+    TAKE(kp, z->k_proj ? z->nk * H * z->qP : 0);
+    TAKE(vp, z->v_proj ? z->nk * H * z->vP : 0);
+    TAKE(hc, z->o_proj ? z->nq * H * z->vP : 0);
+    TAKE(probs, z->seqs * H * z->qT * z->kT);
+    TAKE(dqp, z->q_proj ? z->nq * H * z->qP : 0);
+    TAKE(dkp, z->k_proj ? z->nk * H * z->qP : 0);
+    TAKE(dvp, z->v_proj ? z->nk * H * z->vP : 0);
+#undef TAKE
+    return FDNN_ATTN_RESERVE_HEADER + off * sizeof(float);
 }
 
 static bool
@@ -77,6 +112,7 @@ typedef struct attn_job {
     const fdnn_attn_problem_t *p;
     const float *q, *k, *v;
     attn_ws_t w;
+    float *probs; /* training: the reserve's probabilities, else NULL */
     fdnn_isa_t isa;
     bool failed; /* a GEMM could not allocate (written by the failing task only) */
 } attn_job_t;
@@ -84,7 +120,9 @@ typedef struct attn_job {
 /* One (sequence, head): its query time steps in blocks of ATTN_ROWS.  Per
  * block, S = scaler * Q_h K_h^T over all keys, then each row's softmax over
  * its window (0 outside), then H_h = S V_h; both products through the GEMM
- * core on this thread, so the task's result does not depend on the others. */
+ * core on this thread, so the task's result does not depend on the others.
+ * In training the probabilities go to the reserve (row t of the task's
+ * qT x kT block) instead of the scratch block. */
 static void
 attn_task(void *arg, size_t task)
 {
@@ -94,8 +132,10 @@ attn_task(void *arg, size_t task)
     int64_t seq = (int64_t)(task / (size_t)H), b = seq / p->beam, m = seq % p->beam;
     int64_t kvm = p->one_to_one ? m : 0;
     int Lq = p->q_len[seq], Lk = p->k_len[b * p->kv_beam + kvm];
-    float *sc = j->w.scores + (int64_t)task * (int64_t)j->w.task_floats;
-    char *gs = (char *)(((uintptr_t)(sc + (size_t)ATTN_ROWS * p->kT) + 63) & ~(uintptr_t)63);
+    float *scratch = j->w.scores + (int64_t)task * (int64_t)j->w.task_floats;
+    char *gs = (char *)(((uintptr_t)(scratch + (size_t)ATTN_ROWS * p->kT) + 63) & ~(uintptr_t)63);
+    float *probs = j->probs ? j->probs + (seq * H + h) * (int64_t)p->qT * p->kT : NULL;
+    size_t ldsc = probs ? (size_t)p->kT : (size_t)Lk;
     int t0 = p->curr < 0 ? 0 : p->curr, t1 = p->curr < 0 ? Lq : (p->curr < Lq ? p->curr + 1 : 0);
     /* row t of Q_h, K_h, V_h and H_h: base + t * row stride */
     int64_t qoff = b * p->q_st[1] + m * p->q_st[2], koff = b * p->k_st[1] + kvm * p->k_st[2];
@@ -109,16 +149,17 @@ attn_task(void *arg, size_t task)
     size_t lh = (size_t)p->q_st[0] * H * p->vP;
     for (int r0 = t0; r0 < t1; r0 += ATTN_ROWS) {
         int rows = t1 - r0 < ATTN_ROWS ? t1 - r0 : ATTN_ROWS;
+        float *sc = probs ? probs + (size_t)r0 * ldsc : scratch;
         fdnn_sgemm_args_t g = {.trans_b = true, .m = (size_t)rows, .n = (size_t)Lk, .k = (size_t)p->qP,
                                .alpha = p->scaler, .a = qb + r0 * lq, .lda = lq, .b = kb, .ldb = lk, .beta = 0,
-                               .c = sc, .ldc = (size_t)Lk};
+                               .c = sc, .ldc = ldsc};
         if (!fdnn_sgemm(&g, NULL, j->isa, gs, j->w.gemm_bytes)) {
             j->failed = true;
             return;
         }
         for (int r = 0; r < rows; r++) {
             int t = r0 + r, lo = p->lo[t] > 0 ? p->lo[t] : 0, hi = p->hi[t] < Lk ? p->hi[t] : Lk;
-            float *row = sc + (size_t)r * Lk;
+            float *row = sc + (size_t)r * ldsc;
             double mx = -INFINITY, sum = 0;
             for (int kj = lo; kj < hi; kj++)
                 mx = fmax(mx, row[kj]);
@@ -128,7 +169,7 @@ attn_task(void *arg, size_t task)
                 row[kj] = kj >= lo && kj < hi ? (float)(exp(row[kj] - mx) / sum) : 0.0f;
         }
         fdnn_sgemm_args_t o = {.m = (size_t)rows, .n = (size_t)p->vP, .k = (size_t)Lk, .alpha = 1, .a = sc,
-                               .lda = (size_t)Lk, .b = vb, .ldb = lv, .beta = 0, .c = hb + r0 * lh, .ldc = lh};
+                               .lda = ldsc, .b = vb, .ldb = lv, .beta = 0, .c = hb + r0 * lh, .ldc = lh};
         if (!fdnn_sgemm(&o, NULL, j->isa, gs, j->w.gemm_bytes)) {
             j->failed = true;
             return;
@@ -138,11 +179,19 @@ attn_task(void *arg, size_t task)
 
 bool
 fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const float *q, const float *residuals,
-                  const float *k, const float *v, float *out, void *workspace)
+                  const float *k, const float *v, float *out, void *workspace, void *reserve)
 {
     attn_job_t j = {.p = p, .q = q, .k = k, .v = v, .isa = handle->isa};
-    layout(p->H, p->qP, p->vP, p->oLen, p->q_proj, p->k_proj, p->v_proj, p->o_proj, p->nq, p->nk,
-           (int64_t)p->batch * p->beam, p->kT, handle->isa, workspace, &j.w);
+    fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
+    layout(&z, handle->isa, workspace, &j.w);
+    if (reserve != NULL) { /* training: keep what the backward needs */
+        assert(p->curr < 0);
+        fdnn_attn_reserve_t r;
+        fdnn_attn_reserve_layout(&z, reserve, &r);
+        j.w.qp = r.qp, j.w.kp = r.kp, j.w.vp = r.vp, j.probs = r.probs;
+        if (p->o_proj)
+            j.w.hc = r.hc;
+    }
     int H = p->H;
     if (p->q_proj && !project(handle, q, p->nq, p->qS, p->wq, p->bq, H * p->qP, j.w.qp))
         return false;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Multi-head attention forward (cudnnMultiHeadAttnForward, inference) on the
- * CPU, FP32.
+ * Multi-head attention forward (cudnnMultiHeadAttnForward) on the CPU, FP32,
+ * and the reserve space that a training forward fills for the backward
+ * functions (attn_bwd.h).
  *
  * For a query vector q (time t of sequence (b, m)) and each head h:
  *   q_h = W_Q,h q + b_Q,h                    (q itself without Q projection)
@@ -54,16 +55,55 @@ typedef struct fdnn_attn_problem {
     float fill_value;
 } fdnn_attn_problem_t;
 
-/* Workspace bytes for the largest problem an attention descriptor allows:
- * token counts nq, nk and (batch * beam) sequences of at most kT keys.  The
- * GEMM packing scratch in it is sized for `isa` (on another level the GEMM
- * allocates what it lacks). */
-size_t fdnn_attn_workspace_bytes(int H, int qP, int vP, int oLen, bool q_proj, bool k_proj, bool v_proj, int64_t nq,
-                                 int64_t nk, int64_t seqs, int kT, fdnn_isa_t isa);
+/* The sizes that fix the buffer layouts, from a problem (fdnn_attn_sizes_of)
+ * or from an attention descriptor's maxima (the API's buffer queries); a
+ * layout for smaller sizes always fits in one for larger ones. */
+typedef struct fdnn_attn_sizes {
+    int H, qP, vP, oLen;
+    bool q_proj, k_proj, v_proj, o_proj;
+    int64_t nq, nk, seqs; /* token rows of q/o and k/v; query sequences (batch * beam) */
+    int qT, kT;           /* TIME dims of q/o and k/v */
+} fdnn_attn_sizes_t;
 
-/* Computes `out`; returns false only when GEMM scratch could not be
- * allocated (nothing written to out then). */
+fdnn_attn_sizes_t fdnn_attn_sizes_of(const fdnn_attn_problem_t *p);
+
+/* Workspace bytes of the forward (inference or training).  The GEMM packing
+ * scratch in it is sized for `isa` (on another level the GEMM allocates
+ * what it lacks). */
+size_t fdnn_attn_workspace_bytes(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);
+
+/* Reserve space (training): a header, then what the forward keeps for the
+ * backward and what backward data keeps for backward weights, in floats:
+ *   qp  nq x H*qP  projected queries (Q projection on; else absent)
+ *   kp  nk x H*qP  projected keys (K on),  vp nk x H*vP projected values (V on)
+ *   hc  nq x H*vP  head outputs before the O projection (O on)
+ *   probs          softmax probabilities, qT x kT per (sequence, head), row t at t*kT
+ *   dqp, dkp, dvp  gradients at the projection outputs (each with its projection)
+ * Rows are token rows in the layout of the q (hc, qp, dqp) or k/v buffers. */
+#define FDNN_ATTN_RESERVE_HEADER 64 /* bytes; keeps the floats 64-byte aligned */
+#define FDNN_ATTN_RESERVE_MAGIC 0x564553524e545441ull
+enum { FDNN_ATTN_STAGE_FORWARD = 1, FDNN_ATTN_STAGE_BWD_DATA = 2 };
+
+/* What wrote the reserve space, checked by the backward functions.  The
+ * hashes (of the descriptors and of the windows) are the API's business. */
+typedef struct fdnn_attn_reserve_header {
+    uint64_t magic; /* FDNN_ATTN_RESERVE_MAGIC once a training forward has run */
+    uint64_t stage; /* FDNN_ATTN_STAGE_*: the last call that completed */
+    uint64_t shape_hash, window_hash;
+} fdnn_attn_reserve_header_t;
+
+typedef struct fdnn_attn_reserve {
+    float *qp, *kp, *vp, *hc, *probs, *dqp, *dkp, *dvp; /* NULL when absent */
+} fdnn_attn_reserve_t;
+
+/* Bytes of the reserve for sizes z; with base != NULL also fills r. */
+size_t fdnn_attn_reserve_layout(const fdnn_attn_sizes_t *z, void *base, fdnn_attn_reserve_t *r);
+
+/* Computes `out`.  reserve == NULL is inference; otherwise (training, every
+ * time step: p->curr < 0) the reserve space gets qp, kp, vp, hc and probs.
+ * Returns false only when GEMM scratch could not be allocated (nothing
+ * written to out then). */
 bool fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const float *q, const float *residuals,
-                       const float *k, const float *v, float *out, void *workspace);
+                       const float *k, const float *v, float *out, void *workspace, void *reserve);
 
 #endif /* FDNN_CPU_ATTN_H */

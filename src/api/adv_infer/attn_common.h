@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Checks shared by the multi-head attention operations (adv_infer/attn_ops.c,
+ * adv_train/attn_bwd.c): the sizes an attention descriptor implies, the
+ * buffer sizes, sequence-data descriptors to an fdnn_attn_problem_t, and
+ * the fingerprint that ties a reserve space to the calls that wrote it. */
+#ifndef FDNN_API_ATTN_COMMON_H
+#define FDNN_API_ATTN_COMMON_H
+
+#include "core/attn_desc.h"
+#include "core/seqdata_desc.h"
+#include "cpu/attn/attn.h"
+
+/* The sizes every function derives from the descriptor. */
+typedef struct fdnn_attn_shape {
+    int H, qP, vP, oLen;
+    bool q_proj, k_proj, v_proj, o_proj, biases;
+    int64_t n_w[CUDNN_ATTN_WKIND_COUNT]; /* elements of each weight kind, 0 when absent */
+    int64_t off[CUDNN_ATTN_WKIND_COUNT];
+    int64_t total;
+} fdnn_attn_shape_t;
+
+void fdnn_attn_shape_of(const struct cudnnAttnStruct *d, fdnn_attn_shape_t *s);
+
+/* NOT_SUPPORTED when the element counts the descriptor allows would pass
+ * about 2^52. */
+cudnnStatus_t fdnn_attn_check_magnitudes(const struct cudnnAttnStruct *d);
+
+/* NOT_SUPPORTED unless FLOAT data and compute; with `training` also when a
+ * dropout descriptor has a nonzero rate (dropout is not implemented). */
+cudnnStatus_t fdnn_attn_check_compute(const struct cudnnAttnStruct *d, bool training);
+
+/* What cudnnGetMultiHeadAttnBuffers reports: one workspace size for the
+ * forward and both backward functions, and the reserve size of training. */
+size_t fdnn_attn_api_workspace_bytes(cudnnHandle_t handle, const struct cudnnAttnStruct *d,
+                                     const fdnn_attn_shape_t *s);
+size_t fdnn_attn_api_reserve_bytes(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t *s);
+
+/* The four sequence-data descriptors of a call, in the roles q, k, v, o
+ * (forward: qDesc..oDesc; backward data: dqDesc, dkDesc, dvDesc, doDesc),
+ * with the names used in failure reasons. */
+typedef struct fdnn_attn_seqs {
+    cudnnSeqDataDescriptor_t q, k, v, o;
+    const char *names[4];
+} fdnn_attn_seqs_t;
+
+/* Checks the descriptors against attnDesc and each other and fills every
+ * field of p but the weights, windows and curr (0). */
+cudnnStatus_t fdnn_attn_problem_init(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t *s,
+                                     const fdnn_attn_seqs_t *x, fdnn_attn_problem_t *p);
+
+/* Points p's weights into the buffer w (NULL for absent parts). */
+void fdnn_attn_problem_weights(fdnn_attn_problem_t *p, const fdnn_attn_shape_t *s, const float *w);
+
+/* BAD_PARAM when devSeqLengths differs from the descriptor's lengths. */
+cudnnStatus_t fdnn_attn_check_lengths(const int *devSeqLengths, cudnnSeqDataDescriptor_t desc, const char *what,
+                                      const char *desc_name);
+
+/* Weight buffer and workspace: sizes at least what the queries answer,
+ * non-NULL when needed. */
+cudnnStatus_t fdnn_attn_check_spaces(cudnnHandle_t handle, const struct cudnnAttnStruct *d,
+                                     const fdnn_attn_shape_t *s, size_t weightSizeInBytes, const void *weights,
+                                     const char *wname, size_t workSpaceSizeInBytes, const void *workSpace);
+
+/* Fingerprints stored in the reserve header: the attention descriptor and
+ * the dims, axes and lengths of the four sequence descriptors; the
+ * windows of the qT query time steps. */
+uint64_t fdnn_attn_shape_hash(const struct cudnnAttnStruct *d, const fdnn_attn_seqs_t *x);
+uint64_t fdnn_attn_window_hash(const int *lo, const int *hi, int qT);
+
+/* Size and presence of a reserve space (at least what the buffer query
+ * answers; 4-byte aligned). */
+cudnnStatus_t fdnn_attn_check_reserve_space(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t *s,
+                                            size_t reserveSpaceSizeInBytes, const void *reserveSpace);
+
+/* BAD_PARAM unless the reserve header says a call of stage >= `stage` ran
+ * last with the same shape hash (and the same window hash when check_win). */
+cudnnStatus_t fdnn_attn_check_reserve_stage(const void *reserveSpace, uint64_t stage, uint64_t shape_hash,
+                                            bool check_win, uint64_t window_hash);
+
+void fdnn_attn_write_reserve_header(void *reserveSpace, uint64_t stage, uint64_t shape_hash,
+                                    uint64_t window_hash);
+
+#endif /* FDNN_API_ATTN_COMMON_H */

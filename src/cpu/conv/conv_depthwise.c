@@ -625,7 +625,8 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
         j.planes = fit < 1 ? 1 : fit > FDNN_DWCONV_MAX_PLANES ? FDNN_DWCONV_MAX_PLANES : (int64_t)fit;
         j.planes = j.planes < p->g ? j.planes : p->g;
     }
-    j.plane_groups = ceil_div(p->g, j.planes);
+    /* Backward filter groups output channels (K of them), the others input ones. */
+    j.plane_groups = ceil_div(bwd_filter ? p->k : p->g, j.planes);
     j.tasks = (size_t)(bwd_filter ? j.plane_groups : p->n * j.plane_groups);
     double rows = (double)j.out_dims[0] * (double)j.out_dims[1];
     double kernel_rows = (double)j.planes * (double)j.k_rows;

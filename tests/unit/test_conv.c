@@ -482,11 +482,12 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
             void *ws = fdnn_guarded_alloc(wsb ? wsb : 1); /* (fdnn_guarded_free of 0 bytes faults) */
             for (int isa = all_isas ? 0 : isa_count - 1; isa < isa_count; isa++) {
                 CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isa)));
-                /* Below about 2^20 multiply-adds the library runs on one
-                 * thread whatever the setting: one thread count is enough. */
+                /* Below about 2^20 multiply-adds (2^16 depthwise) the
+                 * library runs on one thread whatever the setting: one
+                 * thread count is enough. */
                 double macs = (double)s->n * s->k * (s->c / s->g) * (double)count_of(nb - 2, wd + 2) *
                               (double)count_of(nb - 2, yd + 2);
-                int max_threads = macs >= (double)(1 << 20) ? 2 : 1;
+                int max_threads = macs >= (double)(s->c == s->g ? 1 << 16 : 1 << 20) ? 2 : 1;
                 for (int threads = 1; threads <= max_threads; threads++) {
                     CHECK_OK(freednnSetNumThreads(h, threads));
                     /* 0: alpha 1, beta 0 on a poisoned output; 1: alpha 2,

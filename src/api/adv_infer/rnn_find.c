@@ -4,32 +4,16 @@
  * cudnnGetRNNForwardInferenceAlgorithmMaxCount,
  * cudnnFindRNNForwardInferenceAlgorithmEx, and the search helpers of
  * rnn_find.h that the training searches share. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "api/adv_infer/rnn_find.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 #include "api/adv_infer/rnn_common.h"
 #include "api_impl.h"
 #include "core/algo_desc.h"
 #include "core/fail.h"
 #include "core/handle.h"
-
-static double
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "core/timing.h"
 
 cudnnStatus_t
 fdnn_rnn_find_start(fdnn_rnn_find_t *f, int requestedAlgoCount, const int *returnedAlgoCount,
@@ -50,7 +34,7 @@ fdnn_rnn_find_start(fdnn_rnn_find_t *f, int requestedAlgoCount, const int *retur
 bool
 fdnn_rnn_find_next(fdnn_rnn_find_t *f)
 {
-    double now = now_ms();
+    double now = fdnn_now_ms();
     if (f->running) {
         f->ms[f->runs++] = now - f->t0;
         if (f->runs == 1 && f->ms[0] > FDNN_RNN_FIND_SLOW_MS)
@@ -60,7 +44,7 @@ fdnn_rnn_find_next(fdnn_rnn_find_t *f)
     if (f->runs >= f->max_runs)
         return false;
     f->running = true;
-    f->t0 = now_ms();
+    f->t0 = fdnn_now_ms();
     return true;
 }
 
@@ -68,10 +52,10 @@ void
 fdnn_rnn_find_finish(fdnn_rnn_find_t *f, size_t memory, int *returnedAlgoCount,
                      cudnnAlgorithmPerformance_t *perfResults)
 {
-    qsort(f->ms, (size_t)f->runs, sizeof(double), cmp_double);
+    double median = fdnn_median_ms(f->ms, (size_t)f->runs);
     cudnnAlgorithm_t algo;
     algo.algo.RNNAlgo = CUDNN_RNN_ALGO_STANDARD;
-    fdnn_algo_perf_set_found(perfResults[0], algo, CUDNN_STATUS_SUCCESS, (float)f->ms[f->runs / 2], memory);
+    fdnn_algo_perf_set_found(perfResults[0], algo, CUDNN_STATUS_SUCCESS, (float)median, memory);
     *returnedAlgoCount = 1;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/fail.h"
 #include "core/handle.h"
+#include "core/timing.h"
 #include "core/memory.h"
 
 void
@@ -121,21 +122,6 @@ fdnn_conv_get_v7(cudnnHandle_t handle, const fdnn_conv_problem_t *p, int request
     return CUDNN_STATUS_SUCCESS;
 }
 
-static double
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Runs algo and returns its median time in ms (or a failure status). */
 static cudnnStatus_t
 time_algo(const fdnn_conv_exec_t *e, int algo, float *ms)
@@ -144,14 +130,13 @@ time_algo(const fdnn_conv_exec_t *e, int algo, float *ms)
     double t[RUNS];
     int runs = RUNS;
     for (int i = 0; i < runs; i++) {
-        double t0 = now_ms();
+        double t0 = fdnn_now_ms();
         RETURN_IF_ERROR(fdnn_conv_run(e, algo));
-        t[i] = now_ms() - t0;
+        t[i] = fdnn_now_ms() - t0;
         if (i == 0 && t[0] > 250.0)
             runs = 1; /* a slow algorithm: one run is measurement enough */
     }
-    qsort(t, (size_t)runs, sizeof(double), cmp_double);
-    *ms = (float)t[runs / 2];
+    *ms = (float)fdnn_median_ms(t, (size_t)runs);
     return CUDNN_STATUS_SUCCESS;
 }
 

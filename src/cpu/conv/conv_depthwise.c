@@ -133,10 +133,8 @@ make_geom(const fdnn_conv_problem_t *p, plane_geom_t *g, int64_t out_dims[3])
 
 /* Source row -> buffered row, stride 1, no phases: a loop rather than
  * memcpy, which costs more than the copy for the 7..30-wide rows of
- * late layers (and GCC would turn the loop back into the call). */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-loop-distribute-patterns")))
-#endif
+ * late layers (CMakeLists.txt keeps GCC from turning the loop back into
+ * the call). */
 static inline void
 copy_row(float *restrict dst, const float *restrict src, int64_t n)
 {
@@ -224,6 +222,15 @@ off5(const fdnn_tensor_t *t, int64_t n, int64_t c, int64_t d, int64_t h, int64_t
 static void
 load_taps(const fdnn_conv_problem_t *p, const float *w, int64_t k, float *wt)
 {
+    const int64_t *st = p->w.strides;
+    int64_t taps = p->ker[0] * p->ker[1] * p->ker[2];
+    if (st[4] == 1 && st[3] == p->ker[2] && st[2] == p->ker[1] * p->ker[2]) {
+        /* Packed taps (NCHW filters): a copy, reversed for CONVOLUTION. */
+        const float *src = w + k * st[0];
+        for (int64_t t = 0; t < taps; t++)
+            wt[t] = src[p->flip ? taps - 1 - t : t];
+        return;
+    }
     int64_t t = 0;
     for (int64_t q0 = 0; q0 < p->ker[0]; q0++)
         for (int64_t q1 = 0; q1 < p->ker[1]; q1++)

@@ -232,3 +232,12 @@ fdnn_rnn_check_wdesc(const fdnn_rnn_problem_t *p, cudnnFilterDescriptor_t wDesc,
                               (long long)fdnn_tensor_elements(&w), (long long)need);
     return CUDNN_STATUS_SUCCESS;
 }
+
+cudnnStatus_t
+fdnn_rnn_check_training_dropout(cudnnRNNDescriptor_t rnnDesc, const fdnn_rnn_problem_t *p)
+{
+    cudnnDropoutDescriptor_t dd = rnnDesc->dropout;
+    if (p->layers > 1 && dd != NULL && dd->magic == FDNN_DROPOUT_MAGIC && dd->is_set && dd->dropout > 0.0f)
+        return FDNN_NOT_SUPPORTED("dropout between RNN layers (p = %g) is not implemented", (double)dd->dropout);
+    return CUDNN_STATUS_SUCCESS;
+}

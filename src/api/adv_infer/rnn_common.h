@@ -38,6 +38,10 @@ cudnnStatus_t fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLengt
 
 /* wDesc of the legacy calls: a set filter of the RNN's data type of at least the weight
  * space's elements. */
+/* NOT_SUPPORTED (logged) when a training forward would need dropout
+ * between layers (more than one layer and a set rate > 0): not implemented. */
+cudnnStatus_t fdnn_rnn_check_training_dropout(cudnnRNNDescriptor_t rnnDesc, const fdnn_rnn_problem_t *p);
+
 cudnnStatus_t fdnn_rnn_check_wdesc(const fdnn_rnn_problem_t *p, cudnnFilterDescriptor_t wDesc, const char *what);
 
 /* The legacy forward (inference when !training: reserveSpace unused). */

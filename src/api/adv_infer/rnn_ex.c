@@ -15,7 +15,6 @@
  * in cuDNN 8.9: anything but NULL is NOT_SUPPORTED. */
 #include "api/adv_infer/rnn_common.h"
 #include "api_impl.h"
-#include "core/dropout.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/tensor.h"
@@ -42,16 +41,6 @@ fdnn_rnn_problem_ex(cudnnRNNDescriptor_t rnnDesc, cudnnRNNDataDescriptor_t xDesc
     /* The descriptor's own lengths stand for devSeqLengths, which the *Ex
      * calls do not take. */
     return fdnn_rnn_problem_seq(rnnDesc, xDesc->seq_lengths, xDesc, yDesc, p);
-}
-
-/* Dropout between layers is applied only in training, and not implemented. */
-static cudnnStatus_t
-check_dropout(cudnnRNNDescriptor_t rnnDesc, const fdnn_rnn_problem_t *p)
-{
-    cudnnDropoutDescriptor_t dd = rnnDesc->dropout;
-    if (p->layers > 1 && dd != NULL && dd->magic == FDNN_DROPOUT_MAGIC && dd->is_set && dd->dropout > 0.0f)
-        return FDNN_NOT_SUPPORTED("dropout between RNN layers (p = %g) is not implemented", (double)dd->dropout);
-    return CUDNN_STATUS_SUCCESS;
 }
 
 /* Order of the checks: the reserved hooks (in the callers), the RNN and data
@@ -85,7 +74,7 @@ fdnn_rnn_ex_forward(cudnnHandle_t handle, const cudnnRNNDescriptor_t rnnDesc, co
             return FDNN_BAD_PARAM("reserveSpaceSizeInBytes is %zu, needs %zu (cudnnGetRNNTrainingReserveSize)",
                                   reserveSpaceSizeInBytes, need_rs);
         RETURN_IF_NULL(reserveSpace);
-        RETURN_IF_ERROR(check_dropout(rnnDesc, &p));
+        RETURN_IF_ERROR(fdnn_rnn_check_training_dropout(rnnDesc, &p));
     }
     bool lstm = p.cell == CUDNN_LSTM;
     fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};

@@ -9,7 +9,6 @@
 
 #include "api/adv_infer/rnn_common.h"
 #include "api_impl.h"
-#include "core/dropout.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/tensor.h"
@@ -161,10 +160,8 @@ fdnn_rnn_legacy_forward(cudnnHandle_t handle, const cudnnRNNDescriptor_t rnnDesc
     if (st == CUDNN_STATUS_SUCCESS && training && (reserveSpace == NULL || reserveSpaceSizeInBytes < need_rs))
         st = FDNN_BAD_PARAM("reserveSpace is NULL or reserveSpaceSizeInBytes (%zu) below %zu", reserveSpaceSizeInBytes,
                             need_rs);
-    if (st == CUDNN_STATUS_SUCCESS && training && p.layers > 1 && rnnDesc->dropout != NULL &&
-        rnnDesc->dropout->magic == FDNN_DROPOUT_MAGIC && rnnDesc->dropout->is_set && rnnDesc->dropout->dropout > 0)
-        st = FDNN_NOT_SUPPORTED("dropout between RNN layers (p = %g) is not implemented",
-                                (double)rnnDesc->dropout->dropout);
+    if (st == CUDNN_STATUS_SUCCESS && training)
+        st = fdnn_rnn_check_training_dropout(rnnDesc, &p);
     if (st == CUDNN_STATUS_SUCCESS) {
         bool lstm = p.cell == CUDNN_LSTM;
         fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};

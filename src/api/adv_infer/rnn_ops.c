@@ -8,7 +8,6 @@
 
 #include "api/adv_infer/rnn_common.h"
 #include "api_impl.h"
-#include "core/dropout.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/tensor.h"
@@ -151,9 +150,7 @@ fdnn_api_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cud
         if (reserveSpaceSize < need_rs)
             return FDNN_BAD_PARAM("reserveSpaceSize is %zu, training needs %zu bytes", reserveSpaceSize, need_rs);
         RETURN_IF_NULL(reserveSpace);
-        cudnnDropoutDescriptor_t dd = rnnDesc->dropout;
-        if (p.layers > 1 && dd != NULL && dd->magic == FDNN_DROPOUT_MAGIC && dd->is_set && dd->dropout > 0.0f)
-            return FDNN_NOT_SUPPORTED("dropout between RNN layers (p = %g) is not implemented", (double)dd->dropout);
+        RETURN_IF_ERROR(fdnn_rnn_check_training_dropout(rnnDesc, &p));
     }
     fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};
     if (!fdnn_rnn_forward(&ctx, &p, x, y, hx, hy, p.cell == CUDNN_LSTM ? cx : NULL,

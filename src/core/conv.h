@@ -132,6 +132,25 @@ fdnn_conv_in_spatial(const fdnn_conv_problem_t *p)
 {
     return p->in[0] * p->in[1] * p->in[2];
 }
+/* Element (n, c, d, h, w) of an operand view of a problem (x, w or y;
+ * always 5-D here), in elements. */
+static inline int64_t
+fdnn_conv_off5(const fdnn_tensor_t *t, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w)
+{
+    return n * t->strides[0] + c * t->strides[1] + d * t->strides[2] + h * t->strides[3] + w * t->strides[4];
+}
+/* Where filter tap (qd, qh, qw) of the formula is stored in p->w: reversed
+ * for CONVOLUTION mode. */
+static inline int64_t
+fdnn_conv_w_off(const fdnn_conv_problem_t *p, int64_t k, int64_t c, int64_t qd, int64_t qh, int64_t qw)
+{
+    if (p->flip) {
+        qd = p->ker[0] - 1 - qd;
+        qh = p->ker[1] - 1 - qh;
+        qw = p->ker[2] - 1 - qw;
+    }
+    return fdnn_conv_off5(&p->w, k, c, qd, qh, qw);
+}
 /* Multiply-adds of the direct formula (same for every direction). */
 static inline double
 fdnn_conv_macs(const fdnn_conv_problem_t *p)

@@ -40,6 +40,22 @@ typedef struct fdnn_conv_exec {
     size_t workspace_bytes;
 } fdnn_conv_exec_t;
 
+/* The epilogue above for one FP32 value s (the raw sum at *dst): alpha*s,
+ * + beta * *dst (not read when beta is 0), + *bias (NULL: none), then ReLU,
+ * which keeps NaN. */
+static inline float
+fdnn_conv_epilogue_f32(float s, float alpha, float beta, const float *dst, const float *bias, bool relu)
+{
+    float v = alpha * s;
+    if (beta != 0)
+        v += beta * *dst;
+    if (bias != NULL)
+        v += *bias;
+    if (relu && !(v > 0))
+        v = v != v ? v : 0;
+    return v;
+}
+
 typedef struct fdnn_conv_solver {
     int id;           /* stable; never reused for another solver */
     const char *name; /* e.g. "fwd_implicit_gemm" */

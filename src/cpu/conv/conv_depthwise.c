@@ -210,13 +210,6 @@ copy_planes(const plane_geom_t *g, const float *src, int64_t cstride, int64_t pl
     }
 }
 
-/* Element (n, c, d, h, w) of t. */
-static inline int64_t
-off5(const fdnn_tensor_t *t, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w)
-{
-    return n * t->strides[0] + c * t->strides[1] + d * t->strides[2] + h * t->strides[3] + w * t->strides[4];
-}
-
 /* The taps of filter k in q order (q0, q1, q2, W fastest) as they multiply
  * the data: reversed for CONVOLUTION mode. */
 static void
@@ -235,15 +228,12 @@ load_taps(const fdnn_conv_problem_t *p, const float *w, int64_t k, float *wt)
     for (int64_t q0 = 0; q0 < p->ker[0]; q0++)
         for (int64_t q1 = 0; q1 < p->ker[1]; q1++)
             for (int64_t q2 = 0; q2 < p->ker[2]; q2++) {
-                int64_t a0 = p->flip ? p->ker[0] - 1 - q0 : q0, a1 = p->flip ? p->ker[1] - 1 - q1 : q1,
-                        a2 = p->flip ? p->ker[2] - 1 - q2 : q2;
-                wt[t++] = w[off5(&p->w, k, 0, a0, a1, a2)];
+                wt[t++] = w[fdnn_conv_w_off(p, k, 0, q0, q1, q2)];
             }
 }
 
-/* dst[j*stride] = alpha*src[j] + beta*dst[j*stride] (+ bias, ReLU) for
- * j < count, src NULL meaning zeros; dst is not read when beta is 0.
- * ReLU keeps NaN, as the blocked path does. */
+/* dst[j*stride] through the convolution epilogue (fdnn_conv_epilogue_f32)
+ * of src[j], for j < count; src NULL means zeros (alpha*0 + beta*dst). */
 static void
 blend_row(float *dst, int64_t stride, const float *src, int64_t count, float alpha, float beta, const float *bias,
           bool relu)
@@ -252,16 +242,8 @@ blend_row(float *dst, int64_t stride, const float *src, int64_t count, float alp
         copy_row(dst, src, count);
         return;
     }
-    for (int64_t j = 0; j < count; j++) {
-        float v = src != NULL ? alpha * src[j] : 0.0f;
-        if (beta != 0.0f)
-            v += beta * dst[j * stride];
-        if (bias != NULL)
-            v += *bias;
-        if (relu && !(v > 0))
-            v = v != v ? v : 0;
-        dst[j * stride] = v;
-    }
+    for (int64_t j = 0; j < count; j++)
+        dst[j * stride] = fdnn_conv_epilogue_f32(src != NULL ? src[j] : 0.0f, alpha, beta, dst + j * stride, bias, relu);
 }
 
 /* The output plane buffer of plane i in phase ph. */
@@ -285,7 +267,7 @@ blend_forward(const dw_job_t *j, char *slot, int64_t planes, int64_t n, int64_t 
         for (int64_t h = 0; h < p->out[1]; h++)
             for (int64_t i = 0; i < planes; i++) {
                 int64_t k = k0 + i * kstep;
-                blend_row((float *)e->out + off5(&p->y, n, k, d, h, 0), p->y.strides[4],
+                blend_row((float *)e->out + fdnn_conv_off5(&p->y, n, k, d, h, 0), p->y.strides[4],
                           out_plane(j, slot, ph, i) + (size_t)(d * j->ld_d + h * j->ld_h), p->out[2],
                           (float)e->alpha, (float)e->beta, bias != NULL ? bias + k : NULL, e->relu);
             }
@@ -335,7 +317,7 @@ forward_task(const dw_job_t *j, char *slot, size_t task)
     int64_t planes = p->g - g0 < j->planes ? p->g - g0 : j->planes;
     const float *x = e->x_in;
     float *wt = (float *)(slot + j->w_offset);
-    copy_planes(&j->g, x + off5(&p->x, n, g0, 0, 0, 0), p->x.strides[1], planes, p->in, p->x.strides + 2,
+    copy_planes(&j->g, x + fdnn_conv_off5(&p->x, n, g0, 0, 0, 0), p->x.strides[1], planes, p->in, p->x.strides + 2,
                 (float *)slot, j->plane_stride);
     for (int64_t kk = 0; kk < kg; kk++) {
         for (int64_t i = 0; i < planes; i++)
@@ -382,7 +364,7 @@ blend_bwd_data(const dw_job_t *j, char *slot, int64_t planes, int64_t n, int64_t
     for (int64_t id = 0; id < p->in[0]; id++)
         for (int64_t ih = 0; ih < p->in[1]; ih++)
             for (int64_t i = 0; i < planes; i++) {
-                float *dst = (float *)e->out + off5(&p->x, n, c0 + i, id, ih, 0);
+                float *dst = (float *)e->out + fdnn_conv_off5(&p->x, n, c0 + i, id, ih, 0);
                 float *tmp = direct ? dst : (float *)(slot + j->row_offset);
                 const dw_phase_t *ph = &j->phases[((id % s0) * s1 + ih % s1) * s2];
                 size_t at = (size_t)(id / s0 * j->ld_d + ih / s1 * j->ld_h);
@@ -418,7 +400,7 @@ bwd_data_task(const dw_job_t *j, char *slot, size_t task)
     const float *dy = e->y_in;
     float *wt = (float *)(slot + j->w_offset);
     for (int64_t kk = 0; kk < kg; kk++) {
-        copy_planes(&j->g, dy + off5(&p->y, n, g0 * kg + kk, 0, 0, 0), p->y.strides[1] * kg, planes, p->out,
+        copy_planes(&j->g, dy + fdnn_conv_off5(&p->y, n, g0 * kg + kk, 0, 0, 0), p->y.strides[1] * kg, planes, p->out,
                     p->y.strides + 2, (float *)slot, j->plane_stride);
         for (int64_t i = 0; i < planes; i++)
             load_taps(p, e->w_in, (g0 + i) * kg + kk, wt + i * j->taps);
@@ -446,13 +428,13 @@ bwd_filter_task(const dw_job_t *j, char *slot, size_t task)
     for (int64_t n = 0; n < p->n; n++) {
         /* The planes of x (channel k / kg of each filter k: K/g == 1 here
          * when planes > 1) and, unless dy is read in place, of dy. */
-        copy_planes(&j->g, x + off5(&p->x, n, k0 / kg, 0, 0, 0), p->x.strides[1], planes, p->in, p->x.strides + 2,
+        copy_planes(&j->g, x + fdnn_conv_off5(&p->x, n, k0 / kg, 0, 0, 0), p->x.strides[1], planes, p->in, p->x.strides + 2,
                     (float *)slot, j->plane_stride);
         if (!j->dy_in_place)
             for (int64_t d = 0; d < p->out[0]; d++)
                 for (int64_t h = 0; h < p->out[1]; h++)
                     for (int64_t i = 0; i < planes; i++) {
-                        const float *src = dy + off5(&p->y, n, k0 + i, d, h, 0);
+                        const float *src = dy + fdnn_conv_off5(&p->y, n, k0 + i, d, h, 0);
                         float *dst = dy_buf + i * dy_plane_floats + (d * p->out[1] + h) * p->out[2];
                         for (int64_t w = 0; w < p->out[2]; w++)
                             dst[w] = src[w * p->y.strides[4]];
@@ -460,7 +442,7 @@ bwd_filter_task(const dw_job_t *j, char *slot, size_t task)
         for (int64_t i = 0; i < planes; i++) {
             fdnn_f32_dwconv_grad_args_t a = {
                 .src = (const float *)slot + i * j->plane_stride,
-                .dy = j->dy_in_place ? dy + off5(&p->y, n, k0 + i, 0, 0, 0) : dy_buf + i * dy_plane_floats,
+                .dy = j->dy_in_place ? dy + fdnn_conv_off5(&p->y, n, k0 + i, 0, 0, 0) : dy_buf + i * dy_plane_floats,
                 .row_off = j->row_off,
                 .dy_off = j->dy_off,
                 .tap_off = j->phases[0].tap_off,
@@ -482,16 +464,11 @@ bwd_filter_task(const dw_job_t *j, char *slot, size_t task)
         for (int64_t q0 = 0; q0 < p->ker[0]; q0++)
             for (int64_t q1 = 0; q1 < p->ker[1]; q1++)
                 for (int64_t q2 = 0; q2 < p->ker[2]; q2++) {
-                    int64_t a0 = p->flip ? p->ker[0] - 1 - q0 : q0, a1 = p->flip ? p->ker[1] - 1 - q1 : q1,
-                            a2 = p->flip ? p->ker[2] - 1 - q2 : q2;
-                    float *dst = dw + off5(&p->w, k0 + i, 0, a0, a1, a2), sum = 0;
+                    float *dst = dw + fdnn_conv_w_off(p, k0 + i, 0, q0, q1, q2), sum = 0;
                     for (int l = 0; l < FDNN_DWCONV_VL_MAX; l++)
                         sum += kl[t * FDNN_DWCONV_VL_MAX + l];
                     t++;
-                    float v = alpha * sum;
-                    if (beta != 0.0f)
-                        v += beta * *dst;
-                    *dst = v;
+                    *dst = fdnn_conv_epilogue_f32(sum, alpha, beta, dst, NULL, false);
                 }
     }
 }
@@ -537,7 +514,7 @@ make_offsets(dw_job_t *j, int64_t *row_off, int64_t *dy_off, dw_phase_t *phases,
             }
             if (dy_off != NULL)
                 dy_off[d * j->out_dims[1] + h] =
-                    j->dy_in_place ? off5(&p->y, 0, 0, d, h, 0) : (d * p->out[1] + h) * p->out[2];
+                    j->dy_in_place ? fdnn_conv_off5(&p->y, 0, 0, d, h, 0) : (d * p->out[1] + h) * p->out[2];
         }
     int64_t a[3], q[3], used = 0, nph = 0;
     size_t phase_floats = (size_t)(j->planes * j->k_rows * j->ld_out);

@@ -21,24 +21,6 @@
 #include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_gemm.h"
 
-static inline int64_t
-off5(const fdnn_tensor_t *t, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w)
-{
-    return n * t->strides[0] + c * t->strides[1] + d * t->strides[2] + h * t->strides[3] + w * t->strides[4];
-}
-
-/* Filter tap (qd, qh, qw) as stored: reversed for CONVOLUTION mode. */
-static inline int64_t
-woff(const fdnn_conv_problem_t *p, int64_t k, int64_t c, int64_t qd, int64_t qh, int64_t qw)
-{
-    if (p->flip) {
-        qd = p->ker[0] - 1 - qd;
-        qh = p->ker[1] - 1 - qh;
-        qw = p->ker[2] - 1 - qw;
-    }
-    return off5(&p->w, k, c, qd, qh, qw);
-}
-
 #define T float
 #define SFX(name) name##_f32
 #include "cpu/conv/conv_direct.inc"

@@ -119,12 +119,6 @@ typedef struct job {
     bool transposed; /* filter element (k, c) is p->w's (c, k): backward data */
 } job_t;
 
-static inline int64_t
-off5(const fdnn_tensor_t *t, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w)
-{
-    return n * t->strides[0] + c * t->strides[1] + d * t->strides[2] + h * t->strides[3] + w * t->strides[4];
-}
-
 /* Filter block (g, kb, cb) for task = (g*nkb + kb)*ncb + cb: taps in the
  * kernel's order, then cin channels, then 16 output channels. */
 static void
@@ -148,8 +142,8 @@ reorder_filter(void *arg, size_t task)
                     int64_t k = 0;
                     if (c < cc) {
                         const float *src =
-                            j->transposed ? w + off5(&p->w, g * pl->cg + cb * pl->cin + c, kb * KB, fd, fh, fw)
-                                          : w + off5(&p->w, g * pl->kg + kb * KB, cb * pl->cin + c, fd, fh, fw);
+                            j->transposed ? w + fdnn_conv_off5(&p->w, g * pl->cg + cb * pl->cin + c, kb * KB, fd, fh, fw)
+                                          : w + fdnn_conv_off5(&p->w, g * pl->kg + kb * KB, cb * pl->cin + c, fd, fh, fw);
                         int64_t step = p->w.strides[j->transposed ? 1 : 0];
                         for (; k < kc; k++)
                             dst[k] = src[k * step];
@@ -186,7 +180,7 @@ reorder_input(void *arg, size_t task)
     if (w1 <= w0)
         return; /* the row is all padding */
     memset(dst + w1 * cin, 0, sizeof(float) * (size_t)((wp - w1) * cin));
-    const float *src = x + off5(&p->x, j->n, g * pl->cg + cb * cin, id, ih, w0 - p->pad[2]);
+    const float *src = x + fdnn_conv_off5(&p->x, j->n, g * pl->cg + cb * cin, id, ih, w0 - p->pad[2]);
     int64_t sc = p->x.strides[1], sw = p->x.strides[4];
     if (sc == 1 && cc == cin) { /* channels contiguous (NHWC): pixel by pixel */
         for (int64_t w = w0; w < w1; w++, src += sw)
@@ -207,20 +201,6 @@ reorder_input(void *arg, size_t task)
         for (int64_t w = w0; w < w1; w++)
             dst[w * cin + c] = s[(w - w0) * sw];
     }
-}
-
-/* alpha*s (+ beta*y) (+ bias), then ReLU: the formula path's epilogue. */
-static inline float
-finish(float s, float alpha, float beta, const float *dst, const float *bias, bool relu)
-{
-    float v = alpha * s;
-    if (beta != 0)
-        v += beta * *dst;
-    if (bias != NULL)
-        v += *bias;
-    if (relu && !(v > 0))
-        v = v != v ? v : 0;
-    return v;
 }
 
 /* Whether tiles go to y channel-major: y's pixels along W are closer than
@@ -245,20 +225,20 @@ store_tile(const job_t *j, const float *tile, size_t t_k, size_t t_px, int64_t k
     float alpha = (float)e->alpha, beta = (float)e->beta;
     const float *bias = e->bias;
     bool relu = e->relu;
-    float *y = (float *)e->out + off5(&p->y, j->n, k0, od, oh, ow0);
+    float *y = (float *)e->out + fdnn_conv_off5(&p->y, j->n, k0, od, oh, ow0);
     int64_t sk = p->y.strides[1], sw = p->y.strides[4];
     if (kmajor_output(p)) {
         for (int64_t k = 0; k < kc; k++) {
             const float *b = bias != NULL ? bias + k0 + k : NULL;
             for (int64_t u = 0; u < pixels; u++)
-                y[k * sk + u * sw] = finish(tile[(size_t)k * t_k + (size_t)u * t_px], alpha, beta,
+                y[k * sk + u * sw] = fdnn_conv_epilogue_f32(tile[(size_t)k * t_k + (size_t)u * t_px], alpha, beta,
                                             y + k * sk + u * sw, b, relu);
         }
         return;
     }
     for (int64_t u = 0; u < pixels; u++)
         for (int64_t k = 0; k < kc; k++)
-            y[k * sk + u * sw] = finish(tile[(size_t)k * t_k + (size_t)u * t_px], alpha, beta, y + k * sk + u * sw,
+            y[k * sk + u * sw] = fdnn_conv_epilogue_f32(tile[(size_t)k * t_k + (size_t)u * t_px], alpha, beta, y + k * sk + u * sw,
                                         bias != NULL ? bias + k0 + k : NULL, relu);
 }
 
@@ -308,7 +288,7 @@ compute_row(void *arg, size_t task)
     bool direct_out = e->alpha == 1 && e->beta == 0 && e->bias == NULL && !e->relu &&
                       (a.kmajor ? p->y.strides[4] == 1 : p->y.strides[1] == 1);
     float tile[2 * FDNN_AVX512_CONV_DIRECT_NKB * KB * KB]; /* rows x 32 channels x 16 pixels */
-    float *yrow = (float *)e->out + off5(&p->y, j->n, g * pl->kg + k0, od, oh, 0);
+    float *yrow = (float *)e->out + fdnn_conv_off5(&p->y, j->n, g * pl->kg + k0, od, oh, 0);
     size_t t_k = a.kmajor ? (size_t)rows * KB : 1, t_px = a.kmajor ? 1 : (size_t)(nkb * KB);
     if (direct_out) {
         a.y_k = (size_t)p->y.strides[1];
@@ -745,7 +725,7 @@ interleave_task(void *arg, size_t task)
         phase_rows(ph, 0, d, h, rows);
         for (int64_t w = 0; w < in[2]; w++) {
             const float *v = rows[w % s[2]] + w / s[2] * p->c;
-            float *dst = (float *)e->out + off5(&p->x, ph->n, 0, d, h, w);
+            float *dst = (float *)e->out + fdnn_conv_off5(&p->x, ph->n, 0, d, h, w);
             if (beta == 0)
                 for (int64_t k = 0; k < p->c; k++)
                     dst[k * sc] = alpha * v[k];
@@ -765,7 +745,7 @@ interleave_task(void *arg, size_t task)
             const float *r[FDNN_CONV_DIRECT_MAX_PHASES];
             for (int64_t b = 0; b < sw; b++)
                 r[b] = rows[ah * sw + b] + hq * cw[b];
-            interleave_row(r, in[2], s[2], alpha, beta, (float *)e->out + off5(&p->x, ph->n, c, d, h, 0),
+            interleave_row(r, in[2], s[2], alpha, beta, (float *)e->out + fdnn_conv_off5(&p->x, ph->n, c, d, h, 0),
                            p->x.strides[4]);
         }
     }

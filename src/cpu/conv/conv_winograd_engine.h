@@ -132,14 +132,7 @@ void fdnn_wino_input_block(const fdnn_wino_geom_t *g, int64_t b, int64_t ci, int
 static inline void
 fdnn_wino_store(const fdnn_wino_geom_t *g, float *dst, int64_t channel, float v)
 {
-    v *= g->alpha;
-    if (g->beta != 0)
-        v += g->beta * *dst;
-    if (g->bias != NULL)
-        v += g->bias[channel];
-    if (g->relu && !(v > 0))
-        v = v != v ? v : 0;
-    *dst = v;
+    *dst = fdnn_conv_epilogue_f32(v, g->alpha, g->beta, dst, g->bias != NULL ? g->bias + channel : NULL, g->relu);
 }
 
 /* Writes the m x m tile `tile` of channel `co` (global) of image b, clipped

@@ -46,6 +46,22 @@ fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_prob
     p->clip_nan = d->clip_nan_opt == CUDNN_PROPAGATE_NAN;
     p->lclip = (float)d->lclip;
     p->rclip = (float)d->rclip;
+    if (!fdnn_rnn_weight_sizes_fit(p))
+        return FDNN_BAD_PARAM("the weight space of this RNN (%d layers x %d directions, %d gates, hidden %lld, "
+                              "input %lld) overflows the address space",
+                              p->layers, p->dirs, p->gates, (long long)p->hidden, (long long)p->input);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The sizes that depend on the sequences (T, B set). */
+static cudnnStatus_t
+check_seq_sizes(const fdnn_rnn_problem_t *p)
+{
+    if (!fdnn_rnn_seq_sizes_fit(p))
+        return FDNN_BAD_PARAM("the workspace, reserve or data of this RNN (maxSeqLength %lld x batch %lld, "
+                              "hidden %lld, input %lld, %d layers) overflow the address space",
+                              (long long)p->T, (long long)p->B, (long long)p->hidden, (long long)p->input,
+                              p->layers);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -59,9 +75,10 @@ check_data(cudnnRNNDataDescriptor_t desc, const char *what, cudnnDataType_t dtyp
     return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t
-fdnn_rnn_problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc,
-                     cudnnRNNDataDescriptor_t yDesc, fdnn_rnn_problem_t *p)
+/* Sequences of xDesc, and of yDesc unless it is NULL (size queries only). */
+static cudnnStatus_t
+problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc,
+            cudnnRNNDataDescriptor_t yDesc, fdnn_rnn_problem_t *p)
 {
     RETURN_IF_ERROR(check_data(xDesc, "xDesc", p->dtype));
     if (xDesc->vector_size != p->input)
@@ -98,7 +115,24 @@ fdnn_rnn_problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths,
     p->layout = xDesc->layout;
     if (p->T * p->B >= INT32_MAX / 2)
         return FDNN_NOT_SUPPORTED("maxSeqLength x batchSize is too large");
-    return CUDNN_STATUS_SUCCESS;
+    return check_seq_sizes(p);
+}
+
+cudnnStatus_t
+fdnn_rnn_problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc,
+                     cudnnRNNDataDescriptor_t yDesc, fdnn_rnn_problem_t *p)
+{
+    /* yDesc is required: the operations read or write y through it. */
+    RETURN_IF_ERROR(fdnn_rnn_data_desc_check(xDesc, "xDesc"));
+    RETURN_IF_NULL(yDesc);
+    return problem_seq(rnnDesc, devSeqLengths, xDesc, yDesc, p);
+}
+
+cudnnStatus_t
+fdnn_rnn_problem_seq_x(cudnnRNNDescriptor_t rnnDesc, cudnnRNNDataDescriptor_t xDesc, fdnn_rnn_problem_t *p)
+{
+    RETURN_IF_ERROR(fdnn_rnn_data_desc_check(xDesc, "xDesc"));
+    return problem_seq(rnnDesc, xDesc->seq_lengths, xDesc, NULL, p);
 }
 
 static cudnnStatus_t
@@ -165,9 +199,9 @@ legacy_step(cudnnTensorDescriptor_t desc, const char *what, int t, cudnnDataType
     return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t
-fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnnTensorDescriptor_t *xDesc,
-                        const cudnnTensorDescriptor_t *yDesc, fdnn_rnn_problem_t *p, int **lens)
+static cudnnStatus_t
+problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnnTensorDescriptor_t *xDesc,
+               const cudnnTensorDescriptor_t *yDesc, fdnn_rnn_problem_t *p, int **lens)
 {
     *lens = NULL;
     RETURN_IF_ERROR(fdnn_rnn_desc_check(rnnDesc, "rnnDesc"));
@@ -183,7 +217,7 @@ fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnn
     RETURN_IF_ERROR(fdnn_rnn_problem_init(rnnDesc, v0, p));
     int64_t prev = n0;
     for (int t = 0; t < seqLength; t++) {
-        int64_t n, v;
+        int64_t n = 0, v = 0;
         RETURN_IF_ERROR(legacy_step(xDesc[t], "xDesc", t, p->dtype, &n, &v));
         if (v != v0)
             return FDNN_BAD_PARAM("xDesc[%d] has vector size %lld, xDesc[0] %lld", t, (long long)v, (long long)v0);
@@ -201,6 +235,9 @@ fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnn
     }
     if (n0 * seqLength >= INT32_MAX / 2)
         return FDNN_NOT_SUPPORTED("seqLength x batch is too large");
+    p->T = seqLength;
+    p->B = n0;
+    RETURN_IF_ERROR(check_seq_sizes(p));
     int *l = calloc((size_t)n0, sizeof(int));
     if (l == NULL)
         return FDNN_ALLOC_FAILED("cannot allocate the sequence lengths");
@@ -216,6 +253,23 @@ fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnn
     p->layout = CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED;
     *lens = l;
     return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnnTensorDescriptor_t *xDesc,
+                        const cudnnTensorDescriptor_t *yDesc, fdnn_rnn_problem_t *p, int **lens)
+{
+    *lens = NULL;
+    /* yDesc is required: the operations read or write y through it. */
+    RETURN_IF_NULL(yDesc);
+    return problem_legacy(rnnDesc, seqLength, xDesc, yDesc, p, lens);
+}
+
+cudnnStatus_t
+fdnn_rnn_problem_legacy_x(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnnTensorDescriptor_t *xDesc,
+                          fdnn_rnn_problem_t *p, int **lens)
+{
+    return problem_legacy(rnnDesc, seqLength, xDesc, NULL, p, lens);
 }
 
 cudnnStatus_t

@@ -12,11 +12,17 @@
  * descriptor's input size when > 0 (legacy descriptors store 0). */
 cudnnStatus_t fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_problem_t *p);
 
-/* Sequences of x (and y when yDesc != NULL): matching types, sizes, layout,
- * lengths; devSeqLengths must be given and equal the descriptor's. */
+/* Sequences of x and y: matching types, sizes, layout, lengths;
+ * devSeqLengths must be given and equal the descriptor's; every size of the
+ * problem fits (BAD_PARAM otherwise).  yDesc is required (BAD_PARAM when
+ * NULL). */
 cudnnStatus_t fdnn_rnn_problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths,
                                    cudnnRNNDataDescriptor_t xDesc, cudnnRNNDataDescriptor_t yDesc,
                                    fdnn_rnn_problem_t *p);
+
+/* The same from xDesc alone, with its own lengths (the size queries). */
+cudnnStatus_t fdnn_rnn_problem_seq_x(cudnnRNNDescriptor_t rnnDesc, cudnnRNNDataDescriptor_t xDesc,
+                                     fdnn_rnn_problem_t *p);
 
 /* hDesc ([layers*dirs, batch, hidden], packed, FLOAT) and, for LSTM when
  * need_c, cDesc. */
@@ -30,11 +36,15 @@ void fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t
 /* The legacy (cuDNN 5-7) interface: one 3-D tensor descriptor per time step,
  * [batch_t, vector, 1] with non-increasing batch_t (a SEQ_MAJOR_PACKED
  * sequence set) of the RNN's data type.  Fills p (the input size from xDesc[0] when the RNN
- * descriptor has none) and *lens (malloc'ed, B entries; free it).  yDesc may
- * be NULL. */
+ * descriptor has none) and *lens (malloc'ed, B entries; free it).  yDesc is
+ * required (BAD_PARAM when NULL); every size of the problem fits. */
 cudnnStatus_t fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength,
                                       const cudnnTensorDescriptor_t *xDesc, const cudnnTensorDescriptor_t *yDesc,
                                       fdnn_rnn_problem_t *p, int **lens);
+
+/* The same from xDesc alone (the size queries). */
+cudnnStatus_t fdnn_rnn_problem_legacy_x(cudnnRNNDescriptor_t rnnDesc, int seqLength,
+                                        const cudnnTensorDescriptor_t *xDesc, fdnn_rnn_problem_t *p, int **lens);
 
 /* wDesc of the legacy calls: a set filter of the RNN's data type of at least the weight
  * space's elements. */

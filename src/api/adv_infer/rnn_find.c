@@ -65,7 +65,7 @@ fdnn_rnn_find_workspace(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnn
 {
     fdnn_rnn_problem_t p;
     int *lens;
-    if (fdnn_rnn_problem_legacy(rnnDesc, seqLength, xDesc, NULL, &p, &lens) != CUDNN_STATUS_SUCCESS)
+    if (fdnn_rnn_problem_legacy_x(rnnDesc, seqLength, xDesc, &p, &lens) != CUDNN_STATUS_SUCCESS)
         return 0;
     size_t bytes = fdnn_rnn_workspace_bytes(&p, training);
     free(lens);

@@ -20,7 +20,7 @@ fdnn_api_cudnnGetRNNParamsSize(cudnnHandle_t handle, const cudnnRNNDescriptor_t 
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_rnn_problem_t p;
     int *lens;
-    RETURN_IF_ERROR(fdnn_rnn_problem_legacy(rnnDesc, 1, &xDesc, NULL, &p, &lens));
+    RETURN_IF_ERROR(fdnn_rnn_problem_legacy_x(rnnDesc, 1, &xDesc, &p, &lens));
     free(lens);
     RETURN_IF_NULL(sizeInBytes);
     if (dataType == CUDNN_DATA_HALF || dataType == CUDNN_DATA_BFLOAT16)
@@ -41,7 +41,7 @@ fdnn_api_cudnnGetRNNWorkspaceSize(cudnnHandle_t handle, const cudnnRNNDescriptor
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_rnn_problem_t p;
     int *lens;
-    RETURN_IF_ERROR(fdnn_rnn_problem_legacy(rnnDesc, seqLength, xDesc, NULL, &p, &lens));
+    RETURN_IF_ERROR(fdnn_rnn_problem_legacy_x(rnnDesc, seqLength, xDesc, &p, &lens));
     size_t a = fdnn_rnn_workspace_bytes(&p, false), b = fdnn_rnn_workspace_bytes(&p, true);
     free(lens);
     RETURN_IF_NULL(sizeInBytes);
@@ -57,7 +57,7 @@ fdnn_api_cudnnGetRNNTrainingReserveSize(cudnnHandle_t handle, const cudnnRNNDesc
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_rnn_problem_t p;
     int *lens;
-    RETURN_IF_ERROR(fdnn_rnn_problem_legacy(rnnDesc, seqLength, xDesc, NULL, &p, &lens));
+    RETURN_IF_ERROR(fdnn_rnn_problem_legacy_x(rnnDesc, seqLength, xDesc, &p, &lens));
     size_t r = fdnn_rnn_reserve_bytes(&p);
     free(lens);
     RETURN_IF_NULL(sizeInBytes);
@@ -75,7 +75,7 @@ lin_layer(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int pseudoLayer, c
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_rnn_problem_t p;
     int *lens;
-    RETURN_IF_ERROR(fdnn_rnn_problem_legacy(rnnDesc, 1, &xDesc, NULL, &p, &lens));
+    RETURN_IF_ERROR(fdnn_rnn_problem_legacy_x(rnnDesc, 1, &xDesc, &p, &lens));
     free(lens);
     RETURN_IF_ERROR(fdnn_rnn_check_wdesc(&p, wDesc, "wDesc"));
     RETURN_IF_NULL(w);

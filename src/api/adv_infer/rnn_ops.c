@@ -8,6 +8,7 @@
 
 #include "api/adv_infer/rnn_common.h"
 #include "api_impl.h"
+#include "core/ckd.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/tensor.h"
@@ -33,7 +34,7 @@ fdnn_api_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rn
     if (fMode != CUDNN_FWD_MODE_INFERENCE && fMode != CUDNN_FWD_MODE_TRAINING)
         return FDNN_BAD_PARAM("fMode is %d, not a cudnnForwardMode_t", (int)fMode);
     RETURN_IF_ERROR(fdnn_rnn_data_desc_check(xDesc, "xDesc"));
-    RETURN_IF_ERROR(fdnn_rnn_problem_seq(rnnDesc, xDesc->seq_lengths, xDesc, NULL, &p));
+    RETURN_IF_ERROR(fdnn_rnn_problem_seq_x(rnnDesc, xDesc, &p));
     if (workSpaceSize == NULL && reserveSpaceSize == NULL)
         return FDNN_BAD_PARAM("workSpaceSize and reserveSpaceSize are both NULL");
     bool training = fMode == CUDNN_FWD_MODE_TRAINING;
@@ -49,6 +50,11 @@ set_desc(cudnnTensorDescriptor_t desc, const char *what, cudnnDataType_t dtype, 
 {
     if (desc->magic != FDNN_TENSOR_MAGIC)
         return FDNN_BAD_PARAM("%s is not a tensor descriptor (destroyed or never created)", what);
+    int32_t elems;
+    if (!fdnn_ckd_to_i32((int64_t)rows * cols, &elems))
+        return FDNN_NOT_SUPPORTED("%s would describe a %d x %d matrix, more than a tensor descriptor's 2^31-1 "
+                                  "elements",
+                                  what, rows, cols);
     desc->dtype = dtype;
     desc->format = CUDNN_TENSOR_NCHW;
     desc->vect = 1;
@@ -57,7 +63,7 @@ set_desc(cudnnTensorDescriptor_t desc, const char *what, cudnnDataType_t dtype, 
         desc->dims[i] = 0, desc->strides[i] = 0;
     if (nb == 3) {
         desc->dims[0] = 1, desc->dims[1] = rows, desc->dims[2] = cols;
-        desc->strides[0] = rows * cols, desc->strides[1] = cols, desc->strides[2] = 1;
+        desc->strides[0] = elems, desc->strides[1] = cols, desc->strides[2] = 1;
     }
     desc->is_set = true;
     return CUDNN_STATUS_SUCCESS;
@@ -107,12 +113,14 @@ fdnn_api_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnD
     }
     const char *base = weightSpace;
     size_t es = p.dtype == CUDNN_DATA_DOUBLE ? 8 : 4;
+    /* The offsets lie inside the weight space, whose size in bytes was
+     * checked to fit (fdnn_rnn_problem_init), so the products cannot wrap. */
     if (mDesc) {
-        set_desc(mDesc, "mDesc", p.dtype, mofs >= 0 ? 3 : 0, H, cols);
+        RETURN_IF_ERROR(set_desc(mDesc, "mDesc", p.dtype, mofs >= 0 ? 3 : 0, H, cols));
         *mAddr = mofs >= 0 ? (void *)(base + (size_t)mofs * es) : NULL;
     }
     if (bDesc) {
-        set_desc(bDesc, "bDesc", p.dtype, bofs >= 0 ? 3 : 0, H, 1);
+        RETURN_IF_ERROR(set_desc(bDesc, "bDesc", p.dtype, bofs >= 0 ? 3 : 0, H, 1));
         *bAddr = bofs >= 0 ? (void *)(base + (size_t)bofs * es) : NULL;
     }
     return CUDNN_STATUS_SUCCESS;

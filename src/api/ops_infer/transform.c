@@ -9,6 +9,7 @@
 
 #include "api_impl.h"
 #include "api/ops_infer/tensor_ops_util.h"
+#include "core/ckd.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/tensor_ops_desc.h"
@@ -120,7 +121,9 @@ fdnn_api_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t tran
  * its fold (rounding up) and multiplies C by the product of the folds;
  * unfolding multiplies the spatial dims and divides C (rounding up), then
  * pads.  A negative pad crops; like cuDNN 9, each pad alone must leave at
- * least one element of the dim it applies to (BAD_PARAM otherwise). */
+ * least one element of the dim it applies to (BAD_PARAM otherwise).  Every
+ * product is checked (src/core/ckd.h): folds whose product overflows
+ * int64_t, or dims past INT32_MAX, are BAD_PARAM, never a wrapped divisor. */
 static cudnnStatus_t
 dest_dims(cudnnTensorTransformDescriptor_t t, const fdnn_tensor_t *src, int *dims)
 {
@@ -130,27 +133,31 @@ dest_dims(cudnnTensorTransformDescriptor_t t, const fdnn_tensor_t *src, int *dim
     for (int i = 2; i < src->ndim; i++) {
         if (t->fold[i - 2] == 0)
             return FDNN_BAD_PARAM("foldA[%d] is 0", i - 2);
-        prod *= t->fold[i - 2];
+        if (!fdnn_ckd_mul_i64(prod, t->fold[i - 2], &prod))
+            return FDNN_BAD_PARAM("the product of the fold factors overflows (foldA[%d] is %u)", i - 2,
+                                  t->fold[i - 2]);
     }
     const bool fold = t->direction == CUDNN_TRANSFORM_FOLD;
     for (int i = 0; i < src->ndim; i++) {
         const int64_t f = i >= 2 ? t->fold[i - 2] : i == 1 ? prod : 1;
-        /* The extent the pads apply to: before folding, after unfolding. */
+        /* The extent the pads apply to: before folding, after unfolding.
+         * Dims and folds are below 2^32, so base * f and the pads fit. */
         int64_t base = src->dims[i];
         if (!fold)
-            base = i == 1 ? (base + prod - 1) / prod : base * f;
+            base = i == 1 ? fdnn_ckd_div_up_i64(base, prod) : base * f;
         const int64_t pb = t->pad_before[i], pa = t->pad_after[i];
         if (base + pb <= 0 || base + pa <= 0 || base + pb + pa <= 0)
             return FDNN_BAD_PARAM("dim %d is %lld and its pads %lld / %lld crop all of it", i, (long long)base,
                                   (long long)pb, (long long)pa);
         int64_t d = base + pb + pa;
         if (fold && i >= 2)
-            d = (d + f - 1) / f;
-        else if (fold && i == 1)
-            d *= prod;
-        if (d > INT32_MAX)
-            return FDNN_BAD_PARAM("the transform makes dim %d %lld, out of range", i, (long long)d);
-        dims[i] = (int)d;
+            d = fdnn_ckd_div_up_i64(d, f);
+        else if (fold && i == 1 && !fdnn_ckd_mul_i64(d, prod, &d))
+            d = INT64_MAX; /* reported just below */
+        int32_t d32;
+        if (!fdnn_ckd_to_i32(d, &d32))
+            return FDNN_BAD_PARAM("the transform makes dim %d %lld, more than INT32_MAX", i, (long long)d);
+        dims[i] = d32;
     }
     return CUDNN_STATUS_SUCCESS;
 }

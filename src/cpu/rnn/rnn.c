@@ -18,94 +18,210 @@
 #include "cpu/rnn/rnn.h"
 #include "cpu/rnn/rnn_internal.h"
 
+#include <assert.h>
 #include <string.h>
 
+#include "core/ckd.h"
 
-void
-fdnn_rnn_weight_offsets(const fdnn_rnn_problem_t *p, int pseudo, fdnn_rnn_wofs_t *o)
+
+/* ---- sizes ------------------------------------------------------------
+ * Every size is computed once, here, with the checked arithmetic of
+ * src/core/ckd.h: the static functions return false when an element count
+ * overflows int64_t or its bytes pass PTRDIFF_MAX.  The API layer calls
+ * fdnn_rnn_weight_sizes_fit (after the descriptor) and
+ * fdnn_rnn_seq_sizes_fit (after the sequences) before any size is read, so
+ * the accessors below, which the kernels use, never see an overflow (they
+ * assert it).  Small factors are exact by construction: gates <= 4,
+ * dirs <= 2, hidden and input < 2^31, T*B < 2^30 (fdnn_rnn_problem_seq). */
+
+/* Offsets of pseudo layer `pseudo` and the end of its last part. */
+static bool
+weight_walk(const fdnn_rnn_problem_t *p, int pseudo, fdnn_rnn_wofs_t *o, int64_t *end)
 {
-    int64_t H = p->hidden, g = p->gates, base = 0;
+    const int64_t H = p->hidden, g = gh(p);
+    int64_t base = 0;
     for (int q = 0; q <= pseudo; q++) {
         int layer = q / p->dirs;
         int64_t in = layer == 0 ? p->input : p->dirs * H;
         bool has_w = !(layer == 0 && p->skip_input);
         o->in = in;
         o->w = has_w ? base : -1;
-        base += has_w ? g * H * in : 0;
+        if (has_w && !fdnn_ckd_madd_i64(&base, g, in))
+            return false;
         o->r = base;
-        base += g * H * H;
+        if (!fdnn_ckd_madd_i64(&base, g, H))
+            return false;
         o->bw = p->bias_w ? base : -1;
-        base += p->bias_w ? g * H : 0;
+        if (p->bias_w && !fdnn_ckd_add_i64(base, g, &base))
+            return false;
         o->br = p->bias_r ? base : -1;
-        base += p->bias_r ? g * H : 0;
+        if (p->bias_r && !fdnn_ckd_add_i64(base, g, &base))
+            return false;
     }
+    *end = base;
+    return true;
+}
+
+static bool
+weight_elems(const fdnn_rnn_problem_t *p, int64_t *n)
+{
+    fdnn_rnn_wofs_t o;
+    return weight_walk(p, p->layers * p->dirs - 1, &o, n);
+}
+
+bool
+fdnn_rnn_weight_sizes_fit(const fdnn_rnn_problem_t *p)
+{
+    int64_t n;
+    size_t bytes;
+    return weight_elems(p, &n) && fdnn_ckd_bytes(n, fdnn_rnn_esize(p), &bytes);
+}
+
+void
+fdnn_rnn_weight_offsets(const fdnn_rnn_problem_t *p, int pseudo, fdnn_rnn_wofs_t *o)
+{
+    int64_t end;
+    bool ok = weight_walk(p, pseudo, o, &end);
+    assert(ok && "fdnn_rnn_weight_sizes_fit was not checked");
+    (void)ok;
 }
 
 int64_t
 fdnn_rnn_weight_elems(const fdnn_rnn_problem_t *p)
 {
-    int last = p->layers * p->dirs - 1;
-    fdnn_rnn_wofs_t o;
-    fdnn_rnn_weight_offsets(p, last, &o);
-    return o.r + p->gates * p->hidden * p->hidden + (p->bias_w ? gh(p) : 0) + (p->bias_r ? gh(p) : 0);
+    int64_t n = 0;
+    bool ok = weight_elems(p, &n);
+    assert(ok && "fdnn_rnn_weight_sizes_fit was not checked");
+    (void)ok;
+    return n;
 }
 
 size_t
 fdnn_rnn_weight_bytes(const fdnn_rnn_problem_t *p)
 {
-    return (size_t)fdnn_rnn_weight_elems(p) * fdnn_rnn_esize(p);
+    size_t bytes = 0;
+    bool ok = fdnn_ckd_bytes(fdnn_rnn_weight_elems(p), fdnn_rnn_esize(p), &bytes);
+    assert(ok && "fdnn_rnn_weight_sizes_fit was not checked");
+    (void)ok;
+    return bytes;
 }
 
-/* ---- sizes ---- */
+/* Reserve space per layer: Y tb*D*H; per direction A and dGi tb*gH each,
+ * C tb*H (LSTM), Rh tb*H and dGr tb*gH (GRU). */
+static bool
+reserve_layer(const fdnn_rnn_problem_t *p, int64_t *n)
+{
+    const int64_t tb = TB(p), H = p->hidden, g = gh(p);
+    int64_t per_dir = 0, y = 0;
+    bool ok = fdnn_ckd_madd_i64(&per_dir, 2 * tb, g);
+    if (p->cell == CUDNN_LSTM)
+        ok = ok && fdnn_ckd_madd_i64(&per_dir, tb, H);
+    if (p->cell == CUDNN_GRU)
+        ok = ok && fdnn_ckd_madd_i64(&per_dir, tb, H) && fdnn_ckd_madd_i64(&per_dir, tb, g);
+    ok = ok && fdnn_ckd_mul3_i64(tb, p->dirs, H, &y) && fdnn_ckd_madd_i64(&y, p->dirs, per_dir);
+    *n = y;
+    return ok;
+}
+
+static bool
+reserve_elems(const fdnn_rnn_problem_t *p, int64_t *n)
+{
+    int64_t layer;
+    return reserve_layer(p, &layer) && fdnn_ckd_mul_i64(p->layers, layer, n);
+}
+
+/* Forward workspace: umap TB, xin TB*in, G TB*gH, Gr B*gH, h B*H, c B*H,
+ * plus two layer-output buffers for inference. */
+static bool
+fwd_ws_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
+{
+    const int64_t tb = TB(p), B = p->B, H = p->hidden, g = gh(p);
+    *n = tb;
+    return fdnn_ckd_madd_i64(n, tb, p->input) && fdnn_ckd_madd_i64(n, tb, g) && fdnn_ckd_madd_i64(n, B, g) &&
+           fdnn_ckd_madd_i64(n, 2 * B, H) && (training || fdnn_ckd_madd_i64(n, 2 * tb, p->dirs * H));
+}
+
+/* Backward data: umap TB, two gradient buffers TB*max(in, D*H), dh, dd, dc
+ * B*H each. */
+static bool
+bwd_ws_elems(const fdnn_rnn_problem_t *p, int64_t *n)
+{
+    const int64_t tb = TB(p);
+    *n = tb;
+    return fdnn_ckd_madd_i64(n, 2 * tb, imax(p->input, p->dirs * p->hidden)) &&
+           fdnn_ckd_madd_i64(n, 3 * p->B, p->hidden);
+}
+
+/* Backward weights: umap TB, xin TB*in, Hprev TB*H. */
+static bool
+wgt_ws_elems(const fdnn_rnn_problem_t *p, int64_t *n)
+{
+    const int64_t tb = TB(p);
+    *n = tb;
+    return fdnn_ckd_madd_i64(n, tb, p->input) && fdnn_ckd_madd_i64(n, tb, p->hidden);
+}
+
+static bool
+workspace_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
+{
+    int64_t b = 0, w = 0;
+    if (!fwd_ws_elems(p, training, n))
+        return false;
+    if (training && !(bwd_ws_elems(p, &b) && wgt_ws_elems(p, &w)))
+        return false;
+    *n = imax(*n, imax(b, w));
+    return true;
+}
+
+bool
+fdnn_rnn_seq_sizes_fit(const fdnn_rnn_problem_t *p)
+{
+    const size_t es = fdnn_rnn_esize(p);
+    const int64_t tb = TB(p);
+    int64_t n;
+    size_t bytes;
+    for (int training = 0; training < 2; training++)
+        if (!workspace_elems(p, training, &n) || !fdnn_ckd_bytes(n, es, &bytes))
+            return false;
+    if (!reserve_elems(p, &n) || !fdnn_ckd_bytes(n, es, &bytes))
+        return false;
+    /* The user's x, y (and dx, dy) and state buffers, which the kernels
+     * address with int64_t element offsets. */
+    return fdnn_ckd_mul_i64(tb, p->input, &n) && fdnn_ckd_bytes(n, es, &bytes) &&
+           fdnn_ckd_mul3_i64(tb, p->dirs, p->hidden, &n) && fdnn_ckd_bytes(n, es, &bytes) &&
+           fdnn_ckd_mul3_i64((int64_t)p->layers * p->dirs, p->B, p->hidden, &n) && fdnn_ckd_bytes(n, es, &bytes);
+}
 
 int64_t
 fdnn_rnn_reserve_layer_elems(const fdnn_rnn_problem_t *p)
 {
-    int64_t tb = TB(p), H = p->hidden, g = gh(p);
-    int64_t per_dir = tb * g * 2 + (p->cell == CUDNN_LSTM ? tb * H : 0) + (p->cell == CUDNN_GRU ? tb * H + tb * g : 0);
-    return tb * p->dirs * H + p->dirs * per_dir;
+    int64_t n = 0;
+    bool ok = reserve_layer(p, &n);
+    assert(ok && "fdnn_rnn_seq_sizes_fit was not checked");
+    (void)ok;
+    return n;
 }
 
 size_t
 fdnn_rnn_reserve_bytes(const fdnn_rnn_problem_t *p)
 {
-    return (size_t)(p->layers * fdnn_rnn_reserve_layer_elems(p)) * fdnn_rnn_esize(p);
-}
-
-/* Forward workspace: umap TB, xin TB*in, G TB*gH, Gr B*gH, h B*H, c B*H,
- * plus two layer-output buffers for inference. */
-static int64_t
-fwd_ws_elems(const fdnn_rnn_problem_t *p, bool training)
-{
-    int64_t tb = TB(p), B = p->B, H = p->hidden;
-    int64_t n = tb + tb * p->input + tb * gh(p) + B * gh(p) + 2 * B * H;
-    return n + (training ? 0 : 2 * tb * p->dirs * H);
-}
-
-/* Backward data: umap TB, two gradient buffers TB*max(in, D*H), dh, dd, dc
- * B*H each. */
-static int64_t
-bwd_ws_elems(const fdnn_rnn_problem_t *p)
-{
-    int64_t tb = TB(p), B = p->B, H = p->hidden;
-    return tb + 2 * tb * imax(p->input, p->dirs * H) + 3 * B * H;
-}
-
-/* Backward weights: umap TB, xin TB*in, Hprev TB*H. */
-static int64_t
-wgt_ws_elems(const fdnn_rnn_problem_t *p)
-{
-    int64_t tb = TB(p);
-    return tb + tb * p->input + tb * p->hidden;
+    int64_t n = 0;
+    size_t bytes = 0;
+    bool ok = reserve_elems(p, &n) && fdnn_ckd_bytes(n, fdnn_rnn_esize(p), &bytes);
+    assert(ok && "fdnn_rnn_seq_sizes_fit was not checked");
+    (void)ok;
+    return bytes;
 }
 
 size_t
 fdnn_rnn_workspace_bytes(const fdnn_rnn_problem_t *p, bool training)
 {
-    int64_t n = fwd_ws_elems(p, training);
-    if (training)
-        n = imax(n, imax(bwd_ws_elems(p), wgt_ws_elems(p)));
-    return (size_t)n * fdnn_rnn_esize(p);
+    int64_t n = 0;
+    size_t bytes = 0;
+    bool ok = workspace_elems(p, training, &n) && fdnn_ckd_bytes(n, fdnn_rnn_esize(p), &bytes);
+    assert(ok && "fdnn_rnn_seq_sizes_fit was not checked");
+    (void)ok;
+    return bytes;
 }
 
 /* Row of (t, b) in the user's buffer (in vectors), -1 for padding; int32

@@ -64,6 +64,15 @@ typedef struct fdnn_rnn_wofs {
     int64_t in; /* columns of W (input size of the layer) */
 } fdnn_rnn_wofs_t;
 
+/* False when a size of the problem overflows (an element count beyond
+ * int64_t, or bytes beyond PTRDIFF_MAX): the weight space (from the
+ * descriptor alone), then, with T and B set, the workspace (both modes),
+ * the reserve and the user's x, y and state buffers.  Every size and offset
+ * function below asserts that its check passed; the API layer makes the
+ * checks (BAD_PARAM) before it reads a size. */
+bool fdnn_rnn_weight_sizes_fit(const fdnn_rnn_problem_t *p);
+bool fdnn_rnn_seq_sizes_fit(const fdnn_rnn_problem_t *p);
+
 void fdnn_rnn_weight_offsets(const fdnn_rnn_problem_t *p, int pseudo, fdnn_rnn_wofs_t *o);
 int64_t fdnn_rnn_weight_elems(const fdnn_rnn_problem_t *p);
 size_t fdnn_rnn_weight_bytes(const fdnn_rnn_problem_t *p);

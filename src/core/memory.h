@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/ckd.h"
+
 /* Alignment of every buffer the library allocates: one cache line, enough
  * for any vector load. */
 #define FDNN_ALIGNMENT 64
@@ -21,17 +23,18 @@ fdnn_align_up(size_t n)
     return (n + FDNN_ALIGNMENT - 1) & ~(size_t)(FDNN_ALIGNMENT - 1);
 }
 
-/* Overflow-checked size arithmetic: false when the result does not fit. */
+/* Overflow-checked size arithmetic: false when the result does not fit
+ * (the checked layer of src/core/ckd.h, under the names solvers use). */
 static inline bool
 fdnn_mul_size(size_t a, size_t b, size_t *out)
 {
-    return !__builtin_mul_overflow(a, b, out);
+    return fdnn_ckd_mul_size(a, b, out);
 }
 
 static inline bool
 fdnn_add_size(size_t a, size_t b, size_t *out)
 {
-    return !__builtin_add_overflow(a, b, out);
+    return fdnn_ckd_add_size(a, b, out);
 }
 
 /* Carves consecutive aligned pieces out of one workspace.  Used twice per

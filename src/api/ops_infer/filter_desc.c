@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api_impl.h"
+#include "core/ckd.h"
 #include "core/fail.h"
 #include "core/tensor.h"
 
@@ -49,8 +50,7 @@ store(cudnnFilterDescriptor_t d, cudnnDataType_t dtype, cudnnTensorFormat_t form
     for (int i = 0; i < nb; i++) {
         if (dims[i] <= 0)
             return FDNN_BAD_PARAM("filter dim %d is %d, must be positive", i, dims[i]);
-        elements *= dims[i];
-        if (elements > INT_MAX)
+        if (!fdnn_ckd_mul_i64(elements, dims[i], &elements) || elements > INT_MAX)
             return FDNN_NOT_SUPPORTED("the filter has more than 2^31-1 elements");
     }
     int vect = vect_count(dtype);

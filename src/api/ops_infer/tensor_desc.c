@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api_impl.h"
+#include "core/ckd.h"
 #include "core/fail.h"
 #include "core/tensor.h"
 
@@ -79,10 +80,10 @@ store(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnDataType_t 
             return FDNN_BAD_PARAM("strideA[%d] is %d, must be positive", i, strides[i]);
     }
     for (int i = 0; i < nb; i++) {
-        elements *= dims[i];
-        if (elements > MAX_TENSOR_ELEMENTS)
+        if (!fdnn_ckd_mul_i64(elements, dims[i], &elements) || elements > MAX_TENSOR_ELEMENTS)
             return FDNN_NOT_SUPPORTED("the tensor has more than 2^31-1 elements");
-        last += (int64_t)(dims[i] - 1) * strides[i];
+        if (!fdnn_ckd_madd_i64(&last, dims[i] - 1, strides[i]))
+            return FDNN_NOT_SUPPORTED("the tensor spans more than 2^31-1 elements");
     }
     /* cuDNN also limits the span: the last element's offset must be below
      * 2^31 - 1 (it indexes with 32-bit integers). */

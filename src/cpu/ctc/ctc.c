@@ -13,16 +13,21 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/ckd.h"
+
 size_t
 fdnn_ctc_workspace_bytes(int64_t T, int64_t N, int64_t A, int max_label)
 {
-    uint64_t S = 2 * (uint64_t)max_label + 1, slot, tmp, total;
-    if (__builtin_mul_overflow((uint64_t)T, S + (uint64_t)A, &slot) ||
-        __builtin_add_overflow(slot, 2 * S + (uint64_t)A, &slot) ||
-        __builtin_mul_overflow(slot, (uint64_t)N, &tmp) || __builtin_add_overflow(tmp, (uint64_t)N, &tmp) ||
-        __builtin_mul_overflow(tmp, (uint64_t)sizeof(double), &total) || total > SIZE_MAX)
+    /* Checked (src/core/ckd.h): SIZE_MAX when it does not fit, which the
+     * API reports as BAD_PARAM.  max_label < 2^31, so S fits. */
+    const int64_t S = 2 * (int64_t)max_label + 1;
+    int64_t slot = 0, elems;
+    size_t total;
+    if (!fdnn_ckd_madd_i64(&slot, T, S + A) || !fdnn_ckd_add_i64(slot, 2 * S + A, &slot) ||
+        !fdnn_ckd_mul_i64(slot, N, &elems) || !fdnn_ckd_add_i64(elems, N, &elems) ||
+        !fdnn_ckd_bytes(elems, sizeof(double), &total))
         return SIZE_MAX;
-    return (size_t)total;
+    return total;
 }
 
 /* log(e^a + e^b).  Both -inf gives -inf; a NaN operand gives NaN (it is

@@ -16,6 +16,7 @@
 
 #include "cudnn9.h"
 #include "freednn.h"
+#include "ref/conv_ref.h"
 #include "testutil.h"
 
 #define SYM9(name) ((__typeof__(&name))fdnn_cudnn9_sym(#name))
@@ -56,6 +57,7 @@ typedef struct problem {
     int n, c, h, w, k, r, s, ph, pw, sh, sw;
     cudnnTensorFormat_t format; /* of the problem's tensors and filter */
     cudnnTensorFormat_t tf;     /* transformFormat */
+    bool flip;                  /* CUDNN_CONVOLUTION (else CROSS_CORRELATION) */
     cudnnFilterDescriptor_t wd;
     cudnnTensorDescriptor_t dyd, dxd;
     cudnnConvolutionDescriptor_t cd;
@@ -71,7 +73,8 @@ problem_make(problem_t *p)
     cudnnCreateConvolutionDescriptor(&p->cd);
     CHECK_OK(cudnnSetFilter4dDescriptor(p->wd, CUDNN_DATA_FLOAT, p->format, p->k, p->c, p->r, p->s));
     CHECK_OK(cudnnSetTensor4dDescriptor(p->dxd, p->format, CUDNN_DATA_FLOAT, p->n, p->c, p->h, p->w));
-    CHECK_OK(cudnnSetConvolution2dDescriptor(p->cd, p->ph, p->pw, p->sh, p->sw, 1, 1, CUDNN_CROSS_CORRELATION,
+    CHECK_OK(cudnnSetConvolution2dDescriptor(p->cd, p->ph, p->pw, p->sh, p->sw, 1, 1,
+                                             p->flip ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
                                              CUDNN_DATA_FLOAT));
     int o[4];
     CHECK_OK(cudnnGetConvolution2dForwardOutputDim(p->cd, p->dxd, p->wd, o, o + 1, o + 2, o + 3));
@@ -96,10 +99,11 @@ get_folded(const problem_t *p, fold_out_t *o)
                                                      o->fc, o->fdx, o->t[0], o->t[1], o->t[2], o->t[3]);
 }
 
-/* A random cross-correlation the folding takes (the filter fits the padded
- * input). */
+/* A random convolution the folding takes (the filter fits the padded
+ * input).  With `flip` (CUDNN_CONVOLUTION), each dim has stride 1 or a
+ * filter of 1 tap, where the fold is exact (elsewhere NOT_SUPPORTED). */
 static void
-problem_random(problem_t *p)
+problem_random_mode(problem_t *p, bool flip)
 {
     memset(p, 0, sizeof(*p));
     p->n = fdnn_rng_int(&rng, 1, 2);
@@ -115,7 +119,25 @@ problem_random(problem_t *p)
     p->w = fdnn_rng_int(&rng, p->s, 13);
     p->format = fdnn_rng_int(&rng, 0, 2) == 0 ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
     p->tf = fdnn_rng_int(&rng, 0, 1) ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    p->flip = flip;
+    if (flip && !getenv("FDNN_TEST_FOLD_ANY_FLIP")) {
+        /* One tap (no flip to do) or stride 1 (no fold), per dim. */
+        if (fdnn_rng_int(&rng, 0, 1))
+            p->r = 1, p->ph = fdnn_rng_int(&rng, 0, 1);
+        else
+            p->sh = 1;
+        if (fdnn_rng_int(&rng, 0, 1))
+            p->s = 1, p->pw = fdnn_rng_int(&rng, 0, 1);
+        else
+            p->sw = 1;
+    }
     problem_make(p);
+}
+
+static void
+problem_random(problem_t *p)
+{
+    problem_random_mode(p, false);
 }
 
 /* ---- by hand ------------------------------------------------------------------- */
@@ -193,23 +215,60 @@ bwd_data(cudnnFilterDescriptor_t wd, const float *w, cudnnTensorDescriptor_t dyd
     return st;
 }
 
+/* The view t of src (up to 5 dims; the problem's views are 5-d, D = 1)
+ * in logical order (packed), as doubles. */
 static void
-test_end_to_end(int iter)
+gather(const fdnn_tensor_t *t, const float *src, double *dst)
+{
+    int64_t d[5] = {1, 1, 1, 1, 1}, st[5] = {0, 0, 0, 0, 0};
+    for (int i = 0; i < t->ndim; i++)
+        d[i] = t->dims[i], st[i] = t->strides[i];
+    size_t i = 0;
+    for (int64_t a = 0; a < d[0]; a++)
+        for (int64_t b = 0; b < d[1]; b++)
+            for (int64_t c = 0; c < d[2]; c++)
+                for (int64_t e = 0; e < d[3]; e++)
+                    for (int64_t f = 0; f < d[4]; f++)
+                        dst[i++] = src[a * st[0] + b * st[1] + c * st[2] + e * st[3] + f * st[4]];
+}
+
+/* dx against the float64 reference (src/ref) of the unfolded problem. */
+static void
+check_against_ref(const problem_t *p, const float *w, const float *dy, const float *dx, const char *what)
+{
+    fdnn_conv_problem_t cp;
+    CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_DATA, p->dxd, p->wd, p->cd, p->dyd, &cp));
+    size_t nw = (size_t)fdnn_tensor_elements(&cp.w), ny = (size_t)fdnn_tensor_elements(&cp.y),
+           nx = (size_t)fdnn_tensor_elements(&cp.x);
+    double *wd = malloc(nw * 8), *dyd = malloc(ny * 8), *want = malloc(nx * 8), *got = malloc(nx * 8);
+    gather(&cp.w, w, wd);
+    gather(&cp.y, dy, dyd);
+    gather(&cp.x, dx, got);
+    fdnn_ref_conv_bwd_data(&cp, dyd, wd, want);
+    size_t bad = 0;
+    for (size_t i = 0; i < nx; i++)
+        bad += got[i] != want[i]; /* exact: sums of multiples of 1/64 below 4 */
+    CHECK_MSG(bad == 0, "%s: %zu of %zu elements differ from the reference", what, bad, nx);
+    free(wd), free(dyd), free(want), free(got);
+}
+
+static void
+test_end_to_end(int iter, bool flip)
 {
     problem_t p;
     fold_out_t o;
     out_create(&o);
     /* A problem where dy reaches dx along both dims (else BAD_PARAM). */
     for (;;) {
-        problem_random(&p);
+        problem_random_mode(&p, flip);
         if (get_folded(&p, &o) != CUDNN_STATUS_BAD_PARAM)
             break;
         problem_free(&p);
     }
     char what[200];
-    snprintf(what, sizeof(what), "iter %d: n%d c%d %dx%d k%d %dx%d pad %d,%d stride %d,%d %s tf %s", iter, p.n, p.c,
-             p.h, p.w, p.k, p.r, p.s, p.ph, p.pw, p.sh, p.sw, p.format == CUDNN_TENSOR_NHWC ? "NHWC" : "NCHW",
-             p.tf == CUDNN_TENSOR_NHWC ? "NHWC" : "NCHW");
+    snprintf(what, sizeof(what), "iter %d: %s n%d c%d %dx%d k%d %dx%d pad %d,%d stride %d,%d %s tf %s", iter,
+             flip ? "CONVOLUTION" : "CROSS_CORRELATION", p.n, p.c, p.h, p.w, p.k, p.r, p.s, p.ph, p.pw, p.sh, p.sw,
+             p.format == CUDNN_TENSOR_NHWC ? "NHWC" : "NCHW", p.tf == CUDNN_TENSOR_NHWC ? "NHWC" : "NCHW");
     cudnnStatus_t st = get_folded(&p, &o);
     CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s: %s", what, cudnnGetErrorString(st));
     size_t nw = (size_t)p.k * p.c * p.r * p.s, ny, nx, nfw, npy, nfx;
@@ -227,6 +286,8 @@ test_end_to_end(int iter)
     CHECK_OK(bwd_data(p.wd, w, p.dyd, dy, p.cd, p.dxd, dx));
     const float one = 1, zero = 0;
     float *first = malloc(nx * 4);
+    if (st != CUDNN_STATUS_SUCCESS)
+        goto out_free; /* reported above */
     for (int combo = 0; combo < fdnn_test_isa_count() * 2; combo++) {
         CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(combo / 2)));
         CHECK_OK(freednnSetNumThreads(handle, 1 + combo % 2));
@@ -244,8 +305,10 @@ test_end_to_end(int iter)
          * exact in float whatever the order. */
         CHECK_MSG(err == 0, "%s [%s, %d thr]: folded result differs by %.3g", what, fdnn_test_isa_name(combo / 2),
                   1 + combo % 2, err);
-        if (combo == 0)
+        if (combo == 0) {
             memcpy(first, dx2, nx * 4);
+            check_against_ref(&p, w, dy, dx2, what);
+        }
         else
             CHECK_MSG(memcmp(first, dx2, nx * 4) == 0, "%s: not bitwise identical across ISA/threads", what);
     }
@@ -256,6 +319,7 @@ test_end_to_end(int iter)
     CHECK_OK(cudnnTransformTensorEx(handle, o.t[2], &one, p.dxd, dx, &zero, o.fdx, fdx));
     CHECK_OK(cudnnTransformTensorEx(handle, o.t[3], &one, o.fdx, fdx, &zero, p.dxd, dx2));
     CHECK_MSG(fdnn_max_rel_error_f32(dx2, dx, nx) == 0, "%s: gradFold + gradUnfold is not the identity", what);
+out_free:
     free(first);
     fdnn_guarded_free(w);
     fdnn_guarded_free(dy);
@@ -428,7 +492,11 @@ main(void)
     CHECK_OK(cudnnCreate(&handle));
     test_by_hand();
     for (int i = 0; i < 40; i++)
-        test_end_to_end(i);
+        test_end_to_end(i, false);
+    /* #17 item 3: CUDNN_CONVOLUTION where the fold is exact (stride 1 or a
+     * 1-tap filter along each dim), 1x1 filters included. */
+    for (int i = 0; i < 30; i++)
+        test_end_to_end(i, true);
     test_cudnn9(400);
     test_bad_inputs();
     cudnnDestroy(handle);

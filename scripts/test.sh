@@ -22,3 +22,15 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFREEDNN_SA
 ninja -C build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
    ctest --output-on-failure -j"$jobs" -LE oracle)
+
+# ---- threads: TSan stage (docs/threads.md) ----
+# Only what the threads tests need, so the stage stays short on 2 cores:
+# a handle per thread mixing conv, BN, pooling, RNN and the log callback,
+# and the pool itself.  No suppressions: everything that synchronises
+# threads is compiled with TSan.
+echo "== TSan: threads with their own handles"
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFREEDNN_TSAN=ON >/dev/null
+ninja -C build-tsan -j"$jobs" test_threads test_pool
+(cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+   ctest --output-on-failure -R '^test_(threads|pool)$')
+# ---- end threads ----

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <pthreadpool.h>
+#include "core/pool.h"
 
 #include "core/conv.h"
 #include "cudnn.h"
@@ -29,7 +29,7 @@
  * entry do not matter). */
 typedef struct fdnn_conv_exec {
     cudnnHandle_t handle;
-    pthreadpool_t pool; /* set by fdnn_conv_run: the handle's, or NULL for small problems */
+    fdnn_pool_t pool; /* set by fdnn_conv_run: the handle's, or NULL for small problems */
     const fdnn_conv_problem_t *p;
     const void *x_in, *w_in, *y_in; /* the operands read */
     void *out;                       /* the operand written (y, dx or dw) */

@@ -88,6 +88,12 @@ fdnn_cpu_count(void)
 }
 
 size_t
+fdnn_cpu_usable_count(void)
+{
+    return fdnn_cpu_usable_from(fdnn_cpu_count(), fdnn_cpu_affinity_count(), fdnn_cpu_quota_count(""));
+}
+
+size_t
 fdnn_cpu_l1d_bytes(void)
 {
     pthread_once(&cpu.once, cpu_detect);

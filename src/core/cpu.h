@@ -26,8 +26,24 @@ const char *fdnn_isa_name(fdnn_isa_t isa);
 /* Parses "scalar", "avx2", "avx512"; returns -1 for anything else. */
 int fdnn_isa_from_name(const char *name);
 
-/* Logical processors available to this process. */
+/* Logical processors online (the machine's, whatever this process may use). */
 size_t fdnn_cpu_count(void);
+
+/* CPUs this process may keep busy: the online processors, cut by the
+ * affinity mask and the cgroup CPU quota (core/cpu_limit.c).  Read afresh
+ * on each call (affinity can change while the process runs).  The default
+ * thread count of a new handle. */
+size_t fdnn_cpu_usable_count(void);
+
+/* The parts, exposed for tests.  fdnn_cpu_affinity_count: CPUs in this
+ * thread's affinity mask (0 if unknown).  fdnn_cpu_quota_count: CPUs that
+ * the cgroup (v1 or v2) CPU quota of this process allows, rounded up; 0
+ * when there is none; `root` is prefixed to /proc/self/cgroup and
+ * /sys/fs/cgroup ("" for the real ones, a directory for a fake tree).
+ * fdnn_cpu_usable_from: the smallest of the known (non-zero) counts, >= 1. */
+size_t fdnn_cpu_affinity_count(void);
+size_t fdnn_cpu_quota_count(const char *root);
+size_t fdnn_cpu_usable_from(size_t online, size_t affinity, size_t quota);
 
 /* Per-core data cache sizes in bytes (0 when unknown). */
 size_t fdnn_cpu_l1d_bytes(void);

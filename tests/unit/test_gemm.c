@@ -16,7 +16,7 @@
 #include "ref/gemm_ref.h"
 #include "testutil.h"
 
-static pthreadpool_t pool2, pool3;
+static fdnn_pool_t pool2, pool3;
 static fdnn_rng_t rng;
 
 typedef struct shape {
@@ -336,8 +336,8 @@ int
 main(void)
 {
     fdnn_rng_seed(&rng, 20261202);
-    pool2 = pthreadpool_create(2);
-    pool3 = pthreadpool_create(3);
+    pool2 = fdnn_pool_create(2);
+    pool3 = fdnn_pool_create(3);
     test_sgemm_shapes();
     test_sgemm_epilogues();
     test_sgemm_blocks();
@@ -345,7 +345,7 @@ main(void)
     test_sgemm_random();
     test_sgemm_relu_special();
     test_dgemm();
-    pthreadpool_destroy(pool2);
-    pthreadpool_destroy(pool3);
+    fdnn_pool_destroy(pool2);
+    fdnn_pool_destroy(pool3);
     return fdnn_test_finish("test_gemm");
 }

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The handle's worker threads sleep between calls (core/handle.h,
- * fdnn_handle_park_workers): after a computing call returns, no worker may
- * keep burning CPU time.  Measured with each worker thread's CPU clock
- * (Linux: the clock id of a thread id, see clock_getcpuclockid(3) and
- * posix-cpu-timers), over a quiet interval after the call.  With
- * FREEDNN_WORKER_WAIT=spin the workers busy-wait as pthreadpool does by
- * default; that run is printed as the control (how long the spin lasts
- * depends on the CPU's pause instruction, so it is not asserted). */
+ * The handle's worker threads sleep between calls (core/pool.c): after a
+ * computing call returns, no worker may keep burning CPU time once the
+ * linger time (FREEDNN_WORKER_WAIT, docs/threads.md) has passed.  Measured
+ * with each worker thread's CPU clock (Linux: the clock id of a thread id,
+ * see clock_getcpuclockid(3) and posix-cpu-timers), over a quiet interval
+ * after the call.  With FREEDNN_WORKER_WAIT=spin the workers look for work
+ * for 100 ms; that run is printed as the control (not asserted). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdlib.h>

@@ -12,8 +12,8 @@
 
 #include "core/cpu.h"
 
-int fdnn_test_passed;
-int fdnn_test_failed;
+_Atomic int fdnn_test_passed;
+_Atomic int fdnn_test_failed;
 
 void
 fdnn_test_fail(const char *file, int line, const char *fmt, ...)

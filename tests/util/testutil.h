@@ -21,8 +21,9 @@
 
 #include "cudnn.h"
 
-extern int fdnn_test_passed;
-extern int fdnn_test_failed;
+/* Atomic: CHECK may run on several threads at once (test_threads, test_pool). */
+extern _Atomic int fdnn_test_passed;
+extern _Atomic int fdnn_test_failed;
 
 void fdnn_test_fail(const char *file, int line, const char *fmt, ...)
 #if defined(__GNUC__)

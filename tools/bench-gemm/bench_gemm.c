@@ -117,7 +117,7 @@ static const shape_t resnet50[] = {
 typedef bool (*run_fn)(const fdnn_sgemm_args_t *g, void *ctx);
 
 typedef struct fdnn_ctx {
-    pthreadpool_t pool;
+    fdnn_pool_t pool;
     fdnn_isa_t isa;
     void *scratch;
     size_t scratch_bytes;
@@ -181,7 +181,7 @@ measure(run_fn fn, const fdnn_sgemm_args_t *g, void *ctx, bool single)
 }
 
 static void
-bench_shape(const shape_t *s, fdnn_isa_t isa, pthreadpool_t pool2, double peak)
+bench_shape(const shape_t *s, fdnn_isa_t isa, fdnn_pool_t pool2, double peak)
 {
     size_t m = s->m, n = s->n, k = s->k;
     float *a = fdnn_aligned_alloc(m * k * sizeof(float));
@@ -317,7 +317,7 @@ main(int argc, char **argv)
         bench_kernels(p512, p256);
         return 0;
     }
-    pthreadpool_t pool2 = pthreadpool_create(par_threads);
+    fdnn_pool_t pool2 = fdnn_pool_create(par_threads);
     /* No FMA loop for the portable level: its %peak columns read "nan". */
     double peak = isa == FDNN_ISA_SCALAR ? NAN : peak_gflops(isa);
     printf("CPU %s, %zu logical processors, L1d %zu KiB, L2 %zu KiB\n", fdnn_cpu_name(), fdnn_cpu_count(),
@@ -337,6 +337,6 @@ main(int argc, char **argv)
             s.n *= batch;
         bench_shape(&s, isa, pool2, peak);
     }
-    pthreadpool_destroy(pool2);
+    fdnn_pool_destroy(pool2);
     return 0;
 }

@@ -320,7 +320,7 @@ run_line(cudnnHandle_t h, const char *line, const options_t *o)
 int
 main(int argc, char **argv)
 {
-    options_t o = {FDNN_SHAPES_FILE, NULL, -1, -1, false, true, false, (int)fdnn_cpu_count(), 5};
+    options_t o = {FDNN_SHAPES_FILE, NULL, -1, -1, false, true, false, (int)fdnn_cpu_usable_count(), 5};
     char line[1024] = "";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -9,8 +9,9 @@
 #include "core/handle.h"
 #include "core/memory.h"
 
-/* Threads of a new handle: FREEDNN_NUM_THREADS when set to a positive
- * number, otherwise one per logical processor. */
+/* Threads of a new handle: FREEDNN_NUM_THREADS when set to a number in
+ * 1..1024, otherwise the CPUs this process may use (affinity and CPU quota,
+ * core/cpu.h): more threads than that only make them wait for each other. */
 static size_t
 default_threads(void)
 {
@@ -21,26 +22,27 @@ default_threads(void)
         if (*end == '\0' && n > 0 && n <= 1024)
             return (size_t)n;
     }
-    return fdnn_cpu_count();
+    return fdnn_cpu_usable_count();
 }
 
-/* How workers wait between calls (core/handle.h), from FREEDNN_WORKER_WAIT:
- * "spin" (pthreadpool's own busy-wait, never parked), "sleep" (parked as
- * each call returns), a number of microseconds (parked once no call has
- * come for that long), or unset: DEFAULT_LINGER_US. */
+/* How idle workers wait (core/handle.h), from FREEDNN_WORKER_WAIT: a
+ * number of microseconds they look for the next step before sleeping,
+ * "spin" (SPIN_LINGER_US), "sleep" (put to sleep as each call returns), or
+ * unset: DEFAULT_LINGER_US. */
 #define DEFAULT_LINGER_US 1000
+#define SPIN_LINGER_US 100000
 static void
 worker_wait_default(struct cudnnContext *h)
 {
     const char *env = getenv("FREEDNN_WORKER_WAIT");
-    h->park_workers = true;
+    h->park_at_return = false;
     h->linger_us = DEFAULT_LINGER_US;
     if (env == NULL)
         return;
     if (strcmp(env, "spin") == 0) {
-        h->park_workers = false;
+        h->linger_us = SPIN_LINGER_US;
     } else if (strcmp(env, "sleep") == 0) {
-        h->linger_us = 0;
+        h->park_at_return = true;
     } else {
         char *end;
         long us = strtol(env, &end, 10);
@@ -75,9 +77,7 @@ cudnnStatus_t
 fdnn_api_cudnnDestroy(cudnnHandle_t handle)
 {
     RETURN_IF_ERROR(fdnn_handle_check(handle));
-    fdnn_handle_stop_parker(handle);
-    if (handle->pool != NULL)
-        pthreadpool_destroy(handle->pool);
+    fdnn_pool_destroy(handle->pool);
     fdnn_aligned_free(handle->scratch);
     handle->magic = 0;
     free(handle);

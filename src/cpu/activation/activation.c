@@ -153,7 +153,7 @@ run_f32(const act_job_t *j, const int64_t *offs, const int64_t *st, int64_t n)
     }
 }
 
-/* pthreadpool task: row i, elements [start, start + count) of it. */
+/* pool task: row i, elements [start, start + count) of it. */
 static void
 act_tile(void *ctx, size_t row, size_t start, size_t count)
 {
@@ -209,7 +209,7 @@ run(cudnnHandle_t handle, act_job_t *j, const fdnn_tensor_t *out)
 {
     j->p.stream = j->dtype == CUDNN_DATA_FLOAT && j->beta == 0.0 &&
                   (size_t)fdnn_tensor_elements(out) * sizeof(float) >= STREAM_MIN_BYTES;
-    pthreadpool_parallelize_2d_tile_1d(fdnn_handle_pool(handle), act_tile, j, (size_t)j->plan.rows, (size_t)j->plan.len, TILE,
+    fdnn_parallelize_2d_tile_1d(fdnn_handle_pool(handle), act_tile, j, (size_t)j->plan.rows, (size_t)j->plan.len, TILE,
                                        0);
 }
 

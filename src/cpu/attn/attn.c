@@ -199,7 +199,7 @@ fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const floa
         return false;
     if (p->v_proj && !project(handle, v, p->nk, p->vS, p->wv, p->bv, H * p->vP, j.w.vp))
         return false;
-    pthreadpool_parallelize_1d(fdnn_handle_pool(handle), attn_task, &j, (size_t)p->batch * p->beam * H, 0);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), attn_task, &j, (size_t)p->batch * p->beam * H, 0);
     if (j.failed)
         return false;
     const float *res = j.w.hc;

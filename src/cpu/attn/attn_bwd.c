@@ -246,7 +246,7 @@ fdnn_attn_backward_data(cudnnHandle_t handle, const fdnn_attn_problem_t *p, cons
             return false;
         j.dh = j.w.dhc;
     }
-    pthreadpool_parallelize_1d(fdnn_handle_pool(handle), bwd_task, &j, (size_t)p->batch * p->kv_beam * H, 0);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), bwd_task, &j, (size_t)p->batch * p->kv_beam * H, 0);
     if (j.failed)
         return false;
     for (int64_t b = 0; b < p->batch; b++) {

@@ -272,9 +272,9 @@ fdnn_bn_engine_run(cudnnHandle_t handle, const bn_walk_t *w, const bn_pass_t *p,
     for (int t = 0; t < BN_NT; t++)
         T.esize[t] = t == BN_MASK ? 1 : fdnn_dtype_size(p->dtype[t]);
     T.fast = fast_path(p);
-    pthreadpool_t pool = L.rows * L.len >= BN_PARALLEL_MIN_ELEMENTS ? fdnn_handle_pool(handle) : NULL;
+    fdnn_pool_t pool = L.rows * L.len >= BN_PARALLEL_MIN_ELEMENTS ? fdnn_handle_pool(handle) : NULL;
     if (L.items > 0)
-        pthreadpool_parallelize_1d(pool, run_chunk, &T, (size_t)T.chunks, 0);
+        fdnn_parallelize_1d(pool, run_chunk, &T, (size_t)T.chunks, 0);
     if (!reduce)
         return;
     /* Chunk partials added in chunk order: the thread-count-independent

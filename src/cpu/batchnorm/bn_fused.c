@@ -155,7 +155,7 @@ finish_stats(const job_t *j, int64_t c, double shift, double t1, double t2, doub
     j->inv[c] = 1.0 / sqrt(j->var[c] + j->eps);
 }
 
-static pthreadpool_t
+static fdnn_pool_t
 pool_for(cudnnHandle_t handle, const layout_t *L)
 {
     return L->N * L->C * L->S >= PARALLEL_MIN_ELEMENTS ? fdnn_handle_pool(handle) : NULL;
@@ -228,7 +228,7 @@ run_rows_apply(cudnnHandle_t handle, job_t *j)
 {
     const layout_t *L = j->L;
     j->tiles = (L->N * L->S + APPLY_TILE - 1) / APPLY_TILE;
-    pthreadpool_parallelize_1d(pool_for(handle, L), rows_apply_tile, j, (size_t)j->tiles, 0);
+    fdnn_parallelize_1d(pool_for(handle, L), rows_apply_tile, j, (size_t)j->tiles, 0);
 }
 
 /* ---- entry points ------------------------------------------------------------ */
@@ -252,7 +252,7 @@ fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
     if (L.N * L.C * L.S == 0)
         return;
     if (L.planes) {
-        pthreadpool_parallelize_1d(pool_for(handle, &L), plane_train_channel, &j, (size_t)L.C, 0);
+        fdnn_parallelize_1d(pool_for(handle, &L), plane_train_channel, &j, (size_t)L.C, 0);
         return;
     }
     const int64_t C = L.C, R = L.N * L.S;
@@ -262,7 +262,7 @@ fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
     j.blocks = row_blocks(R);
     for (int64_t c = 0; c < C; c++)
         shift[c] = x[c]; /* row 0: each channel's first element */
-    pthreadpool_parallelize_1d(pool_for(handle, &L), rows_stats_block, &j, (size_t)j.blocks, 0);
+    fdnn_parallelize_1d(pool_for(handle, &L), rows_stats_block, &j, (size_t)j.blocks, 0);
     for (int64_t c = 0; c < C; c++) {
         double t1 = 0.0, t2 = 0.0;
         for (int64_t k = 0; k < j.blocks; k++) {
@@ -289,7 +289,7 @@ fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alp
     if (L.N * L.C * L.S == 0)
         return;
     if (L.planes)
-        pthreadpool_parallelize_1d(pool_for(handle, &L), plane_apply, &j, (size_t)(L.N * L.C), 0);
+        fdnn_parallelize_1d(pool_for(handle, &L), plane_apply, &j, (size_t)(L.N * L.C), 0);
     else
         run_rows_apply(handle, &j);
 }

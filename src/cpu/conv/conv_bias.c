@@ -45,9 +45,9 @@ channel(void *arg, size_t k)
 }
 
 void
-fdnn_conv_bwd_bias(pthreadpool_t pool, const fdnn_tensor_t *dy, const void *dy_data, double alpha, double beta,
+fdnn_conv_bwd_bias(fdnn_pool_t pool, const fdnn_tensor_t *dy, const void *dy_data, double alpha, double beta,
                    void *db, int64_t db_stride)
 {
     bias_ctx_t c = {dy, dy_data, alpha, beta, db, db_stride};
-    pthreadpool_parallelize_1d(pool, channel, &c, (size_t)dy->dims[1], 0);
+    fdnn_parallelize_1d(pool, channel, &c, (size_t)dy->dims[1], 0);
 }

@@ -7,13 +7,13 @@
 #ifndef FDNN_CPU_CONV_BIAS_H
 #define FDNN_CPU_CONV_BIAS_H
 
-#include <pthreadpool.h>
+#include "core/pool.h"
 
 #include "core/tensor.h"
 
 /* dy: an N, K, spatial... view (any rank >= 2); db: K elements with stride
  * db_stride; both of dy's data type (FLOAT or DOUBLE). */
-void fdnn_conv_bwd_bias(pthreadpool_t pool, const fdnn_tensor_t *dy, const void *dy_data, double alpha, double beta,
+void fdnn_conv_bwd_bias(fdnn_pool_t pool, const fdnn_tensor_t *dy, const void *dy_data, double alpha, double beta,
                         void *db, int64_t db_stride);
 
 #endif /* FDNN_CPU_CONV_BIAS_H */

@@ -633,7 +633,7 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
     j.row_offset = j.dy_offset + fdnn_align_up((size_t)dy_f * sizeof(float));
     j.slot_bytes = j.row_offset + fdnn_align_up((size_t)p->in[2] * sizeof(float));
 
-    size_t threads = e->pool != NULL ? pthreadpool_get_threads_count(e->pool) : 1;
+    size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
     j.chunks = threads * CHUNKS_PER_THREAD;
     j.chunks = j.chunks < j.tasks ? j.chunks : j.tasks;
     while (j.chunks > 1 && (double)j.chunks * (double)j.slot_bytes + shared_d > (double)MAX_SCRATCH_BYTES)
@@ -666,7 +666,7 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
     j.rows_fn = rows_fns[isa];
     j.grad_fn = grad_fns[isa];
     if (e->pool != NULL && j.chunks > 1)
-        pthreadpool_parallelize_1d(e->pool, run_chunk, &j, j.chunks, 0);
+        fdnn_parallelize_1d(e->pool, run_chunk, &j, j.chunks, 0);
     else
         for (size_t c = 0; c < j.chunks; c++)
             run_chunk(&j, c);

@@ -68,6 +68,6 @@ fdnn_conv_direct_execute(const fdnn_conv_exec_t *e)
         rows = (size_t)(p->k * fdnn_conv_cg(p));
         fn = p->dtype == CUDNN_DATA_FLOAT ? bwd_filter_row_f32 : bwd_filter_row_f64;
     }
-    pthreadpool_parallelize_1d(e->pool, fn, (void *)e, rows, 0);
+    fdnn_parallelize_1d(e->pool, fn, (void *)e, rows, 0);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -387,8 +387,8 @@ static void
 run_image(job_t *j, int64_t n)
 {
     j->n = n;
-    pthreadpool_parallelize_1d(j->e->pool, reorder_input, j, (size_t)(j->pl.g * j->pl.ncb * j->pl.dp * j->pl.hp), 0);
-    pthreadpool_parallelize_1d(j->e->pool, compute_row, j,
+    fdnn_parallelize_1d(j->e->pool, reorder_input, j, (size_t)(j->pl.g * j->pl.ncb * j->pl.dp * j->pl.hp), 0);
+    fdnn_parallelize_1d(j->e->pool, compute_row, j,
                                (size_t)(j->pl.g * j->nkt) * (size_t)(j->p->out[0] * j->nrg), 0);
 }
 
@@ -447,7 +447,7 @@ compute_batched(void *arg, size_t t)
 static bool
 batched_shape(const fdnn_conv_exec_t *e, const job_t *j, size_t w_bytes, size_t in_bytes, batched_t *b)
 {
-    size_t threads = e->pool != NULL ? pthreadpool_get_threads_count(e->pool) : 1;
+    size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
     size_t n = (size_t)e->p->n, slices = (size_t)(j->pl.g * j->nkt);
     if (threads < 2 || n < threads)
         return false;
@@ -483,18 +483,18 @@ run_forward(const fdnn_conv_exec_t *e, bool transposed)
     j.ibuf = (float *)(scratch + wbytes);
     if (batched) {
         if (b.chunks > 1)
-            pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
-        pthreadpool_parallelize_1d(e->pool, compute_batched, &b, buffers, 0);
+            fdnn_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
+        fdnn_parallelize_1d(e->pool, compute_batched, &b, buffers, 0);
         return CUDNN_STATUS_SUCCESS;
     }
     size_t kgroups = (size_t)(j.pl.g * j.nkt);
     if (kgroups < KGROUP_TASKS)
-        pthreadpool_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
+        fdnn_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
     for (int64_t n = 0; n < p->n; n++) {
         if (n == 0 && kgroups >= KGROUP_TASKS) {
             j.n = 0;
-            pthreadpool_parallelize_1d(e->pool, reorder_input, &j, (size_t)(j.pl.g * j.pl.ncb * j.pl.dp * j.pl.hp), 0);
-            pthreadpool_parallelize_1d(e->pool, compute_kgroup, &j, kgroups, 0);
+            fdnn_parallelize_1d(e->pool, reorder_input, &j, (size_t)(j.pl.g * j.pl.ncb * j.pl.dp * j.pl.hp), 0);
+            fdnn_parallelize_1d(e->pool, compute_kgroup, &j, kgroups, 0);
         } else {
             run_image(&j, n);
         }
@@ -793,7 +793,7 @@ typedef struct bwd_strided {
 /* Image n with the reordered image and phase buffers at `slot`, the pool
  * `pool` (NULL: this thread only). */
 static void
-bwd_strided_image(const bwd_strided_t *b, char *slot, pthreadpool_t pool, int64_t n)
+bwd_strided_image(const bwd_strided_t *b, char *slot, fdnn_pool_t pool, int64_t n)
 {
     const fdnn_conv_exec_t *e = b->e;
     const fdnn_conv_problem_t *p = e->p;
@@ -830,7 +830,7 @@ bwd_strided_image(const bwd_strided_t *b, char *slot, pthreadpool_t pool, int64_
                 run_image(&j, n);
             }
     size_t tasks = (size_t)(p->in[0] * (ph.chan_last ? p->in[1] : p->c)); /* interleave_task's */
-    pthreadpool_parallelize_1d(pool, interleave_task, &ph, tasks, 0);
+    fdnn_parallelize_1d(pool, interleave_task, &ph, tasks, 0);
 }
 
 /* Images of chunk `chunk` (an even split of the batch), on this thread
@@ -863,7 +863,7 @@ bwd_strided_filters(const bwd_strided_t *b)
                 (void)make_job(&fe, true, &j); /* succeeded in bwd_data_strided */
                 j.wbuf = (float *)(b->wbuf + w_off);
                 w_off += job_w_bytes(&j);
-                pthreadpool_parallelize_1d(b->e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
+                fdnn_parallelize_1d(b->e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
             }
 }
 
@@ -895,7 +895,7 @@ bwd_data_strided(const fdnn_conv_exec_t *e)
                 b.in_bytes = job_in_bytes(&j) > b.in_bytes ? job_in_bytes(&j) : b.in_bytes;
             }
     b.slot_bytes = b.in_bytes + fdnn_align_up(out_floats * sizeof(float));
-    size_t threads = e->pool != NULL ? pthreadpool_get_threads_count(e->pool) : 1;
+    size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
     b.chunks = p->n < BWD_CHUNKS ? p->n : BWD_CHUNKS;
     b.parallel_chunks = threads > 1 && (size_t)b.chunks >= threads;
     size_t slots = b.parallel_chunks ? (size_t)b.chunks : 1;
@@ -906,7 +906,7 @@ bwd_data_strided(const fdnn_conv_exec_t *e)
     b.slots = scratch + w_total;
     bwd_strided_filters(&b);
     if (b.parallel_chunks)
-        pthreadpool_parallelize_1d(e->pool, bwd_strided_chunk, &b, (size_t)b.chunks, 0);
+        fdnn_parallelize_1d(e->pool, bwd_strided_chunk, &b, (size_t)b.chunks, 0);
     else
         for (int64_t n = 0; n < p->n; n++)
             bwd_strided_image(&b, b.slots, e->pool, n);

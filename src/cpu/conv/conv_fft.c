@@ -366,10 +366,10 @@ src_plane(const fctx_t *x, const fsrc_t *s, int64_t q, int64_t start[3])
 #undef CGEMM_FN
 
 static void
-run_slots(fctx_t *x, pthreadpool_t pool, void (*fn)(void *, size_t))
+run_slots(fctx_t *x, fdnn_pool_t pool, void (*fn)(void *, size_t))
 {
     if (pool != NULL && x->f->nslots > 1)
-        pthreadpool_parallelize_1d(pool, fn, x, (size_t)x->f->nslots, 0);
+        fdnn_parallelize_1d(pool, fn, x, (size_t)x->f->nslots, 0);
     else
         for (int i = 0; i < x->f->nslots; i++)
             fn(x, (size_t)i);
@@ -408,7 +408,7 @@ fdnn_conv_fft_execute(const fdnn_conv_exec_t *e, bool tiling)
     run_slots(&x, e->pool, f32 ? fwd_slot_f32 : fwd_slot_f64);
     /* (2) products, one vector of frequencies per task */
     if (e->pool != NULL)
-        pthreadpool_parallelize_1d(e->pool, f32 ? product_f32 : product_f64, &x, (size_t)f.nfb, 0);
+        fdnn_parallelize_1d(e->pool, f32 ? product_f32 : product_f64, &x, (size_t)f.nfb, 0);
     else
         for (int64_t i = 0; i < f.nfb; i++)
             (f32 ? product_f32 : product_f64)(&x, (size_t)i);

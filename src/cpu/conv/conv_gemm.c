@@ -436,7 +436,7 @@ typedef struct task_ctx {
     const plan_t *pl;
     char *ws;
     const void *wc;     /* canonical filter [K][CRS] */
-    pthreadpool_t pool; /* for the work inside one chunk (NULL when chunks run in parallel) */
+    fdnn_pool_t pool; /* for the work inside one chunk (NULL when chunks run in parallel) */
     char *gemm_scratch;
     size_t gemm_scratch_bytes; /* per concurrent GEMM */
     bool par_chunks; /* chunks run in parallel: chunk i uses GEMM scratch copy i (else copy 0;

@@ -41,8 +41,8 @@ row(void *arg, size_t r)
 }
 
 void
-fdnn_conv_im2col_matrix(pthreadpool_t pool, const fdnn_conv_problem_t *p, const void *x, void *col)
+fdnn_conv_im2col_matrix(fdnn_pool_t pool, const fdnn_conv_problem_t *p, const void *x, void *col)
 {
     ctx_t c = {p, x, col, fdnn_dtype_size(p->dtype)};
-    pthreadpool_parallelize_1d(pool, row, &c, (size_t)(p->n * fdnn_conv_out_spatial(p)), 0);
+    fdnn_parallelize_1d(pool, row, &c, (size_t)(p->n * fdnn_conv_out_spatial(p)), 0);
 }

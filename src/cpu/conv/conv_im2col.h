@@ -8,10 +8,10 @@
 #ifndef FDNN_CPU_CONV_IM2COL_H
 #define FDNN_CPU_CONV_IM2COL_H
 
-#include <pthreadpool.h>
+#include "core/pool.h"
 
 #include "core/conv.h"
 
-void fdnn_conv_im2col_matrix(pthreadpool_t pool, const fdnn_conv_problem_t *p, const void *x, void *col);
+void fdnn_conv_im2col_matrix(fdnn_pool_t pool, const fdnn_conv_problem_t *p, const void *x, void *col);
 
 #endif /* FDNN_CPU_CONV_IM2COL_H */

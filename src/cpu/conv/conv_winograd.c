@@ -169,12 +169,12 @@ filter_channel(void *arg, size_t oc)
 }
 
 void
-fdnn_wino_filter_transform(const fdnn_wino_geom_t *g, float *u, pthreadpool_t pool)
+fdnn_wino_filter_transform(const fdnn_wino_geom_t *g, float *u, fdnn_pool_t pool)
 {
     ftask_t t = {g, u};
     size_t channels = (size_t)(g->groups * g->cout);
     if (pool != NULL)
-        pthreadpool_parallelize_1d(pool, filter_channel, &t, channels, 0);
+        fdnn_parallelize_1d(pool, filter_channel, &t, channels, 0);
     else
         for (size_t oc = 0; oc < channels; oc++)
             filter_channel(&t, oc);
@@ -241,7 +241,7 @@ typedef struct wctx {
     const fdnn_conv_exec_t *e;
     const wplan_t *w;
     const float *u;
-    pthreadpool_t pool; /* inside a chunk; NULL when chunks run in parallel */
+    fdnn_pool_t pool; /* inside a chunk; NULL when chunks run in parallel */
     volatile int failed;
 } wctx_t;
 
@@ -333,7 +333,7 @@ chunk(void *arg, size_t ci)
                 int64_t tb = g->tiles - t0 < w->block ? g->tiles - t0 : w->block;
                 in_task_t a = {c, b, grp, t0, tb, v};
                 if (c->pool != NULL && g->cin > 1)
-                    pthreadpool_parallelize_1d(c->pool, input_channel, &a, (size_t)g->cin, 0);
+                    fdnn_parallelize_1d(c->pool, input_channel, &a, (size_t)g->cin, 0);
                 else
                     for (int64_t i = 0; i < g->cin; i++)
                         input_channel(&a, (size_t)i);
@@ -371,12 +371,12 @@ fdnn_conv_winograd_execute(const fdnn_conv_exec_t *e)
     if (e->workspace_bytes < w.total || e->workspace == NULL)
         return FDNN_BAD_PARAM("workspace is %zu bytes, WINOGRAD_NONFUSED needs %zu", e->workspace_bytes, w.total);
     wctx_t c = {e, &w, (const float *)e->workspace, NULL, 0};
-    size_t threads = e->pool != NULL ? pthreadpool_get_threads_count(e->pool) : 1;
+    size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
     bool par = threads > 1 && (size_t)w.nchunks >= threads;
     c.pool = par ? NULL : e->pool;
     fdnn_wino_filter_transform(&w.g, (float *)e->workspace, e->pool);
     if (par)
-        pthreadpool_parallelize_1d(e->pool, chunk, &c, (size_t)w.nchunks, 0);
+        fdnn_parallelize_1d(e->pool, chunk, &c, (size_t)w.nchunks, 0);
     else
         for (int i = 0; i < w.nchunks; i++)
             chunk(&c, (size_t)i);

@@ -92,7 +92,7 @@ typedef struct bctx {
     const fdnn_conv_exec_t *e;
     const bplan_t *w;
     const float *dy;
-    pthreadpool_t pool; /* inside a chunk; NULL when chunks run in parallel */
+    fdnn_pool_t pool; /* inside a chunk; NULL when chunks run in parallel */
     volatile int failed;
 } bctx_t;
 
@@ -185,8 +185,8 @@ chunk(void *arg, size_t ci)
                 int64_t tb = g->tiles - t0 < w->block ? g->tiles - t0 : w->block;
                 tf_task_t a = {c, b, grp, t0, tb, x, d};
                 if (c->pool != NULL) {
-                    pthreadpool_parallelize_1d(c->pool, x_channel, &a, (size_t)g->cin, 0);
-                    pthreadpool_parallelize_1d(c->pool, dy_channel, &a, (size_t)g->cout, 0);
+                    fdnn_parallelize_1d(c->pool, x_channel, &a, (size_t)g->cin, 0);
+                    fdnn_parallelize_1d(c->pool, dy_channel, &a, (size_t)g->cout, 0);
                 } else {
                     for (int64_t i = 0; i < g->cin; i++)
                         x_channel(&a, (size_t)i);
@@ -278,11 +278,11 @@ fdnn_wino_bwd_filter_execute(const fdnn_conv_exec_t *e)
         return FDNN_BAD_PARAM("workspace is %zu bytes, WINOGRAD_NONFUSED needs %zu", e->workspace_bytes, w.total);
     w.g.in = e->x_in;
     bctx_t c = {e, &w, e->y_in, NULL, 0};
-    size_t threads = e->pool != NULL ? pthreadpool_get_threads_count(e->pool) : 1;
+    size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
     bool par = threads > 1 && (size_t)w.nchunks >= threads;
     c.pool = par ? NULL : e->pool;
     if (par)
-        pthreadpool_parallelize_1d(e->pool, chunk, &c, (size_t)w.nchunks, 0);
+        fdnn_parallelize_1d(e->pool, chunk, &c, (size_t)w.nchunks, 0);
     else
         for (int i = 0; i < w.nchunks; i++)
             chunk(&c, (size_t)i);
@@ -291,7 +291,7 @@ fdnn_wino_bwd_filter_execute(const fdnn_conv_exec_t *e)
     fin_task_t f = {&c};
     size_t kall = (size_t)(w.g.groups * w.g.cout);
     if (e->pool != NULL)
-        pthreadpool_parallelize_1d(e->pool, finish_channel, &f, kall, 0);
+        fdnn_parallelize_1d(e->pool, finish_channel, &f, kall, 0);
     else
         for (size_t k = 0; k < kall; k++)
             finish_channel(&f, k);

@@ -7,7 +7,7 @@
 #ifndef FDNN_CPU_CONV_WINOGRAD_ENGINE_H
 #define FDNN_CPU_CONV_WINOGRAD_ENGINE_H
 
-#include <pthreadpool.h>
+#include "core/pool.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -50,7 +50,7 @@ cudnnStatus_t fdnn_wino_check(const fdnn_conv_problem_t *p, const char *algo, co
 /* u[e][grp*cout + o][i] = (G g G^T)[e] for every filter tap matrix g, in
  * parallel over output channels on pool (NULL: serial).  u holds
  * n*n * groups*cout * cin floats. */
-void fdnn_wino_filter_transform(const fdnn_wino_geom_t *g, float *u, pthreadpool_t pool);
+void fdnn_wino_filter_transform(const fdnn_wino_geom_t *g, float *u, fdnn_pool_t pool);
 
 /* The input and output transforms on FDNN_WINO_LANES tiles at once (lane l
  * of every array is one tile; the loops over lanes vectorise).  Zero

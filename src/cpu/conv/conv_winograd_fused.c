@@ -119,7 +119,7 @@ fdnn_conv_winograd_fused_execute(const fdnn_conv_exec_t *e)
     fdnn_wino_filter_transform(&w.g, u, e->pool);
     fctx_t c = {&w, u, (char *)e->workspace + w.off_slots, blocks[isa]};
     if (e->pool != NULL)
-        pthreadpool_parallelize_1d(e->pool, run_slot, &c, (size_t)w.slots, 0);
+        fdnn_parallelize_1d(e->pool, run_slot, &c, (size_t)w.slots, 0);
     else
         for (int s = 0; s < w.slots; s++)
             run_slot(&c, (size_t)s);

@@ -210,5 +210,5 @@ fdnn_ctc_loss(cudnnHandle_t handle, const fdnn_ctc_problem_t *p, const float *pr
     int64_t Smax = 2 * (int64_t)p->max_label + 1; /* the slot layout of fdnn_ctc_workspace_bytes */
     ctc_job_t j = {.p = p, .probs = probs, .costs = costs, .grads = grads, .offsets = offsets,
                    .slots = (double *)(offsets + p->N), .slot_doubles = p->T * (Smax + p->A) + 2 * Smax + p->A};
-    pthreadpool_parallelize_1d(fdnn_handle_pool(handle), ctc_sample, &j, (size_t)p->N, 0);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), ctc_sample, &j, (size_t)p->N, 0);
 }

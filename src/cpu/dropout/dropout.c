@@ -127,7 +127,7 @@ run(cudnnHandle_t handle, task_t *T)
     /* Small tensors stay on the calling thread (waking the pool costs more);
      * the result is the same. */
     if (blocks > 0)
-        pthreadpool_parallelize_1d(blocks >= 8 ? fdnn_handle_pool(handle) : NULL, run_block, T, blocks, 0);
+        fdnn_parallelize_1d(blocks >= 8 ? fdnn_handle_pool(handle) : NULL, run_block, T, blocks, 0);
 }
 
 static uint64_t

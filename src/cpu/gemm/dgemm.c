@@ -72,7 +72,7 @@ dgemm_config(fdnn_isa_t isa)
 }
 
 bool
-fdnn_dgemm_isa(const fdnn_dgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa)
+fdnn_dgemm_isa(const fdnn_dgemm_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa)
 {
     if (args->m == 0 || args->n == 0)
         return true;
@@ -91,7 +91,7 @@ fdnn_dgemm_isa(const fdnn_dgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa
 }
 
 void
-fdnn_dgemm(const fdnn_dgemm_args_t *args, pthreadpool_t pool)
+fdnn_dgemm(const fdnn_dgemm_args_t *args, fdnn_pool_t pool)
 {
     (void)fdnn_dgemm_isa(args, pool, fdnn_cpu_max_isa());
 }

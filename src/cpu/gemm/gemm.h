@@ -22,7 +22,7 @@
 #ifndef FDNN_CPU_GEMM_H
 #define FDNN_CPU_GEMM_H
 
-#include <pthreadpool.h>
+#include "core/pool.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -53,7 +53,7 @@ typedef struct fdnn_sgemm_args {
 size_t fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_isa_t isa);
 
 /* Returns false only when scratch was too small and allocation failed. */
-bool fdnn_sgemm(const fdnn_sgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa, void *scratch,
+bool fdnn_sgemm(const fdnn_sgemm_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch,
                 size_t scratch_bytes);
 
 /* True when fdnn_sgemm would run `args` (as given, A not transposed) with a
@@ -77,11 +77,11 @@ typedef struct fdnn_dgemm_args {
     size_t ldc;
 } fdnn_dgemm_args_t;
 
-void fdnn_dgemm(const fdnn_dgemm_args_t *args, pthreadpool_t pool);
+void fdnn_dgemm(const fdnn_dgemm_args_t *args, fdnn_pool_t pool);
 
 /* fdnn_dgemm on an explicit ISA level (tests, handles with freednnSetIsa);
  * fdnn_dgemm uses fdnn_cpu_max_isa().  Returns false only when the packing
  * buffers could not be allocated (fdnn_dgemm then leaves C unchanged). */
-bool fdnn_dgemm_isa(const fdnn_dgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa);
+bool fdnn_dgemm_isa(const fdnn_dgemm_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa);
 
 #endif /* FDNN_CPU_GEMM_H */

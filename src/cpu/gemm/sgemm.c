@@ -197,7 +197,7 @@ fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_
 }
 
 bool
-fdnn_sgemm(const fdnn_sgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa, void *scratch, size_t scratch_bytes)
+fdnn_sgemm(const fdnn_sgemm_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch, size_t scratch_bytes)
 {
     if (args->m == 0 || args->n == 0)
         return true;

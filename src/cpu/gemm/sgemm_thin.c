@@ -72,7 +72,7 @@ thin_task(void *ctx, size_t o0, size_t count)
 }
 
 void
-fdnn_sgemm_thin(const fdnn_sgemm_args_t *g, pthreadpool_t pool, fdnn_isa_t isa, void *scratch)
+fdnn_sgemm_thin(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch)
 {
     static const fdnn_f32_gemv_fn dots[FDNN_ISA_COUNT] = {fdnn_f32_dot_rows__scalar, fdnn_f32_dot_rows__avx2,
                                                           fdnn_f32_dot_rows__avx512};
@@ -114,5 +114,5 @@ fdnn_sgemm_thin(const fdnn_sgemm_args_t *g, pthreadpool_t pool, fdnn_isa_t isa, 
     }
     pl.dot = mat_rows_along_k;
     pl.kernel = pl.dot ? dots[isa] : axpys[isa];
-    pthreadpool_parallelize_1d_tile_1d(pool, thin_task, &pl, pl.outputs, THIN_CHUNK, 0);
+    fdnn_parallelize_1d_tile_1d(pool, thin_task, &pl, pl.outputs, THIN_CHUNK, 0);
 }

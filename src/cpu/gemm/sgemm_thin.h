@@ -16,6 +16,6 @@ size_t fdnn_sgemm_thin_scratch_size(const fdnn_sgemm_args_t *args);
 
 /* The product, same contract as fdnn_sgemm; scratch holds at least
  * fdnn_sgemm_thin_scratch_size bytes. */
-void fdnn_sgemm_thin(const fdnn_sgemm_args_t *args, pthreadpool_t pool, fdnn_isa_t isa, void *scratch);
+void fdnn_sgemm_thin(const fdnn_sgemm_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch);
 
 #endif /* FDNN_CPU_GEMM_SGEMM_THIN_H */

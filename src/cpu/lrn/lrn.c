@@ -155,7 +155,7 @@ lrn_vec(cudnnHandle_t handle, const lrn_job_t *j)
     v.p.la = j->lrn.n - 1 - v.p.lb;
     v.p.alpha_s = (float)j->alpha;
     v.p.beta_s = (float)j->beta;
-    pthreadpool_parallelize_2d_tile_1d(fdnn_handle_pool(handle), lrn_vec_task, &v, (size_t)j->xt->dims[0], (size_t)j->S,
+    fdnn_parallelize_2d_tile_1d(fdnn_handle_pool(handle), lrn_vec_task, &v, (size_t)j->xt->dims[0], (size_t)j->S,
                                        LANE_TILE, 0);
     return true;
 }
@@ -173,7 +173,7 @@ lrn_run(cudnnHandle_t handle, lrn_job_t *j)
     j->scratch = fdnn_handle_scratch(handle, bytes);
     if (j->scratch == NULL)
         return FDNN_ALLOC_FAILED("no memory for LRN scratch (%zu bytes)", bytes);
-    pthreadpool_parallelize_1d(fdnn_handle_pool(handle), lrn_image, j, (size_t)j->xt->dims[0], 0);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), lrn_image, j, (size_t)j->xt->dims[0], 0);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -313,7 +313,7 @@ divnorm_run(cudnnHandle_t handle, lrn_job_t *j)
     j->scratch = fdnn_handle_scratch(handle, bytes);
     if (j->scratch == NULL)
         return FDNN_ALLOC_FAILED("no memory for divisive normalization scratch (%zu bytes)", bytes);
-    pthreadpool_parallelize_1d(fdnn_handle_pool(handle), divnorm_task, j, (size_t)tasks, 0);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), divnorm_task, j, (size_t)tasks, 0);
     return CUDNN_STATUS_SUCCESS;
 }
 

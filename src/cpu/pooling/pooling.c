@@ -313,14 +313,14 @@ fdnn_pooling_forward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double al
     pool_job_t j = {.p = &p, .dtype = xt->dtype, .alpha = alpha, .beta = beta, .alpha_f = (float)alpha,
                     .beta_f = (float)beta, .x = x, .y = y, .k = pick(handle)};
     if (channels_last(&p, xt->dtype, false)) {
-        pthreadpool_parallelize_1d(fdnn_handle_pool(handle), cl_fwd_row, &j, (size_t)(p.N * p.out[0] * p.out[1]), 0);
+        fdnn_parallelize_1d(fdnn_handle_pool(handle), cl_fwd_row, &j, (size_t)(p.N * p.out[0] * p.out[1]), 0);
         return CUDNN_STATUS_SUCCESS;
     }
     if (rows_unit(&p, xt->dtype, false)) {
-        pthreadpool_parallelize_1d(fdnn_handle_pool(handle), nchw_fwd_plane, &j, (size_t)(p.N * p.C), 0);
+        fdnn_parallelize_1d(fdnn_handle_pool(handle), nchw_fwd_plane, &j, (size_t)(p.N * p.C), 0);
         return CUDNN_STATUS_SUCCESS;
     }
-    pthreadpool_parallelize_1d(fdnn_handle_pool(handle), generic_fwd_plane, &j, (size_t)(p.N * p.C), 0);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), generic_fwd_plane, &j, (size_t)(p.N * p.C), 0);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -355,7 +355,7 @@ fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double a
             if (j.accf == NULL)
                 return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
         }
-        pthreadpool_parallelize_1d(fdnn_handle_pool(handle), cl_bwd_task, &j, (size_t)tasks, 0);
+        fdnn_parallelize_1d(fdnn_handle_pool(handle), cl_bwd_task, &j, (size_t)tasks, 0);
         return CUDNN_STATUS_SUCCESS;
     }
     if (rows_unit(&p, xt->dtype, true)) {
@@ -364,7 +364,7 @@ fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double a
         j.accf = fdnn_handle_scratch(handle, bytes);
         if (j.accf == NULL)
             return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
-        pthreadpool_parallelize_1d(fdnn_handle_pool(handle), nchw_bwd_task, &j, (size_t)tasks, 0);
+        fdnn_parallelize_1d(fdnn_handle_pool(handle), nchw_bwd_task, &j, (size_t)tasks, 0);
         return CUDNN_STATUS_SUCCESS;
     }
     int64_t tasks = p.N * p.C < PLANE_TASKS ? p.N * p.C : PLANE_TASKS;
@@ -372,6 +372,6 @@ fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double a
     j.acc = fdnn_handle_scratch(handle, bytes);
     if (j.acc == NULL)
         return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
-    pthreadpool_parallelize_1d(fdnn_handle_pool(handle), generic_bwd_task, &j, (size_t)tasks, 0);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), generic_bwd_task, &j, (size_t)tasks, 0);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -24,7 +24,7 @@
 #ifndef FDNN_CPU_RNN_H
 #define FDNN_CPU_RNN_H
 
-#include <pthreadpool.h>
+#include "core/pool.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,7 +52,7 @@ typedef struct fdnn_rnn_problem {
 } fdnn_rnn_problem_t;
 
 typedef struct fdnn_rnn_ctx {
-    pthreadpool_t pool;
+    fdnn_pool_t pool;
     fdnn_isa_t isa;
     cudnnHandle_t handle; /* GEMM packing scratch */
 } fdnn_rnn_ctx_t;

@@ -259,7 +259,7 @@ pick(cudnnHandle_t handle)
  * they are still awake, and the hand-out costs about a microsecond. */
 #define SERIAL_MAX_ELEMENTS 16384
 
-static pthreadpool_t
+static fdnn_pool_t
 pool_for(cudnnHandle_t handle, const sm_job_t *j)
 {
     return (double)j->N * (double)j->C * (double)j->S < SERIAL_MAX_ELEMENTS ? NULL : fdnn_handle_pool(handle);
@@ -283,17 +283,17 @@ run(cudnnHandle_t handle, sm_job_t *j)
                 unit_c = unit_c && (j->t[o]->strides[1] == 1 || j->C == 1);
             }
             if (unit_s && j->S > 1 && !(unit_c && j->S < 16)) {
-                pthreadpool_parallelize_2d_tile_1d(pool_for(handle, j), lanes_task, j, (size_t)j->N, (size_t)j->S,
+                fdnn_parallelize_2d_tile_1d(pool_for(handle, j), lanes_task, j, (size_t)j->N, (size_t)j->S,
                                                    LANE_TILE, 0);
                 return CUDNN_STATUS_SUCCESS;
             }
             if (unit_c) {
-                pthreadpool_parallelize_1d(pool_for(handle, j), rows_task, j, (size_t)(j->N * j->S), 0);
+                fdnn_parallelize_1d(pool_for(handle, j), rows_task, j, (size_t)(j->N * j->S), 0);
                 return CUDNN_STATUS_SUCCESS;
             }
         }
         if (j->mode == CUDNN_SOFTMAX_MODE_INSTANCE && same_strides_from(j, 1) && instance_dense(t0)) {
-            pthreadpool_parallelize_1d(pool_for(handle, j), rows_task, j, (size_t)j->N, 0);
+            fdnn_parallelize_1d(pool_for(handle, j), rows_task, j, (size_t)j->N, 0);
             return CUDNN_STATUS_SUCCESS;
         }
     }

@@ -39,7 +39,7 @@ blend(void *base, cudnnDataType_t dt, int64_t off, double v, double alpha, doubl
 /* The normalised coordinate of index i of n points: -1 .. 1, 0 when n == 1. */
 /* The pool for `work` element operations: small problems stay on the
  * calling thread (waking the pool costs more); results are the same. */
-static pthreadpool_t
+static fdnn_pool_t
 pool_for(cudnnHandle_t handle, int64_t work)
 {
     return work >= 32768 ? fdnn_handle_pool(handle) : NULL;
@@ -96,7 +96,7 @@ fdnn_spatial_grid_forward(cudnnHandle_t handle, cudnnDataType_t dt, int64_t n, i
                           const void *theta, void *grid)
 {
     grid_task_t T = {dt, h, w, theta, grid};
-    pthreadpool_parallelize_1d(pool_for(handle, n * h * w), grid_fwd_one, &T, (size_t)n, 0);
+    fdnn_parallelize_1d(pool_for(handle, n * h * w), grid_fwd_one, &T, (size_t)n, 0);
 }
 
 void
@@ -104,7 +104,7 @@ fdnn_spatial_grid_backward(cudnnHandle_t handle, cudnnDataType_t dt, int64_t n, 
                            const void *dgrid, void *dtheta)
 {
     grid_task_t T = {dt, h, w, dgrid, dtheta};
-    pthreadpool_parallelize_1d(pool_for(handle, n * h * w), grid_bwd_one, &T, (size_t)n, 0);
+    fdnn_parallelize_1d(pool_for(handle, n * h * w), grid_bwd_one, &T, (size_t)n, 0);
 }
 
 /* The four neighbours of a sampling point and their weights.  Points far
@@ -186,7 +186,7 @@ fdnn_spatial_sampler_forward(cudnnHandle_t handle, double alpha, const fdnn_tens
                              const void *grid, double beta, const fdnn_tensor_t *yt, void *y)
 {
     sampler_task_t T = {.alpha = alpha, .beta = beta, .xt = xt, .yt = yt, .x = x, .grid = grid, .y = y};
-    pthreadpool_parallelize_2d(pool_for(handle, fdnn_tensor_elements(yt)), sample_row, &T, (size_t)yt->dims[0],
+    fdnn_parallelize_2d(pool_for(handle, fdnn_tensor_elements(yt)), sample_row, &T, (size_t)yt->dims[0],
                                (size_t)yt->dims[2], 0);
 }
 
@@ -269,8 +269,8 @@ fdnn_spatial_sampler_backward(cudnnHandle_t handle, double alpha, const fdnn_ten
     sampler_task_t T = {.alpha = alpha, .beta = beta, .alpha_g = alpha_g, .beta_g = beta_g, .xt = xt, .dxt = dxt,
                         .dyt = dyt, .x = x, .grid = grid, .dy = dy, .dx = dx, .dgrid = dgrid, .acc = acc};
     /* dgrid first: it reads x, which dx may alias. */
-    pthreadpool_t pool = pool_for(handle, fdnn_tensor_elements(dyt));
-    pthreadpool_parallelize_2d(pool, dgrid_row, &T, (size_t)dyt->dims[0], (size_t)dyt->dims[2], 0);
-    pthreadpool_parallelize_2d(pool, dx_plane, &T, (size_t)xt->dims[0], (size_t)xt->dims[1], 0);
+    fdnn_pool_t pool = pool_for(handle, fdnn_tensor_elements(dyt));
+    fdnn_parallelize_2d(pool, dgrid_row, &T, (size_t)dyt->dims[0], (size_t)dyt->dims[2], 0);
+    fdnn_parallelize_2d(pool, dx_plane, &T, (size_t)xt->dims[0], (size_t)xt->dims[1], 0);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -3,7 +3,7 @@
  * row (the dim where c is densest) and runs rows, split into fixed pieces,
  * on the handle's pool.  Each element is computed by exactly one task from
  * its own inputs only, so any thread count gives the same bits. */
-#include <pthreadpool.h>
+#include "core/pool.h"
 
 #include "core/handle.h"
 #include "cpu/tensor/tensor_kernels.h"
@@ -143,6 +143,6 @@ fdnn_tensor_eltwise(cudnnHandle_t handle, const fdnn_eltwise_t *p)
         tasks *= d == plan.nd - 2 ? (plan.dims[d] + plan.group - 1) / plan.group : plan.dims[d];
     }
     elt_ctx_t ctx = {&plan, pick_task(handle->isa)};
-    pthreadpool_t pool = rows * plan.dims[plan.nd - 1] < SERIAL_MAX ? NULL : fdnn_handle_pool(handle);
-    pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)tasks, 0);
+    fdnn_pool_t pool = rows * plan.dims[plan.nd - 1] < SERIAL_MAX ? NULL : fdnn_handle_pool(handle);
+    fdnn_parallelize_1d(pool, run_task, &ctx, (size_t)tasks, 0);
 }

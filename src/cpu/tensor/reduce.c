@@ -9,7 +9,7 @@
  * When there are few tasks and many elements each, the reduced range is cut
  * into chunks of a fixed size, reduced in parallel into the workspace and
  * combined in chunk order.  So the bits never depend on the thread count. */
-#include <pthreadpool.h>
+#include "core/pool.h"
 #include <stdbool.h>
 
 #include "core/handle.h"
@@ -129,17 +129,17 @@ fdnn_tensor_reduce(cudnnHandle_t handle, const fdnn_reduce_t *p, void *workspace
         vertical_fn = fdnn_red_vertical_task__avx2;
     }
 #endif
-    pthreadpool_t pool = plan.outputs * plan.rcount < SERIAL_MAX ? NULL : fdnn_handle_pool(handle);
+    fdnn_pool_t pool = plan.outputs * plan.rcount < SERIAL_MAX ? NULL : fdnn_handle_pool(handle);
     if (plan.kv >= 0) {
         /* one pass of row blocks; with chunks, a second pass combines */
         red_ctx_t ctx = {&plan, vertical_fn};
-        pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.groups * plan.columns * plan.nchunks), 0);
+        fdnn_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.groups * plan.columns * plan.nchunks), 0);
         if (plan.nchunks == 1)
             return;
     } else if (plan.nchunks > 1) {
         red_ctx_t ctx = {&plan, chunk_fn};
-        pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.outputs * plan.nchunks), 0);
+        fdnn_parallelize_1d(pool, run_task, &ctx, (size_t)(plan.outputs * plan.nchunks), 0);
     }
     red_ctx_t ctx = {&plan, output_fn};
-    pthreadpool_parallelize_1d(pool, run_task, &ctx, (size_t)plan.outputs, 0);
+    fdnn_parallelize_1d(pool, run_task, &ctx, (size_t)plan.outputs, 0);
 }

@@ -22,3 +22,13 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFREEDNN_SA
 ninja -C build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
    ctest --output-on-failure -j"$jobs" -LE oracle)
+
+# ---- fuzzing (tests/fuzz/README.md, docs/reliability.md) ----------------------
+# clang + libFuzzer + ASan + UBSan build of the API harnesses, a bounded run
+# of each from the committed corpus, and the replay of every committed crash
+# input.  FREEDNN_SKIP_FUZZ=1 skips it; FREEDNN_FUZZ_SECONDS sets the time
+# per harness (default 20).
+if [ "${FREEDNN_SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== fuzz build and bounded run"
+  tests/fuzz/run.sh build-fuzz "${FREEDNN_FUZZ_SECONDS:-20}"
+fi

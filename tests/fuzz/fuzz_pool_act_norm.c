@@ -156,10 +156,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FZ(cudnnDivisiveNormalizationForward(handle, lrn, mode, alpha, x, px, means, t1, t2, beta, y, py));
             break;
         }
+        /* dy, dx and dMeans all have x's descriptor (the only one passed) */
         void *pdm = fz_tensor_buf(x, 1);
-        pdx = fz_tensor_buf(x, 1);
-        if (pdm != NULL && pdx != NULL)
-            FZ(cudnnDivisiveNormalizationBackward(handle, lrn, mode, alpha, x, px, means, py, t1, t2, beta, x, pdx,
+        pdy = fz_tensor_buf(x, 0), pdx = fz_tensor_buf(x, 1);
+        if (pdm != NULL && pdy != NULL && pdx != NULL)
+            FZ(cudnnDivisiveNormalizationBackward(handle, lrn, mode, alpha, x, px, means, pdy, t1, t2, beta, x, pdx,
                                                   pdm));
         break;
     }

@@ -22,7 +22,7 @@
 /* Largest buffer one input may allocate, and largest number of multiply-adds
  * (or element visits) one compute call may cost. */
 #define FZ_MAX_BYTES ((size_t)4 << 20)
-#define FZ_MAX_WORK 4e6
+#define FZ_MAX_WORK 2e6
 
 /* The bytes left to decode; reading past the end yields zeros. */
 struct fz {

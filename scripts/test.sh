@@ -34,3 +34,13 @@ ninja -C build-tsan -j"$jobs" test_threads test_pool
 (cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
    ctest --output-on-failure -R '^test_(threads|pool)$')
 # ---- end threads ----
+
+# ---- fuzzing (tests/fuzz/README.md, docs/reliability.md) ----------------------
+# clang + libFuzzer + ASan + UBSan build of the API harnesses, a bounded run
+# of each from the committed corpus, and the replay of every committed crash
+# input.  FREEDNN_SKIP_FUZZ=1 skips it; FREEDNN_FUZZ_SECONDS sets the time
+# per harness (default 20).
+if [ "${FREEDNN_SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== fuzz build and bounded run"
+  tests/fuzz/run.sh build-fuzz "${FREEDNN_FUZZ_SECONDS:-20}"
+fi

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Builds the libFuzzer harnesses (FREEDNN_FUZZ=ON, clang) and runs each one
+# for a bounded time from the committed seed corpus and dictionary, then
+# replays every committed crash input.  Used by scripts/test.sh (CI) and by
+# hand for longer runs (docs/reliability.md):
+#
+#   tests/fuzz/run.sh [BUILD_DIR [SECONDS_PER_HARNESS [HARNESS...]]]
+#
+# BUILD_DIR defaults to build-fuzz, SECONDS to 20, HARNESS to all of them.
+# New corpus entries go to BUILD_DIR/fuzz-corpus/<harness> (the committed
+# corpus is read, never written); crash inputs to
+# BUILD_DIR/fuzz-artifacts/<harness>/.  Exit status 1 when a harness found
+# a crash.  FDNN_FUZZ_JOBS=N runs N fuzzing processes per harness.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+build="${1:-build-fuzz}"
+seconds="${2:-20}"
+shift $(( $# > 2 ? 2 : $# ))
+harnesses=("$@")
+[ "${#harnesses[@]}" -gt 0 ] || harnesses=(tensor_ops conv pool_act_norm rnn attn ctc transform)
+
+# clang and its libFuzzer/sanitizer runtimes (Debian 12: libclang-rt-14-dev).
+need=()
+command -v clang >/dev/null 2>&1 || need+=(clang)
+clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null | grep -q / &&
+  [ -f "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a)" ] || need+=(libclang-rt-14-dev)
+if [ "${#need[@]}" -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "fuzz: installing ${need[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+cd "$root"
+launcher=()
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFREEDNN_FUZZ=ON "${launcher[@]}" >/dev/null
+ninja -C "$build" -j"${FDNN_FUZZ_BUILD_JOBS:-$(nproc)}" fuzz_harnesses
+
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:allocator_may_return_null=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export FREEDNN_NUM_THREADS=1
+status=0
+for h in "${harnesses[@]}"; do
+  exe="$build/tests/fuzz/fuzz_$h"
+  corpus="$build/fuzz-corpus/$h"
+  artifacts="$build/fuzz-artifacts/$h"
+  mkdir -p "$corpus" "$artifacts"
+  # Committed crash inputs first: each must now run clean.
+  if [ -d "$here/crashes/$h" ] && [ -n "$(ls -A "$here/crashes/$h")" ]; then
+    "$exe" -runs=0 "$here/crashes/$h" >"$artifacts/replay.log" 2>&1 ||
+      { echo "fuzz: $h: a committed crash input fails again:"; tail -40 "$artifacts/replay.log"; status=1; }
+  fi
+  echo "== fuzz_$h: ${seconds}s"
+  # -timeout: one input running a second is a finding (the harness budgets
+  # compute to milliseconds); -rss_limit_mb: a leak or a runaway allocation.
+  jobs=()
+  [ "${FDNN_FUZZ_JOBS:-1}" -le 1 ] || jobs=(-jobs="$FDNN_FUZZ_JOBS" -workers="$FDNN_FUZZ_JOBS")
+  if ! "$exe" "$corpus" "$here/corpus/$h" -dict="$here/fuzz.dict" -max_total_time="$seconds" \
+        -timeout=10 -rss_limit_mb=2048 -max_len=1024 -print_final_stats=1 "${jobs[@]}" \
+        -artifact_prefix="$artifacts/" >"$artifacts/fuzz.log" 2>&1; then
+    echo "fuzz: $h found a crash; input(s) in $artifacts:"
+    ls "$artifacts"
+    grep -A30 "ERROR\|runtime error\|deadly signal\|which no input may cause" "$artifacts/fuzz.log" | head -60
+    status=1
+  fi
+  grep -E "stat::number_of_executed_units|cov:.*ft:" "$artifacts/fuzz.log" | tail -2
+done
+exit $status

@@ -106,6 +106,9 @@ dr_probe_library_after(const char *preload, const char *path, const char *const 
         return;
     }
     if (pid == 0) {
+        /* Its own process group: a library that signals its group
+         * (kill(0, ...)) or the terminal's reaches only this child. */
+        setpgid(0, 0);
         close(res[0]);
         close(txt[0]);
         dup2(txt[1], STDOUT_FILENO);
@@ -113,6 +116,7 @@ dr_probe_library_after(const char *preload, const char *path, const char *const 
         close(txt[1]);
         child(res[1], preload, path, checks, selftest);
     }
+    setpgid(pid, pid);                   /* also here: no race with the child's own call */
     close(res[1]);
     close(txt[1]);
 
@@ -128,6 +132,7 @@ dr_probe_library_after(const char *preload, const char *path, const char *const 
         double left = timeout_s - ((double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec));
         if (left <= 0) {
             out->timed_out = true;
+            kill(-pid, SIGKILL);         /* the child and anything it started */
             kill(pid, SIGKILL);
             break;
         }

@@ -177,6 +177,12 @@ void dr_probe_library(const char *path, const char *const *checks, bool selftest
  * ignored (the shim's own probe reports it). */
 void dr_probe_library_after(const char *preload, const char *path, const char *const *checks,
                             bool selftest, int timeout_s, struct dr_probe *out);
+/* Runs fn(arg, out) in a forked child (its own process group, stdout and
+ * stderr captured) and copies the out_size bytes it fills back into `out`.
+ * Returns true when they came back; else *sig / *timed_out and err say what
+ * happened (with the child's last words). */
+bool dr_run_child(void (*fn)(void *arg, void *out), void *arg, void *out, size_t out_size, int timeout_s, int *sig,
+                  bool *timed_out, char *err, size_t err_n);
 /* Inside the child: the self-test on an already-opened library. */
 void dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out);
 const char *dr_selftest_name(int result);

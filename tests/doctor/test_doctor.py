@@ -940,12 +940,73 @@ def scenario_nvrtc_cuda11(tmp):
           "CUDA 11: asks for libnvrtc.so %s" % deps)
 
 
+def workspace(args, ld_path="", env_extra=None):
+    env = clean_env(ld_path)
+    env.update(env_extra or {})
+    p = subprocess.run([DOCTOR, "workspace", "--json", "--no-system", "--timeout", "60"] + args, env=env,
+                       capture_output=True, timeout=300)
+    try:
+        return p.returncode, json.loads(p.stdout.decode("utf-8"))
+    except ValueError:
+        if p.returncode != 2:
+            print("workspace output is not JSON:", p.stdout[:2000], p.stderr[:2000])
+        return p.returncode, None
+
+
+def scenario_workspace(tmp):
+    """The fifth failure: every algorithm's workspace for one problem, the
+    free memory, what fits, the fixes; honest "no GPU" on NVIDIA's."""
+    libdir = install_freednn(tmp)
+    # The problem string as the library logs it (fdnn_conv_problem_to_string).
+    logged = ("conv dir=fwd dt=f32 mb=8 ic=32 oc=64 g=1 ih=28 iw=28 kh=3 kw=3 sh=1 sw=1 ph=1 pw=1 dh=1 dw=1 "
+              "mode=xcorr x=nchw w=nchw y=nchw")
+    rc, r = workspace([logged.replace("dir=fwd", "dir=fwd,bwd")], ld_path=libdir)
+    check(r is not None and r["freednn"] and r["memory"] and r["memory"]["free"] > 0, "workspace: host memory %s" % r)
+    dirs = {d["dir"]: d for d in (r or {}).get("directions", [])}
+    check(sorted(dirs) == ["bwd_d", "bwd_w", "fwd"] and [len(dirs[k]["algorithms"]) for k in ("fwd", "bwd_d", "bwd_w")]
+          == [8, 6, 7], "workspace: every algorithm of the three directions")
+    ok = [a for d in dirs.values() for a in d["algorithms"] if a["status"] == 0]
+    check(ok and all(isinstance(a["workspace"], int) and a["fits"] is not None for a in ok),
+          "workspace: sizes and fits for the available algorithms")
+    check(rc == 0 and all(d["heuristic_pick"] is not None for d in dirs.values()), "workspace: picks fit, exit 0")
+    # Planning for 1 KiB of free memory: the picks that need more do not fit.
+    need = max([d["heuristic_pick"]["workspace"] for d in dirs.values() if d["heuristic_pick"]] + [0])
+    rc, r = workspace(["--free", "0.001", logged.replace("dir=fwd", "dir=fwd,bwd")], ld_path=libdir)
+    if need > 1024:
+        check(rc == 1 and r and any("CUDNN_CONV_WSCAP_DBG" in f for f in r["fixes"]) and
+              any("batch" in f for f in r["fixes"]), "workspace: a pick that does not fit, the fixes %s" %
+              (r or {}).get("fixes"))
+    else:
+        check(rc == 0 and r and r["fixes"] == [], "workspace: zero-workspace picks fit anywhere")
+    # A freednn-bench line works too; bad problems are usage errors.
+    rc, r = workspace(["conv r50 mb=1 ic=3 oc=64 ih=224 iw=224 kh=7 kw=7 sh=2 sw=2 ph=3 pw=3"], ld_path=libdir)
+    check(rc == 0 and r and r["problem"].startswith("conv dir=fwd dt=f32 mb=1 ic=3 oc=64"), "workspace: bench line")
+    for bad in ("conv mb=0 ic=3 oc=8 ih=8 iw=8 kh=3 kw=3", "conv mb=1 ic=3 oc=8 ih=2 iw=2 kh=5 kw=5",
+                "conv mb=1 ic=3 oc=8 ih=8 iw=8 dt=q8"):
+        rc, r = workspace([bad], ld_path=libdir)
+        check(rc == 2, "workspace %r: usage error, got %d" % (bad, rc))
+    # NVIDIA-style library without a GPU: "no GPU", not a failure.
+    folder = os.path.join(tmp, "nogpu")
+    os.makedirs(folder)
+    src = os.path.join(folder, "conv.c")
+    open(src, "w").write(FAKE_CONV_SRC)
+    subprocess.run([CC, "-shared", "-fPIC", "-w", "-o", os.path.join(folder, "libcudnn.so.8"), src, "-DMODE=2",
+                    "-Wl,-soname,libcudnn.so.8"], check=True)
+    rc, r = workspace([logged], ld_path=folder)
+    check(rc == 0 and r and r["no_gpu"] and not r["freednn"], "workspace: no GPU reported honestly %s" % r)
+    lib9 = "/usr/local/cuda/lib64/libcudnn.so.9"
+    if os.path.exists(lib9):
+        rc, r = workspace(["--lib", lib9, logged])
+        check(r is not None and r["loaded"] and (r["no_gpu"] or r["memory"] is not None),
+              "workspace: NVIDIA's cuDNN 9 answers or says no GPU %s" % r)
+
+
 def main():
     scenarios = [scenario_healthy, scenario_shadow, scenario_mixed, scenario_missing_sublib, scenario_header,
                  scenario_missing_dep, scenario_abort, scenario_selftest_outcomes, scenario_wrong_class, scenario_broken_files, scenario_nvidia_cuda_major, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_tensorflow, scenario_for_binary,
                  scenario_windows, scenario_windows_order, scenario_windows_dll, scenario_windows_cuda11, scenario_pe_damaged, scenario_nvidia9,
                  scenario_loader_model, scenario_many_places, scenario_expect_major, scenario_build_pairs,
-                 scenario_pip_sublib, scenario_small, scenario_windows_defects, scenario_nvrtc_cuda11]
+                 scenario_pip_sublib, scenario_small, scenario_windows_defects, scenario_nvrtc_cuda11, scenario_workspace]
     only = os.environ.get("DOCTOR_TEST")
     for s in scenarios:
         if only and only not in s.__name__:

@@ -305,6 +305,8 @@ enum dr_level { DR_OK = 0, DR_INFO, DR_SKIP, DR_WARN, DR_FAIL };
 void dr_verdict(enum dr_level level, const char *check, const char *fix, const char *fmt, ...)
     DR_PRINTF(4, 5);
 int dr_worst_level(void);
+/* Writes s to stdout as a JSON string (valid UTF-8 whatever its bytes). */
+void dr_json_str(const char *s);
 void dr_report_print(struct dr_ctx *ctx, const struct dr_selftest *st, const char *st_lib);
 /* The Windows part keeps its own facts for the JSON output. */
 struct dr_win_dll {

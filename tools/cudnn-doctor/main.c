@@ -16,7 +16,7 @@ usage(FILE *f)
 {
     fprintf(f,
             "usage: cudnn-doctor [options]\n"
-            "       cudnn-doctor workspace [--json] [--lib FILE] \"PROBLEM\"\n"
+            "       cudnn-doctor workspace [--json] [--lib FILE] [--free MIB] \"PROBLEM\"\n"
             "Finds every cuDNN the loader can reach, reads versions without loading, loads each\n"
             "copy in a child process, runs a small convolution, and explains what is wrong.\n"
             "`workspace` lists every algorithm's workspace for one convolution problem (as\n"

@@ -95,8 +95,16 @@ utf8_len(const unsigned char *p)
     return n;
 }
 
+static void jstr(const char *s);
+
 /* A JSON string.  Paths and library messages are bytes, not always UTF-8:
  * an invalid byte becomes U+FFFD so the document stays valid. */
+void
+dr_json_str(const char *s)
+{
+    jstr(s);
+}
+
 static void
 jstr(const char *s)
 {

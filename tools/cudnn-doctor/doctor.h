@@ -18,6 +18,7 @@
  *   python.c    the Python pitfalls (pip wheels, PyTorch, TensorFlow)
  *   buildpairs.c headers and libcudnn.so development links, as builds pair them
  *   windows.c   a Windows folder: DLL search order, imports, bitness
+ *   workspace.c `cudnn-doctor workspace`: every algorithm's workspace for one problem
  *   report.c    verdicts, the human summary and --json
  *   main.c      options and the order of the work
  * Nothing here is thread-shared; the doctor is single-threaded. */

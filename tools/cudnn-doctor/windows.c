@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DIRS 24
+#define MAX_DIRS 256
 #define MAX_DLLS 96
 
 struct wdir {
@@ -31,6 +31,7 @@ struct wdir {
 struct wctx {
     struct wdir dirs[MAX_DIRS];
     int n_dirs;
+    int n_dropped;                       /* folders past MAX_DIRS: said, not silently lost */
     bool have_system;
     struct dr_win_dll dlls[MAX_DLLS];    /* cuDNN DLLs first, then the dependencies found */
     bool walked[MAX_DLLS];               /* imports already checked */
@@ -92,8 +93,12 @@ same_dir(const char *a, const char *b)
 static void
 add_dir(const char *path, const char *origin)
 {
-    if (W.n_dirs >= MAX_DIRS || path[0] == 0)
+    if (path[0] == 0)
         return;
+    if (W.n_dirs >= MAX_DIRS) {
+        W.n_dropped++;
+        return;
+    }
     for (int i = 0; i < W.n_dirs; i++)
         if (same_dir(W.dirs[i].path, path))
             return;                      /* a folder listed again adds nothing */
@@ -376,6 +381,10 @@ dr_check_windows(struct dr_ctx *ctx)
         add_dir(bin, "PATH (cuDNN folder)");
     dr_split(o->windows_path, ';', add_path_item, NULL);
 
+    if (W.n_dropped > 0)
+        dr_verdict(DR_WARN, "win-path", "shorten PATH: Windows itself stops at 32767 characters",
+                   "only the first %d folders of the search order are checked; %d more are not", MAX_DIRS,
+                   W.n_dropped);
     /* #1: brackets and other odd characters in a folder break some loaders' lookups. */
     for (int i = 0; i < W.n_dirs; i++)
         if (strpbrk(W.dirs[i].path, "[]%!") != NULL)

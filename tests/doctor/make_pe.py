@@ -65,3 +65,14 @@ def make_dll(path, machine, imports, delay=(), version=None):
     data = head + b"\0" * (SECTION_FILE - len(head)) + body
     with open(path, "wb") as f:
         f.write(data)
+
+
+if __name__ == "__main__":
+    # make_pe.py DIR: sample DLLs for the PE reader's fuzz test (parse_fuzz pe).
+    import os
+    import sys
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    make_dll(os.path.join(out, "a.dll"), AMD64, ["KERNEL32.dll", "zlibwapi.dll", "cublas64_12.dll"],
+             delay=["nvrtc64_120_0.dll"], version=(8, 9, 4, 25))
+    make_dll(os.path.join(out, "b.dll"), I386, ["KERNEL32.dll"])

@@ -20,8 +20,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_pe import AMD64, I386, make_dll  # noqa: E402
 
-DOCTOR, LIBDIR, INCLUDE, CC = sys.argv[1:5]
-PARSE_FUZZ = sys.argv[5] if len(sys.argv) > 5 else None
+DOCTOR, LIBDIR, INCLUDE = (os.path.abspath(a) for a in sys.argv[1:4])
+CC = sys.argv[4]
+PARSE_FUZZ = os.path.abspath(sys.argv[5]) if len(sys.argv) > 5 else None
 SUBLIBS8 = ["ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"]
 passed = failed = skipped = 0
 
@@ -32,14 +33,21 @@ FAKE_SRC = r"""
 #ifndef CUDART
 #define CUDART 12020
 #endif
+#ifndef CHECK_STATUS
+#define CHECK_STATUS 0
+#endif
 size_t cudnnGetVersion(void) { return VERSION; }
 size_t cudnnGetCudartVersion(void) { return CUDART; }
 int cudnnOpsInferVersionCheck(void) { return 0; }
 int cudnnOpsTrainVersionCheck(void) { return 0; }
-int cudnnCnnInferVersionCheck(void) { return 0; }
+int cudnnCnnInferVersionCheck(void) { return CHECK_STATUS; }
 int cudnnCnnTrainVersionCheck(void) { return 0; }
 int cudnnAdvInferVersionCheck(void) { return 0; }
 int cudnnAdvTrainVersionCheck(void) { return 0; }
+#ifdef KILL_GROUP
+#include <signal.h>
+__attribute__((constructor)) static void kill_group(void) { kill(0, SIGTERM); }
+#endif
 #ifdef ABORT_ON_LOAD
 #include <stdio.h>
 __attribute__((constructor)) static void die(void)
@@ -107,15 +115,24 @@ def clean_env(ld_path=""):
     return env
 
 
-def doctor(args, ld_path="", env_extra=None):
+def as_nobody():
+    """When the tests run as root, permissions do not stop root: scenarios
+    about unreadable files run the programs as `nobody`."""
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def doctor(args, ld_path="", env_extra=None, cwd=None, user=None, exe=None):
     env = clean_env(ld_path)
     env.update(env_extra or {})
-    p = subprocess.run([DOCTOR, "--json", "--no-system", "--timeout", "30"] + args, env=env, capture_output=True, text=True,
-                       timeout=300)
+    p = subprocess.run([exe or DOCTOR, "--json", "--no-system", "--timeout", "30"] + args, env=env,
+                       capture_output=True, timeout=300, cwd=cwd, preexec_fn=user)
     try:
-        report = json.loads(p.stdout)
+        # Strict UTF-8: the output must be valid JSON in valid UTF-8 whatever the paths hold.
+        report = json.loads(p.stdout.decode("utf-8"))
     except ValueError:
-        print("doctor output is not JSON:", p.stdout[:2000], p.stderr[:2000])
+        if p.returncode != 2:                  # usage errors print no JSON
+            print("doctor output is not JSON:", p.stdout[:2000], p.stderr[:2000])
         report = {"verdicts": [], "libraries": [], "headers": [], "windows": []}
     return p.returncode, report
 
@@ -153,15 +170,19 @@ def install_freednn(root):
     return os.path.join(root, "lib")
 
 
-def fake_lib(folder, soname, version, extra_flags=(), abort=False, cudart=12020):
-    """A fake library `soname` reporting `version` (8600 -> 8.6.0), stored as
-    soname.<M.m.p> with the soname link, like NVIDIA's files."""
+def fake_lib(folder, soname, version, extra_flags=(), abort=False, cudart=12020, plain=False, real_name=None):
+    """A fake library `soname` reporting `version` (8600 -> 8.6.0; 91900 ->
+    9.19.0), stored as soname.<M.m.p> with the soname link, like NVIDIA's
+    files (plain: one file named `soname`, like pip's wheels)."""
     os.makedirs(folder, exist_ok=True)
     src = os.path.join(folder, "fake.c")
     with open(src, "w") as f:
         f.write(FAKE_SRC)
-    ver = "%d.%d.%d" % (version // 1000, version % 1000 // 100, version % 100)
-    real = soname[:soname.index(".so.") + 4] + ver
+    if version >= 90000:
+        ver = "%d.%d.%d" % (version // 10000, version % 10000 // 100, version % 100)
+    else:
+        ver = "%d.%d.%d" % (version // 1000, version % 1000 // 100, version % 100)
+    real = real_name or (soname if plain else soname[:soname.index(".so.") + 4] + ver)
     cmd = [CC, "-shared", "-fPIC", "-o", os.path.join(folder, real), src, "-DVERSION=%d" % version,
            "-DCUDART=%d" % cudart,
            "-Wl,-soname," + soname] + list(extra_flags)
@@ -169,7 +190,8 @@ def fake_lib(folder, soname, version, extra_flags=(), abort=False, cudart=12020)
         cmd.append("-DABORT_ON_LOAD")
     subprocess.run(cmd, check=True)
     os.remove(src)
-    os.symlink(real, os.path.join(folder, soname))
+    if real != soname:
+        os.symlink(real, os.path.join(folder, soname))
 
 
 def scenario_healthy(tmp):
@@ -627,10 +649,365 @@ def scenario_nvidia9(tmp):
               w["origin"].startswith("ld.so.cache"), "ld.so.cache: same file as ldconfig -p")
 
 
+# ---- issue #15: the loader model against the real loader, and the defects ----
+
+TRUTH_SRC = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* What the real loader does: dlopen NAME by name, print the file that
+ * answers cudnnGetVersion, or the loader's error. */
+int main(int argc, char **argv)
+{
+    void *h = dlopen(argc > 1 ? argv[1] : "libcudnn.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        printf("ERROR %s\n", dlerror());
+        return 0;
+    }
+    Dl_info info;
+    char real[PATH_MAX];
+    void *f = dlsym(h, "cudnnGetVersion");
+    if (f != NULL && dladdr(f, &info) && realpath(info.dli_fname, real) != NULL)
+        printf("%s\n", real);
+    return 0;
+}
+"""
+
+
+def build_truth(path, rpath=None):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    src = path + ".c"
+    open(src, "w").write(TRUTH_SRC)
+    cmd = [CC, "-o", path, src, "-ldl"]
+    if rpath:
+        cmd += ["-Wl,--enable-new-dtags", "-Wl,-rpath," + rpath]
+    subprocess.run(cmd, check=True)
+    os.chmod(path, 0o755)
+    return path
+
+
+def truth(prog, ld_path="", cwd=None, user=None):
+    p = subprocess.run([prog], env=clean_env(ld_path), capture_output=True, text=True, cwd=cwd, preexec_fn=user,
+                       timeout=60)
+    return p.stdout.strip()
+
+
+def agree(what, prog, args, ld_path="", cwd=None, user=None):
+    """The doctor's winner for libcudnn.so.8 is the file the real loader
+    loads, or both say nothing loads.  Returns the doctor's report."""
+    t = truth(prog, ld_path, cwd, user)
+    rc, r = doctor(["--no-probe"] + args, ld_path=ld_path, cwd=cwd, user=user)
+    w = winner(r, "libcudnn.so.8")
+    if t.startswith("ERROR"):
+        check(w is None or not w["loadable"], "%s: the loader fails (%s) but the doctor loads %s" % (what, t, w))
+    else:
+        got = os.path.realpath(w["path"]) if w else None
+        check(got == t, "%s: the loader loads %s, the doctor says %s" % (what, t, got))
+    return t, rc, r
+
+
+def scenario_loader_model(tmp):
+    """#3, #4, #9: the doctor's search against glibc's, case by case."""
+    os.chmod(tmp, 0o755)
+    good = install_freednn(os.path.join(tmp, "good"))
+    prog = build_truth(os.path.join(tmp, "truth"))
+    # An empty LD_LIBRARY_PATH element is the current folder.
+    cwd = os.path.join(tmp, "cwd")
+    fake_lib(cwd, "libcudnn.so.8", 8600)
+    t, rc, r = agree("empty element", prog, [], ld_path=":" + good, cwd=cwd)
+    check(t.startswith(cwd), "empty element: the real loader takes the current folder (%s)" % t)
+    agree("trailing ':'", prog, [], ld_path=good + ":", cwd=cwd)
+    # glibc-hwcaps subfolders come before the folder itself.
+    hw = os.path.join(tmp, "hw")
+    fake_lib(os.path.join(hw, "glibc-hwcaps", "x86-64-v2"), "libcudnn.so.8", 8700)
+    fake_lib(hw, "libcudnn.so.8", 8600)
+    agree("glibc-hwcaps", prog, [], ld_path=hw)
+    # $ORIGIN, $LIB and $PLATFORM in a program's RUNPATH.
+    app = os.path.join(tmp, "app")
+    for sub, v in (("lib/x86_64-linux-gnu", 8700), ("lib64", 8800), ("lib/aarch64-linux-gnu", 8700),
+                   ("p/x86_64", 8500), ("p/aarch64", 8500)):
+        fake_lib(os.path.join(app, sub), "libcudnn.so.8", v)
+    for tag, rp in (("lib", "$ORIGIN/../$LIB"), ("platform", "$ORIGIN/../p/${PLATFORM}")):
+        exe = build_truth(os.path.join(app, "bin", "truth_" + tag), rp)
+        t, rc, r = agree("RUNPATH " + rp, exe, ["--for", exe])
+        check(not t.startswith("ERROR"), "RUNPATH %s: the real loader finds a copy (%s)" % (rp, t))
+    # A folder or a link loop named libcudnn.so.8 stops the loader.
+    for tag in ("dir", "loop"):
+        bad = os.path.join(tmp, "bad_" + tag)
+        os.makedirs(bad)
+        if tag == "dir":
+            os.makedirs(os.path.join(bad, "libcudnn.so.8"))
+        else:
+            os.symlink("libcudnn.so.8", os.path.join(bad, "libcudnn.so.8"))
+        t, rc, r = agree(tag, prog, [], ld_path=bad + ":" + good)
+        check(t.startswith("ERROR"), "%s: the real loader stops (%s)" % (tag, t))
+        rc, r = doctor([], ld_path=bad + ":" + good)
+        f = verdicts(r, "found", "fail")
+        check(rc == 1 and len(f) == 1 and "remove or rename" in (f[0]["fix"] or ""), "%s: found fails %s" % (tag, f))
+    # An unreadable copy is skipped (as `nobody` when the tests run as root).
+    user = as_nobody if os.geteuid() == 0 else None
+    for root, _, files in os.walk(tmp):
+        for n in files:
+            if not os.path.islink(os.path.join(root, n)):
+                os.chmod(os.path.join(root, n), 0o755)
+    locked = os.path.join(tmp, "locked")
+    fake_lib(locked, "libcudnn.so.8", 8600)
+    os.chmod(os.path.join(locked, "libcudnn.so.8.6.0"), 0o600 if user else 0o000)
+    for root, dirs, _ in os.walk(tmp):
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o755)
+    t, rc, r = agree("unreadable", prog, [], ld_path=locked + ":" + good, user=user)
+    check(t.startswith(os.path.realpath(good)), "unreadable: the real loader goes on (%s)" % t)
+    rc, r = doctor([], ld_path=locked + ":" + good, user=user)
+    f = verdicts(r, "file", "warn")
+    check(len(f) == 1 and "chmod a+r" in f[0]["fix"], "unreadable: warned with chmod a+r %s" % f)
+    rc, r = doctor([], ld_path=locked, user=user)
+    f = verdicts(r, "found", "fail")
+    check(rc == 1 and len(f) == 1 and "chmod a+r" in f[0]["fix"] and "replace" not in f[0]["fix"],
+          "unreadable only copy: chmod fix %s" % f)
+
+
+def scenario_many_places(tmp):
+    """#9: more than 96 search places; non-UTF-8 folder names in the JSON."""
+    dirs = []
+    for i in range(130):
+        d = os.path.join(tmp, "d%03d" % i)
+        os.makedirs(d)
+        dirs.append(d)
+    odd = os.path.join(tmp.encode(), b"odd-\xed\xa0\x80-\xff-\xc0\xaf")
+    os.makedirs(odd)
+    libdir = install_freednn(odd.decode("utf-8", "surrogateescape"))
+    rc, r = doctor(["--no-selftest"], ld_path=":".join(dirs) + ":" + libdir)
+    w = winner(r, "libcudnn.so.8")
+    check(rc == 0 and w is not None and "odd-" in w["path"], "131 places: the last one is searched, JSON valid")
+
+
+def scenario_expect_major(tmp):
+    """#5, #7: --for a program linking cuDNN 9 with --expect 8.9; libcudnn.so.8
+    that is cuDNN 9.19; malformed --expect."""
+    good = install_freednn(os.path.join(tmp, "good"))
+    nine = os.path.join(tmp, "nine")
+    fake_lib(nine, "libcudnn.so.9", 91900)
+    src = os.path.join(tmp, "main.c")
+    open(src, "w").write("int main(void) { return 0; }\n")
+    app = os.path.join(tmp, "app9")
+    subprocess.run([CC, "-o", app, src, "-L" + nine, "-Wl,--no-as-needed", "-l:libcudnn.so.9"], check=True)
+    rc, r = doctor(["--for", app, "--expect", "8.9", "--no-selftest"], ld_path=good + ":" + nine)
+    f = verdicts(r, "expect", "fail")
+    check(rc == 1 and any("links libcudnn.so.9" in v["message"] for v in f), "for+expect: major conflict %s" % f)
+    for bad in ("8.x", "eight", "8.9.4.1", ""):
+        rc, r = doctor(["--expect", bad], ld_path=good)
+        check(rc == 2, "--expect %r: usage error 2, got %d" % (bad, rc))
+    # libcudnn.so.8 -> a cuDNN 9.19 library, with 8.9.4 headers.
+    so8 = os.path.join(tmp, "so8")
+    fake_lib(so8, "libcudnn.so.9", 91900)
+    os.symlink("libcudnn.so.9.19.0", os.path.join(so8, "libcudnn.so.8"))
+    rc, r = doctor(["--expect", "8.9", "--include", os.path.join(tmp, "good", "include"), "--no-selftest"],
+                   ld_path=so8)
+    f = verdicts(r, "file", "fail")
+    check(rc == 1 and any("9.19.0" in v["message"] and "cannot run on it" in v["message"] for v in f),
+          "so.8 -> 9.19: a failure, not a warning %s" % f)
+    e = verdicts(r, "expect", "fail")
+    check(e and "older" not in e[0]["message"] and "another major" in e[0]["message"], "9.19 wording %s" % e)
+    h = verdicts(r, "header", "fail")
+    check(h and "9.19" not in (h[0]["fix"] or "") and "cuDNN 8" in h[0]["fix"], "header fix %s" % h)
+
+
+def scenario_build_pairs(tmp):
+    """#5: header/library pairs across majors, -lcudnn links elsewhere."""
+    good = install_freednn(os.path.join(tmp, "good"))
+    nine = os.path.join(tmp, "nine")
+    fake_lib(nine, "libcudnn.so.9", 91900)
+    os.symlink(os.path.join(nine, "libcudnn.so.9"), os.path.join(good, "libcudnn.so"))
+    rc, r = doctor(["--no-selftest"], ld_path=good)
+    f = verdicts(r, "header-pair", "fail")
+    check(rc == 1 and len(f) == 1 and "libcudnn.so.9" in f[0]["message"], "8.9 header beside a cuDNN 9 -lcudnn %s" % f)
+    os.remove(os.path.join(good, "libcudnn.so"))
+    os.symlink("libcudnn.so.8", os.path.join(good, "libcudnn.so"))
+    rc, r = doctor(["--no-selftest"], ld_path=good)
+    check(rc == 0 and len(verdicts(r, "devlink", "ok")) == 1, "matching dev link %s" % verdicts(r, "devlink"))
+    # LIBRARY_PATH holds a libcudnn.so of cuDNN 9 while 8.9 is expected.
+    os.symlink("libcudnn.so.9", os.path.join(nine, "libcudnn.so"))
+    rc, r = doctor(["--no-selftest", "--expect", "8.9"], ld_path=good, env_extra={"LIBRARY_PATH": nine})
+    f = verdicts(r, "devlink", "fail")
+    check(rc == 1 and len(f) == 1 and "LIBRARY_PATH" in f[0]["message"], "LIBRARY_PATH dev link %s" % f)
+    # A toolkit libcudnn.so of a newer 8.x than the one that loads.
+    cuda = os.path.join(tmp, "cuda")
+    fake_lib(os.path.join(cuda, "lib64"), "libcudnn.so.8", 8907 * 1)
+    os.symlink("libcudnn.so.8", os.path.join(cuda, "lib64", "libcudnn.so"))
+    old = os.path.join(tmp, "old")
+    fake_lib(old, "libcudnn.so.8", 8600)
+    rc, r = doctor(["--no-selftest"], ld_path=old, env_extra={"CUDA_HOME": cuda})
+    f = verdicts(r, "devlink", "fail")
+    check(len(f) == 1 and "8.9.7" in f[0]["message"] and "8.6.0" in f[0]["message"], "toolkit dev link %s" % f)
+
+
+def scenario_pip_sublib(tmp):
+    """#6: pip layout (no version in the file names): a sub-library of
+    another version, and one whose own version check fails."""
+    lib = os.path.join(tmp, "site", "nvidia", "cudnn", "lib")
+    os.makedirs(lib)
+    for name in ["cudnn"] + ["cudnn_" + s for s in SUBLIBS8]:
+        shutil.copy(os.path.join(LIBDIR, "lib%s.so.8.9.4" % name), os.path.join(lib, "lib%s.so.8" % name))
+    os.remove(os.path.join(lib, "libcudnn_cnn_infer.so.8"))
+    fake_lib(lib, "libcudnn_cnn_infer.so.8", 8600, plain=True)
+    rc, r = doctor(["--no-selftest"], ld_path=lib)
+    f = verdicts(r, "sublib-mix", "fail")
+    check(rc == 1 and any("8.6.0" in v["message"] for v in f), "pip: an 8.6 sub-library is a mix %s" % f)
+    os.remove(os.path.join(lib, "libcudnn_cnn_infer.so.8"))
+    fake_lib(lib, "libcudnn_cnn_infer.so.8", 8904, plain=True, extra_flags=["-DCHECK_STATUS=14"])
+    rc, r = doctor(["--no-selftest"], ld_path=lib)
+    f = verdicts(r, "sublib-mix", "fail")
+    check(rc == 1 and any("cudnnCnnInferVersionCheck" in v["message"] for v in f), "pip: own check fails %s" % f)
+
+
+def scenario_small(tmp):
+    """#9: LD_PRELOAD, --ld-cache, process group, the archive's own lib/, --help."""
+    good = install_freednn(os.path.join(tmp, "good"))
+    old = os.path.join(tmp, "old")
+    fake_lib(old, "libcudnn.so.8", 8600)
+    rc, r = doctor([], ld_path=good, env_extra={"LD_PRELOAD": os.path.join(old, "libcudnn.so.8")})
+    w = winner(r, "libcudnn_ops_infer.so.8")
+    check(len(verdicts(r, "preload", "warn")) == 1, "LD_PRELOAD: warned")
+    check(rc == 0 and w is not None and w["probe"]["version_from"].startswith(os.path.realpath(good)) and
+          verdicts(r, "sublib-mix", "fail") == [], "LD_PRELOAD: does not leak into the probes %s" %
+          [v for v in r["verdicts"] if v["level"] == "fail"])
+    rc, r = doctor(["--ld-cache", os.path.join(tmp, "no-such-cache")], ld_path=good)
+    check(rc == 2, "unreadable --ld-cache: usage error, got %d" % rc)
+    killer = os.path.join(tmp, "killer")
+    fake_lib(killer, "libcudnn.so.8", 8904, extra_flags=["-DKILL_GROUP"])
+    rc, r = doctor(["--no-selftest"], ld_path=killer)
+    w = winner(r, "libcudnn.so.8")
+    check(rc == 1 and w is not None and w["probe"]["signal"] != 0, "kill(0): the doctor survives %s" % (w or {}).get("probe"))
+    arch = os.path.join(tmp, "arch")
+    install_freednn(arch)
+    os.makedirs(os.path.join(arch, "bin"))
+    shutil.copy(DOCTOR, os.path.join(arch, "bin", "cudnn-doctor"))
+    rc, r = doctor(["--no-selftest"], exe=os.path.join(arch, "bin", "cudnn-doctor"))
+    f = verdicts(r, "found", "warn")
+    check(len(f) == 1 and os.path.join(arch, "lib") in f[0]["message"], "archive doctor sees ../lib %s" % f)
+    p = subprocess.run([DOCTOR, "--help"], capture_output=True, text=True)
+    check(p.returncode == 0 and "Exit status" in p.stdout and "Examples" in p.stdout and "up to 8 times" in p.stdout,
+          "--help: exit codes, examples, repeat limit")
+    rc, r = doctor(sum((["--search", tmp] for _ in range(9)), []))
+    check(rc == 2, "a 9th --search: usage error")
+
+
+def scenario_windows_defects(tmp):
+    """#1, #2, #9: a truncated DLL, cudart64_110.dll, a trailing '/' on PATH."""
+    root, cuda = windows_archive(tmp)
+    make_dll(os.path.join(cuda, "zlibwapi.dll"), AMD64, ["KERNEL32.dll"])
+    ops = os.path.join(root, "bin", "cudnn_ops_infer64_8.dll")
+    data = open(ops, "rb").read()
+    open(ops, "wb").write(data[:0x200 + 30])
+    rc, r = doctor(["--windows-dir", root, "--windows-path", cuda])
+    f = verdicts(r, "win-file", "fail")
+    check(rc == 1 and len(f) == 1 and "truncated" in f[0]["message"], "truncated DLL %s" % f)
+    check(all(i for d in r["windows"] for i in d["imports"]), "no empty import names")
+    # A healthy CUDA 11.8 provider: cudart64_110.dll is CUDA 11.
+    app = os.path.join(tmp, "app")
+    os.makedirs(app)
+    dll = os.path.join(app, "onnxruntime_providers_cuda.dll")
+    make_dll(dll, AMD64, ["KERNEL32.dll", "cudart64_110.dll", "cublas64_11.dll", "cublasLt64_11.dll",
+                          "nvrtc64_112_0.dll"])
+    c11 = os.path.join(tmp, "cuda11")
+    os.makedirs(c11)
+    for n in ("cudart64_110.dll", "cublas64_11.dll", "cublasLt64_11.dll", "nvrtc64_112_0.dll"):
+        make_dll(os.path.join(c11, n), AMD64, ["KERNEL32.dll"])
+    rc, r = doctor(["--windows-dll", dll, "--windows-path", c11])
+    check(rc == 0 and verdicts(r, "win-cuda", "fail") == [] and
+          any("CUDA 11" in v["message"] for v in verdicts(r, "win-cuda", "ok")), "cudart64_110.dll is CUDA 11 %s" %
+          verdicts(r, "win-cuda"))
+    # PATH order with a trailing '/': the stale copy listed first wins.
+    root2, cuda2 = windows_archive(os.path.join(tmp, "two"))
+    stale = os.path.join(tmp, "stale")
+    os.makedirs(stale)
+    make_dll(os.path.join(stale, "cudnn64_8.dll"), AMD64, ["KERNEL32.dll"], version=(8, 2, 0, 53))
+    rc, r = doctor(["--windows-dir", root2, "--windows-path", stale + ";" + os.path.join(root2, "bin") + "/;" + cuda2])
+    d = [x for x in r["windows"] if x["dll"] == "cudnn64_8.dll"]
+    check(d and d[0]["path"].startswith(stale), "trailing '/': PATH order kept %s" % (d and d[0]["path"]))
+
+
+def scenario_nvrtc_cuda11(tmp):
+    """#8: cuDNN 8 for CUDA 11 opens libnvrtc.so, which is what to ask for."""
+    libdir = os.path.join(tmp, "lib")
+    for name in ["libcudnn.so.8"] + ["libcudnn_%s.so.8" % s for s in SUBLIBS8]:
+        fake_lib(libdir, name, 8904, cudart=11080)
+    rc, r = doctor(["--no-selftest", "--ld-cache", "none"], ld_path=libdir)
+    deps = [v["message"] for v in verdicts(r, "deps", "fail")]
+    check(any("opens libnvrtc.so " in m for m in deps) and not any("libnvrtc.so.11" in m for m in deps),
+          "CUDA 11: asks for libnvrtc.so %s" % deps)
+
+
+def workspace(args, ld_path="", env_extra=None):
+    env = clean_env(ld_path)
+    env.update(env_extra or {})
+    p = subprocess.run([DOCTOR, "workspace", "--json", "--no-system", "--timeout", "60"] + args, env=env,
+                       capture_output=True, timeout=300)
+    try:
+        return p.returncode, json.loads(p.stdout.decode("utf-8"))
+    except ValueError:
+        if p.returncode != 2:
+            print("workspace output is not JSON:", p.stdout[:2000], p.stderr[:2000])
+        return p.returncode, None
+
+
+def scenario_workspace(tmp):
+    """The fifth failure: every algorithm's workspace for one problem, the
+    free memory, what fits, the fixes; honest "no GPU" on NVIDIA's."""
+    libdir = install_freednn(tmp)
+    # The problem string as the library logs it (fdnn_conv_problem_to_string).
+    logged = ("conv dir=fwd dt=f32 mb=8 ic=32 oc=64 g=1 ih=28 iw=28 kh=3 kw=3 sh=1 sw=1 ph=1 pw=1 dh=1 dw=1 "
+              "mode=xcorr x=nchw w=nchw y=nchw")
+    rc, r = workspace([logged.replace("dir=fwd", "dir=fwd,bwd")], ld_path=libdir)
+    check(r is not None and r["freednn"] and r["memory"] and r["memory"]["free"] > 0, "workspace: host memory %s" % r)
+    dirs = {d["dir"]: d for d in (r or {}).get("directions", [])}
+    check(sorted(dirs) == ["bwd_d", "bwd_w", "fwd"] and [len(dirs[k]["algorithms"]) for k in ("fwd", "bwd_d", "bwd_w")]
+          == [8, 6, 7], "workspace: every algorithm of the three directions")
+    ok = [a for d in dirs.values() for a in d["algorithms"] if a["status"] == 0]
+    check(ok and all(isinstance(a["workspace"], int) and a["fits"] is not None for a in ok),
+          "workspace: sizes and fits for the available algorithms")
+    check(rc == 0 and all(d["heuristic_pick"] is not None for d in dirs.values()), "workspace: picks fit, exit 0")
+    # Planning for 1 KiB of free memory: the picks that need more do not fit.
+    need = max([d["heuristic_pick"]["workspace"] for d in dirs.values() if d["heuristic_pick"]] + [0])
+    rc, r = workspace(["--free", "0.001", logged.replace("dir=fwd", "dir=fwd,bwd")], ld_path=libdir)
+    if need > 1024:
+        check(rc == 1 and r and any("CUDNN_CONV_WSCAP_DBG" in f for f in r["fixes"]) and
+              any("batch" in f for f in r["fixes"]), "workspace: a pick that does not fit, the fixes %s" %
+              (r or {}).get("fixes"))
+    else:
+        check(rc == 0 and r and r["fixes"] == [], "workspace: zero-workspace picks fit anywhere")
+    # A freednn-bench line works too; bad problems are usage errors.
+    rc, r = workspace(["conv r50 mb=1 ic=3 oc=64 ih=224 iw=224 kh=7 kw=7 sh=2 sw=2 ph=3 pw=3"], ld_path=libdir)
+    check(rc == 0 and r and r["problem"].startswith("conv dir=fwd dt=f32 mb=1 ic=3 oc=64"), "workspace: bench line")
+    for bad in ("conv mb=0 ic=3 oc=8 ih=8 iw=8 kh=3 kw=3", "conv mb=1 ic=3 oc=8 ih=2 iw=2 kh=5 kw=5",
+                "conv mb=1 ic=3 oc=8 ih=8 iw=8 dt=q8"):
+        rc, r = workspace([bad], ld_path=libdir)
+        check(rc == 2, "workspace %r: usage error, got %d" % (bad, rc))
+    # NVIDIA-style library without a GPU: "no GPU", not a failure.
+    folder = os.path.join(tmp, "nogpu")
+    os.makedirs(folder)
+    src = os.path.join(folder, "conv.c")
+    open(src, "w").write(FAKE_CONV_SRC)
+    subprocess.run([CC, "-shared", "-fPIC", "-w", "-o", os.path.join(folder, "libcudnn.so.8"), src, "-DMODE=2",
+                    "-Wl,-soname,libcudnn.so.8"], check=True)
+    rc, r = workspace([logged], ld_path=folder)
+    check(rc == 0 and r and r["no_gpu"] and not r["freednn"], "workspace: no GPU reported honestly %s" % r)
+    lib9 = "/usr/local/cuda/lib64/libcudnn.so.9"
+    if os.path.exists(lib9):
+        rc, r = workspace(["--lib", lib9, logged])
+        check(r is not None and r["loaded"] and (r["no_gpu"] or r["memory"] is not None),
+              "workspace: NVIDIA's cuDNN 9 answers or says no GPU %s" % r)
+
+
 def main():
     scenarios = [scenario_healthy, scenario_shadow, scenario_mixed, scenario_missing_sublib, scenario_header,
                  scenario_missing_dep, scenario_abort, scenario_selftest_outcomes, scenario_wrong_class, scenario_broken_files, scenario_nvidia_cuda_major, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_tensorflow, scenario_for_binary,
-                 scenario_windows, scenario_windows_order, scenario_windows_dll, scenario_windows_cuda11, scenario_pe_damaged, scenario_nvidia9]
+                 scenario_windows, scenario_windows_order, scenario_windows_dll, scenario_windows_cuda11, scenario_pe_damaged, scenario_nvidia9,
+                 scenario_loader_model, scenario_many_places, scenario_expect_major, scenario_build_pairs,
+                 scenario_pip_sublib, scenario_small, scenario_windows_defects, scenario_nvrtc_cuda11, scenario_workspace]
     only = os.environ.get("DOCTOR_TEST")
     for s in scenarios:
         if only and only not in s.__name__:

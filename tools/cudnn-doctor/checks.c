@@ -68,6 +68,24 @@ probe_all(struct dr_ctx *ctx, int selftest_family)
     }
 }
 
+/* The fix for a copy that is in the way or cannot be used: permissions
+ * for an unreadable file (the step in NVIDIA's install guide), removal for
+ * a folder or a link loop, the real library for a damaged file. */
+const char *
+dr_unusable_fix(const struct dr_copy *c, char *fix, size_t n)
+{
+    char dir[DR_PATH];
+    dr_dirname(dir, sizeof dir, c->real);
+    if (c->unreadable)
+        dr_fmt(fix, n, "sudo chmod a+r %s (and a+x on its folders), as NVIDIA's install guide does after "
+               "copying: chmod a+r %s/libcudnn*", c->real, dir);
+    else if (strstr(c->elf.error, "directory") != NULL || strstr(c->elf.error, "loop") != NULL)
+        dr_fmt(fix, n, "remove or rename %s: the loader cannot search past it", c->path);
+    else
+        dr_copy(fix, n, "replace it with the real library from the archive");
+    return fix;
+}
+
 static void
 check_found(struct dr_ctx *ctx, int fam, int expect_major)
 {
@@ -75,9 +93,9 @@ check_found(struct dr_ctx *ctx, int fam, int expect_major)
     struct dr_copy *w = dr_winner(shim);
     char v[32], fix[600];
     if (w != NULL && !w->loadable) {
-        dr_verdict(DR_FAIL, "found", "replace it with the real library from the archive",
-                   "%s resolves to %s, which is not a valid library (%s): every program that needs it fails",
-                   shim->name, w->path, w->elf.error[0] ? w->elf.error : "not loadable");
+        dr_verdict(DR_FAIL, "found", dr_unusable_fix(w, fix, sizeof fix),
+                   "%s resolves to %s, which is not a valid library (%s): the loader stops there and every "
+                   "program that needs it fails", shim->name, w->path, w->elf.error[0] ? w->elf.error : "not loadable");
         return;
     }
     if (w != NULL) {
@@ -85,6 +103,16 @@ check_found(struct dr_ctx *ctx, int fam, int expect_major)
         dr_verdict(DR_OK, "found", NULL, "%s loads from %s (version %s, %s)", shim->name, w->path, v, w->origin);
         return;
     }
+    /* A copy the loader skips because it cannot read it (#4). */
+    for (int k = 0; shim != NULL && k < shim->n; k++)
+        if (shim->copies[k].on_path && shim->copies[k].unreadable) {
+            const struct dr_copy *c = &shim->copies[k];
+            dr_verdict(DR_FAIL, "found", dr_unusable_fix(c, fix, sizeof fix),
+                       "%s exists at %s but is not readable (%s): the loader skips it and finds no other copy "
+                       "(\"%s: cannot open shared object file: Permission denied\")", shim->name, c->path,
+                       c->elf.error, shim->name);
+            return;
+        }
     /* Is it somewhere the loader does not look?  (#7) */
     const struct dr_copy *off = NULL;
     for (int k = 0; shim != NULL && k < shim->n; k++)
@@ -122,11 +150,19 @@ check_sublibs(struct dr_ctx *ctx, int fam)
         if (s->family != fam || s->is_shim || s->winner >= 0)
             continue;
         missing++;
-        const struct dr_copy *off = NULL;
-        for (int k = 0; k < s->n; k++)
+        const struct dr_copy *off = NULL, *unreadable = NULL;
+        for (int k = 0; k < s->n; k++) {
             if (s->copies[k].loadable)
                 off = &s->copies[k];
-        if (off != NULL) {
+            if (s->copies[k].unreadable && s->copies[k].on_path && unreadable == NULL)
+                unreadable = &s->copies[k];
+        }
+        if (unreadable != NULL) {
+            dr_verdict(DR_FAIL, "sublib-missing", dr_unusable_fix(unreadable, fix, sizeof fix),
+                       "%s at %s is not readable (%s): the loader skips it, so the first call that needs it fails "
+                       "with \"Could not load library %s\"", s->name, unreadable->path, unreadable->elf.error,
+                       s->name);
+        } else if (off != NULL) {
             char odir[DR_PATH];
             dr_dirname(odir, sizeof odir, off->path);
             dr_fmt(fix, sizeof fix, "put %s on LD_LIBRARY_PATH, or copy %s* from it into %s", odir, s->name, dir);
@@ -187,6 +223,25 @@ check_mixed(struct dr_ctx *ctx, int fam)
                    "symbol ... version libcudnn_..._infer.so.%d\" or wrong results", shim->name, rv, list, fam);
     }
     int checks_failed = 0, checks_passed = 0;
+    /* Each sub-library's own version check (cudnnCnnInferVersionCheck in
+     * libcudnn_cnn_infer.so.8), asked with the shim loaded: non-zero means
+     * it does not accept the libraries around it, whatever its file name
+     * says (pip's files carry no version in their names). */
+    for (int i = 0; i < ctx->n_sonames; i++) {
+        struct dr_soname *s = &ctx->sonames[i];
+        struct dr_copy *w = dr_winner(s);
+        if (s->family != fam || s->is_shim || w == NULL || !w->probe.loaded)
+            continue;
+        for (int k = 0; k < w->probe.n_checks; k++) {
+            int st = w->probe.check_status[k];
+            if (st <= 0)
+                continue;
+            checks_failed++;
+            dr_verdict(DR_FAIL, "sublib-mix", "install the sub-libraries from the same archive as the shim",
+                       "%s in %s returned status %d: the sub-library rejects the cuDNN libraries it was loaded "
+                       "with (another version)", w->probe.check_name[k], w->path, st);
+        }
+    }
     for (int i = 0; i < sw->probe.n_checks; i++) {
         int s = sw->probe.check_status[i];
         checks_passed += s == 0;
@@ -301,7 +356,15 @@ check_headers(struct dr_ctx *ctx)
         }
         long lver = dr_copy_version(w);
         dr_version_str(lv, sizeof lv, lver);
-        if (lver != 0 && lver != h->version) {
+        if (lver != 0 && lver / 10000 != major) {
+            /* libcudnn.so.8 that is really another major: the library is
+             * wrong, not the header (the "file" check says so too). */
+            dr_fmt(fix, sizeof fix, "make %s a cuDNN %d library of version %s (the one this header comes with); "
+                   "do not change the header", shim->name, major, hv);
+            dr_verdict(DR_FAIL, "header", fix,
+                       "%s says cuDNN %s but the %s that loads (%s) is cuDNN %s: not a cuDNN %d library at all",
+                       h->path, hv, shim->name, w->path, lv, major);
+        } else if (lver != 0 && lver != h->version) {
             dr_dirname(incdir, sizeof incdir, w->real);
             dr_fmt(fix, sizeof fix, "build against the headers shipped with the library you run (the include/ "
                    "folder beside %s), or replace %s with the %s headers", incdir, h->path, lv);
@@ -326,11 +389,40 @@ check_files(struct dr_ctx *ctx)
             bool other_arch = c->elf.elf_class != 0 && c->elf.machine != 0 &&
                               (c->elf.elf_class != (sizeof(void *) == 8 ? 2 : 1) ||
                                !dr_elf_loadable_machine(&c->elf));
+            char fix[600];
+            if (c->unreadable) {
+                struct dr_copy *w = dr_winner(s);
+                if (c->on_path && w != NULL)
+                    dr_verdict(DR_WARN, "file", dr_unusable_fix(c, fix, sizeof fix),
+                               "%s is not readable (%s): the loader skips it and loads %s instead", c->path,
+                               c->elf.error, w->path);
+                continue;
+            }
             if (!c->elf.ok && !other_arch) {
                 if (c->on_path)
-                    dr_verdict(DR_FAIL, "file", "replace it with the real library from the archive",
+                    dr_verdict(DR_FAIL, "file", dr_unusable_fix(c, fix, sizeof fix),
                                "%s is not a usable library (%s)%s", c->path, c->elf.error,
                                k == s->winner ? "; the loader stops at it and fails" : "");
+                continue;
+            }
+            /* libcudnn.so.8 that is really cuDNN 9 (a link to the wrong file):
+             * a program built for cuDNN 8 cannot run on it. */
+            long cv = dr_copy_version(c);
+            int so_major = 0;
+            const char *so = strstr(c->elf.soname, ".so.");
+            if (so != NULL)
+                so_major = atoi(so + 4);
+            int real_major = cv > 0 ? (int)(cv / 10000) : so_major;
+            if (k == s->winner && real_major > 0 && real_major != s->family) {
+                char v[32];
+                dr_version_str(v, sizeof v, cv);
+                dr_fmt(fix, sizeof fix, "make %s point to a cuDNN %d library (all files from one cuDNN %d "
+                       "install); a cuDNN %d library is only for programs built against cuDNN %d", c->path,
+                       s->family, s->family, real_major, real_major);
+                dr_verdict(DR_FAIL, "file", fix,
+                           "%s is found as %s but it is cuDNN %s (%s, SONAME %s): a program built for cuDNN %d "
+                           "cannot run on it", c->path, s->name, cv > 0 ? v : "of another major", c->real,
+                           c->elf.soname[0] ? c->elf.soname : "none", s->family);
                 continue;
             }
             if (other_arch && c->on_path)
@@ -364,7 +456,13 @@ check_expect(struct dr_ctx *ctx)
     if (w == NULL)
         dr_verdict(DR_FAIL, "expect", "install cuDNN of that major and put it on the loader path",
                    "cuDNN %d.%d is expected but no libcudnn.so.%d loads", ma, mi, ma);
-    else if (v / 10000 != ma || (v / 100) % 100 < mi)
+    else if (v / 10000 != ma)
+        dr_verdict(DR_FAIL, "expect", "install cuDNN of the expected major and make libcudnn.so.N point to it, or "
+                   "rebuild the program against the cuDNN you have",
+                   "\"Loaded runtime CuDNN library: %s but source was compiled with: %d.%d\": %s is cuDNN %ld, "
+                   "another major than the %d.%d expected (majors are not compatible, in either direction)", vs,
+                   ma, mi, w->path, v / 10000, ma, mi);
+    else if ((v / 100) % 100 < mi)
         dr_verdict(DR_FAIL, "expect", "install cuDNN of the same major and an equal or higher minor, and make it "
                    "come first on the loader path",
                    "\"Loaded runtime CuDNN library: %s but source was compiled with: %d.%d\": %s is older than "
@@ -424,7 +522,9 @@ report_env(void)
 static void
 check_preload(void)
 {
-    const char *pre = getenv("LD_PRELOAD");
+    const char *pre = getenv("CUDNN_DOCTOR_LD_PRELOAD");
+    if (pre == NULL)
+        pre = getenv("LD_PRELOAD");
     if (pre != NULL && strstr(pre, "libcudnn") != NULL)
         dr_verdict(DR_WARN, "preload", "unset LD_PRELOAD unless you mean to force this copy",
                    "LD_PRELOAD=%s forces a cuDNN into every program, before the search order shown here", pre);
@@ -472,6 +572,12 @@ dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t 
     int program_major = dr_check_program(ctx);
     if (expect_major == 0)
         expect_major = program_major;
+    else if (program_major != 0 && program_major != expect_major)
+        dr_verdict(DR_FAIL, "expect", "rebuild the program against the cuDNN it should use (its headers and "
+                   "-lcudnn from one install), or pass the --expect that matches it",
+                   "%s links libcudnn.so.%d but cuDNN %s is expected: it was built against cuDNN %d (or linked "
+                   "to it with headers of another major) and cannot be the %s program you meant",
+                   ctx->for_path, program_major, ctx->opt.expect, program_major, ctx->opt.expect);
     check_preload();
     /* The self-test runs through one library: the expected major, else
      * cuDNN 8 (the API FreeDNN implements) when it loads, else cuDNN 9. */
@@ -500,6 +606,7 @@ dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t 
                    "no cuDNN library (libcudnn.so.8 or libcudnn.so.9) found on this machine");
     check_files(ctx);
     check_headers(ctx);
+    dr_check_build_pairs(ctx, expect_major);
     check_expect(ctx);
     check_wsl(ctx);
     if (st_family == 8 || st_family == 9)

@@ -9,10 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* True while the library checked is FreeDNN, which ships CPU stand-ins for
+ * the CUDA runtime and cuBLAS (libcudart.so.12, libcublas.so.12) beside
+ * libcudnn.so.8. */
+static bool freednn_siblings;
+
 /* What package provides a library, for the fix text. */
 static const char *
 provider(const char *name)
 {
+    if (dr_starts_with(name, "libcublas.so.12") && freednn_siblings)
+        return "FreeDNN's libcublas.so.12 (lib/ of the FreeDNN archive), or cuBLAS";
+    if (dr_starts_with(name, "libcudart.so.12") && freednn_siblings)
+        return "FreeDNN's libcudart.so.12 (lib/ of the FreeDNN archive), or the CUDA runtime";
     if (dr_starts_with(name, "libcublasLt"))
         return "cuBLASLt (CUDA toolkit or pip nvidia-cublas-cuXX)";
     if (dr_starts_with(name, "libcublas"))
@@ -47,6 +56,7 @@ dr_check_deps(struct dr_ctx *ctx, int fam)
         nvidia = !sw->elf.exports_freednn && !sw->probe.is_freednn;
         cudart = sw->probe.cudart;
     }
+    freednn_siblings = sw != NULL && !nvidia;
     for (int i = 0; i < ctx->n_sonames; i++) {
         struct dr_soname *s = &ctx->sonames[i];
         struct dr_copy *w = dr_winner(s);
@@ -69,7 +79,17 @@ dr_check_deps(struct dr_ctx *ctx, int fam)
         char cublas[64], cublaslt[64], nvrtc[64];
         dr_fmt(cublas, sizeof cublas, "libcublas.so.%ld", major);
         dr_fmt(cublaslt, sizeof cublaslt, "libcublasLt.so.%ld", major);
-        dr_fmt(nvrtc, sizeof nvrtc, "libnvrtc.so.%ld", major);
+        /* NVRTC's soname is libnvrtc.so.<major> from CUDA 12 on, but
+         * libnvrtc.so.11.2 for all of CUDA 11 (and .10.x before), and
+         * cuDNN 8 built for CUDA 11 opens the unversioned libnvrtc.so: its
+         * error names that file.  So for CUDA 11 and older the name to ask
+         * for is libnvrtc.so; cuDNN 9 for CUDA 11 opens libnvrtc.so.11.2. */
+        if (major >= 12)
+            dr_fmt(nvrtc, sizeof nvrtc, "libnvrtc.so.%ld", major);
+        else if (fam == 9 && major == 11)
+            dr_copy(nvrtc, sizeof nvrtc, "libnvrtc.so.11.2");
+        else
+            dr_copy(nvrtc, sizeof nvrtc, "libnvrtc.so");
         const char *asker_name = fam == 8 ? "libcudnn_ops_infer.so.8" : "libcudnn_engines_precompiled.so.9";
         struct dr_copy *asker = sw;
         for (int i = 0; i < ctx->n_sonames; i++)
@@ -79,7 +99,7 @@ dr_check_deps(struct dr_ctx *ctx, int fam)
         for (int k = 0; k < 3; k++) {
             int win;
             dr_resolve(ctx, names[k], asker->path, &asker->elf, hits, 4, &win);
-            if (win < 0 && k == 2) /* 8.x builds also try the unversioned name */
+            if (win < 0 && k == 2 && fam == 8 && major >= 12) /* 8.x builds also try the unversioned name */
                 dr_resolve(ctx, "libnvrtc.so", asker->path, &asker->elf, hits, 4, &win);
             if (win >= 0)
                 continue;
@@ -91,6 +111,24 @@ dr_check_deps(struct dr_ctx *ctx, int fam)
                        "convolutions fail with \"Could not load library ... %s: cannot open shared object file\"",
                        major, names[k], names[k]);
         }
+    }
+    if (freednn_siblings) {
+        /* FreeDNN's CUDA stand-ins: the runtime (programs that call
+         * cudaMalloc...) and cuBLAS (programs that also call cuBLAS).  Not
+         * needed by libcudnn.so.8 itself; listed so that a program's
+         * "libcudart.so.12: cannot open" has an answer. */
+        char list[2 * DR_PATH + 128] = "";
+        static const char *const sib[] = {"libcudart.so.12", "libcublas.so.12"};
+        for (int k = 0; k < 2; k++) {
+            int win;
+            int n = dr_resolve(ctx, sib[k], NULL, NULL, hits, 4, &win);
+            char item[DR_PATH + 64];
+            dr_fmt(item, sizeof item, "%s%s %s", k ? "; " : "", sib[k],
+                   win >= 0 ? hits[win].path : n > 0 ? "only off the loader path" : "not found");
+            strncat(list, item, sizeof list - strlen(list) - 1);
+        }
+        dr_verdict(DR_INFO, "runtime", NULL, "FreeDNN's CUDA runtime stand-ins (only for programs that call them "
+                   "directly): %s", list);
     }
     if (missing == 0 && sw != NULL)
         dr_verdict(DR_OK, "deps", NULL, "every dependency of the cuDNN %d libraries is found%s", fam,

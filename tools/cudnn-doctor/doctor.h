@@ -16,7 +16,9 @@
  *   checks.c    Linux verdicts on the cuDNN files themselves
  *   deps.c      their dependencies, the CUDA toolkit and the driver
  *   python.c    the Python pitfalls (pip wheels, PyTorch, TensorFlow)
+ *   buildpairs.c headers and libcudnn.so development links, as builds pair them
  *   windows.c   a Windows folder: DLL search order, imports, bitness
+ *   workspace.c `cudnn-doctor workspace`: every algorithm's workspace for one problem
  *   report.c    verdicts, the human summary and --json
  *   main.c      options and the order of the work
  * Nothing here is thread-shared; the doctor is single-threaded. */
@@ -30,7 +32,6 @@
 #define DR_PATH 1024
 #define DR_MAX_NEEDED 48
 #define DR_MAX_COPIES 16
-#define DR_MAX_SOURCES 96
 
 #if defined(__GNUC__)
 #define DR_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -59,6 +60,10 @@ void dr_version_str(char *dst, size_t n, long v);              /* "8.9.4", "?" f
 long dr_version_from_name(const char *file, const char *prefix);
 /* Calls fn for each non-empty element of a `sep`-separated list. */
 void dr_split(const char *list, char sep, void (*fn)(const char *item, void *arg), void *arg);
+/* The same for a loader search list (LD_LIBRARY_PATH, RPATH, RUNPATH): glibc
+ * reads an empty element (":/x", "/x:", "a::b") as the current folder, so fn
+ * gets "" for it.  `seps` holds the separators (":" or ":;"). */
+void dr_split_search(const char *list, const char *seps, void (*fn)(const char *item, void *arg), void *arg);
 bool dr_starts_with(const char *s, const char *prefix);
 /* Case-insensitive equality (Windows file names). */
 bool dr_ieq(const char *a, const char *b);
@@ -82,6 +87,8 @@ struct dr_elf {
 };
 /* Parses `path` without loading it.  Always fills out->ok / out->error. */
 void dr_elf_read(const char *path, struct dr_elf *out);
+/* The same on `size` bytes in memory; reads nothing outside them. */
+void dr_elf_parse(const unsigned char *data, size_t size, struct dr_elf *out);
 /* True when the loader of this process could load a file of this class and
  * machine (it silently skips the others and keeps searching). */
 bool dr_elf_loadable(const struct dr_elf *e);
@@ -103,6 +110,8 @@ struct dr_pe {
     int file_version[4];     /* e.g. 8.9.4.25 */
 };
 void dr_pe_read(const char *path, struct dr_pe *out);
+/* The same on `size` bytes in memory; reads nothing outside them. */
+void dr_pe_parse(const unsigned char *data, size_t size, struct dr_pe *out);
 const char *dr_pe_machine_name(int machine);
 
 /* ---- ldcache.c ---------------------------------------------------------- */
@@ -169,6 +178,12 @@ void dr_probe_library(const char *path, const char *const *checks, bool selftest
  * ignored (the shim's own probe reports it). */
 void dr_probe_library_after(const char *preload, const char *path, const char *const *checks,
                             bool selftest, int timeout_s, struct dr_probe *out);
+/* Runs fn(arg, out) in a forked child (its own process group, stdout and
+ * stderr captured) and copies the out_size bytes it fills back into `out`.
+ * Returns true when they came back; else *sig / *timed_out and err say what
+ * happened (with the child's last words). */
+bool dr_run_child(void (*fn)(void *arg, void *out), void *arg, void *out, size_t out_size, int timeout_s, int *sig,
+                  bool *timed_out, char *err, size_t err_n);
 /* Inside the child: the self-test on an already-opened library. */
 void dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out);
 const char *dr_selftest_name(int result);
@@ -196,6 +211,7 @@ struct dr_copy {
     char origin[160];
     bool on_path;
     bool loadable;           /* a valid ELF object of the right class and machine */
+    bool unreadable;         /* exists but cannot be opened (EACCES): the loader skips it */
     struct dr_elf elf;
     long name_version;       /* from the real file name, 0 if none */
     struct dr_probe probe;
@@ -242,8 +258,13 @@ struct dr_header {
 
 struct dr_ctx {
     struct dr_options opt;
-    struct dr_source sources[DR_MAX_SOURCES];
-    int n_sources;
+    struct dr_source *sources;   /* grown as needed: no cap on search places */
+    int n_sources, cap_sources;
+    char own_lib[DR_PATH];   /* <prefix>/lib when the doctor runs from <prefix>/bin */
+    char dst_lib[64];        /* what $LIB expands to here ("lib/x86_64-linux-gnu") */
+    char dst_platform[64];   /* what $PLATFORM expands to (AT_PLATFORM: "x86_64") */
+    int n_hwcaps;            /* hwcaps subfolders the loader searches, best first */
+    char hwcaps[8][48];      /* "glibc-hwcaps/x86-64-v3", legacy "x86_64" */
     struct dr_ldcache cache;
     bool have_cache;
     char for_path[DR_PATH];
@@ -273,6 +294,10 @@ bool dr_is_cudnn_name(const char *name);
 
 /* ---- headers.c ---------------------------------------------------------- */
 void dr_headers_find(struct dr_ctx *ctx);
+/* The version of the cuDNN header in `incdir` (cudnn_version.h, else
+ * cudnn.h or the Debian _v8/_v9 copies), normalised; 0 if none.  Its path
+ * goes to path_out. */
+long dr_header_version_in(const char *incdir, char *path_out, size_t n);
 
 /* ---- report.c ----------------------------------------------------------- */
 enum dr_level { DR_OK = 0, DR_INFO, DR_SKIP, DR_WARN, DR_FAIL };
@@ -281,6 +306,8 @@ enum dr_level { DR_OK = 0, DR_INFO, DR_SKIP, DR_WARN, DR_FAIL };
 void dr_verdict(enum dr_level level, const char *check, const char *fix, const char *fmt, ...)
     DR_PRINTF(4, 5);
 int dr_worst_level(void);
+/* Writes s to stdout as a JSON string (valid UTF-8 whatever its bytes). */
+void dr_json_str(const char *s);
 void dr_report_print(struct dr_ctx *ctx, const struct dr_selftest *st, const char *st_lib);
 /* The Windows part keeps its own facts for the JSON output. */
 struct dr_win_dll {
@@ -298,12 +325,23 @@ void dr_report_set_windows(const struct dr_win_dll *dlls, int n);
  * that the loader takes (NULL when none). */
 struct dr_soname *dr_family_shim(struct dr_ctx *ctx, int fam);
 struct dr_copy *dr_winner(struct dr_soname *s);
+/* The fix text for a copy that cannot be used (unreadable, a folder, a
+ * link loop, damaged), written to fix; returns fix. */
+const char *dr_unusable_fix(const struct dr_copy *c, char *fix, size_t n);
 void dr_check_deps(struct dr_ctx *ctx, int fam);
 void dr_check_cuda(struct dr_ctx *ctx, int fam);
 /* --for: the program's own libraries; returns the cuDNN major it links. */
 int dr_check_program(struct dr_ctx *ctx);
 void dr_check_linux(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n);
 void dr_check_python(struct dr_ctx *ctx);
+/* buildpairs.c: headers and libcudnn.so development links as a build
+ * would pair them (-I, -lcudnn), against the library that loads. */
+void dr_check_build_pairs(struct dr_ctx *ctx, int expect_major);
 void dr_check_windows(struct dr_ctx *ctx);
+/* The CUDA major in a CUDA DLL name (cudart64_110.dll -> 11), 0 if none. */
+int dr_win_cuda_major(const char *name);
+
+/* ---- workspace.c: `cudnn-doctor workspace "PROBLEM"` -------------------- */
+int dr_workspace_main(int argc, char **argv);
 
 #endif /* CUDNN_DOCTOR_H */

@@ -233,6 +233,26 @@ parse(const struct elf_file *f, struct dr_elf *out)
 }
 
 void
+dr_elf_parse(const unsigned char *data, size_t size, struct dr_elf *out)
+{
+    memset(out, 0, sizeof *out);
+    struct elf_file f = {data, size, false};
+    if (size < 64 || memcmp(f.p, "\177ELF", 4) != 0) {
+        /* A linker script ("GROUP ( ... )") or text stub is not loadable. */
+        dr_copy(out->error, sizeof out->error, size < 64 ? "too small to be an ELF file" : "not an ELF file");
+    } else if (f.p[5] != 1) {
+        dr_copy(out->error, sizeof out->error, "big-endian ELF, not readable here");
+    } else {
+        out->elf_class = f.p[4];
+        f.is64 = f.p[4] == 2;
+        if (f.p[4] != 1 && f.p[4] != 2)
+            dr_copy(out->error, sizeof out->error, "unknown ELF class");
+        else
+            parse(&f, out);
+    }
+}
+
+void
 dr_elf_read(const char *path, struct dr_elf *out)
 {
     memset(out, 0, sizeof *out);
@@ -253,20 +273,7 @@ dr_elf_read(const char *path, struct dr_elf *out)
         dr_fmt(out->error, sizeof out->error, "cannot map: %s", strerror(errno));
         return;
     }
-    struct elf_file f = {map, (size_t)st.st_size, false};
-    if (memcmp(f.p, "\177ELF", 4) != 0) {
-        /* A linker script ("GROUP ( ... )") or text stub is not loadable. */
-        dr_copy(out->error, sizeof out->error, "not an ELF file");
-    } else if (f.p[5] != 1) {
-        dr_copy(out->error, sizeof out->error, "big-endian ELF, not readable here");
-    } else {
-        out->elf_class = f.p[4];
-        f.is64 = f.p[4] == 2;
-        if (f.p[4] != 1 && f.p[4] != 2)
-            dr_copy(out->error, sizeof out->error, "unknown ELF class");
-        else
-            parse(&f, out);
-    }
+    dr_elf_parse(map, (size_t)st.st_size, out);
     munmap(map, (size_t)st.st_size);
 }
 

@@ -33,6 +33,30 @@ macro_value(const char *text, const char *name)
     return -1;
 }
 
+long
+dr_header_version_in(const char *incdir, char *path_out, size_t n)
+{
+    static const char *const names[] = {"cudnn_version.h", "cudnn.h", "cudnn_version_v9.h", "cudnn_version_v8.h"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[DR_PATH];
+        unsigned char *text;
+        size_t size;
+        dr_join(path, sizeof path, incdir, names[i]);
+        if (!dr_is_file(path) || dr_read_file(path, 1 << 20, &text, &size) != 0)
+            continue;
+        long major = macro_value((const char *)text, "CUDNN_MAJOR");
+        long minor = macro_value((const char *)text, "CUDNN_MINOR");
+        long patch = macro_value((const char *)text, "CUDNN_PATCHLEVEL");
+        free(text);
+        if (major < 0)
+            continue;
+        char real[PATH_MAX];
+        dr_copy(path_out, n, realpath(path, real) != NULL ? real : path);
+        return major * 10000 + (minor > 0 ? minor : 0) * 100 + (patch > 0 ? patch : 0);
+    }
+    return 0;
+}
+
 static void
 add_header_file(struct dr_ctx *ctx, const char *path, const char *origin, bool paired)
 {

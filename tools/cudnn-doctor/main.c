@@ -7,19 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#define MAX_REPEAT 8
 
 static void
 usage(FILE *f)
 {
     fprintf(f,
             "usage: cudnn-doctor [options]\n"
+            "       cudnn-doctor workspace [--json] [--lib FILE] [--free MIB] \"PROBLEM\"\n"
             "Finds every cuDNN the loader can reach, reads versions without loading, loads each\n"
-            "copy in a child process, runs a small convolution, and explains what is wrong.\n\n"
+            "copy in a child process, runs a small convolution, and explains what is wrong.\n"
+            "`workspace` lists every algorithm's workspace for one convolution problem (as\n"
+            "freednn-bench and CUDNN_LOGINFO_DBG print it), the free memory and what fits.\n\n"
             "  --for BINARY        use BINARY's RPATH/RUNPATH, as when it loads cuDNN\n"
             "  --expect M.m        the cuDNN a program was built with (same major, minor >= m)\n"
-            "  --include DIR       also read cuDNN headers in DIR (repeatable)\n"
-            "  --search DIR        also look for copies in DIR, not on the loader path (repeatable)\n"
-            "  --python-site DIR   a Python site-packages folder to check (repeatable)\n"
+            "  --include DIR       also read cuDNN headers in DIR (up to %d times)\n"
+            "  --search DIR        also look for copies in DIR, not on the loader path (up to %d times)\n"
+            "  --python-site DIR   a Python site-packages folder to check (up to %d times)\n"
             "  --ld-cache FILE     read FILE instead of /etc/ld.so.cache ('none': no cache)\n"
             "  --no-system         ignore cuDNN copies and headers in system places\n"
             "                      (ld.so.cache, default folders, /usr/local/cuda*, /usr/include)\n"
@@ -33,7 +39,87 @@ usage(FILE *f)
             "  --timeout S         seconds a test process may take (default 60)\n"
             "  --json              machine-readable output\n"
             "  -v, --verbose       also print the search order\n"
-            "  -h, --help          this text\n");
+            "  -h, --help          this text\n\n"
+            "Exit status: 0 nothing failed (notes, skips, warnings allowed); 1 a check failed;\n"
+            "2 usage error (unknown option, malformed --expect, unreadable --ld-cache, ...).\n\n"
+            "Examples:\n"
+            "  cudnn-doctor                          everything the loader can reach\n"
+            "  cudnn-doctor --for ./my_app --expect 8.9\n"
+            "  cudnn-doctor --python-site $(python3 -c 'import site; print(site.getsitepackages()[0])')\n"
+            "  cudnn-doctor --windows-dir cudnn-windows-x86_64-8.9.4.25_cuda12-archive --windows-path 'cuda/bin'\n"
+            "  cudnn-doctor workspace \"fwd n32c64h56w56 k64r3s3 p1q1 u1v1 d1e1 g1 NCHW float\"\n"
+            "See docs/cudnn-doctor.md.\n",
+            MAX_REPEAT, MAX_REPEAT, MAX_REPEAT);
+}
+
+/* --expect MAJOR[.MINOR]: digits only. */
+static bool
+valid_expect(const char *e)
+{
+    int ma, mi, used = 0;
+    if (sscanf(e, "%d%n", &ma, &used) != 1 || e[0] < '0' || e[0] > '9')
+        return false;
+    if (e[used] == 0)
+        return ma > 0;
+    if (e[used] != '.' || e[used + 1] < '0' || e[used + 1] > '9')
+        return false;
+    int used2 = 0;
+    if (sscanf(e + used + 1, "%d%n", &mi, &used2) != 1)
+        return false;
+    return ma > 0 && e[used + 1 + used2] == 0;
+}
+
+/* LD_PRELOAD puts a library into this process before main, and every
+ * probe is a fork of it: a preloaded cuDNN would answer for the copies
+ * under test.  So the doctor runs itself again without it, keeping the
+ * value (in CUDNN_DOCTOR_LD_PRELOAD) for the `preload` verdict. */
+static void
+drop_preload(char **argv)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre == NULL || pre[0] == 0 || getenv("CUDNN_DOCTOR_REEXEC") != NULL)
+        return;
+    setenv("CUDNN_DOCTOR_LD_PRELOAD", pre, 1);
+    setenv("CUDNN_DOCTOR_REEXEC", "1", 1);
+    unsetenv("LD_PRELOAD");
+    execv("/proc/self/exe", argv);
+    /* No /proc: go on with the preload (the verdict says it is set). */
+    unsetenv("CUDNN_DOCTOR_REEXEC");
+    setenv("LD_PRELOAD", pre, 1);
+}
+
+/* The doctor installed as <prefix>/bin/cudnn-doctor (FreeDNN's archive)
+ * also looks at <prefix>/lib: the library it was shipped with. */
+static void
+find_own_prefix(struct dr_ctx *ctx)
+{
+    char exe[DR_PATH], bin[DR_PATH], prefix[DR_PATH], lib[DR_PATH], probe[DR_PATH];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return;
+    exe[n] = 0;
+    dr_dirname(bin, sizeof bin, exe);
+    if (strcmp(dr_basename(bin), "bin") != 0)
+        return;
+    dr_dirname(prefix, sizeof prefix, bin);
+    static const char *const libs[] = {"lib", "lib64"};
+    for (int i = 0; i < 2; i++) {
+        dr_join(lib, sizeof lib, prefix, libs[i]);
+        dr_join(probe, sizeof probe, lib, "libcudnn.so.8");
+        bool has8 = dr_is_file(probe);
+        dr_join(probe, sizeof probe, lib, "libcudnn.so.9");
+        if (has8 || dr_is_file(probe)) {
+            dr_copy(ctx->own_lib, sizeof ctx->own_lib, lib);
+            return;
+        }
+    }
+}
+
+static int
+too_many(const char *opt)
+{
+    fprintf(stderr, "cudnn-doctor: %s can be given at most %d times\n", opt, MAX_REPEAT);
+    return 2;
 }
 
 int
@@ -42,6 +128,9 @@ main(int argc, char **argv)
     static struct dr_ctx ctx;
     struct dr_options *o = &ctx.opt;
     o->timeout_s = 60;
+    drop_preload(argv);
+    if (argc > 1 && strcmp(argv[1], "workspace") == 0)
+        return dr_workspace_main(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -77,11 +166,17 @@ main(int argc, char **argv)
             o->windows_path = next;
         } else if (TAKE("--timeout")) {
             o->timeout_s = atoi(next) > 0 ? atoi(next) : 60;
-        } else if (TAKE("--include") && o->n_include_dirs < 8) {
+        } else if (TAKE("--include")) {
+            if (o->n_include_dirs >= MAX_REPEAT)
+                return too_many("--include");
             o->include_dirs[o->n_include_dirs++] = next;
-        } else if (TAKE("--search") && o->n_search_dirs < 8) {
+        } else if (TAKE("--search")) {
+            if (o->n_search_dirs >= MAX_REPEAT)
+                return too_many("--search");
             o->search_dirs[o->n_search_dirs++] = next;
-        } else if (TAKE("--python-site") && o->n_python_sites < 8) {
+        } else if (TAKE("--python-site")) {
+            if (o->n_python_sites >= MAX_REPEAT)
+                return too_many("--python-site");
             o->python_sites[o->n_python_sites++] = next;
         } else {
             fprintf(stderr, "cudnn-doctor: unknown or incomplete option '%s'\n", a);
@@ -89,6 +184,19 @@ main(int argc, char **argv)
             return 2;
         }
 #undef TAKE
+    }
+    if (o->expect != NULL && !valid_expect(o->expect)) {
+        fprintf(stderr, "cudnn-doctor: --expect %s: give MAJOR.MINOR, e.g. --expect 8.9\n", o->expect);
+        return 2;
+    }
+    if (o->ld_cache != NULL && strcmp(o->ld_cache, "none") != 0) {
+        struct dr_ldcache c;
+        if (dr_ldcache_load(o->ld_cache, &c) != 0) {
+            fprintf(stderr, "cudnn-doctor: --ld-cache: %s\n", c.error);
+            dr_ldcache_free(&c);
+            return 2;
+        }
+        dr_ldcache_free(&c);
     }
     if (o->for_binary != NULL && !dr_is_file(o->for_binary)) {
         fprintf(stderr, "cudnn-doctor: --for %s: no such file\n", o->for_binary);
@@ -111,6 +219,7 @@ main(int argc, char **argv)
          * machine have nothing to do with it. */
         dr_check_windows(&ctx);
     } else {
+        find_own_prefix(&ctx);
         dr_search_init(&ctx);
         if (ctx.for_path[0] != 0 && !ctx.for_elf.ok)
             dr_verdict(DR_WARN, "for", NULL, "cannot read %s as ELF (%s); its RPATH/RUNPATH are ignored",

@@ -16,7 +16,11 @@
  *   delay desc.    32 bytes, DllName RVA @4, all-zero terminator
  * The file version is the VS_FIXEDFILEINFO block (signature 0xFEEF04BD,
  * then StrucVersion, FileVersionMS, FileVersionLS) found in the resource
- * section.  Every offset is bounds-checked. */
+ * section.  Every offset, size and RVA read from the file is checked
+ * against the file before use (dr_pe_parse works on a buffer of exactly the
+ * file's size, which tests/doctor/parse_fuzz.c places against an unmapped
+ * page so that any read past the end faults): a damaged DLL gives an error
+ * string, never a crash and never an empty or partial import name. */
 #include "doctor.h"
 
 #include <errno.h>
@@ -54,7 +58,9 @@ u16(const struct pe_file *f, uint64_t off)
     return ok(f, off, 2) ? (uint16_t)(f->p[off] | f->p[off + 1] << 8) : 0;
 }
 
-/* File offset of a relative virtual address, or UINT64_MAX. */
+/* File offset of a relative virtual address, or UINT64_MAX when the
+ * address is in no section, in a section's zero-filled tail, or past the end
+ * of the file. */
 static uint64_t
 rva2off(const struct pe_file *f, uint32_t rva)
 {
@@ -65,22 +71,33 @@ rva2off(const struct pe_file *f, uint32_t rva)
         if (rva >= va && rva - va < span) {
             if (rva - va >= rawsize)
                 return UINT64_MAX;                       /* in the zero-filled tail */
-            return (uint64_t)raw + (rva - va);
+            uint64_t off = (uint64_t)raw + (rva - va);
+            return off < f->size ? off : UINT64_MAX;
         }
     }
     return UINT64_MAX;
 }
 
-static void
+/* Adds the DLL name at name_rva.  A name that is not inside the file, not
+ * NUL-terminated within 63 bytes, empty, or not printable ASCII means the
+ * import table is damaged: returns false. */
+static bool
 add_import(const struct pe_file *f, struct dr_pe *out, uint32_t name_rva)
 {
     uint64_t off = rva2off(f, name_rva);
-    if (off == UINT64_MAX || out->n_imports >= DR_PE_MAX_IMPORTS)
-        return;
-    const unsigned char *end = memchr(f->p + off, 0, f->size - off);
-    if (end == NULL || end - (f->p + off) >= 64)
-        return;
-    dr_copy(out->imports[out->n_imports++], sizeof out->imports[0], (const char *)f->p + off);
+    if (off == UINT64_MAX)
+        return false;
+    size_t avail = f->size - (size_t)off;
+    const unsigned char *s = f->p + off;
+    const unsigned char *end = memchr(s, 0, avail < 64 ? avail : 64);
+    if (end == NULL || end == s)
+        return false;
+    for (const unsigned char *c = s; c < end; c++)
+        if (*c < 0x20 || *c >= 0x7f)
+            return false;
+    if (out->n_imports < DR_PE_MAX_IMPORTS)
+        dr_copy(out->imports[out->n_imports++], sizeof out->imports[0], (const char *)s);
+    return true;
 }
 
 static void
@@ -106,34 +123,66 @@ parse(struct pe_file *f, struct dr_pe *out)
         dr_copy(out->error, sizeof out->error, "section table outside the file");
         return;
     }
+    /* A section whose raw data ends past the end of the file: the DLL was
+     * truncated (Windows refuses it: "not a valid Win32 application"). */
+    for (unsigned i = 0; i < f->nsec; i++) {
+        uint64_t s = f->sec + 40u * i;
+        uint32_t rawsize = u32(f, s + 16), raw = u32(f, s + 20);
+        if (rawsize != 0 && !ok(f, raw, rawsize)) {
+            dr_fmt(out->error, sizeof out->error, "truncated: section %u ends at byte %llu, past the end of the "
+                   "file (%zu bytes)", i + 1, (unsigned long long)raw + rawsize, f->size);
+            return;
+        }
+    }
+    /* Data directories: a count, then (RVA, size) pairs, all inside the
+     * optional header. */
     uint64_t dirs = opt + (out->pe32plus ? 112 : 96);
-    uint32_t ndirs = u32(f, dirs - 4);
+    uint64_t ndirs = u32(f, dirs - 4);
+    if (dirs > opt + optsize)
+        ndirs = 0;
+    else if (ndirs > (opt + optsize - dirs) / 8)
+        ndirs = (opt + optsize - dirs) / 8;
     uint32_t imp_rva = ndirs > 1 ? u32(f, dirs + 8) : 0;
     uint32_t rsrc_rva = ndirs > 2 ? u32(f, dirs + 16) : 0, rsrc_size = ndirs > 2 ? u32(f, dirs + 20) : 0;
     uint32_t dly_rva = ndirs > 13 ? u32(f, dirs + 13 * 8) : 0;
 
+    bool damaged = false;
     if (imp_rva != 0) {
         uint64_t d = rva2off(f, imp_rva);
-        for (int i = 0; d != UINT64_MAX && i < 512 && ok(f, d, 20); i++, d += 20) {
+        damaged |= d == UINT64_MAX;
+        for (int i = 0; d != UINT64_MAX && i < 512; i++, d += 20) {
+            if (!ok(f, d, 20)) {
+                damaged = true;
+                break;
+            }
             if (u32(f, d) == 0 && u32(f, d + 12) == 0 && u32(f, d + 16) == 0)
                 break;
-            add_import(f, out, u32(f, d + 12));
+            damaged |= !add_import(f, out, u32(f, d + 12));
         }
     }
     int n_static = out->n_imports;
     if (dly_rva != 0) {
         uint64_t d = rva2off(f, dly_rva);
-        for (int i = 0; d != UINT64_MAX && i < 512 && ok(f, d, 32); i++, d += 32) {
+        damaged |= d == UINT64_MAX;
+        for (int i = 0; d != UINT64_MAX && i < 512; i++, d += 32) {
+            if (!ok(f, d, 32)) {
+                damaged = true;
+                break;
+            }
             if (u32(f, d + 4) == 0)
                 break;
-            add_import(f, out, u32(f, d + 4));
+            damaged |= !add_import(f, out, u32(f, d + 4));
         }
     }
     out->n_delay = out->n_imports - n_static;
+    if (damaged) {
+        dr_copy(out->error, sizeof out->error, "damaged import table (a name or descriptor outside the file)");
+        return;
+    }
 
     if (rsrc_rva != 0) {
         uint64_t r = rva2off(f, rsrc_rva);
-        if (r != UINT64_MAX && ok(f, r, 0)) {
+        if (r != UINT64_MAX) {
             uint64_t end = r + rsrc_size < f->size ? r + rsrc_size : f->size;
             for (uint64_t o = r; o + 16 <= end; o += 4) {
                 if (u32(f, o) == 0xFEEF04BDu) {
@@ -149,6 +198,19 @@ parse(struct pe_file *f, struct dr_pe *out)
         }
     }
     out->ok = true;
+}
+
+void
+dr_pe_parse(const unsigned char *data, size_t size, struct dr_pe *out)
+{
+    memset(out, 0, sizeof *out);
+    struct pe_file f = {data, size, 0, 0};
+    if (size < 64)
+        dr_copy(out->error, sizeof out->error, "too small to be a DLL");
+    else if (data[0] != 'M' || data[1] != 'Z')
+        dr_copy(out->error, sizeof out->error, "not a DLL (no MZ header)");
+    else
+        parse(&f, out);
 }
 
 void
@@ -172,11 +234,7 @@ dr_pe_read(const char *path, struct dr_pe *out)
         dr_fmt(out->error, sizeof out->error, "cannot map: %s", strerror(errno));
         return;
     }
-    struct pe_file f = {map, (size_t)st.st_size, 0, 0};
-    if (f.p[0] != 'M' || f.p[1] != 'Z')
-        dr_copy(out->error, sizeof out->error, "not a DLL (no MZ header)");
-    else
-        parse(&f, out);
+    dr_pe_parse(map, (size_t)st.st_size, out);
     munmap(map, (size_t)st.st_size);
 }
 

@@ -59,21 +59,52 @@ dr_report_set_windows(const struct dr_win_dll *dlls, int n)
 
 /* ---- JSON ---- */
 
-/* Length of the valid UTF-8 sequence at p (1 to 4), or 0. */
+/* Length of the valid UTF-8 sequence at p (1 to 4), or 0.  Strict
+ * (RFC 3629): no overlong forms, no surrogates (ED A0..BF), nothing above
+ * U+10FFFF (F4 90.. and F5..FF), so that the output is UTF-8 that any JSON
+ * reader accepts whatever bytes a path holds. */
 static int
 utf8_len(const unsigned char *p)
 {
-    int n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (n == 2 && p[0] < 0xc2)
-        return 0;                        /* overlong */
-    for (int i = 1; i < n; i++)
+    unsigned c = p[0];
+    if (c < 0x80)
+        return 1;
+    int n;
+    unsigned lo = 0x80, hi = 0xbf;       /* allowed range of the second byte */
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0;
+        if (c == 0xed)
+            hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90;
+        if (c == 0xf4)
+            hi = 0x8f;
+    } else
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
         if ((p[i] & 0xc0) != 0x80)
             return 0;
     return n;
 }
 
+static void jstr(const char *s);
+
 /* A JSON string.  Paths and library messages are bytes, not always UTF-8:
  * an invalid byte becomes U+FFFD so the document stays valid. */
+void
+dr_json_str(const char *s)
+{
+    jstr(s);
+}
+
 static void
 jstr(const char *s)
 {

@@ -162,6 +162,26 @@ dr_split(const char *list, char sep, void (*fn)(const char *item, void *arg), vo
     }
 }
 
+void
+dr_split_search(const char *list, const char *seps, void (*fn)(const char *item, void *arg), void *arg)
+{
+    if (list == NULL)
+        return;
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, seps);
+        if (len < DR_PATH) {
+            char item[DR_PATH];
+            memcpy(item, p, len);
+            item[len] = 0;
+            fn(item, arg);
+        }
+        if (p[len] == 0)
+            break;
+        p += len + 1;
+    }
+}
+
 bool
 dr_starts_with(const char *s, const char *prefix)
 {

@@ -15,11 +15,12 @@
 #include "doctor.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DIRS 24
+#define MAX_DIRS 256
 #define MAX_DLLS 96
 
 struct wdir {
@@ -30,6 +31,7 @@ struct wdir {
 struct wctx {
     struct wdir dirs[MAX_DIRS];
     int n_dirs;
+    int n_dropped;                       /* folders past MAX_DIRS: said, not silently lost */
     bool have_system;
     struct dr_win_dll dlls[MAX_DLLS];    /* cuDNN DLLs first, then the dependencies found */
     bool walked[MAX_DLLS];               /* imports already checked */
@@ -72,11 +74,34 @@ is_system_dll(const char *name)
     return false;
 }
 
+/* Windows folder names are compared as folders, not text: "C:/x/" and
+ * "C:/x" (here: the copied folders on Linux) are one folder. */
+static bool
+same_dir(const char *a, const char *b)
+{
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (realpath(a, ra) != NULL && realpath(b, rb) != NULL)
+        return strcmp(ra, rb) == 0;
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    while (lb > 1 && b[lb - 1] == '/')
+        lb--;
+    return la == lb && strncmp(a, b, la) == 0;
+}
+
 static void
 add_dir(const char *path, const char *origin)
 {
-    if (W.n_dirs >= MAX_DIRS || path[0] == 0)
+    if (path[0] == 0)
         return;
+    if (W.n_dirs >= MAX_DIRS) {
+        W.n_dropped++;
+        return;
+    }
+    for (int i = 0; i < W.n_dirs; i++)
+        if (same_dir(W.dirs[i].path, path))
+            return;                      /* a folder listed again adds nothing */
     dr_copy(W.dirs[W.n_dirs].path, DR_PATH, path);
     dr_copy(W.dirs[W.n_dirs].origin, sizeof W.dirs[0].origin, origin);
     W.n_dirs++;
@@ -87,6 +112,15 @@ add_path_item(const char *item, void *arg)
 {
     (void)arg;
     add_dir(item, "PATH");
+}
+
+static bool
+same_file(const char *a, const char *b)
+{
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (realpath(a, ra) != NULL && realpath(b, rb) != NULL)
+        return strcmp(ra, rb) == 0;
+    return strcmp(a, b) == 0;
 }
 
 /* The file named `name` (any case) in `dir`, written to out. */
@@ -119,7 +153,7 @@ resolve(const char *name, struct dr_win_dll *d)
         if (d->path[0] == 0) {
             dr_copy(d->path, sizeof d->path, path);
             dr_copy(d->origin, sizeof d->origin, W.dirs[i].origin);
-        } else if (d->n_shadowed < 4 && strcmp(d->path, path) != 0) {
+        } else if (d->n_shadowed < 4 && !same_file(d->path, path)) {
             dr_copy(d->shadowed[d->n_shadowed++], DR_PATH, path);
         }
     }
@@ -150,25 +184,34 @@ version_str(char *dst, size_t n, const struct dr_pe *pe)
         dr_copy(dst, n, "?");
 }
 
-/* The CUDA major a cuBLAS / NVRTC import names ("cublas64_12.dll" -> 12). */
-static int
-cuda_major_of_import(const char *name)
+/* The CUDA major a CUDA library's DLL name carries, in NVIDIA's naming:
+ * cudart64_110.dll is the CUDA 11.0 ABI (every CUDA 11.x runtime keeps that
+ * name), cudart64_101.dll is 10.1, cudart64_12.dll is 12 (from CUDA 12 the
+ * name has the major only), nvrtc64_112_0.dll is 11.2, nvrtc64_120_0.dll is
+ * 12.0, cudart64_80.dll (CUDA 8 and 9) is 8.0.  So three or more digits are
+ * major and minor; two digits are the major from CUDA 10 on (10..49) and
+ * major and minor before it (65, 75, 80, 90..92).  0 if not such a name. */
+int
+dr_win_cuda_major(const char *name)
 {
     static const char *const prefixes[] = {"cublaslt64_", "cublas64_", "nvrtc64_", "cudart64_", NULL};
+    char lower[64];
+    size_t k = 0;
+    for (; name[k] != 0 && k + 1 < sizeof lower; k++)
+        lower[k] = (char)((name[k] >= 'A' && name[k] <= 'Z') ? name[k] + 32 : name[k]);
+    lower[k] = 0;
     for (int i = 0; prefixes[i] != NULL; i++) {
         size_t n = strlen(prefixes[i]);
-        char lower[64];
-        size_t k = 0;
-        for (; name[k] != 0 && k + 1 < sizeof lower; k++)
-            lower[k] = (char)((name[k] >= 'A' && name[k] <= 'Z') ? name[k] + 32 : name[k]);
-        lower[k] = 0;
-        if (strncmp(lower, prefixes[i], n) == 0) {
-            int major = atoi(lower + n);
-            /* nvrtc64_120_0.dll: the first two or three digits are major+minor. */
-            if (i == 2)
-                major /= 10;
-            return major;
-        }
+        if (strncmp(lower, prefixes[i], n) != 0)
+            continue;
+        const char *d = lower + n;
+        size_t digits = strspn(d, "0123456789");
+        if (digits == 0)
+            return 0;
+        int v = atoi(d);
+        if (digits >= 3)
+            return v / 10;
+        return v >= 50 ? v / 10 : v;
     }
     return 0;
 }
@@ -182,7 +225,7 @@ check_imports(struct dr_win_dll *d, int depth, int *cuda_major, char *cuda_from,
     for (int k = 0; k < d->pe.n_imports; k++) {
         const char *imp = d->pe.imports[k];
         bool delay = k >= d->pe.n_imports - d->pe.n_delay;
-        int cm = cuda_major_of_import(imp);
+        int cm = dr_win_cuda_major(imp);
         if (cm > 0 && *cuda_major == 0) {
             *cuda_major = cm;
             dr_fmt(cuda_from, cuda_from_n, "%s imports %s", d->name, imp);
@@ -332,12 +375,16 @@ dr_check_windows(struct dr_ctx *ctx)
         dr_copy(buf, sizeof buf, o->windows_path);
         char *save = NULL;
         for (char *t = strtok_r(buf, ";", &save); t != NULL; t = strtok_r(NULL, ";", &save))
-            bin_listed |= strcmp(t, bin) == 0;
+            bin_listed |= same_dir(t, bin);
     }
     if (!bin_listed && bin[0] != 0)
         add_dir(bin, "PATH (cuDNN folder)");
     dr_split(o->windows_path, ';', add_path_item, NULL);
 
+    if (W.n_dropped > 0)
+        dr_verdict(DR_WARN, "win-path", "shorten PATH: Windows itself stops at 32767 characters",
+                   "only the first %d folders of the search order are checked; %d more are not", MAX_DIRS,
+                   W.n_dropped);
     /* #1: brackets and other odd characters in a folder break some loaders' lookups. */
     for (int i = 0; i < W.n_dirs; i++)
         if (strpbrk(W.dirs[i].path, "[]%!") != NULL)

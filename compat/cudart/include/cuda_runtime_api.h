@@ -29,7 +29,7 @@ extern "C" {
  * struct grew in 12.0); both symbols are exported. */
 #define cudaGetDeviceProperties cudaGetDeviceProperties_v2
 
-typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
+typedef void(CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 
 /* ---- errors and versions ---------------------------------------------------------- */
 cudaError_t cudaGetLastError(void);

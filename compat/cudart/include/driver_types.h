@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "host_defines.h"
 #include "vector_types.h"
 
 /* ---- opaque handles --------------------------------------------------------- */
@@ -25,9 +26,8 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)
 
-/* Host callbacks (cudaLaunchHostFunc). */
-#define CUDART_CB
-typedef void (*cudaHostFn_t)(void *userData);
+/* Host callbacks (cudaLaunchHostFunc); CUDART_CB is in host_defines.h. */
+typedef void(CUDART_CB *cudaHostFn_t)(void *userData);
 
 /* ---- flags ----------------------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
  * written directly by the CPU.  Every call completes before it returns:
  * asynchronous calls run synchronously and a stream is only a token.  Each
  * failing call records its error for cudaGetLastError in the calling thread.
- * compat/cudart/README.md lists the functions and their checks. */
+ * docs/cudart.md lists the functions and their checks. */
 #ifndef FDNN_COMPAT_CUDA_RUNTIME_API_H
 #define FDNN_COMPAT_CUDA_RUNTIME_API_H
 

@@ -3,7 +3,7 @@
  * use.  The names and numeric values are CUDA 12's (facts of the ABI); the
  * text is ours.  Streams and events are opaque pointers as in CUDA; on the
  * CPU a stream is only an ordering token because every call completes before
- * it returns.  See compat/cudart/README.md for what the runtime covers. */
+ * it returns.  See docs/cudart.md for what the runtime covers. */
 #ifndef FDNN_COMPAT_DRIVER_TYPES_H
 #define FDNN_COMPAT_DRIVER_TYPES_H
 

@@ -6,6 +6,7 @@
  * NVIDIA's runtime; test_client_programs.sh builds it against compat/cudart
  * with gcc, g++ and clang (-Wall -Wextra -Werror) and runs it.  Prints
  * "Test passed!" (exit 0) or the failed check (exit 1). */
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,21 @@ main(void)
     checkCUDA(cudaMemcpyAsync(managed, dev, 64 * sizeof(float), cudaMemcpyDefault, stream));
     checkCUDA(cudaStreamQuery(stream));
     require(memcmp(managed, pinned, 64 * sizeof(float)) == 0);
+
+    /* Hints on managed memory, and the stream-ordered allocator. */
+    checkCUDA(cudaMemAdvise(managed, 4096, cudaMemAdviseSetReadMostly, 0));
+    checkCUDA(cudaMemAdvise(managed, 1024, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId));
+    checkCUDA(cudaMemPrefetchAsync(managed, 4096, 0, stream));
+    checkCUDA(cudaMemPrefetchAsync(managed + 100, 100, cudaCpuDeviceId, stream));
+    require(cudaMemPrefetchAsync(managed, 4097, 0, stream) == cudaErrorInvalidValue); /* past the end */
+    require(cudaMemPrefetchAsync(dev, 64, 0, stream) == cudaErrorInvalidValue);      /* not managed */
+    (void)cudaGetLastError();
+    float *scratch = NULL;
+    checkCUDA(cudaMallocAsync((void **)&scratch, 256 * sizeof(float), stream));
+    checkCUDA(cudaMemsetAsync(scratch, 0, 256 * sizeof(float), stream));
+    checkCUDA(cudaFreeAsync(scratch, stream));
+    checkCUDA(cudaProfilerStart());
+    checkCUDA(cudaProfilerStop());
 
     /* Pointer attributes of each kind of memory. */
     struct cudaPointerAttributes attr;

@@ -342,6 +342,17 @@ test_gemm_ex(int iters)
     CHECK_CUBLAS(cublasGemmEx(H, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, buf, CUDA_R_8I, 2, buf, CUDA_R_8I, 2, &zero,
                               buf, CUDA_R_32I, 2, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
                  CUBLAS_STATUS_NOT_SUPPORTED);
+    /* INT8 operands, FP32 output (SgemmEx and GemmEx, 32F compute). */
+    signed char i8a[6] = {1, -2, 3, 127, -128, 5}, i8b[6] = {2, 0, -1, 4, 1, -3};
+    float i8c[4] = {NAN, NAN, NAN, NAN};
+    CHECK_CUBLAS(cublasSgemmEx(H, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, i8a, CUDA_R_8I, 2, i8b, CUDA_R_8I, 3, &zero,
+                               i8c, CUDA_R_32F, 2),
+                 CUBLAS_STATUS_SUCCESS);
+    /* A = [1 3 -128; -2 127 5], B = [2 4; 0 1; -1 -3] (column-major). */
+    CHECK(i8c[0] == 130 && i8c[1] == -9 && i8c[2] == 391 && i8c[3] == 104);
+    CHECK_CUBLAS(cublasGemmEx(H, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, i8a, CUDA_R_8I, 2, i8b, CUDA_R_8I, 3, &zero,
+                              i8c, CUDA_R_16F, 2, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 CUBLAS_STATUS_NOT_SUPPORTED);
     CHECK_CUBLAS(cublasSgemmEx(H, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, buf, CUDA_R_16F, 1, buf, CUDA_R_16F, 2,
                                &zero, buf, CUDA_R_32F, 2),
                  CUBLAS_STATUS_INVALID_VALUE);

@@ -2,8 +2,8 @@
  * The GEMM family: ?gemm, Hgemm, SgemmEx, GemmEx and their batched and
  * strided-batched forms.
  *
- * FP32 and FP64 products go straight to the GEMM core.  FP16 and BF16
- * operands are widened to FP32 (exactly), multiplied on the FP32 core, and
+ * FP32 and FP64 products go straight to the GEMM core.  FP16, BF16 and
+ * INT8 operands are widened to FP32 (exactly), multiplied on the FP32 core, and
  * the result rounded once to C's type (nearest even).  That is the
  * CUBLAS_COMPUTE_32F contract; Hgemm and CUBLAS_COMPUTE_16F, which on a GPU
  * accumulate in FP16, are computed the same way here, so they are more
@@ -57,6 +57,7 @@ static size_t
 type_size(cudaDataType t)
 {
     switch (t) {
+    case CUDA_R_8I: return 1;
     case CUDA_R_16F:
     case CUDA_R_16BF: return 2;
     case CUDA_R_32F: return 4;
@@ -71,6 +72,7 @@ load_f32(const void *p, cudaDataType t, size_t i)
     switch (t) {
     case CUDA_R_16F: return __half2float(((const __half *)p)[i]);
     case CUDA_R_16BF: return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+    case CUDA_R_8I: return (float)((const signed char *)p)[i];
     default: return ((const float *)p)[i];
     }
 }
@@ -99,8 +101,8 @@ widen(const void *x, cudaDataType t, size_t rows, size_t cols, size_t ld)
     return out;
 }
 
-/* The FP32-compute product for A, B, C each FP32, FP16 or BF16 (the
- * combination checked by the caller). */
+/* The FP32-compute product for A, B each FP32, FP16, BF16 or INT8 and C
+ * FP32, FP16 or BF16 (the combination checked by the caller). */
 static cublasStatus_t
 gemm_f32_compute(cublasHandle_t h, bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, const void *A,
                  cudaDataType at, size_t lda, const void *B, cudaDataType bt, size_t ldb, float beta, void *C,
@@ -178,8 +180,8 @@ compute_of(int compute_type)
 
 /* cuBLAS's table of GemmEx combinations, restricted to real floating types:
  *   16F compute: A, B, C FP16;
- *   32F compute: A = B in {FP16, BF16} with C of the same type or FP32, or
- *                all FP32;
+ *   32F compute: A = B in {FP16, BF16} with C of the same type or FP32,
+ *                A = B INT8 with C FP32, or all FP32;
  *   64F compute: all FP64. */
 static bool
 combination_ok(compute_t c, cudaDataType at, cudaDataType bt, cudaDataType ct)
@@ -190,6 +192,8 @@ combination_ok(compute_t c, cudaDataType at, cudaDataType bt, cudaDataType ct)
         if (at != bt)
             return false;
         if (at == CUDA_R_32F)
+            return ct == CUDA_R_32F;
+        if (at == CUDA_R_8I)
             return ct == CUDA_R_32F;
         return (at == CUDA_R_16F || at == CUDA_R_16BF) && (ct == at || ct == CUDA_R_32F);
     case COMPUTE_64F: return at == CUDA_R_64F && bt == CUDA_R_64F && ct == CUDA_R_64F;

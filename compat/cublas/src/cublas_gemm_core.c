@@ -16,10 +16,11 @@
 #include "cpu/gemm/gemm.h"
 #include "cublas_internal.h"
 
-/* Below this many multiply-adds a product runs on the calling thread:
- * waking the workers costs more than they save.  Results do not depend on
- * it (the core's split does not depend on the thread count). */
-#define PARALLEL_MIN_FLOPS (1u << 18)
+/* Below this many multiply-adds (about 20-40 us on one core) a product runs
+ * on the calling thread: the workers sleep between calls (park_workers) and
+ * waking them costs 5-30 us, more than they would save.  Results do not
+ * depend on it (the core's split does not depend on the thread count). */
+#define PARALLEL_MIN_MACS (1u << 21)
 
 bool
 fdnn_cublas_trans(cublasOperation_t op, bool *trans)
@@ -56,7 +57,7 @@ fdnn_cublas_check_gemm(cublasOperation_t transa, cublasOperation_t transb, int m
 static pthreadpool_t
 pool_for(cublasHandle_t h, size_t m, size_t n, size_t k)
 {
-    if (h->pool == NULL || (double)m * (double)n * (double)k < (double)PARALLEL_MIN_FLOPS)
+    if (h->pool == NULL || (double)m * (double)n * (double)k < (double)PARALLEL_MIN_MACS)
         return NULL;
     return h->pool;
 }

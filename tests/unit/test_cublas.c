@@ -922,6 +922,41 @@ test_threads(void)
     free(C2);
 }
 
+/* The 64-bit integer forms forward to the 32-bit ones; values beyond int
+ * are NOT_SUPPORTED (positive) or INVALID_VALUE (negative). */
+static void
+test_64(void)
+{
+    float one = 1, zero = 0, a[4] = {1, 2, 3, 4}, c[4];
+    CHECK_CUBLAS(cublasSgemm_64(H, CUBLAS_OP_N, CUBLAS_OP_T, 2, 2, 2, &one, a, 2, a, 2, &zero, c, 2),
+                 CUBLAS_STATUS_SUCCESS);
+    CHECK(c[0] == 10 && c[1] == 14 && c[2] == 14 && c[3] == 20);
+    CHECK_CUBLAS(cublasSgemm_64(H, CUBLAS_OP_N, CUBLAS_OP_N, (int64_t)1 << 32, 2, 2, &one, a, 2, a, 2, &zero, c, 2),
+                 CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK_CUBLAS(cublasSgemm_64(H, CUBLAS_OP_N, CUBLAS_OP_N, -((int64_t)1 << 32), 2, 2, &one, a, 2, a, 2, &zero, c, 2),
+                 CUBLAS_STATUS_INVALID_VALUE);
+    CHECK_CUBLAS(cublasSgemm_64(H, CUBLAS_OP_N, CUBLAS_OP_N, -1, 2, 2, &one, a, 2, a, 2, &zero, c, 2),
+                 CUBLAS_STATUS_INVALID_VALUE);
+    CHECK_CUBLAS(cublasSgemm_64(NULL, CUBLAS_OP_N, CUBLAS_OP_N, (int64_t)1 << 32, 2, 2, &one, a, 2, a, 2, &zero, c, 2),
+                 CUBLAS_STATUS_NOT_INITIALIZED);
+    int64_t idx = -1;
+    CHECK_CUBLAS(cublasIsamax_64(H, 4, a, 1, &idx), CUBLAS_STATUS_SUCCESS);
+    CHECK(idx == 4);
+    double d[3] = {3, -4, 0}, r = 0;
+    CHECK_CUBLAS(cublasDnrm2_64(H, 3, d, 1, &r), CUBLAS_STATUS_SUCCESS);
+    CHECK(r == 5);
+    float y[2] = {0, 0};
+    CHECK_CUBLAS(cublasSgemv_64(H, CUBLAS_OP_N, 2, 2, &one, a, 2, a, 1, &zero, y, 1), CUBLAS_STATUS_SUCCESS);
+    CHECK(y[0] == 7 && y[1] == 10);
+    float v[2];
+    CHECK_CUBLAS(cublasSetVector_64(2, 4, a, 2, v, 1), CUBLAS_STATUS_SUCCESS);
+    CHECK(v[0] == 1 && v[1] == 3);
+    CHECK_CUBLAS(cublasGemmStridedBatchedEx_64(H, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a, CUDA_R_32F, 2, 0, a,
+                                               CUDA_R_32F, 2, 0, &zero, c, CUDA_R_32F, 2, 0, (int64_t)1 << 31,
+                                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 CUBLAS_STATUS_NOT_SUPPORTED);
+}
+
 int
 main(void)
 {
@@ -941,6 +976,7 @@ main(void)
     test_level2(true, 30);
     test_geam_trsm();
     test_threads();
+    test_64();
     CHECK_CUBLAS(cublasDestroy(H), CUBLAS_STATUS_SUCCESS);
     return fdnn_test_finish("test_cublas");
 }

@@ -282,6 +282,113 @@ cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cubl
                               cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha,
                               const double *A, int lda, double *B, int ldb);
 
+/* ---- 64-bit integer forms (cuBLAS 12) ----------------------------------------------------
+ * The functions above with int64_t sizes, increments, leading dimensions and
+ * batch counts.  A positive value beyond 2^31 - 1 is
+ * CUBLAS_STATUS_NOT_SUPPORTED here. */
+cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr,
+    int64_t incy);
+cublasStatus_t cublasGetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy);
+cublasStatus_t cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B,
+    int64_t ldb);
+cublasStatus_t cublasGetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B,
+    int64_t ldb);
+cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx,
+    float *y, int64_t incy);
+cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx);
+cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y,
+    int64_t incy, float *result);
+cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result);
+cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result);
+cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result);
+cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result);
+cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y,
+    int64_t incy);
+cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy);
+cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n,
+    const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y,
+    int64_t incy);
+cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x,
+    int64_t incx, const float *y, int64_t incy, float *A, int64_t lda);
+cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
+    int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb,
+    float *C, int64_t ldc);
+cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+    cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A,
+    int64_t lda, float *B, int64_t ldb);
+cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx,
+    double *y, int64_t incy);
+cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx);
+cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y,
+    int64_t incy, double *result);
+cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result);
+cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result);
+cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result);
+cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result);
+cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y,
+    int64_t incy);
+cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy);
+cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n,
+    const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y,
+    int64_t incy);
+cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x,
+    int64_t incx, const double *y, int64_t incy, double *A, int64_t lda);
+cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
+    int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb,
+    double *C, int64_t ldc);
+cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+    cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A,
+    int64_t lda, double *B, int64_t ldb);
+cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
+    int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+    const float *beta, float *C, int64_t ldc);
+cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+    int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda,
+    const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc,
+    int64_t batchCount);
+cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+    int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long int strideA,
+    const float *B, int64_t ldb, long long int strideB, const float *beta, float *C, int64_t ldc,
+    long long int strideC, int64_t batchCount);
+cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
+    int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+    const double *beta, double *C, int64_t ldc);
+cublasStatus_t cublasDgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+    int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda,
+    const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc,
+    int64_t batchCount);
+cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+    int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long int strideA,
+    const double *B, int64_t ldb, long long int strideB, const double *beta, double *C, int64_t ldc,
+    long long int strideC, int64_t batchCount);
+cublasStatus_t cublasHgemm_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
+    int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb,
+    const __half *beta, __half *C, int64_t ldc);
+cublasStatus_t cublasHgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+    int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda,
+    const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc,
+    int64_t batchCount);
+cublasStatus_t cublasHgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+    int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long int strideA,
+    const __half *B, int64_t ldb, long long int strideB, const __half *beta, __half *C, int64_t ldc,
+    long long int strideC, int64_t batchCount);
+cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
+    int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B,
+    cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc);
+cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
+    int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B,
+    cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc,
+    cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+    int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda,
+    const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[],
+    cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
+    cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype,
+    int64_t lda, long long int strideA, const void *B, cudaDataType Btype, int64_t ldb, long long int strideB,
+    const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long int strideC, int64_t batchCount,
+    cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+
 #if defined(__cplusplus)
 }
 

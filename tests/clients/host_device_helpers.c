@@ -12,7 +12,9 @@
  * it prints "Test passed!" (exit 0) or names the failed check (exit 1).
  * The expected sizes and alignments are those of CUDA's vector types on
  * 64-bit Linux. */
+#include <builtin_types.h>
 #include <cuda_runtime.h>
+#include <vector_functions.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

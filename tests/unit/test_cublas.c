@@ -922,6 +922,81 @@ test_threads(void)
     free(C2);
 }
 
+/* gemv batched forms against single gemv calls; dgmm against loops. */
+static void
+test_gemv_batched_dgmm(void)
+{
+    enum { M = 9, N = 7, LDA = 11, B = 3, SA = LDA * N + 5, SX = 2 * M + 1, SY = 2 * M + 3 };
+    float A[B * SA], x[B * SX], y1[B * SY], y2[B * SY];
+    for (int i = 0; i < B * SA; i++)
+        A[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    for (int i = 0; i < B * SX; i++)
+        x[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    for (int i = 0; i < B * SY; i++)
+        y1[i] = y2[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    float alpha = 1.5f, beta = -0.5f;
+    bool ok = true;
+    for (int t = 0; t < 2; t++) {
+        cublasOperation_t op = t ? CUBLAS_OP_T : CUBLAS_OP_N;
+        CHECK_CUBLAS(cublasSgemvStridedBatched(H, op, M, N, &alpha, A, LDA, SA, x, 2, SX, &beta, y1, 2, SY, B),
+                     CUBLAS_STATUS_SUCCESS);
+        for (int b = 0; b < B; b++)
+            CHECK_CUBLAS(cublasSgemv(H, op, M, N, &alpha, A + b * SA, LDA, x + b * SX, 2, &beta, y2 + b * SY, 2),
+                         CUBLAS_STATUS_SUCCESS);
+        ok = ok && memcmp(y1, y2, sizeof(y1)) == 0;
+    }
+    CHECK_MSG(ok, "SgemvStridedBatched differs from Sgemv");
+    double dA[B][M * N], dx[B][N], dy1[B][M], dy2[B][M];
+    const double *Ap[B], *xp[B];
+    double *yp[B];
+    for (int b = 0; b < B; b++) {
+        fill_d(dA[b], M * N);
+        fill_d(dx[b], N);
+        fill_d(dy1[b], M);
+        memcpy(dy2[b], dy1[b], sizeof(dy1[b]));
+        Ap[b] = dA[b];
+        xp[b] = dx[b];
+        yp[b] = dy1[b];
+    }
+    double da = 2, db = 1;
+    CHECK_CUBLAS(cublasDgemvBatched(H, CUBLAS_OP_N, M, N, &da, Ap, M, xp, 1, &db, yp, 1, B), CUBLAS_STATUS_SUCCESS);
+    ok = true;
+    for (int b = 0; b < B; b++) {
+        CHECK_CUBLAS(cublasDgemv(H, CUBLAS_OP_N, M, N, &da, dA[b], M, dx[b], 1, &db, dy2[b], 1), CUBLAS_STATUS_SUCCESS);
+        ok = ok && memcmp(dy1[b], dy2[b], sizeof(dy1[b])) == 0;
+    }
+    CHECK_MSG(ok, "DgemvBatched differs from Dgemv");
+    CHECK_CUBLAS(cublasDgemvBatched(H, CUBLAS_OP_N, M, N, &da, Ap, M, xp, 1, &db, yp, 1, -1), CUBLAS_STATUS_INVALID_VALUE);
+    CHECK_CUBLAS(cublasSgemvStridedBatched(H, CUBLAS_OP_N, M, N, &alpha, A, M - 1, SA, x, 1, SX, &beta, y1, 1, SY, 0),
+                 CUBLAS_STATUS_INVALID_VALUE);
+
+    /* dgmm: left scales rows by x, right scales columns; x with increment -2. */
+    float C[LDA * N], xs[2 * N];
+    for (int i = 0; i < 2 * N; i++)
+        xs[i] = (float)fdnn_rng_uniform(&rng, -2, 2);
+    for (int side = 0; side < 2; side++) {
+        for (int i = 0; i < LDA * N; i++)
+            C[i] = (float)SENTINEL;
+        int rows = side ? M : 7;     /* left: 7 rows, so rows 7..LDA-1 are a gap */
+        int len = side ? N : rows;   /* elements of x */
+        CHECK_CUBLAS(cublasSdgmm(H, side ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT, rows, N, A, LDA, xs, -2, C, LDA),
+                     CUBLAS_STATUS_SUCCESS);
+        ok = true;
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < LDA; i++) {
+                int k = side ? j : i; /* element of x; increment -2 starts at the far end */
+                float want = i < rows ? A[j * LDA + i] * xs[2 * (len - 1 - k)] : (float)SENTINEL;
+                ok = ok && C[j * LDA + i] == want;
+            }
+        CHECK_MSG(ok, "Sdgmm side %d", side);
+    }
+    double dd[4] = {1, 2, 3, 4}, dxv[2] = {10, 100};
+    CHECK_CUBLAS(cublasDdgmm(H, CUBLAS_SIDE_RIGHT, 2, 2, dd, 2, dxv, 1, dd, 2), CUBLAS_STATUS_SUCCESS); /* in place */
+    CHECK(dd[0] == 10 && dd[1] == 20 && dd[2] == 300 && dd[3] == 400);
+    CHECK_CUBLAS(cublasDdgmm(H, CUBLAS_SIDE_LEFT, 2, 2, dd, 1, dxv, 1, dd, 2), CUBLAS_STATUS_INVALID_VALUE);
+    CHECK_CUBLAS(cublasDdgmm(H, (cublasSideMode_t)2, 2, 2, dd, 2, dxv, 1, dd, 2), CUBLAS_STATUS_INVALID_VALUE);
+}
+
 /* The 64-bit integer forms forward to the 32-bit ones; values beyond int
  * are NOT_SUPPORTED (positive) or INVALID_VALUE (negative). */
 static void
@@ -977,6 +1052,7 @@ main(void)
     test_geam_trsm();
     test_threads();
     test_64();
+    test_gemv_batched_dgmm();
     CHECK_CUBLAS(cublasDestroy(H), CUBLAS_STATUS_SUCCESS);
     return fdnn_test_finish("test_cublas");
 }

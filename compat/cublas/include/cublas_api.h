@@ -214,6 +214,21 @@ cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *a
 cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx,
                              const double *y, int incy, double *A, int lda);
 
+cublasStatus_t cublasSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha,
+                                  const float *const Aarray[], int lda, const float *const xarray[], int incx,
+                                  const float *beta, float *const yarray[], int incy, int batchCount);
+cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha,
+                                  const double *const Aarray[], int lda, const double *const xarray[], int incx,
+                                  const double *beta, double *const yarray[], int incy, int batchCount);
+cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                                         const float *alpha, const float *A, int lda, long long int strideA,
+                                         const float *x, int incx, long long int stridex, const float *beta, float *y,
+                                         int incy, long long int stridey, int batchCount);
+cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                                         const double *alpha, const double *A, int lda, long long int strideA,
+                                         const double *x, int incx, long long int stridex, const double *beta,
+                                         double *y, int incy, long long int stridey, int batchCount);
+
 /* ---- level 3 -------------------------------------------------------------------------- */
 cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
                               int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb,
@@ -275,6 +290,10 @@ cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cubl
 cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
                            const double *alpha, const double *A, int lda, const double *beta, const double *B,
                            int ldb, double *C, int ldc);
+cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda,
+                           const float *x, int incx, float *C, int ldc);
+cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda,
+                           const double *x, int incx, double *C, int ldc);
 cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
                               cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha,
                               const float *A, int lda, float *B, int ldb);

@@ -4,7 +4,6 @@
  * cublas_transfer.c). */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cublas_internal.h"
 #include "cuda_runtime_api.h"

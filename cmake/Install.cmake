@@ -91,6 +91,7 @@ add_custom_target(package
   COMMENT "Making ${FDNN_PACKAGE_NAME}.tar.xz"
   VERBATIM)
 add_dependencies(package cudnn ${FDNN_SUBLIB_TARGETS} ${FDNN_STATIC_TARGETS} cudart cudart_static)
+add_dependencies(package cublas) # compat/cublas installs itself: libcublas.so.12, cublas_v2.h
 if(TARGET cudnn-doctor)
   add_dependencies(package cudnn-doctor)
 endif()

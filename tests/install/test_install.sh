@@ -49,12 +49,17 @@ check_layout() {
         fail "cudaMalloc is not tagged with the version node libcudart.so.12"
     [ "$(readlink "$t/lib/libcudart.so")" = "libcudart.so.12" ] || fail "libcudart.so link"
     [ -f "$t/lib/libcudart_static.a" ] || fail "libcudart_static.a missing"
+    objdump -T "$t/lib/libcublas.so.12" | grep -q "libcublas.so.12 *cublasSgemm_v2$" ||
+        fail "cublasSgemm_v2 is not tagged with the version node libcublas.so.12"
+    readelf -d "$t/lib/libcublas.so.12" | grep -q "SONAME.*\[libcublas.so.12\]" || fail "soname of libcublas.so.12"
+    [ "$(readlink "$t/lib/libcublas.so")" = "libcublas.so.12" ] || fail "libcublas.so link"
     for h in cudnn cudnn_version cudnn_ops_infer cudnn_ops_train cudnn_cnn_infer cudnn_cnn_train \
              cudnn_adv_infer cudnn_adv_train cudnn_backend; do
         [ -f "$t/include/$h.h" ] || fail "include/$h.h missing"
         cmp -s "$t/include/$h.h" "$t/include/${h}_v8.h" || fail "include/${h}_v8.h is not a copy of $h.h"
     done
-    for h in cuda_runtime.h cuda_runtime_api.h driver_types.h cuda.h cuda_fp16.h cuda_bf16.h library_types.h; do
+    for h in cuda_runtime.h cuda_runtime_api.h driver_types.h cuda.h cuda_fp16.h cuda_bf16.h library_types.h \
+             host_defines.h vector_types.h vector_functions.h cuComplex.h cublas_v2.h cublas_api.h; do
         [ -f "$t/include/$h" ] || fail "include/$h missing"
     done
     grep -q "^#define CUDNN_MAJOR 8$" "$t/include/cudnn_version.h" || fail "CUDNN_MAJOR in cudnn_version.h"
@@ -77,6 +82,16 @@ run_consumer() { # label exe [env assignment]
     fi
 }
 
+run_client() { # label exe [env assignment]: a tests/clients program, which ends with "Test passed!"
+    label=$1 exe=$2
+    shift 2
+    if out=$(env "$@" "$exe" 2>&1) && echo "$out" | grep -q "^Test passed!"; then
+        ok "$label"
+    else
+        fail "$label: $out"
+    fi
+}
+
 build_three_ways() { # tree tag [libdir name]
     t=$1 tag=$2 ld=${3:-lib}
     # 1. Plain flags, as NVIDIA's install guide does it.
@@ -84,6 +99,12 @@ build_three_ways() { # tree tag [libdir name]
     $cc $extra -I"$t/include" "$consumer" -L"$t/$ld" -lcudnn -lcudart -o "$work/plain_$tag" &&
         run_consumer "$tag plain flags" "$work/plain_$tag" LD_LIBRARY_PATH="$t/$ld" ||
         fail "$tag plain flags: build"
+    # A cuDNN program with a cuBLAS layer (tests/clients/cublas_fc.c), the
+    # same way.
+    # shellcheck disable=SC2086
+    $cc $extra -I"$t/include" "$src/tests/clients/cublas_fc.c" -L"$t/$ld" -lcudnn -lcublas -lcudart -lm \
+        -o "$work/cublas_$tag" && run_client "$tag cuBLAS client" "$work/cublas_$tag" LD_LIBRARY_PATH="$t/$ld" ||
+        fail "$tag cuBLAS client: build"
     # Static archives (the same files in every tree: linked once, from the
     # unpacked archive): no FreeDNN library needed at run time.
     if [ "$tag" = archive ]; then

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0
  * FreeDNN host CUDA runtime: the header cuDNN programs include.  Like CUDA's,
- * it brings in the runtime API, the driver types and the library types, and
+ * it brings in the host meanings of __host__, __device__, ... (host_defines.h),
+ * the runtime API, the driver, library and vector types, make_float2 and the
+ * other vector constructors (vector_functions.h), and
  * gives C++ the typed overloads CUDA's header has, so that
  * `float *d; cudaMalloc(&d, bytes);` compiles without a cast. */
 #ifndef FDNN_COMPAT_CUDA_RUNTIME_H
 #define FDNN_COMPAT_CUDA_RUNTIME_H
 
+#include "host_defines.h"
 #include "library_types.h"
 #include "vector_types.h"
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
+#include "vector_functions.h"
 
 #if defined(__cplusplus)
 

@@ -6,7 +6,7 @@
  * written directly by the CPU.  Every call completes before it returns:
  * asynchronous calls run synchronously and a stream is only a token.  Each
  * failing call records its error for cudaGetLastError in the calling thread.
- * compat/cudart/README.md lists the functions and their checks. */
+ * docs/cudart.md lists the functions and their checks. */
 #ifndef FDNN_COMPAT_CUDA_RUNTIME_API_H
 #define FDNN_COMPAT_CUDA_RUNTIME_API_H
 
@@ -29,7 +29,7 @@ extern "C" {
  * struct grew in 12.0); both symbols are exported. */
 #define cudaGetDeviceProperties cudaGetDeviceProperties_v2
 
-typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
+typedef void(CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 
 /* ---- errors and versions ---------------------------------------------------------- */
 cudaError_t cudaGetLastError(void);
@@ -61,6 +61,11 @@ cudaError_t cudaFreeHost(void *ptr);
 cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags FDNN_CUDART_DEFAULT(cudaMemAttachGlobal));
 cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr);
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream);
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
+                                 cudaStream_t stream FDNN_CUDART_DEFAULT(0));
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device);
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,

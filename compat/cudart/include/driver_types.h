@@ -3,12 +3,13 @@
  * use.  The names and numeric values are CUDA 12's (facts of the ABI); the
  * text is ours.  Streams and events are opaque pointers as in CUDA; on the
  * CPU a stream is only an ordering token because every call completes before
- * it returns.  See compat/cudart/README.md for what the runtime covers. */
+ * it returns.  See docs/cudart.md for what the runtime covers. */
 #ifndef FDNN_COMPAT_DRIVER_TYPES_H
 #define FDNN_COMPAT_DRIVER_TYPES_H
 
 #include <stddef.h>
 
+#include "host_defines.h"
 #include "vector_types.h"
 
 /* ---- opaque handles --------------------------------------------------------- */
@@ -25,9 +26,8 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)
 
-/* Host callbacks (cudaLaunchHostFunc). */
-#define CUDART_CB
-typedef void (*cudaHostFn_t)(void *userData);
+/* Host callbacks (cudaLaunchHostFunc); CUDART_CB is in host_defines.h. */
+typedef void(CUDART_CB *cudaHostFn_t)(void *userData);
 
 /* ---- flags ----------------------------------------------------------------------- */
 
@@ -223,6 +223,16 @@ enum cudaMemoryType {
     cudaMemoryTypeHost = 1,         /* cudaMallocHost / cudaHostAlloc */
     cudaMemoryTypeDevice = 2,       /* cudaMalloc */
     cudaMemoryTypeManaged = 3       /* cudaMallocManaged */
+};
+
+/* Advice on managed memory (cudaMemAdvise). */
+enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6
 };
 
 struct cudaPointerAttributes {

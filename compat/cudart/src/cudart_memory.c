@@ -429,3 +429,57 @@ cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
     return fdnn_cudart_record(set_2d(devPtr, pitch, value, width, height));
 }
+
+/* ---- stream-ordered allocation and managed-memory hints -------------------------------
+ * Every call completes before it returns, so the stream-ordered allocator
+ * is the ordinary one (on a valid stream), and prefetches and advice, which
+ * only move or place pages on a GPU, have nothing to do: they check their
+ * arguments as CUDA does and succeed. */
+
+cudaError_t
+cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    if (!fdnn_cudart_stream_valid(hStream))
+        return fdnn_cudart_record(cudaErrorInvalidResourceHandle);
+    return fdnn_cudart_record(allocate(devPtr, size, cudaMemoryTypeDevice));
+}
+
+cudaError_t
+cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+    if (!fdnn_cudart_stream_valid(hStream))
+        return fdnn_cudart_record(cudaErrorInvalidResourceHandle);
+    return cudaFree(devPtr);
+}
+
+/* A range inside one managed allocation. */
+static cudaError_t
+check_managed_range(const void *p, size_t count)
+{
+    fdnn_cudart_alloc_t a;
+    if (!p || count == 0 || !fdnn_cudart_alloc_find(p, &a) || a.type != cudaMemoryTypeManaged)
+        return cudaErrorInvalidValue;
+    size_t offset = (size_t)((const char *)p - a.base);
+    return count <= a.size - offset ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+cudaError_t
+cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream)
+{
+    if (!fdnn_cudart_stream_valid(stream))
+        return fdnn_cudart_record(cudaErrorInvalidResourceHandle);
+    if (dstDevice != 0 && dstDevice != cudaCpuDeviceId)
+        return fdnn_cudart_record(cudaErrorInvalidDevice);
+    return fdnn_cudart_record(check_managed_range(devPtr, count));
+}
+
+cudaError_t
+cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device)
+{
+    if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy)
+        return fdnn_cudart_record(cudaErrorInvalidValue);
+    /* Read-mostly advice ignores the device; the others name one. */
+    if (advice > cudaMemAdviseUnsetReadMostly && device != 0 && device != cudaCpuDeviceId)
+        return fdnn_cudart_record(cudaErrorInvalidDevice);
+    return fdnn_cudart_record(check_managed_range(devPtr, count));
+}

@@ -94,6 +94,19 @@ fdnn_cpu_usable_count(void)
 }
 
 size_t
+fdnn_cpu_default_threads(void)
+{
+    const char *env = getenv("FREEDNN_NUM_THREADS");
+    if (env != NULL) {
+        char *end;
+        long n = strtol(env, &end, 10);
+        if (*end == '\0' && n > 0 && n <= 1024)
+            return (size_t)n;
+    }
+    return fdnn_cpu_usable_count();
+}
+
+size_t
 fdnn_cpu_l1d_bytes(void)
 {
     pthread_once(&cpu.once, cpu_detect);

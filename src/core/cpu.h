@@ -35,6 +35,11 @@ size_t fdnn_cpu_count(void);
  * thread count of a new handle. */
 size_t fdnn_cpu_usable_count(void);
 
+/* Threads of a new handle (cuDNN's or cuBLAS's): FREEDNN_NUM_THREADS when
+ * set to a number in 1..1024, otherwise fdnn_cpu_usable_count(): more
+ * threads than usable CPUs only make them wait for each other. */
+size_t fdnn_cpu_default_threads(void);
+
 /* The parts, exposed for tests.  fdnn_cpu_affinity_count: CPUs in this
  * thread's affinity mask (0 if unknown).  fdnn_cpu_quota_count: CPUs that
  * the cgroup (v1 or v2) CPU quota of this process allows, rounded up; 0

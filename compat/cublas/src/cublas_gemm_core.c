@@ -17,7 +17,7 @@
 #include "cublas_internal.h"
 
 /* Below this many multiply-adds (about 20-40 us on one core) a product runs
- * on the calling thread: the workers sleep between calls (park_workers) and
+ * on the calling thread: idle workers sleep soon after a call (core/pool.h) and
  * waking them costs 5-30 us, more than they would save.  Results do not
  * depend on it (the core's split does not depend on the thread count). */
 #define PARALLEL_MIN_MACS (1u << 21)
@@ -54,30 +54,12 @@ fdnn_cublas_check_gemm(cublasOperation_t transa, cublasOperation_t transb, int m
 }
 
 /* The pool for a product of this size: NULL (calling thread) when small. */
-static pthreadpool_t
+static fdnn_pool_t
 pool_for(cublasHandle_t h, size_t m, size_t n, size_t k)
 {
     if (h->pool == NULL || (double)m * (double)n * (double)k < (double)PARALLEL_MIN_MACS)
         return NULL;
     return h->pool;
-}
-
-static void
-return_at_once(void *context, size_t i)
-{
-    (void)context;
-    (void)i;
-}
-
-/* pthreadpool's workers spin for a long while after a call; put them to
- * sleep now so that they do not hold cores while the program (or cuDNN's
- * own threads) runs between cuBLAS calls.  Costs one wake-up per call that
- * went parallel. */
-static void
-park_workers(cublasHandle_t h, pthreadpool_t used)
-{
-    if (used != NULL)
-        pthreadpool_parallelize_1d(used, return_at_once, NULL, h->num_threads, PTHREADPOOL_FLAG_YIELD_WORKERS);
 }
 
 cublasStatus_t
@@ -94,7 +76,7 @@ fdnn_cublas_sgemm(cublasHandle_t h, bool ta, bool tb, size_t m, size_t n, size_t
     };
     cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
     pthread_mutex_lock(&h->lock);
-    pthreadpool_t pool = pool_for(h, m, n, k);
+    fdnn_pool_t pool = pool_for(h, m, n, k);
     size_t need = fdnn_sgemm_scratch_size(&args, h->num_threads, h->isa);
     if (need > h->scratch_bytes) {
         free(h->scratch);
@@ -105,7 +87,6 @@ fdnn_cublas_sgemm(cublasHandle_t h, bool ta, bool tb, size_t m, size_t n, size_t
      * fails too. */
     if (!fdnn_sgemm(&args, pool, h->isa, h->scratch, h->scratch_bytes))
         st = CUBLAS_STATUS_ALLOC_FAILED;
-    park_workers(h, pool);
     pthread_mutex_unlock(&h->lock);
     return st;
 }
@@ -123,10 +104,9 @@ fdnn_cublas_dgemm(cublasHandle_t h, bool ta, bool tb, size_t m, size_t n, size_t
     };
     cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
     pthread_mutex_lock(&h->lock);
-    pthreadpool_t pool = pool_for(h, m, n, k);
+    fdnn_pool_t pool = pool_for(h, m, n, k);
     if (!fdnn_dgemm_isa(&args, pool, h->isa))
         st = CUBLAS_STATUS_ALLOC_FAILED;
-    park_workers(h, pool);
     pthread_mutex_unlock(&h->lock);
     return st;
 }

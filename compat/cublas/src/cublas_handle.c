@@ -65,22 +65,6 @@ fdnn_cublas_check(cublasHandle_t h)
     return found ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }
 
-/* FREEDNN_NUM_THREADS when it is a positive number, else one per logical
- * processor: the same rule as a cuDNN handle's (docs/env.md). */
-static size_t
-default_threads(void)
-{
-    const char *env = getenv("FREEDNN_NUM_THREADS");
-    if (env != NULL) {
-        char *end;
-        long n = strtol(env, &end, 10);
-        if (*end == '\0' && n > 0 && n <= 1024)
-            return (size_t)n;
-    }
-    size_t n = fdnn_cpu_count();
-    return n > 0 ? n : 1;
-}
-
 cublasStatus_t
 cublasCreate_v2(cublasHandle_t *handle)
 {
@@ -93,16 +77,16 @@ cublasCreate_v2(cublasHandle_t *handle)
     h->atomics_mode = CUBLAS_ATOMICS_NOT_ALLOWED;
     h->math_mode = CUBLAS_DEFAULT_MATH;
     h->isa = fdnn_cpu_max_isa();
-    h->num_threads = default_threads();
+    h->num_threads = fdnn_cpu_default_threads();
     if (h->num_threads > 1) {
-        h->pool = pthreadpool_create(h->num_threads);
+        h->pool = fdnn_pool_create(h->num_threads);
         if (h->pool == NULL)
             h->num_threads = 1;
     }
     pthread_mutex_init(&h->lock, NULL);
     if (!live_add(h)) {
         if (h->pool != NULL)
-            pthreadpool_destroy(h->pool);
+            fdnn_pool_destroy(h->pool);
         pthread_mutex_destroy(&h->lock);
         free(h);
         return CUBLAS_STATUS_ALLOC_FAILED;
@@ -117,7 +101,7 @@ cublasDestroy_v2(cublasHandle_t handle)
     if (handle == NULL || !live_remove(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     if (handle->pool != NULL)
-        pthreadpool_destroy(handle->pool);
+        fdnn_pool_destroy(handle->pool);
     pthread_mutex_destroy(&handle->lock);
     free(handle->scratch);
     free(handle);

@@ -6,11 +6,11 @@
 #define FDNN_CUBLAS_INTERNAL_H
 
 #include <pthread.h>
-#include <pthreadpool.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "core/cpu.h"
+#include "core/pool.h"
 #include "cublas_api.h"
 
 /* A handle owns its worker threads (created at cublasCreate: the
@@ -22,7 +22,7 @@ struct cublasContext {
     cublasPointerMode_t pointer_mode;
     cublasAtomicsMode_t atomics_mode;
     cublasMath_t math_mode;
-    pthreadpool_t pool; /* NULL with one thread */
+    fdnn_pool_t pool; /* NULL with one thread */
     size_t num_threads;
     fdnn_isa_t isa;
     pthread_mutex_t lock;

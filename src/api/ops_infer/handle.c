@@ -9,22 +9,6 @@
 #include "core/handle.h"
 #include "core/memory.h"
 
-/* Threads of a new handle: FREEDNN_NUM_THREADS when set to a number in
- * 1..1024, otherwise the CPUs this process may use (affinity and CPU quota,
- * core/cpu.h): more threads than that only make them wait for each other. */
-static size_t
-default_threads(void)
-{
-    const char *env = getenv("FREEDNN_NUM_THREADS");
-    if (env != NULL) {
-        char *end;
-        long n = strtol(env, &end, 10);
-        if (*end == '\0' && n > 0 && n <= 1024)
-            return (size_t)n;
-    }
-    return fdnn_cpu_usable_count();
-}
-
 /* How idle workers wait (core/handle.h), from FREEDNN_WORKER_WAIT: a
  * number of microseconds they look for the next step before sleeping,
  * "spin" (SPIN_LINGER_US), "sleep" (put to sleep as each call returns), or
@@ -64,7 +48,7 @@ fdnn_api_cudnnCreate(cudnnHandle_t *handle)
     h->poison_scratch = poison != NULL && strcmp(poison, "1") == 0;
     h->num_threads = 1;
     worker_wait_default(h);
-    cudnnStatus_t status = fdnn_handle_set_threads(h, default_threads());
+    cudnnStatus_t status = fdnn_handle_set_threads(h, fdnn_cpu_default_threads());
     if (status != CUDNN_STATUS_SUCCESS) {
         free(h);
         return status;

@@ -165,6 +165,14 @@ fdnn_conv_algo_order(fdnn_conv_dir_t dir)
     return fwd;
 }
 
+bool
+fdnn_conv_is_zero_workspace_fallback(fdnn_conv_dir_t dir, int algo)
+{
+    if (dir == FDNN_CONV_FWD)
+        return algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    return algo == 0 || algo == 1; /* BWD_DATA_ALGO_0/1, BWD_FILTER_ALGO_0/1 */
+}
+
 /* Output positions (over the batch) below which the direct solver gives way
  * to the GEMM on NCHW filters: too few positions share each filter value,
  * and the filter's reorder into the blocked layout and its trips through

@@ -301,7 +301,9 @@ fdnn_conv_gemm_workspace(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t 
 {
     plan_t pl;
     RETURN_IF_ERROR(make_plan(p, v, &pl));
-    *bytes = pl.total;
+    /* IMPLICIT_GEMM is cuDNN's zero-workspace algorithm: its buffers come
+     * from the handle's scratch (see fdnn_conv_gemm_in_scratch). */
+    *bytes = fdnn_conv_gemm_in_scratch(v) ? 0 : pl.total;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -451,6 +453,30 @@ typedef struct task_ctx {
     void *acc;
 } task_ctx_t;
 
+/* The buffers of image chunk ci.  Chunks that run in parallel each have a
+ * slot of their own; chunks that run one after another share slot 0,
+ * except that backward filter computes the partial filter of every chunk
+ * after the first in slot 1 and adds it into slot 0's as soon as that chunk
+ * is done (add_partial_f*): the same additions in the same order as the
+ * parallel sum, so the same bits, with two slots instead of one per chunk
+ * (what IMPLICIT_GEMM's handle scratch holds, see chunk_slots). */
+static inline char *
+chunk_buf(const task_ctx_t *tc, size_t ci)
+{
+    const plan_t *pl = tc->pl;
+    size_t slot = tc->par_chunks ? ci : ci > 0 && pl->p->dir == FDNN_CONV_BWD_FILTER ? 1 : 0;
+    return tc->ws + pl->off_chunks + slot * pl->chunk_bytes;
+}
+
+/* Chunk slots that chunk_buf uses. */
+static inline size_t
+chunk_slots(const plan_t *pl, bool par_chunks)
+{
+    if (par_chunks)
+        return (size_t)pl->nchunks;
+    return pl->nchunks > 1 && pl->p->dir == FDNN_CONV_BWD_FILTER ? 2 : 1;
+}
+
 static inline void
 chunk_range(const plan_t *pl, int i, int64_t *n0, int64_t *n1)
 {
@@ -479,9 +505,9 @@ fdnn_conv_gemm_execute(const fdnn_conv_exec_t *e, fdnn_conv_gemm_variant_t v)
 {
     plan_t pl;
     RETURN_IF_ERROR(make_plan(e->p, v, &pl));
-    if (e->workspace_bytes < pl.total)
+    if (!fdnn_conv_gemm_in_scratch(v) && e->workspace_bytes < pl.total)
         return FDNN_BAD_PARAM("workspace is %zu bytes, this algorithm needs %zu", e->workspace_bytes, pl.total);
-    if (pl.total > 0 && e->workspace == NULL)
+    if (!fdnn_conv_gemm_in_scratch(v) && pl.total > 0 && e->workspace == NULL)
         return FDNN_BAD_PARAM("workSpace is NULL but %zu bytes are needed", pl.total);
     if (e->p->dtype == CUDNN_DATA_FLOAT)
         return run_f32(e, &pl);

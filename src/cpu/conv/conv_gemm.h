@@ -32,6 +32,23 @@ typedef enum fdnn_conv_gemm_variant {
     FDNN_CONV_GEMM_EXPLICIT = 2,
 } fdnn_conv_gemm_variant_t;
 
+/* Whether variant v keeps its buffers in the handle's scratch instead of
+ * the caller's workspace: IMPLICIT, so that IMPLICIT_GEMM forward and
+ * backward data / filter ALGO_1 need no workspace, as cuDNN's zero-workspace
+ * fallbacks.  The scratch holds the same layout as the workspace of the
+ * other variants, with one set of chunk buffers per chunk running at once
+ * (one, or two for backward filter's partial filters, on one thread):
+ * filter copies (NHWC / CONVOLUTION-mode filters, W^T for backward data),
+ * then per running chunk an im2col panel of about 1 MiB, a panel of
+ * outputs and, backward data, one image's accumulator of a group or,
+ * backward filter, one partial filter.  Never a buffer per image of the
+ * batch. */
+static inline bool
+fdnn_conv_gemm_in_scratch(fdnn_conv_gemm_variant_t v)
+{
+    return v == FDNN_CONV_GEMM_IMPLICIT;
+}
+
 cudnnStatus_t fdnn_conv_gemm_workspace(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, size_t *bytes);
 cudnnStatus_t fdnn_conv_gemm_execute(const fdnn_conv_exec_t *e, fdnn_conv_gemm_variant_t v);
 

@@ -8,7 +8,8 @@
  *   backward filter: dW_g[Kg][CRS] += dy_g[Kg][P] * col_g^T
  *
  * where CRS = C/g * kd*kh*kw and col is the im2col matrix of x.  Variants:
- *   FDNN_CONV_GEMM_IMPLICIT  col packed panel by panel (bounded tile width)
+ *   FDNN_CONV_GEMM_IMPLICIT  col packed panel by panel (bounded tile width);
+ *                            no workspace: buffers in the handle's scratch
  *   FDNN_CONV_GEMM_PRECOMP   same, the gather driven by index tables that are
  *                            precomputed once per call in the workspace
  *   FDNN_CONV_GEMM_EXPLICIT  col of a whole image materialised at once

@@ -16,7 +16,7 @@
 #include "cpu/gemm/gemm.h"
 #include "cpu/kernels/gemm_ukernel.h"
 
-/* Images are split into at most this many chunks, each with its own buffers.
+/* Images are split into at most this many chunks (buffers: chunk_slot).
  * A fixed number (not the thread count) keeps backward-filter sums
  * identical for any number of threads. */
 #define MAX_CHUNKS 8
@@ -441,8 +441,10 @@ typedef struct task_ctx {
     pthreadpool_t pool; /* for the work inside one chunk (NULL when chunks run in parallel) */
     char *gemm_scratch;
     size_t gemm_scratch_bytes; /* per concurrent GEMM */
-    bool par_chunks; /* chunks run in parallel: chunk i uses GEMM scratch copy i (else copy 0;
+    bool par_chunks; /* chunks run in parallel, each lane with its GEMM scratch copy (else copy 0;
                         pool alone cannot tell: it is NULL for one thread too) */
+    size_t lanes; /* chunks that run at once: 1 one after another; in parallel, one per thread
+                     (chunks ci, ci + lanes, ... in turn), or every chunk for backward filter */
     bool acc_transposed; /* backward filter accumulated as [G][CRS][Kg] (fused path) */
     bool narrow; /* fused fwd / bwd data, panels of one width (dividing the image) that the
                     GEMM core's narrow tile fits (49 .. 392): the GEMM core runs each panel;
@@ -453,28 +455,44 @@ typedef struct task_ctx {
     void *acc;
 } task_ctx_t;
 
-/* The buffers of image chunk ci.  Chunks that run in parallel each have a
- * slot of their own; chunks that run one after another share slot 0,
- * except that backward filter computes the partial filter of every chunk
- * after the first in slot 1 and adds it into slot 0's as soon as that chunk
- * is done (add_partial_f*): the same additions in the same order as the
- * parallel sum, so the same bits, with two slots instead of one per chunk
- * (what IMPLICIT_GEMM's handle scratch holds, see chunk_slots). */
+/* The slot of buffers (and, in parallel, of GEMM scratch) of image chunk
+ * ci.  In parallel each lane has a slot, and runs its chunks in turn; one
+ * after another every chunk uses slot 0, except that backward filter
+ * computes the partial filter of every chunk after the first in slot 1
+ * and adds it into slot 0's as soon as that chunk is done (add_partial_f*):
+ * the same additions in the same order as the sum of the parallel chunks
+ * (one slot each), so the same bits.  What IMPLICIT_GEMM's handle scratch
+ * holds (chunk_slots). */
+static inline size_t
+chunk_slot(const task_ctx_t *tc, size_t ci)
+{
+    if (tc->pl->p->dir == FDNN_CONV_BWD_FILTER && !tc->par_chunks)
+        return ci > 0 ? 1 : 0;
+    return ci % tc->lanes;
+}
+
 static inline char *
 chunk_buf(const task_ctx_t *tc, size_t ci)
 {
-    const plan_t *pl = tc->pl;
-    size_t slot = tc->par_chunks ? ci : ci > 0 && pl->p->dir == FDNN_CONV_BWD_FILTER ? 1 : 0;
-    return tc->ws + pl->off_chunks + slot * pl->chunk_bytes;
+    return tc->ws + tc->pl->off_chunks + chunk_slot(tc, ci) * tc->pl->chunk_bytes;
 }
 
-/* Chunk slots that chunk_buf uses. */
-static inline size_t
-chunk_slots(const plan_t *pl, bool par_chunks)
+/* The GEMM core's scratch of chunk ci (NULL: the core allocates its own). */
+static inline char *
+chunk_gemm_scratch(const task_ctx_t *tc, size_t ci)
 {
-    if (par_chunks)
-        return (size_t)pl->nchunks;
-    return pl->nchunks > 1 && pl->p->dir == FDNN_CONV_BWD_FILTER ? 2 : 1;
+    if (tc->gemm_scratch == NULL)
+        return NULL;
+    return tc->gemm_scratch + (tc->par_chunks ? chunk_slot(tc, ci) : 0) * tc->gemm_scratch_bytes;
+}
+
+/* Slots of buffers that chunk_buf uses. */
+static inline size_t
+chunk_slots(const task_ctx_t *tc)
+{
+    if (tc->pl->p->dir == FDNN_CONV_BWD_FILTER && !tc->par_chunks)
+        return tc->pl->nchunks > 1 ? 2 : 1;
+    return tc->lanes;
 }
 
 static inline void

@@ -17,9 +17,10 @@
  * allows, and problems whose filter covers the whole input (fully connected
  * as a convolution) become one GEMM over the batch.
  *
- * Threads: images are split into a fixed number of chunks (min(N, 8)), each
- * chunk with its own buffers; chunks run in parallel when there are at least
- * as many as threads, else one after another with the GEMM itself parallel.
+ * Threads: images are split into a fixed number of chunks (min(N, 8));
+ * chunks run in parallel when there are at least as many as threads (one
+ * set of buffers per thread, backward filter one per chunk), else one after
+ * another on one set with the GEMM itself parallel.
  * Backward filter sums the chunks' partial filters in chunk order, so the
  * result depends on the problem only, never on the thread count. */
 #ifndef FDNN_CPU_CONV_GEMM_H

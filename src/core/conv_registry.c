@@ -165,6 +165,14 @@ fdnn_conv_algo_order(fdnn_conv_dir_t dir)
     return fwd;
 }
 
+bool
+fdnn_conv_is_zero_workspace_fallback(fdnn_conv_dir_t dir, int algo)
+{
+    if (dir == FDNN_CONV_FWD)
+        return algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    return algo == 0 || algo == 1; /* BWD_DATA_ALGO_0/1, BWD_FILTER_ALGO_0/1 */
+}
+
 /* Output positions (over the batch) below which the direct solver gives way
  * to the GEMM on NCHW filters: too few positions share each filter value,
  * and the filter's reorder into the blocked layout and its trips through
@@ -230,10 +238,13 @@ fdnn_conv_run(const fdnn_conv_exec_t *e, int algo)
 {
     size_t need = 0;
     RETURN_IF_ERROR(fdnn_conv_algo_check(e->p, algo, &need));
+    /* Both sizes in the reason (CUDNN_LOGERR_DBG, the error callback): the
+     * one given and the one the algorithm needs. */
     if (e->workspace_bytes < need)
         return FDNN_BAD_PARAM("workSpaceSizeInBytes is %zu, algorithm %d needs %zu", e->workspace_bytes, algo, need);
     if (need > 0 && e->workspace == NULL)
-        return FDNN_BAD_PARAM("workSpace is NULL, algorithm %d needs %zu bytes", algo, need);
+        return FDNN_BAD_PARAM("workSpace is NULL (workSpaceSizeInBytes %zu), algorithm %d needs %zu",
+                              e->workspace_bytes, algo, need);
     const fdnn_conv_solver_t *s = fdnn_conv_solver_for(e->p->dir, algo, NULL);
     fdnn_conv_exec_t run = *e;
     /* Below about a million multiply-adds, waking the workers costs more

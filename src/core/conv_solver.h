@@ -82,6 +82,14 @@ const int *fdnn_conv_algo_order(fdnn_conv_dir_t dir);
  * solvers). */
 bool fdnn_conv_prefers_direct(const fdnn_conv_problem_t *p);
 
+/* Whether `algo` is one of the algorithms cuDNN programs fall back to when
+ * they cannot give a workspace (forward IMPLICIT_GEMM, backward data and
+ * backward filter ALGO_0 and ALGO_1; NVIDIA's DIRECT is never implemented).
+ * They need none here either (IMPLICIT_GEMM and the ALGO_1s keep their
+ * buffers in the handle's scratch), and the _v7 lists put them first under
+ * a workspace cap of 0 (CUDNN_CONV_WSCAP_DBG=0). */
+bool fdnn_conv_is_zero_workspace_fallback(fdnn_conv_dir_t dir, int algo);
+
 /* Applicability and workspace of `algo` for p, with the reason of a
  * NOT_SUPPORTED. */
 cudnnStatus_t fdnn_conv_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *workspace_bytes);

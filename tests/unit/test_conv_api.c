@@ -603,7 +603,7 @@ test_algo_queries(cudnnHandle_t h)
     for (int i = 0; i < n; i++)
         if (perf[i].status == CUDNN_STATUS_SUCCESS)
             CHECK(perf[i].memory == 0);
-    CHECK(perf[0].status == CUDNN_STATUS_SUCCESS && perf[0].algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT);
+    CHECK(perf[0].status == CUDNN_STATUS_SUCCESS && perf[0].algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
     unsetenv("CUDNN_CONV_WSCAP_DBG");
 
     /* Find: timed, sorted, successes first. */

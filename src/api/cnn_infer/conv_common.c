@@ -88,6 +88,22 @@ heuristic_order(const fdnn_conv_problem_t *p, int *order)
     }
 }
 
+/* Under a zero workspace cap: cuDNN's zero-workspace fallbacks first
+ * (IMPLICIT_GEMM before DIRECT, which NVIDIA's library never runs), each
+ * part in its heuristic order. */
+static void
+fallbacks_first(fdnn_conv_dir_t dir, int *order, int count)
+{
+    int rest[16], nf = 0, nr = 0;
+    for (int i = 0; i < count; i++) {
+        if (fdnn_conv_is_zero_workspace_fallback(dir, order[i]))
+            order[nf++] = order[i];
+        else
+            rest[nr++] = order[i];
+    }
+    memcpy(order + nf, rest, sizeof(int) * (size_t)nr);
+}
+
 cudnnStatus_t
 fdnn_conv_get_v7(cudnnHandle_t handle, const fdnn_conv_problem_t *p, int requested, int *returned,
                  fdnn_conv_perf_t *perf)
@@ -101,6 +117,8 @@ fdnn_conv_get_v7(cudnnHandle_t handle, const fdnn_conv_problem_t *p, int request
     int count = fdnn_conv_algo_count(p->dir);
     heuristic_order(p, order);
     size_t cap = workspace_cap();
+    if (cap == 0)
+        fallbacks_first(p->dir, order, count);
     fdnn_conv_perf_t all[16];
     int n_ok = 0, n_bad = 0;
     fdnn_conv_perf_t bad[16];

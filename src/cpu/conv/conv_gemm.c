@@ -16,7 +16,7 @@
 #include "cpu/gemm/gemm.h"
 #include "cpu/kernels/gemm_ukernel.h"
 
-/* Images are split into at most this many chunks, each with its own buffers.
+/* Images are split into at most this many chunks (buffers: chunk_slot).
  * A fixed number (not the thread count) keeps backward-filter sums
  * identical for any number of threads. */
 #define MAX_CHUNKS 8
@@ -301,7 +301,9 @@ fdnn_conv_gemm_workspace(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t 
 {
     plan_t pl;
     RETURN_IF_ERROR(make_plan(p, v, &pl));
-    *bytes = pl.total;
+    /* IMPLICIT_GEMM is cuDNN's zero-workspace algorithm: its buffers come
+     * from the handle's scratch (see fdnn_conv_gemm_in_scratch). */
+    *bytes = fdnn_conv_gemm_in_scratch(v) ? 0 : pl.total;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -439,8 +441,10 @@ typedef struct task_ctx {
     fdnn_pool_t pool; /* for the work inside one chunk (NULL when chunks run in parallel) */
     char *gemm_scratch;
     size_t gemm_scratch_bytes; /* per concurrent GEMM */
-    bool par_chunks; /* chunks run in parallel: chunk i uses GEMM scratch copy i (else copy 0;
+    bool par_chunks; /* chunks run in parallel, each lane with its GEMM scratch copy (else copy 0;
                         pool alone cannot tell: it is NULL for one thread too) */
+    size_t lanes; /* chunks that run at once: 1 one after another; in parallel, one per thread
+                     (chunks ci, ci + lanes, ... in turn), or every chunk for backward filter */
     bool acc_transposed; /* backward filter accumulated as [G][CRS][Kg] (fused path) */
     bool narrow; /* fused fwd / bwd data, panels of one width (dividing the image) that the
                     GEMM core's narrow tile fits (49 .. 392): the GEMM core runs each panel;
@@ -450,6 +454,46 @@ typedef struct task_ctx {
     void *col;
     void *acc;
 } task_ctx_t;
+
+/* The slot of buffers (and, in parallel, of GEMM scratch) of image chunk
+ * ci.  In parallel each lane has a slot, and runs its chunks in turn; one
+ * after another every chunk uses slot 0, except that backward filter
+ * computes the partial filter of every chunk after the first in slot 1
+ * and adds it into slot 0's as soon as that chunk is done (add_partial_f*):
+ * the same additions in the same order as the sum of the parallel chunks
+ * (one slot each), so the same bits.  What IMPLICIT_GEMM's handle scratch
+ * holds (chunk_slots). */
+static inline size_t
+chunk_slot(const task_ctx_t *tc, size_t ci)
+{
+    if (tc->pl->p->dir == FDNN_CONV_BWD_FILTER && !tc->par_chunks)
+        return ci > 0 ? 1 : 0;
+    return ci % tc->lanes;
+}
+
+static inline char *
+chunk_buf(const task_ctx_t *tc, size_t ci)
+{
+    return tc->ws + tc->pl->off_chunks + chunk_slot(tc, ci) * tc->pl->chunk_bytes;
+}
+
+/* The GEMM core's scratch of chunk ci (NULL: the core allocates its own). */
+static inline char *
+chunk_gemm_scratch(const task_ctx_t *tc, size_t ci)
+{
+    if (tc->gemm_scratch == NULL)
+        return NULL;
+    return tc->gemm_scratch + (tc->par_chunks ? chunk_slot(tc, ci) : 0) * tc->gemm_scratch_bytes;
+}
+
+/* Slots of buffers that chunk_buf uses. */
+static inline size_t
+chunk_slots(const task_ctx_t *tc)
+{
+    if (tc->pl->p->dir == FDNN_CONV_BWD_FILTER && !tc->par_chunks)
+        return tc->pl->nchunks > 1 ? 2 : 1;
+    return tc->lanes;
+}
 
 static inline void
 chunk_range(const plan_t *pl, int i, int64_t *n0, int64_t *n1)
@@ -479,9 +523,9 @@ fdnn_conv_gemm_execute(const fdnn_conv_exec_t *e, fdnn_conv_gemm_variant_t v)
 {
     plan_t pl;
     RETURN_IF_ERROR(make_plan(e->p, v, &pl));
-    if (e->workspace_bytes < pl.total)
+    if (!fdnn_conv_gemm_in_scratch(v) && e->workspace_bytes < pl.total)
         return FDNN_BAD_PARAM("workspace is %zu bytes, this algorithm needs %zu", e->workspace_bytes, pl.total);
-    if (pl.total > 0 && e->workspace == NULL)
+    if (!fdnn_conv_gemm_in_scratch(v) && pl.total > 0 && e->workspace == NULL)
         return FDNN_BAD_PARAM("workSpace is NULL but %zu bytes are needed", pl.total);
     if (e->p->dtype == CUDNN_DATA_FLOAT)
         return run_f32(e, &pl);

@@ -8,7 +8,8 @@
  *   backward filter: dW_g[Kg][CRS] += dy_g[Kg][P] * col_g^T
  *
  * where CRS = C/g * kd*kh*kw and col is the im2col matrix of x.  Variants:
- *   FDNN_CONV_GEMM_IMPLICIT  col packed panel by panel (bounded tile width)
+ *   FDNN_CONV_GEMM_IMPLICIT  col packed panel by panel (bounded tile width);
+ *                            no workspace: buffers in the handle's scratch
  *   FDNN_CONV_GEMM_PRECOMP   same, the gather driven by index tables that are
  *                            precomputed once per call in the workspace
  *   FDNN_CONV_GEMM_EXPLICIT  col of a whole image materialised at once
@@ -16,9 +17,10 @@
  * allows, and problems whose filter covers the whole input (fully connected
  * as a convolution) become one GEMM over the batch.
  *
- * Threads: images are split into a fixed number of chunks (min(N, 8)), each
- * chunk with its own buffers; chunks run in parallel when there are at least
- * as many as threads, else one after another with the GEMM itself parallel.
+ * Threads: images are split into a fixed number of chunks (min(N, 8));
+ * chunks run in parallel when there are at least as many as threads (one
+ * set of buffers per thread, backward filter one per chunk), else one after
+ * another on one set with the GEMM itself parallel.
  * Backward filter sums the chunks' partial filters in chunk order, so the
  * result depends on the problem only, never on the thread count. */
 #ifndef FDNN_CPU_CONV_GEMM_H
@@ -31,6 +33,23 @@ typedef enum fdnn_conv_gemm_variant {
     FDNN_CONV_GEMM_PRECOMP = 1,
     FDNN_CONV_GEMM_EXPLICIT = 2,
 } fdnn_conv_gemm_variant_t;
+
+/* Whether variant v keeps its buffers in the handle's scratch instead of
+ * the caller's workspace: IMPLICIT, so that IMPLICIT_GEMM forward and
+ * backward data / filter ALGO_1 need no workspace, as cuDNN's zero-workspace
+ * fallbacks.  The scratch holds the same layout as the workspace of the
+ * other variants, with one set of chunk buffers per chunk running at once
+ * (one, or two for backward filter's partial filters, on one thread):
+ * filter copies (NHWC / CONVOLUTION-mode filters, W^T for backward data),
+ * then per running chunk an im2col panel of about 1 MiB, a panel of
+ * outputs and, backward data, one image's accumulator of a group or,
+ * backward filter, one partial filter.  Never a buffer per image of the
+ * batch. */
+static inline bool
+fdnn_conv_gemm_in_scratch(fdnn_conv_gemm_variant_t v)
+{
+    return v == FDNN_CONV_GEMM_IMPLICIT;
+}
 
 cudnnStatus_t fdnn_conv_gemm_workspace(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, size_t *bytes);
 cudnnStatus_t fdnn_conv_gemm_execute(const fdnn_conv_exec_t *e, fdnn_conv_gemm_variant_t v);

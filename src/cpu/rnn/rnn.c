@@ -11,10 +11,13 @@
  * pre-activation gate gradients dG (kept in the reserve space), and the
  * input gradient and weight gradients are again whole-sequence GEMMs.
  *
- * Reserve space per layer (elements): Y [TB][D*H] layer output; then per
+ * Reserve space per layer (elements): Y [TB][D*P] layer output; then per
  * direction A [TB][gH] activated gates, C [TB][H] cell states (LSTM), Rh
  * [TB][H] recurrent part of the h' gate (GRU), dGi [TB][gH] gate gradients,
- * dGr [TB][gH] recurrent gate gradients (GRU; the others use dGi). */
+ * dGr [TB][gH] recurrent gate gradients (GRU; the others use dGi), and with
+ * a projection M [TB][H] unprojected outputs and dHs [TB][P] gradients at
+ * h; last, with dropout, S [TB][D*P] mask scales (0 or 1/(1-p)) and Yd
+ * [TB][D*P] the dropped output that the next layer reads. */
 #include "cpu/rnn/rnn.h"
 #include "cpu/rnn/rnn_internal.h"
 
@@ -24,20 +27,22 @@
 void
 fdnn_rnn_weight_offsets(const fdnn_rnn_problem_t *p, int pseudo, fdnn_rnn_wofs_t *o)
 {
-    int64_t H = p->hidden, g = p->gates, base = 0;
+    int64_t H = p->hidden, P = p->proj, g = p->gates, base = 0;
     for (int q = 0; q <= pseudo; q++) {
         int layer = q / p->dirs;
-        int64_t in = layer == 0 ? p->input : p->dirs * H;
+        int64_t in = layer == 0 ? p->input : p->dirs * P;
         bool has_w = !(layer == 0 && p->skip_input);
         o->in = in;
         o->w = has_w ? base : -1;
         base += has_w ? g * H * in : 0;
         o->r = base;
-        base += g * H * H;
+        base += g * H * P;
         o->bw = p->bias_w ? base : -1;
         base += p->bias_w ? g * H : 0;
         o->br = p->bias_r ? base : -1;
         base += p->bias_r ? g * H : 0;
+        o->pm = P < H ? base : -1;
+        base += P < H ? P * H : 0;
     }
 }
 
@@ -47,7 +52,8 @@ fdnn_rnn_weight_elems(const fdnn_rnn_problem_t *p)
     int last = p->layers * p->dirs - 1;
     fdnn_rnn_wofs_t o;
     fdnn_rnn_weight_offsets(p, last, &o);
-    return o.r + p->gates * p->hidden * p->hidden + (p->bias_w ? gh(p) : 0) + (p->bias_r ? gh(p) : 0);
+    return o.r + p->gates * p->hidden * p->proj + (p->bias_w ? gh(p) : 0) + (p->bias_r ? gh(p) : 0) +
+           (o.pm >= 0 ? p->proj * p->hidden : 0);
 }
 
 size_t
@@ -61,9 +67,14 @@ fdnn_rnn_weight_bytes(const fdnn_rnn_problem_t *p)
 int64_t
 fdnn_rnn_reserve_layer_elems(const fdnn_rnn_problem_t *p)
 {
-    int64_t tb = TB(p), H = p->hidden, g = gh(p);
+    int64_t tb = TB(p), H = p->hidden, P = p->proj, g = gh(p);
     int64_t per_dir = tb * g * 2 + (p->cell == CUDNN_LSTM ? tb * H : 0) + (p->cell == CUDNN_GRU ? tb * H + tb * g : 0);
-    return tb * p->dirs * H + p->dirs * per_dir;
+    if (P < H)
+        per_dir += tb * H + tb * P; /* M, dHs */
+    /* Dropout mask and dropped output (unused in the last layer, which
+     * keeps every layer the same size). */
+    int64_t drop = p->drop > 0.0f && p->layers > 1 ? 2 * tb * p->dirs * P : 0;
+    return tb * p->dirs * P + p->dirs * per_dir + drop;
 }
 
 size_t
@@ -73,22 +84,23 @@ fdnn_rnn_reserve_bytes(const fdnn_rnn_problem_t *p)
 }
 
 /* Forward workspace: umap TB, xin TB*in, G TB*gH, Gr B*gH, h B*H, c B*H,
- * plus two layer-output buffers for inference. */
+ * M and Hn B*H (projection), plus two layer-output buffers for inference
+ * (P <= H, so H bounds every width). */
 static int64_t
 fwd_ws_elems(const fdnn_rnn_problem_t *p, bool training)
 {
     int64_t tb = TB(p), B = p->B, H = p->hidden;
-    int64_t n = tb + tb * p->input + tb * gh(p) + B * gh(p) + 2 * B * H;
+    int64_t n = tb + tb * p->input + tb * gh(p) + B * gh(p) + 4 * B * H;
     return n + (training ? 0 : 2 * tb * p->dirs * H);
 }
 
 /* Backward data: umap TB, two gradient buffers TB*max(in, D*H), dh, dd, dc
- * B*H each. */
+ * and dm (projection) B*H each. */
 static int64_t
 bwd_ws_elems(const fdnn_rnn_problem_t *p)
 {
     int64_t tb = TB(p), B = p->B, H = p->hidden;
-    return tb + 2 * tb * imax(p->input, p->dirs * H) + 3 * B * H;
+    return tb + 2 * tb * imax(p->input, p->dirs * H) + 4 * B * H;
 }
 
 /* Backward weights: umap TB, xin TB*in, Hprev TB*H. */

@@ -14,7 +14,8 @@ rows inside the lengths, for queries, keys, values and every weight and
 bias (read back through the same descriptors), with NaN in every padding
 row of the inputs and of dout (which must not reach a result) and NaN in the
 gradients' padding rows (which must not be written); WGRAD_MODE_ADD on top
-of SET doubles dweights.  1 and 2 threads."""
+of SET doubles dweights.  1 and 2 threads.  The backward cases run again
+in DOUBLE (dataType = computePrec = DOUBLE) to 1e-10."""
 import ctypes
 
 import numpy as np
@@ -48,12 +49,12 @@ WGRAD_ADD, WGRAD_SET = 0, 1
 TIME, BATCH, BEAM, VECT = 0, 1, 2, 3
 
 
-def seq_desc(T, N, E, lens):
+def seq_desc(T, N, E, lens, dt=0):
     d = vp()
     fdnn.check(create_seq(ctypes.byref(d)))
     dims = [0] * 4
     dims[TIME], dims[BATCH], dims[BEAM], dims[VECT] = T, N, 1, E
-    fdnn.check(set_seq(d, 0, 4, fdnn.int_array(dims), fdnn.int_array([TIME, BATCH, BEAM, VECT]), N,
+    fdnn.check(set_seq(d, dt, 4, fdnn.int_array(dims), fdnn.int_array([TIME, BATCH, BEAM, VECT]), N,
                        fdnn.int_array(lens), None), "set_seq")
     return d
 
@@ -66,8 +67,9 @@ def weight_view(h, attn, wbuf, kind):
     dt, nd = c_int(), c_int()
     dims, strides = (c_int * 3)(), (c_int * 3)()
     fdnn.check(get_nd(wd, 3, ctypes.byref(dt), ctypes.byref(nd), dims, strides), "get_nd")
-    off = (addr.value - fdnn.ptr(wbuf).value) // 4
-    return np.lib.stride_tricks.as_strided(wbuf[off:], shape=tuple(dims), strides=tuple(4 * s for s in strides))
+    es = wbuf.itemsize
+    off = (addr.value - fdnn.ptr(wbuf).value) // es
+    return np.lib.stride_tricks.as_strided(wbuf[off:], shape=tuple(dims), strides=tuple(es * s for s in strides))
 
 
 def write_weight(h, attn, wbuf, kind, logical):
@@ -76,8 +78,10 @@ def write_weight(h, attn, wbuf, kind, logical):
     view[...] = logical
 
 
-def backward(res, rng, h, threads):
+def backward(res, rng, h, threads, dtype=np.float32):
     """Training forward, backward data and weights vs torch autograd."""
+    dt, es = (1, 8) if dtype == np.float64 else (0, 4)
+    tol = 1e-10 if dt else 1e-4
     for (H, E, L, S, N) in ((4, 32, 10, 12, 3), (2, 8, 5, 7, 2), (1, 4, 1, 1, 1), (8, 64, 70, 20, 2)):
         P = E // H
         q, k, v = (rng.uniform(-1, 1, (T, N, E)) for T in (L, S, S))
@@ -96,12 +100,12 @@ def backward(res, rng, h, threads):
 
         attn = vp()
         fdnn.check(create_attn(ctypes.byref(attn)))
-        fdnn.check(set_attn(attn, 2, H, 1.0 / np.sqrt(P), 0, 0, 0, None, None, E, E, E, P, P, P, E, L, S, N, 1),
+        fdnn.check(set_attn(attn, 2, H, 1.0 / np.sqrt(P), dt, dt, 0, None, None, E, E, E, P, P, P, E, L, S, N, 1),
                    "set_attn")
         wsize, wssize, rssize = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_size_t()
         fdnn.check(buffers(h.ptr, attn, ctypes.byref(wsize), ctypes.byref(wssize), ctypes.byref(rssize)), "buffers")
         res.check(rssize.value > 0, "a training reserve size")
-        wbuf = np.full(wsize.value // 4, np.nan, np.float32)
+        wbuf = np.full(wsize.value // es, np.nan, dtype)
         for kind, w in enumerate((wq, wk, wv)):
             write_weight(h, attn, wbuf, kind, w.reshape(H, P, E))
         write_weight(h, attn, wbuf, 3, wo.reshape(E, H, P).transpose(1, 0, 2))
@@ -110,20 +114,20 @@ def backward(res, rng, h, threads):
         write_weight(h, attn, wbuf, 7, bo.reshape(1, E, 1))
 
         def ours(a, lens):
-            a = a.astype(np.float32)
+            a = a.astype(dtype)
             for b in range(N):
                 a[lens[b]:, b] = np.nan
             return a
 
         qf, kf, vf, df = ours(q, lq), ours(k, lk), ours(v, lk), ours(dout, lq)
-        qd, kd, vd, od = seq_desc(L, N, E, lq), seq_desc(S, N, E, lk), seq_desc(S, N, E, lk), seq_desc(L, N, E, lq)
-        out = np.full((L, N, E), np.nan, np.float32)
+        qd, kd, vd, od = (seq_desc(T, N, E, ln, dt) for T, ln in ((L, lq), (S, lk), (S, lk), (L, lq)))
+        out = np.full((L, N, E), np.nan, dtype)
         ws = np.empty(max(wssize.value // 4, 1), np.float32)
         rs = np.full(rssize.value // 4, np.nan, np.float32)
-        dq, dk, dv = (np.full(a.shape, np.nan, np.float32) for a in (q, k, v))
-        dw = np.full(wbuf.shape, np.nan, np.float32)
+        dq, dk, dv = (np.full(a.shape, np.nan, dtype) for a in (q, k, v))
+        dw = np.full(wbuf.shape, np.nan, dtype)
         lo_a, hi_a, lq_a, lk_a = (fdnn.int_array(x) for x in (lo, hi, lq, lk))
-        what = f"backward threads {threads} H{H} E{E} L{L} S{S} N{N}"
+        what = f"backward {np.dtype(dtype).name} threads {threads} H{H} E{E} L{L} S{S} N{N}"
         st = forward(h.ptr, attn, -1, lo_a, hi_a, lq_a, lk_a, qd, fdnn.ptr(qf), None, kd, fdnn.ptr(kf), vd,
                      fdnn.ptr(vf), od, fdnn.ptr(out), wsize.value, fdnn.ptr(wbuf), wssize.value, fdnn.ptr(ws),
                      rssize.value, fdnn.ptr(rs))
@@ -143,7 +147,7 @@ def backward(res, rng, h, threads):
         res.check(st == fdnn.SUCCESS, f"backward weights (ADD) status {st}: {what}")
 
         # torch: the same model in float64 from the float32 values FreeDNN saw
-        t = lambda a: torch.tensor(np.asarray(a, np.float32), dtype=torch.float64, requires_grad=True)
+        t = lambda a: torch.tensor(np.asarray(a, dtype), dtype=torch.float64, requires_grad=True)
         tq, tk, tv, twq, twk, twv, two, tbo = (t(a) for a in (q, k, v, wq, wk, wv, wo, bo))
         tb = t(np.concatenate([bq, bk, bv]))
         mask = torch.full((L, S), float("-inf"), dtype=torch.float64)
@@ -154,12 +158,15 @@ def backward(res, rng, h, threads):
             tq, tk, tv, E, H, None, tb, None, None, False, 0.0, two, tbo, training=True, key_padding_mask=pad,
             need_weights=False, attn_mask=mask, use_separate_proj_weight=True, q_proj_weight=twq, k_proj_weight=twk,
             v_proj_weight=twv)
+        for b in range(N):  # the training forward's output as well
+            res.close(tol * 0.2, out[:lq[b], b].astype(np.float64), want.detach().numpy()[:lq[b], b],
+                      f"{what} out batch {b}")
         keep = torch.tensor([[[1.0] if i < lq[b] else [0.0] for b in range(N)] for i in range(L)], dtype=torch.float64)
-        (want * keep * torch.tensor(np.asarray(dout, np.float32), dtype=torch.float64)).sum().backward()
+        (want * keep * torch.tensor(np.asarray(dout, dtype), dtype=torch.float64)).sum().backward()
         for name, got, ref, lens in (("dq", dq, tq, lq), ("dk", dk, tk, lk), ("dv", dv, tv, lk)):
             g = ref.grad.numpy()
             for b in range(N):
-                res.close(1e-4, got[:lens[b], b].astype(np.float64), g[:lens[b], b], f"{what} {name} batch {b}")
+                res.close(tol, got[:lens[b], b].astype(np.float64), g[:lens[b], b], f"{what} {name} batch {b}")
                 res.check(np.isnan(got[lens[b]:, b]).all(), f"{what} {name} rows past the length untouched")
         gb = tb.grad.numpy()
         parts = ((0, twq.grad.numpy().reshape(H, P, E)), (1, twk.grad.numpy().reshape(H, P, E)),
@@ -168,9 +175,9 @@ def backward(res, rng, h, threads):
                  (7, tbo.grad.numpy().reshape(1, E, 1)))
         for kind, g in parts:
             got = weight_view(h, attn, dw_set, kind).astype(np.float64)
-            res.close(1e-4, got, g, f"{what} weight kind {kind}")
+            res.close(tol, got, g, f"{what} weight kind {kind}")
             added = weight_view(h, attn, dw, kind).astype(np.float64)
-            res.close(1e-4, added, 2 * g, f"{what} weight kind {kind} (ADD)")
+            res.close(tol, added, 2 * g, f"{what} weight kind {kind} (ADD)")
         for d in (qd, kd, vd, od):
             destroy_seq(d)
         destroy_attn(attn)
@@ -239,6 +246,7 @@ def main():
                 destroy_seq(d)
             destroy_attn(attn)
         backward(res, rng, h, threads)
+        backward(res, rng, h, threads, np.float64)
     res.finish()
 
 

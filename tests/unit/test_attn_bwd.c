@@ -503,11 +503,11 @@ test_bad_inputs(void)
 #undef BWD
 #undef BWW
 
-    /* DOUBLE attention is not supported */
+    /* HALF attention is not supported */
     fdnn_poison_f32(r.dq, nq), fdnn_poison_f32(r.dk, nk), fdnn_poison_f32(r.dv, nv);
     cudnnAttnDescriptor_t dd;
     cudnnCreateAttnDescriptor(&dd);
-    CHECK_OK(cudnnSetAttnDescriptor(dd, 0, 2, 1.0, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, NULL,
+    CHECK_OK(cudnnSetAttnDescriptor(dd, 0, 2, 1.0, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, NULL,
                                     NULL, 8, 8, 8, 4, 4, 4, 6, 5, 6, 2, 2));
     CHECK_STATUS(cudnnMultiHeadAttnBackwardData(handle, dd, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq,
                                                 r.q, r.kd, r.dk, r.k, r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws,

@@ -25,8 +25,9 @@ void fdnn_attn_shape_of(const struct cudnnAttnStruct *d, fdnn_attn_shape_t *s);
  * about 2^52. */
 cudnnStatus_t fdnn_attn_check_magnitudes(const struct cudnnAttnStruct *d);
 
-/* NOT_SUPPORTED unless FLOAT data and compute; with `training` also when a
- * dropout descriptor has a nonzero rate (dropout is not implemented). */
+/* NOT_SUPPORTED unless FLOAT or DOUBLE data with the same compute type;
+ * with `training` also when a dropout descriptor has a nonzero rate
+ * (dropout is not implemented). */
 cudnnStatus_t fdnn_attn_check_compute(const struct cudnnAttnStruct *d, bool training);
 
 /* What cudnnGetMultiHeadAttnBuffers reports: one workspace size for the
@@ -48,8 +49,9 @@ typedef struct fdnn_attn_seqs {
 cudnnStatus_t fdnn_attn_problem_init(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t *s,
                                      const fdnn_attn_seqs_t *x, fdnn_attn_problem_t *p);
 
-/* Points p's weights into the buffer w (NULL for absent parts). */
-void fdnn_attn_problem_weights(fdnn_attn_problem_t *p, const fdnn_attn_shape_t *s, const float *w);
+/* Points p's weights into the buffer w, elements of p->dtype (NULL for
+ * absent parts). */
+void fdnn_attn_problem_weights(fdnn_attn_problem_t *p, const fdnn_attn_shape_t *s, const void *w);
 
 /* BAD_PARAM when devSeqLengths differs from the descriptor's lengths. */
 cudnnStatus_t fdnn_attn_check_lengths(const int *devSeqLengths, cudnnSeqDataDescriptor_t desc, const char *what,

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Multi-head attention forward (cudnnMultiHeadAttnForward) on the CPU, FP32,
- * and the reserve space that a training forward fills for the backward
+ * Multi-head attention forward (cudnnMultiHeadAttnForward) on the CPU, FP32
+ * and FP64 (every buffer, weight and workspace element of p->dtype; the
+ * typed code is attn_t.inc, compiled by attn_f32.c and attn_f64.c), and the
+ * reserve space that a training forward fills for the backward
  * functions (attn_bwd.h).
  *
  * For a query vector q (time t of sequence (b, m)) and each head h:
@@ -36,8 +38,9 @@
 #include "core/handle.h"
 
 typedef struct fdnn_attn_problem {
+    cudnnDataType_t dtype;    /* FLOAT or DOUBLE */
     int H;
-    float scaler;
+    double scaler;            /* rounded to float for FLOAT */
     bool one_to_one;          /* CUDNN_ATTN_QUERYMAP_ONE_TO_ONE: K/V beam m for Q beam m */
     int qS, kS, vS;           /* input vector lengths */
     int qP, vP;               /* per-head lengths after projection (input length when off) */
@@ -50,15 +53,16 @@ typedef struct fdnn_attn_problem {
     const int *q_len, *k_len; /* batch*beam and batch*kv_beam entries */
     const int *lo, *hi;       /* attention window per query time step */
     int curr;                 /* < 0: every time step; else only this one */
-    const float *wq, *wk, *wv, *wo, *bq, *bk, *bv, *bo; /* NULL when absent */
+    const void *wq, *wk, *wv, *wo, *bq, *bk, *bv, *bo; /* NULL when absent */
     bool fill;                /* write fill_value to output vectors past the sequence end */
-    float fill_value;
+    double fill_value;
 } fdnn_attn_problem_t;
 
 /* The sizes that fix the buffer layouts, from a problem (fdnn_attn_sizes_of)
  * or from an attention descriptor's maxima (the API's buffer queries); a
  * layout for smaller sizes always fits in one for larger ones. */
 typedef struct fdnn_attn_sizes {
+    int esize; /* bytes per element: 4 (FLOAT) or 8 (DOUBLE) */
     int H, qP, vP, oLen;
     bool q_proj, k_proj, v_proj, o_proj;
     int64_t nq, nk, seqs; /* token rows of q/o and k/v; query sequences (batch * beam) */
@@ -73,7 +77,8 @@ fdnn_attn_sizes_t fdnn_attn_sizes_of(const fdnn_attn_problem_t *p);
 size_t fdnn_attn_workspace_bytes(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);
 
 /* Reserve space (training): a header, then what the forward keeps for the
- * backward and what backward data keeps for backward weights, in floats:
+ * backward and what backward data keeps for backward weights, in elements
+ * of the data type:
  *   qp  nq x H*qP  projected queries (Q projection on; else absent)
  *   kp  nk x H*qP  projected keys (K on),  vp nk x H*vP projected values (V on)
  *   hc  nq x H*vP  head outputs before the O projection (O on)
@@ -93,7 +98,7 @@ typedef struct fdnn_attn_reserve_header {
 } fdnn_attn_reserve_header_t;
 
 typedef struct fdnn_attn_reserve {
-    float *qp, *kp, *vp, *hc, *probs, *dqp, *dkp, *dvp; /* NULL when absent */
+    void *qp, *kp, *vp, *hc, *probs, *dqp, *dkp, *dvp; /* NULL when absent */
 } fdnn_attn_reserve_t;
 
 /* Bytes of the reserve for sizes z; with base != NULL also fills r. */
@@ -103,7 +108,16 @@ size_t fdnn_attn_reserve_layout(const fdnn_attn_sizes_t *z, void *base, fdnn_att
  * time step: p->curr < 0) the reserve space gets qp, kp, vp, hc and probs.
  * Returns false only when GEMM scratch could not be allocated (nothing
  * written to out then). */
-bool fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const float *q, const float *residuals,
-                       const float *k, const float *v, float *out, void *workspace, void *reserve);
+bool fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const void *q, const void *residuals,
+                       const void *k, const void *v, void *out, void *workspace, void *reserve);
+
+/* The typed halves (attn_f32.c, attn_f64.c) of the two functions above. */
+size_t fdnn_attn_workspace_bytes_f32(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);
+size_t fdnn_attn_workspace_bytes_f64(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);
+bool fdnn_attn_forward_f32(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const float *q, const float *residuals,
+                           const float *k, const float *v, float *out, void *workspace, void *reserve);
+bool fdnn_attn_forward_f64(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const double *q,
+                           const double *residuals, const double *k, const double *v, double *out, void *workspace,
+                           void *reserve);
 
 #endif /* FDNN_CPU_ATTN_H */

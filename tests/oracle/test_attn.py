@@ -15,7 +15,13 @@ bias (read back through the same descriptors), with NaN in every padding
 row of the inputs and of dout (which must not reach a result) and NaN in the
 gradients' padding rows (which must not be written); WGRAD_MODE_ADD on top
 of SET doubles dweights.  1 and 2 threads.  The backward cases run again
-in DOUBLE (dataType = computePrec = DOUBLE) to 1e-10."""
+in DOUBLE (dataType = computePrec = DOUBLE) to 1e-10.
+
+Dropout (attnDropoutDesc and postDropoutDesc, DOUBLE): the gradients of
+backward data and weights against central differences of training forwards
+that replay the same masks (both descriptors set again with their seeds
+before each forward), and the fraction of outputs the post dropout zeroes
+(p within 4 standard deviations)."""
 import ctypes
 
 import numpy as np
@@ -45,6 +51,11 @@ bwd_data = fdnn.proto("cudnnMultiHeadAttnBackwardData", [vp, vp, c_int_p, c_int_
 bwd_weights = fdnn.proto("cudnnMultiHeadAttnBackwardWeights", [vp, vp, c_int, vp, vp, vp, vp, vp, vp, vp, vp,
                                                                ctypes.c_size_t, vp, vp, ctypes.c_size_t, vp,
                                                                ctypes.c_size_t, vp])
+create_drop = fdnn.proto("cudnnCreateDropoutDescriptor", [ctypes.POINTER(vp)])
+destroy_drop = fdnn.proto("cudnnDestroyDropoutDescriptor", [vp])
+drop_states_size = fdnn.proto("cudnnDropoutGetStatesSize", [vp, ctypes.POINTER(ctypes.c_size_t)])
+set_drop = fdnn.proto("cudnnSetDropoutDescriptor", [vp, vp, ctypes.c_float, vp, ctypes.c_size_t,
+                                                    ctypes.c_ulonglong])
 WGRAD_ADD, WGRAD_SET = 0, 1
 TIME, BATCH, BEAM, VECT = 0, 1, 2, 3
 
@@ -183,6 +194,101 @@ def backward(res, rng, h, threads, dtype=np.float32):
         destroy_attn(attn)
 
 
+class DropoutAttn:
+    """A DOUBLE attention (Q/K/V/O projections with biases, full windows and
+    lengths) with attention dropout pa and post dropout pp; forward()
+    replays the same masks on every call."""
+
+    def __init__(self, h, rng, H, E, L, S, N, pa, pp):
+        self.h, self.L, self.S, self.N, self.E = h, L, S, N, E
+        P = E // H
+        ssize = ctypes.c_size_t()
+        fdnn.check(drop_states_size(h.ptr, ctypes.byref(ssize)))
+        self.drops, self.states, self.rates = [], [], (pa, pp)
+        for i in range(2):
+            d = vp()
+            fdnn.check(create_drop(ctypes.byref(d)))
+            st = np.zeros(ssize.value, np.uint8)
+            self.drops.append(d), self.states.append(st)
+        self.reset()
+        self.attn = vp()
+        fdnn.check(create_attn(ctypes.byref(self.attn)))
+        fdnn.check(set_attn(self.attn, 2, H, 1.0 / np.sqrt(P), 1, 1, 0, self.drops[0], self.drops[1], E, E, E, P, P,
+                            P, E, L, S, N, 1), "set_attn")
+        wsize, wssize, rssize = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_size_t()
+        fdnn.check(buffers(h.ptr, self.attn, ctypes.byref(wsize), ctypes.byref(wssize), ctypes.byref(rssize)))
+        self.w = rng.uniform(-0.5, 0.5, wsize.value // 8)
+        self.ws = np.empty(max(wssize.value // 8, 1))
+        self.rs = np.empty(rssize.value // 8 + 1)
+        self.q, self.k, self.v = (rng.uniform(-1, 1, (T, N, E)) for T in (L, S, S))
+        self.dout = rng.uniform(-1, 1, (L, N, E))
+        self.lq, self.lk = fdnn.int_array([L] * N), fdnn.int_array([S] * N)
+        self.lo, self.hi = fdnn.int_array([0] * L), fdnn.int_array([S] * L)
+        self.qd, self.kd, self.vd, self.od = (seq_desc(T, N, E, [T] * N, 1) for T in (L, S, S, L))
+
+    def reset(self):
+        for d, st, p, seed in zip(self.drops, self.states, self.rates, (11, 12)):
+            fdnn.check(set_drop(d, self.h.ptr, p, fdnn.ptr(st), st.nbytes, seed), "cudnnSetDropoutDescriptor")
+
+    def forward(self):
+        self.reset()
+        out = np.full((self.L, self.N, self.E), np.nan)
+        P = fdnn.ptr
+        fdnn.check(forward(self.h.ptr, self.attn, -1, self.lo, self.hi, self.lq, self.lk, self.qd, P(self.q), None,
+                           self.kd, P(self.k), self.vd, P(self.v), self.od, P(out), self.w.nbytes, P(self.w),
+                           self.ws.nbytes, P(self.ws), self.rs.nbytes, P(self.rs)), "training forward")
+        return out
+
+    def loss(self):
+        return float(np.sum(self.forward() * self.dout))
+
+    def grads(self):
+        self.forward()
+        P = fdnn.ptr
+        dq, dk, dv, dw = (np.full(a.shape, np.nan) for a in (self.q, self.k, self.v, self.w))
+        fdnn.check(bwd_data(self.h.ptr, self.attn, self.lo, self.hi, self.lq, self.lk, self.od, P(self.dout),
+                            self.qd, P(dq), P(self.q), self.kd, P(dk), P(self.k), self.vd, P(dv), P(self.v),
+                            self.w.nbytes, P(self.w), self.ws.nbytes, P(self.ws), self.rs.nbytes, P(self.rs)))
+        fdnn.check(bwd_weights(self.h.ptr, self.attn, WGRAD_SET, self.qd, P(self.q), self.kd, P(self.k), self.vd,
+                               P(self.v), self.od, P(self.dout), self.w.nbytes, P(self.w), P(dw), self.ws.nbytes,
+                               P(self.ws), self.rs.nbytes, P(self.rs)))
+        return {"q": dq, "k": dk, "v": dv, "w": dw}
+
+    def close(self):
+        for d in (self.qd, self.kd, self.vd, self.od):
+            destroy_seq(d)
+        destroy_attn(self.attn)
+        for d in self.drops:
+            destroy_drop(d)
+
+
+def dropout(res, rng, h, threads):
+    a = DropoutAttn(h, rng, 2, 8, 5, 6, 2, 0.3, 0.4)
+    g = a.grads()
+    for name in ("q", "k", "v", "w"):
+        x = getattr(a, name).reshape(-1)
+        idx = rng.choice(x.size, size=min(x.size, 24), replace=False)
+        want = []
+        for i in idx:
+            keep = x[i]
+            x[i] = keep + 1e-6
+            lp = a.loss()
+            x[i] = keep - 1e-6
+            lm = a.loss()
+            x[i] = keep
+            want.append((lp - lm) / 2e-6)
+        res.close(1e-6, g[name].reshape(-1)[idx], np.array(want),
+                  f"dropout threads {threads}: d{name} vs central differences")
+    a.close()
+    # The fraction of outputs the post dropout zeroes (no attention dropout).
+    p = 0.3
+    b = DropoutAttn(h, rng, 2, 16, 64, 8, 4, 0.0, p)
+    out = b.forward()
+    f, sd = np.mean(out == 0.0), np.sqrt(p * (1 - p) / out.size)
+    res.check(abs(f - p) < 4 * sd, f"post dropout p {p}: fraction zeroed {f:.4f} ({out.size} outputs)")
+    b.close()
+
+
 def main():
     res = fdnn.Results("oracle_attn")
     rng = np.random.default_rng(3)
@@ -247,6 +353,7 @@ def main():
             destroy_attn(attn)
         backward(res, rng, h, threads)
         backward(res, rng, h, threads, np.float64)
+        dropout(res, rng, h, threads)
     res.finish()
 
 

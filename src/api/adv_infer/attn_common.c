@@ -70,10 +70,65 @@ check_dropout(cudnnDropoutDescriptor_t dd, const char *what)
         return CUDNN_STATUS_SUCCESS;
     if (dd->magic != FDNN_DROPOUT_MAGIC)
         return FDNN_BAD_PARAM("attnDesc's %s is not a dropout descriptor (destroyed?)", what);
-    if (dd->is_set && dd->dropout > 0)
-        return FDNN_NOT_SUPPORTED("attnDesc's %s has rate %g; attention dropout in training is not supported", what,
-                                  (double)dd->dropout);
+    if (dd->is_set && dd->dropout > 0) {
+        fdnn_dropout_state_t st;
+        if (dd->states == NULL)
+            return FDNN_BAD_PARAM("attnDesc's %s (rate %g) has no states buffer", what, (double)dd->dropout);
+        memcpy(&st, dd->states, sizeof(st));
+        if (st.magic != FDNN_DROPOUT_STATE_MAGIC)
+            return FDNN_BAD_PARAM("attnDesc's %s states were never initialised by cudnnSetDropoutDescriptor", what);
+    }
     return CUDNN_STATUS_SUCCESS;
+}
+
+/* The rate of a dropout descriptor, 0 when absent or unset. */
+static float
+drop_rate(cudnnDropoutDescriptor_t dd)
+{
+    return dd != NULL && dd->magic == FDNN_DROPOUT_MAGIC && dd->is_set && dd->dropout > 0 ? dd->dropout : 0.0f;
+}
+
+/* Takes the next call of the dropout states (checked by check_dropout). */
+static void
+draw(cudnnDropoutDescriptor_t dd, uint64_t *seed, uint64_t *call)
+{
+    fdnn_dropout_state_t st;
+    memcpy(&st, dd->states, sizeof(st));
+    *seed = st.seed, *call = st.calls;
+    st.calls++;
+    memcpy(dd->states, &st, sizeof(st));
+}
+
+void
+fdnn_attn_training_dropout(const struct cudnnAttnStruct *d, fdnn_attn_problem_t *p)
+{
+    p->attn_drop = drop_rate(d->attn_dropout);
+    p->post_drop = drop_rate(d->post_dropout);
+    if (p->attn_drop > 0)
+        draw(d->attn_dropout, &p->attn_seed, &p->attn_call);
+    if (p->post_drop > 0)
+        draw(d->post_dropout, &p->post_seed, &p->post_call);
+}
+
+void
+fdnn_attn_reserve_put_dropout(void *reserveSpace, const fdnn_attn_problem_t *p)
+{
+    fdnn_attn_reserve_header_t hd;
+    memcpy(&hd, reserveSpace, sizeof(hd));
+    hd.attn_seed = p->attn_seed, hd.attn_call = p->attn_call;
+    hd.post_seed = p->post_seed, hd.post_call = p->post_call;
+    memcpy(reserveSpace, &hd, sizeof(hd));
+}
+
+void
+fdnn_attn_reserve_get_dropout(const void *reserveSpace, const struct cudnnAttnStruct *d, fdnn_attn_problem_t *p)
+{
+    fdnn_attn_reserve_header_t hd;
+    memcpy(&hd, reserveSpace, sizeof(hd));
+    p->attn_drop = drop_rate(d->attn_dropout);
+    p->post_drop = drop_rate(d->post_dropout);
+    p->attn_seed = hd.attn_seed, p->attn_call = hd.attn_call;
+    p->post_seed = hd.post_seed, p->post_call = hd.post_call;
 }
 
 cudnnStatus_t
@@ -100,7 +155,8 @@ max_sizes(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t *s)
     return (fdnn_attn_sizes_t){.esize = d->data_type == CUDNN_DATA_DOUBLE ? 8 : 4, .H = s->H, .qP = s->qP, .vP = s->vP, .oLen = s->oLen, .q_proj = s->q_proj,
                                .k_proj = s->k_proj, .v_proj = s->v_proj, .o_proj = s->o_proj,
                                .nq = seqs * d->qo_max_seq_length, .nk = seqs * d->kv_max_seq_length, .seqs = seqs,
-                               .qT = d->qo_max_seq_length, .kT = d->kv_max_seq_length};
+                               .qT = d->qo_max_seq_length, .kT = d->kv_max_seq_length,
+                               .attn_drop = drop_rate(d->attn_dropout) > 0, .post_drop = drop_rate(d->post_dropout) > 0};
 }
 
 size_t
@@ -308,7 +364,8 @@ fdnn_attn_check_reserve_stage(const void *reserveSpace, uint64_t stage, uint64_t
 void
 fdnn_attn_write_reserve_header(void *reserveSpace, uint64_t stage, uint64_t shape_hash, uint64_t window_hash)
 {
-    fdnn_attn_reserve_header_t hd = {.magic = FDNN_ATTN_RESERVE_MAGIC, .stage = stage, .shape_hash = shape_hash,
-                                     .window_hash = window_hash};
+    fdnn_attn_reserve_header_t hd;
+    memcpy(&hd, reserveSpace, sizeof(hd)); /* keeps the dropout streams */
+    hd.magic = FDNN_ATTN_RESERVE_MAGIC, hd.stage = stage, hd.shape_hash = shape_hash, hd.window_hash = window_hash;
     memcpy(reserveSpace, &hd, sizeof(hd));
 }

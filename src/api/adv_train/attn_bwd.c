@@ -87,6 +87,7 @@ fdnn_api_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDes
 
     fdnn_attn_problem_weights(&p, &s, weights);
     p.lo = loWinIdx, p.hi = hiWinIdx, p.curr = -1;
+    fdnn_attn_reserve_get_dropout(reserveSpace, d, &p);
     fdnn_attn_bwd_data_t a = {.dout = dout, .q = queries, .k = keys, .v = values, .dq = dqueries, .dk = dkeys,
                               .dv = dvalues};
     fill_of(dqDesc, &a.fill[0], &a.fill_value[0]);
@@ -142,6 +143,7 @@ fdnn_api_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttn
                                (void *)p.bq, (void *)p.bk, (void *)p.bv, (void *)p.bo};
     fdnn_attn_problem_weights(&p, &s, weights);
     p.curr = -1;
+    fdnn_attn_reserve_get_dropout(reserveSpace, d, &p);
     if (!fdnn_attn_backward_weights(handle, &p, addGrad == CUDNN_WGRAD_MODE_ADD, queries, keys, values, dout, &dw,
                                     reserveSpace))
         return FDNN_ALLOC_FAILED("cannot allocate GEMM packing buffers");

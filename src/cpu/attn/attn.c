@@ -10,7 +10,7 @@ fdnn_attn_sizes_of(const fdnn_attn_problem_t *p)
     return (fdnn_attn_sizes_t){.esize = p->dtype == CUDNN_DATA_DOUBLE ? 8 : 4, .H = p->H, .qP = p->qP, .vP = p->vP,
                                .oLen = p->oLen, .q_proj = p->q_proj, .k_proj = p->k_proj, .v_proj = p->v_proj,
                                .o_proj = p->o_proj, .nq = p->nq, .nk = p->nk, .seqs = (int64_t)p->batch * p->beam,
-                               .qT = p->qT, .kT = p->kT};
+                               .qT = p->qT, .kT = p->kT, .attn_drop = p->attn_drop > 0, .post_drop = p->post_drop > 0};
 }
 
 size_t
@@ -40,6 +40,7 @@ fdnn_attn_reserve_layout(const fdnn_attn_sizes_t *z, void *base, fdnn_attn_reser
     TAKE(dqp, z->q_proj ? z->nq * H * z->qP : 0);
     TAKE(dkp, z->k_proj ? z->nk * H * z->qP : 0);
     TAKE(dvp, z->v_proj ? z->nk * H * z->vP : 0);
+    TAKE(dgo, z->post_drop ? z->nq * z->oLen : 0);
 #undef TAKE
     return FDNN_ATTN_RESERVE_HEADER + off * es;
 }

@@ -24,6 +24,16 @@
  * matrix of tokens x vector length; a token (t, b, m) is row
  * t*st[0] + b*st[1] + m*st[2].
  *
+ * Dropout (training only, i.e. with a reserve space): attention dropout
+ * multiplies the softmax probabilities by a mask of 0 and 1/(1-p) before
+ * they weight V; post dropout does the same to the output vector before the
+ * residual is added.  Element factors come from fdnn_attn_drop_factor, a
+ * pure function of (seed, call, element index): probability (seq, h, t, j)
+ * has index ((seq*H + h)*qT + t)*kT + j, output element i of token row r
+ * (the row in q's buffer) has index r*oLen + i.  The backward recomputes the
+ * same factors from the seed and call the forward recorded in the reserve
+ * header, so nothing else is stored for them.
+ *
  * Threads: projections use the GEMM core (deterministic for any thread
  * count); the attention itself is one task per (sequence, head), whose two
  * products (Q K^T, then softmax(.) V) run through the GEMM core on that
@@ -36,6 +46,7 @@
 #include <stdint.h>
 
 #include "core/handle.h"
+#include "cpu/dropout/philox.h"
 
 typedef struct fdnn_attn_problem {
     cudnnDataType_t dtype;    /* FLOAT or DOUBLE */
@@ -56,7 +67,22 @@ typedef struct fdnn_attn_problem {
     const void *wq, *wk, *wv, *wo, *bq, *bk, *bv, *bo; /* NULL when absent */
     bool fill;                /* write fill_value to output vectors past the sequence end */
     double fill_value;
+    /* Dropout rates (0: none; only with a reserve space) and the random
+     * stream of each (see above). */
+    float attn_drop, post_drop;
+    uint64_t attn_seed, attn_call, post_seed, post_call;
 } fdnn_attn_problem_t;
+
+/* The dropout factor of element i: 0 or 1/(1-p), with the keep rule of
+ * cudnnDropoutForward (Philox number >= p * 2^32). */
+static inline double
+fdnn_attn_drop_factor(float p, uint64_t seed, uint64_t call, uint64_t i)
+{
+    uint64_t thr = (uint64_t)((double)p * 4294967296.0);
+    if (thr >= ((uint64_t)1 << 32) || (uint64_t)fdnn_dropout_random(seed, call, i) < thr)
+        return 0.0;
+    return 1.0 / (1.0 - (double)p);
+}
 
 /* The sizes that fix the buffer layouts, from a problem (fdnn_attn_sizes_of)
  * or from an attention descriptor's maxima (the API's buffer queries); a
@@ -67,6 +93,7 @@ typedef struct fdnn_attn_sizes {
     bool q_proj, k_proj, v_proj, o_proj;
     int64_t nq, nk, seqs; /* token rows of q/o and k/v; query sequences (batch * beam) */
     int qT, kT;           /* TIME dims of q/o and k/v */
+    bool attn_drop, post_drop; /* the dropouts are on (training) */
 } fdnn_attn_sizes_t;
 
 fdnn_attn_sizes_t fdnn_attn_sizes_of(const fdnn_attn_problem_t *p);
@@ -84,6 +111,7 @@ size_t fdnn_attn_workspace_bytes(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);
  *   hc  nq x H*vP  head outputs before the O projection (O on)
  *   probs          softmax probabilities, qT x kT per (sequence, head), row t at t*kT
  *   dqp, dkp, dvp  gradients at the projection outputs (each with its projection)
+ *   dgo nq x oLen  the output gradient after the post dropout (post dropout on)
  * Rows are token rows in the layout of the q (hc, qp, dqp) or k/v buffers. */
 #define FDNN_ATTN_RESERVE_HEADER 64 /* bytes; keeps the floats 64-byte aligned */
 #define FDNN_ATTN_RESERVE_MAGIC 0x564553524e545441ull
@@ -95,10 +123,12 @@ typedef struct fdnn_attn_reserve_header {
     uint64_t magic; /* FDNN_ATTN_RESERVE_MAGIC once a training forward has run */
     uint64_t stage; /* FDNN_ATTN_STAGE_*: the last call that completed */
     uint64_t shape_hash, window_hash;
+    /* The dropout streams the forward used (the backward replays them). */
+    uint64_t attn_seed, attn_call, post_seed, post_call;
 } fdnn_attn_reserve_header_t;
 
 typedef struct fdnn_attn_reserve {
-    void *qp, *kp, *vp, *hc, *probs, *dqp, *dkp, *dvp; /* NULL when absent */
+    void *qp, *kp, *vp, *hc, *probs, *dqp, *dkp, *dvp, *dgo; /* NULL when absent */
 } fdnn_attn_reserve_t;
 
 /* Bytes of the reserve for sizes z; with base != NULL also fills r. */

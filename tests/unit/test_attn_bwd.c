@@ -526,7 +526,8 @@ test_bad_inputs(void)
 /* Dropout (attention and post, one descriptor for both, p = 0.5):
  * inference ignores it (bitwise the output of a zero rate); a training
  * forward differs from inference, gives bitwise the same output and
- * gradients when the seed is set again, and a different output when the
+ * gradients when the seed is set again (on 1 and 2 threads), and a
+ * different output when the
  * states simply advance; states-less descriptors are BAD_PARAM in training
  * with nothing written.  Gradients against finite differences of the masked
  * forward: tests/oracle/test_attn.py (DOUBLE). */
@@ -558,6 +559,7 @@ test_dropout(void)
     CHECK_OK(forward(&r, 0, NULL));
     CHECK_MSG(same_f32(inf, r.out, no), "inference with dropout differs from inference without");
     for (int run = 0; run < 2; run++) {
+        CHECK_OK(freednnSetNumThreads(handle, run + 1));
         CHECK_OK(cudnnSetDropoutDescriptor(drop, handle, 0.5f, states, ssize, 1));
         fdnn_poison_f32(r.out, no);
         fdnn_poison_f32(r.dq, nq);
@@ -573,6 +575,7 @@ test_dropout(void)
                       "the same seed gave different training results");
         }
     }
+    CHECK_OK(freednnSetNumThreads(handle, 1));
     CHECK_OK(forward(&r, r.rsbytes, r.rs)); /* the states advanced: new masks */
     CHECK_MSG(!same_f32(tr, r.out, no), "a second training forward reused the masks");
     /* no states: BAD_PARAM in training, nothing written; inference runs */

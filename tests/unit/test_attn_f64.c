@@ -6,9 +6,12 @@
  *    reference backward (1e-10), on 1 and 2 threads with bitwise equal
  *    results;
  *  - with attention dropout (p 0.3) and post dropout (p 0.4, a second
- *    descriptor): every element of dq, dk, dv and dweights against central
- *    differences of training forwards that replay the same masks (both
- *    descriptors set again with their seeds before each forward).
+ *    descriptor): the training forward against the reference given the
+ *    masks this test computes from the documented Philox rule and element
+ *    numbering (docs/attention.md); every element of dq, dk, dv and
+ *    dweights against central differences of training forwards that replay
+ *    the same masks (both descriptors set again with their seeds before
+ *    each forward).
  * Outputs poisoned before each call; rows past the lengths must stay so. */
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 
 #include "cudnn.h"
 #include "freednn.h"
+#include "cpu/dropout/philox.h"
 #include "ref/attn_ref.h"
 #include "testutil.h"
 
@@ -248,6 +252,17 @@ check_fd(run_t *r, double *x, const double *grad, size_t n, int vect, int T, con
     return bad;
 }
 
+/* n factors of call 0 under seed: 0 or 1/(1-p). */
+static double *
+masks(float p, uint64_t seed, size_t n)
+{
+    double *m = malloc(n * sizeof(double));
+    uint64_t thr = (uint64_t)((double)p * 4294967296.0);
+    for (size_t i = 0; i < n; i++)
+        m[i] = fdnn_dropout_random(seed, 0, i) >= thr ? 1.0 / (1.0 - (double)p) : 0.0;
+    return m;
+}
+
 static void
 test_dropout_gradients(void)
 {
@@ -255,6 +270,15 @@ test_dropout_gradients(void)
     setup(&r, 0.3f, 0.4f);
     CHECK_OK(freednnSetNumThreads(handle, 2));
     backward(&r);
+    /* the training output is the reference's with the documented masks */
+    double *am = masks(0.3f, 11, (size_t)N * H * QT * KT), *pm = masks(0.4f, 12, NO), *ro = calloc(NO, 8);
+    bool *written = calloc(QT * N, sizeof(bool));
+    r.ref.attn_drop = am, r.ref.post_drop = pm;
+    fdnn_ref_attn_forward(&r.ref, r.w, r.q, NULL, r.k, r.v, ro, written);
+    int pad = 0;
+    double e = max_err(r.out, ro, NO, OP, QT, q_len, &pad);
+    CHECK_MSG(e < 1e-12 && pad == 0, "training forward with dropout vs the masked reference: err %.3g", e);
+    free(am), free(pm), free(ro), free(written);
     double *g[4];
     size_t n[4] = {NQ, NK, NK, r.nw};
     double *src[4] = {r.dq, r.dk, r.dv, r.dw};

@@ -113,6 +113,8 @@ fdnn_ref_attn_forward(const fdnn_ref_attn_t *a, const double *w, const double *q
                             for (int i = 0; i < s.vP; i++)
                                 vh[i] = vv[i];
                         double aj = exp(sc[j - lo] - mx) / sum;
+                        if (a->attn_drop)
+                            aj *= a->attn_drop[(((int64_t)(b * a->beam + m) * H + h) * a->qT + t) * a->kT + j];
                         for (int i = 0; i < s.vP; i++)
                             hv[i] += aj * vh[i];
                     }
@@ -128,8 +130,11 @@ fdnn_ref_attn_forward(const fdnn_ref_attn_t *a, const double *w, const double *q
                     } else {
                         acc = hcat[i];
                     }
+                    int64_t qrow = t * a->q_st[0] + b * a->q_st[1] + m * a->q_st[2];
+                    if (a->post_drop)
+                        acc *= a->post_drop[qrow * s.oLen + i];
                     if (residual)
-                        acc += residual[(t * a->q_st[0] + b * a->q_st[1] + m * a->q_st[2]) * a->qS + i];
+                        acc += residual[qrow * a->qS + i];
                     o[i] = acc;
                 }
             }

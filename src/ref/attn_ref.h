@@ -13,7 +13,13 @@
  * Q, K, V, O weights then Q, K, V, O biases (the absent ones take no room).
  * K/V beam: m for QUERYMAP_ONE_TO_ONE, 0 for ALL_TO_ONE.  Only time steps
  * t < seqLengthQO (and t == curr when curr >= 0) are computed; `written`
- * marks those output rows. */
+ * marks those output rows.
+ *
+ * Dropout given its masks (training): a_j is multiplied by
+ * attn_drop[((seq*H + h)*qT + t)*kT + j] (seq = b*beam + m) before it
+ * weights v_h,j, and out (before the residual) by post_drop[r*oLen + i],
+ * r the query token row; NULL means no dropout.  The backward reference
+ * takes no masks. */
 #ifndef FDNN_REF_ATTN_REF_H
 #define FDNN_REF_ATTN_REF_H
 
@@ -29,6 +35,7 @@ typedef struct fdnn_ref_attn {
     int64_t q_st[3], k_st[3], o_st[3]; /* token-row strides of (time, batch, beam) */
     const int *q_len, *k_len, *lo, *hi;
     int curr; /* < 0: all time steps */
+    const double *attn_drop, *post_drop; /* dropout factors (0 or 1/(1-p)) or NULL */
 } fdnn_ref_attn_t;
 
 /* Number of weight elements (what cudnnGetMultiHeadAttnBuffers sizes). */

@@ -36,21 +36,23 @@ fdnn_ref_rnn_forward(const fdnn_ref_rnn_t *r, const double *x, const double *hx,
                      double *hy, double *cy)
 {
     int T = r->T, B = r->B, H = r->H, D = r->dirs, g = fdnn_ref_rnn_gates(r->cell);
-    int maxin = r->in > D * H ? r->in : D * H;
+    int P = r->P > 0 && r->P < H ? r->P : H;
+    int maxin = r->in > D * P ? r->in : D * P;
     double *in = calloc((size_t)T * B * maxin, sizeof(double));
-    double *out = calloc((size_t)T * B * D * H, sizeof(double));
+    double *out = calloc((size_t)T * B * D * P, sizeof(double));
     double *h = malloc(sizeof(double) * H), *c = malloc(sizeof(double) * H), *hn = malloc(sizeof(double) * H);
     double *pre = malloc(sizeof(double) * g * H), *rec = malloc(sizeof(double) * g * H);
     for (int64_t row = 0; row < (int64_t)T * B; row++)
         memcpy(in + row * maxin, x + row * r->in, sizeof(double) * r->in);
     int in_l = r->in;
     for (int l = 0; l < r->layers; l++) {
-        memset(out, 0, sizeof(double) * T * B * D * H);
+        memset(out, 0, sizeof(double) * T * B * D * P);
         for (int d = 0; d < D; d++) {
             int p = l * D + d;
             for (int b = 0; b < B; b++) {
                 for (int j = 0; j < H; j++) {
-                    h[j] = hx ? hx[((int64_t)p * B + b) * H + j] : 0;
+                    if (j < P)
+                        h[j] = hx ? hx[((int64_t)p * B + b) * P + j] : 0;
                     c[j] = cx ? cx[((int64_t)p * B + b) * H + j] : 0;
                 }
                 int len = r->lens[b];
@@ -61,7 +63,7 @@ fdnn_ref_rnn_forward(const fdnn_ref_rnn_t *r, const double *x, const double *hx,
                         for (int j = 0; j < H; j++) {
                             const double *W = r->W[p] ? r->W[p] + (int64_t)q * H * in_l : NULL;
                             pre[q * H + j] = dot(W, j, in_l, xt) + (r->bW[p] ? r->bW[p][q * H + j] : 0);
-                            rec[q * H + j] = dot(r->R[p] + (int64_t)q * H * H, j, H, h) +
+                            rec[q * H + j] = dot(r->R[p] + (int64_t)q * H * P, j, P, h) +
                                              (r->bR[p] ? r->bR[p][q * H + j] : 0);
                         }
                     for (int j = 0; j < H; j++) {
@@ -83,23 +85,33 @@ fdnn_ref_rnn_forward(const fdnn_ref_rnn_t *r, const double *x, const double *hx,
                             hn[j] = r->cell == 1 ? tanh(a) : (a > 0 ? a : 0);
                         }
                     }
-                    memcpy(h, hn, sizeof(double) * H);
-                    for (int j = 0; j < H; j++)
-                        out[((int64_t)t * B + b) * D * H + d * H + j] = h[j];
+                    if (P < H) /* h' = Pm m */
+                        for (int j = 0; j < P; j++)
+                            h[j] = dot(r->Pm[p], j, H, hn);
+                    else
+                        memcpy(h, hn, sizeof(double) * H);
+                    for (int j = 0; j < P; j++)
+                        out[((int64_t)t * B + b) * D * P + d * P + j] = h[j];
                 }
                 for (int j = 0; j < H; j++) {
-                    if (hy)
-                        hy[((int64_t)p * B + b) * H + j] = h[j];
+                    if (hy && j < P)
+                        hy[((int64_t)p * B + b) * P + j] = h[j];
                     if (cy && r->cell == 2)
                         cy[((int64_t)p * B + b) * H + j] = c[j];
                 }
             }
         }
-        /* Next layer's input: this layer's output (row width maxin). */
-        in_l = D * H;
+        /* Next layer's input: this layer's output (row width maxin),
+         * through the dropout factors when given. */
+        in_l = D * P;
         for (int64_t row = 0; row < (int64_t)T * B; row++)
-            memcpy(in + row * maxin, out + row * D * H, sizeof(double) * D * H);
+            for (int k = 0; k < D * P; k++) {
+                double v = out[row * D * P + k];
+                if (r->drop && l < r->layers - 1)
+                    v = r->drop[l][row * D * P + k] == 0 ? 0 : v * r->drop[l][row * D * P + k];
+                in[row * maxin + k] = v;
+            }
     }
-    memcpy(y, out, sizeof(double) * T * B * D * H);
+    memcpy(y, out, sizeof(double) * T * B * D * P);
     free(in), free(out), free(h), free(c), free(hn), free(pre), free(rec);
 }

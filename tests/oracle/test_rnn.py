@@ -11,7 +11,12 @@ Compared: y, hy, cy; dx, dhx, dcx; every weight and bias gradient.
 The same cases run through the legacy *Ex calls (cudnnRNNForwardTrainingEx,
 BackwardDataEx, BackwardWeightsEx: RNN data descriptors, a filter
 descriptor over the weight space, dw accumulated onto zeros) with a padding
-fill, checked in the padding of y and dx."""
+fill, checked in the padding of y and dx.
+
+LSTM with a recurrent projection (projSize < hiddenSize) runs against
+torch.nn.LSTM(proj_size=...): weight_hr is linLayerID 8 ([projSize,
+hiddenSize], no bias), weight_hh is [4 hidden, projSize], h/y are projSize
+wide and c hiddenSize wide."""
 import ctypes
 
 import numpy as np
@@ -50,18 +55,19 @@ SEQ_UNPACKED, SEQ_PACKED, BATCH_UNPACKED = 0, 1, 2
 PADDED_IO = 1
 
 
-def torch_module(cell, inp, hidden, layers, bidir):
+def torch_module(cell, inp, hidden, layers, bidir, proj=0):
     kw = dict(num_layers=layers, bidirectional=bidir, dtype=torch.float64)
     if cell == LSTM:
-        return torch.nn.LSTM(inp, hidden, **kw)
+        return torch.nn.LSTM(inp, hidden, proj_size=proj, **kw)
     if cell == GRU:
         return torch.nn.GRU(inp, hidden, **kw)
     return torch.nn.RNN(inp, hidden, nonlinearity="relu" if cell == RELU else "tanh", **kw)
 
 
-def weight_views(handle, rnn, layers, dirs, cell, wbuf):
+def weight_views(handle, rnn, layers, dirs, cell, wbuf, proj=False):
     """(torch parameter name, gate, is_bias, numpy view into wbuf) for every
-    matrix and bias, from cudnnGetRNNWeightParams."""
+    matrix and bias, from cudnnGetRNNWeightParams (and the projection,
+    linLayerID 8, when proj)."""
     g = GATES[cell]
     out = []
     md, bd = fdnn.TensorDesc(np.zeros((1, 1, 1, 1), wbuf.dtype)), fdnn.TensorDesc(np.zeros((1, 1, 1, 1), wbuf.dtype))
@@ -78,6 +84,12 @@ def weight_views(handle, rnn, layers, dirs, cell, wbuf):
                 for name, addr, is_bias in ((f"weight_{kind}{suffix}", ma.value, False),
                                             (f"bias_{kind}{suffix}", ba.value, True)):
                     out.append((name, gate, is_bias, (addr - base) // wbuf.itemsize))
+            if proj:
+                ma, ba = vp(), vp()
+                fdnn.check(wparams(handle.ptr, rnn, layer * dirs + d, wbuf.nbytes, fdnn.ptr(wbuf), 8, md.ptr,
+                                   ctypes.byref(ma), bd.ptr, ctypes.byref(ba)), "cudnnGetRNNWeightParams")
+                assert ba.value is None, "the projection has no bias"
+                out.append((f"weight_hr{suffix}", 0, False, (ma.value - base) // wbuf.itemsize))
     return out
 
 
@@ -125,24 +137,27 @@ def padding_is(user, layout, lens, T, fill):
     return all(np.all(v == fill) for v in pad)
 
 
-def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag, dtype=np.float32, ex=False):
-    """ex: through the *Ex calls (with a padding fill of -3.5 in x/y)."""
+def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag, dtype=np.float32, ex=False,
+        proj=0):
+    """ex: through the *Ex calls (with a padding fill of -3.5 in x/y);
+    proj: LSTM projSize (0: none)."""
     B, dirs, g = len(lens), 2 if bidir else 1, GATES[cell]
+    Ph = proj if proj else hidden
     dt = 1 if dtype == np.float64 else 0
     tol_f, tol_b = (1e-11, 1e-10) if dt else (2e-5, 1e-4)
     torch.manual_seed(int(rng.integers(1 << 30)))
-    mod = torch_module(cell, inp, hidden, layers, bidir)
+    mod = torch_module(cell, inp, hidden, layers, bidir, proj)
     rnn = vp()
     fdnn.check(create_rnn(ctypes.byref(rnn)))
-    fdnn.check(set_rnn(rnn, 0, cell, 2, 1 if bidir else 0, 0, dt, dt, 0, inp, hidden, hidden, layers, None, PADDED_IO),
+    fdnn.check(set_rnn(rnn, 0, cell, 2, 1 if bidir else 0, 0, dt, dt, 0, inp, hidden, Ph, layers, None, PADDED_IO),
                "cudnnSetRNNDescriptor_v8")
     wbytes, wsb, rsb = sz(), sz(), sz()
     fdnn.check(wsize(handle.ptr, rnn, ctypes.byref(wbytes)))
     fill = -3.5 if ex else None
-    xd, yd = data_desc(layout, T, B, inp, lens, dt, fill), data_desc(layout, T, B, dirs * hidden, lens, dt, fill)
+    xd, yd = data_desc(layout, T, B, inp, lens, dt, fill), data_desc(layout, T, B, dirs * Ph, lens, dt, fill)
     fdnn.check(tsizes(handle.ptr, rnn, 1, xd, ctypes.byref(wsb), ctypes.byref(rsb)))
     w = np.full(wbytes.value // np.dtype(dtype).itemsize, np.nan, dtype)
-    views = weight_views(handle, rnn, layers, dirs, cell, w)
+    views = weight_views(handle, rnn, layers, dirs, cell, w, proj > 0)
     params = dict(mod.named_parameters())
     for name, gate, is_bias, off in views:
         p = params[name].detach().numpy()
@@ -153,11 +168,11 @@ def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag
         p.data = torch.tensor(p.detach().numpy().astype(dtype).astype(np.float64))
 
     x = rng.uniform(-1, 1, (T, B, inp)).astype(dtype).astype(np.float64)
-    hx = rng.uniform(-1, 1, (layers * dirs, B, hidden)).astype(dtype).astype(np.float64)
+    hx = rng.uniform(-1, 1, (layers * dirs, B, Ph)).astype(dtype).astype(np.float64)
     cx = rng.uniform(-1, 1, (layers * dirs, B, hidden)).astype(dtype).astype(np.float64)
-    dy = rng.uniform(-1, 1, (T, B, dirs * hidden)).astype(dtype).astype(np.float64)
+    dy = rng.uniform(-1, 1, (T, B, dirs * Ph)).astype(dtype).astype(np.float64)
     dhy = rng.uniform(-1, 1, hx.shape).astype(dtype).astype(np.float64)
-    dcy = rng.uniform(-1, 1, hx.shape).astype(dtype).astype(np.float64)
+    dcy = rng.uniform(-1, 1, cx.shape).astype(dtype).astype(np.float64)
     xt = torch.tensor(x, requires_grad=True)
     ht = torch.tensor(hx, requires_grad=True)
     ct = torch.tensor(cx, requires_grad=True)
@@ -173,24 +188,23 @@ def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag
 
     f32 = lambda a: np.ascontiguousarray(a, dtype)  # noqa: E731
     ux, udy = to_user(x, layout, lens, dtype), to_user(dy, layout, lens, dtype)
-    uy = np.full((ux.shape[0], ux.shape[1], dirs * hidden) if ux.ndim == 3 else (ux.shape[0], dirs * hidden), np.nan,
-                 dtype)
-    hy, cy = fdnn.poisoned(hx.shape, dtype), fdnn.poisoned(hx.shape, dtype)
+    uy = np.full((ux.shape[0], ux.shape[1], dirs * Ph) if ux.ndim == 3 else (ux.shape[0], dirs * Ph), np.nan, dtype)
+    hy, cy = fdnn.poisoned(hx.shape, dtype), fdnn.poisoned(cx.shape, dtype)
     ws = np.empty(max(wsb.value // 4, 1), np.float32)
     rs = np.empty(max(rsb.value // 4, 1), np.float32)
     fhx, fcx, fdhy, fdcy = f32(hx), f32(cx), f32(dhy), f32(dcy)
     lens_c = fdnn.int_array(lens)
     P = fdnn.ptr
-    hd = hdesc3(hx.shape, dt)
+    hd, cd = hdesc3(hx.shape, dt), hdesc3(cx.shape, dt)
     wd = vp()
     if ex:
         fdnn.check(create_filter(ctypes.byref(wd)))
         fdnn.check(set_filter(wd, dt, 0, 3, fdnn.int_array([w.size, 1, 1])), "cudnnSetFilterNdDescriptor")
-        fdnn.check(fwd_train_ex(handle.ptr, rnn, xd, P(ux), hd, P(fhx), hd, P(fcx), wd, P(w), yd, P(uy), hd, P(hy),
-                                hd, P(cy), *([None] * 8), P(ws), ws.nbytes, P(rs), rs.nbytes),
+        fdnn.check(fwd_train_ex(handle.ptr, rnn, xd, P(ux), hd, P(fhx), cd, P(fcx), wd, P(w), yd, P(uy), hd, P(hy),
+                                cd, P(cy), *([None] * 8), P(ws), ws.nbytes, P(rs), rs.nbytes),
                    "cudnnRNNForwardTrainingEx")
     else:
-        fdnn.check(forward(handle.ptr, rnn, 1, lens_c, xd, P(ux), yd, P(uy), hd, P(fhx), P(hy), hd, P(fcx), P(cy),
+        fdnn.check(forward(handle.ptr, rnn, 1, lens_c, xd, P(ux), yd, P(uy), hd, P(fhx), P(hy), cd, P(fcx), P(cy),
                            w.nbytes, P(w), ws.nbytes, P(ws), rs.nbytes, P(rs)), "cudnnRNNForward")
     ygot, valid = from_user(uy, layout, lens, T, B)
     ywant = yt.detach().numpy()
@@ -200,15 +214,15 @@ def run(res, handle, rng, cell, layers, bidir, layout, lens, T, inp, hidden, tag
         res.close(tol_f, cy.astype(np.float64), cyt.detach().numpy(), f"{tag}: cy")
 
     udx = np.full(ux.shape, np.nan, dtype)
-    dhx, dcx = fdnn.poisoned(hx.shape, dtype), fdnn.poisoned(hx.shape, dtype)
+    dhx, dcx = fdnn.poisoned(hx.shape, dtype), fdnn.poisoned(cx.shape, dtype)
     if ex:
-        fdnn.check(bwd_data_ex(handle.ptr, rnn, yd, P(uy), yd, P(udy), None, None, hd, P(fdhy), hd, P(fdcy), wd, P(w),
-                               hd, P(fhx), hd, P(fcx), xd, P(udx), hd, P(dhx), hd, P(dcx), None, None, P(ws),
+        fdnn.check(bwd_data_ex(handle.ptr, rnn, yd, P(uy), yd, P(udy), None, None, hd, P(fdhy), cd, P(fdcy), wd, P(w),
+                               hd, P(fhx), cd, P(fcx), xd, P(udx), hd, P(dhx), cd, P(dcx), None, None, P(ws),
                                ws.nbytes, P(rs), rs.nbytes), "cudnnRNNBackwardDataEx")
         res.check(padding_is(uy, layout, lens, T, fill) and padding_is(udx, layout, lens, T, fill),
                   f"{tag}: padding fill of y and dx")
     else:
-        fdnn.check(bwd_data(handle.ptr, rnn, lens_c, yd, P(uy), P(udy), xd, P(udx), hd, P(fhx), P(fdhy), P(dhx), hd,
+        fdnn.check(bwd_data(handle.ptr, rnn, lens_c, yd, P(uy), P(udy), xd, P(udx), hd, P(fhx), P(fdhy), P(dhx), cd,
                             P(fcx), P(fdcy), P(dcx), w.nbytes, P(w), ws.nbytes, P(ws), rs.nbytes, P(rs)),
                    "cudnnRNNBackwardData_v8")
     dxgot, _ = from_user(udx, layout, lens, T, B)
@@ -266,6 +280,11 @@ def main():
                 ex=True)
             run(res, h, rng, cell, 2, True, BATCH_UNPACKED, [3, 6, 1, 4], 6, 5, 4, f"cell {cell} t{threads} Ex double",
                 np.float64, ex=True)
+        # Recurrent projection (torch.nn.LSTM proj_size), v8 and *Ex.
+        run(res, h, rng, LSTM, 2, True, BATCH_UNPACKED, [3, 5, 1], 5, 4, 5, f"proj t{threads}", proj=3)
+        run(res, h, rng, LSTM, 1, False, SEQ_PACKED, [4, 4, 2], 4, 3, 6, f"proj t{threads} packed", proj=2)
+        run(res, h, rng, LSTM, 2, True, BATCH_UNPACKED, [3, 6, 1, 4], 6, 5, 4, f"proj t{threads} Ex double",
+            np.float64, ex=True, proj=3)
     for d in _keep:
         fdnn._destroy_tensor(d)
     res.finish()

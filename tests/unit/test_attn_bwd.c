@@ -503,11 +503,11 @@ test_bad_inputs(void)
 #undef BWD
 #undef BWW
 
-    /* DOUBLE attention is not supported */
+    /* HALF attention is not supported */
     fdnn_poison_f32(r.dq, nq), fdnn_poison_f32(r.dk, nk), fdnn_poison_f32(r.dv, nv);
     cudnnAttnDescriptor_t dd;
     cudnnCreateAttnDescriptor(&dd);
-    CHECK_OK(cudnnSetAttnDescriptor(dd, 0, 2, 1.0, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, NULL,
+    CHECK_OK(cudnnSetAttnDescriptor(dd, 0, 2, 1.0, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, NULL,
                                     NULL, 8, 8, 8, 4, 4, 4, 6, 5, 6, 2, 2));
     CHECK_STATUS(cudnnMultiHeadAttnBackwardData(handle, dd, r.lo, r.hi, r.q_len, r.k_len, r.od, r.dout, r.qd, r.dq,
                                                 r.q, r.kd, r.dk, r.k, r.vd, r.dv, r.v, r.wbytes, r.w, r.wsbytes, r.ws,
@@ -523,8 +523,20 @@ test_bad_inputs(void)
     teardown(&r);
 }
 
-/* Dropout: a nonzero rate is NOT_SUPPORTED in training (inference ignores
- * dropout); a zero rate trains. */
+/* Dropout (attention and post, one descriptor for both, p = 0.5):
+ * inference ignores it (bitwise the output of a zero rate); a training
+ * forward differs from inference, gives bitwise the same output and
+ * gradients when the seed is set again (on 1 and 2 threads), and a
+ * different output when the
+ * states simply advance; states-less descriptors are BAD_PARAM in training
+ * with nothing written.  Gradients against finite differences of the masked
+ * forward: tests/oracle/test_attn.py (DOUBLE). */
+static bool
+same_f32(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof(float)) == 0;
+}
+
 static void
 test_dropout(void)
 {
@@ -537,18 +549,45 @@ test_dropout(void)
     CHECK_OK(cudnnSetDropoutDescriptor(drop, handle, 0.5f, states, ssize, 1));
     run_t r;
     setup(&r, &c, drop, false);
-    size_t no = (size_t)(r.nq * r.oLen);
+    size_t no = (size_t)(r.nq * r.oLen), nq = (size_t)(r.nq * c.qS), nw = r.nw ? r.nw : 1;
+    float *inf = malloc(no * 4), *tr = malloc(no * 4), *dq = malloc(nq * 4), *dw = malloc(nw * 4);
     fdnn_poison_f32(r.out, no);
-    CHECK_STATUS(forward(&r, r.rsbytes, r.rs), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_OK(forward(&r, 0, NULL));
+    memcpy(inf, r.out, no * 4);
+    CHECK_OK(cudnnSetDropoutDescriptor(drop, handle, 0.0f, states, ssize, 1));
+    fdnn_poison_f32(r.out, no);
+    CHECK_OK(forward(&r, 0, NULL));
+    CHECK_MSG(same_f32(inf, r.out, no), "inference with dropout differs from inference without");
+    for (int run = 0; run < 2; run++) {
+        CHECK_OK(freednnSetNumThreads(handle, run + 1));
+        CHECK_OK(cudnnSetDropoutDescriptor(drop, handle, 0.5f, states, ssize, 1));
+        fdnn_poison_f32(r.out, no);
+        fdnn_poison_f32(r.dq, nq);
+        fdnn_poison_f32(r.dw, nw);
+        CHECK_OK(forward(&r, r.rsbytes, r.rs));
+        CHECK_OK(bwd_data(&r));
+        CHECK_OK(bwd_weights(&r, CUDNN_WGRAD_MODE_SET));
+        if (run == 0) {
+            memcpy(tr, r.out, no * 4), memcpy(dq, r.dq, nq * 4), memcpy(dw, r.dw, nw * 4);
+            CHECK_MSG(!same_f32(tr, inf, no), "training with dropout 0.5 equals inference");
+        } else {
+            CHECK_MSG(same_f32(tr, r.out, no) && same_f32(dq, r.dq, nq) && same_f32(dw, r.dw, nw),
+                      "the same seed gave different training results");
+        }
+    }
+    CHECK_OK(freednnSetNumThreads(handle, 1));
+    CHECK_OK(forward(&r, r.rsbytes, r.rs)); /* the states advanced: new masks */
+    CHECK_MSG(!same_f32(tr, r.out, no), "a second training forward reused the masks");
+    /* no states: BAD_PARAM in training, nothing written; inference runs */
+    CHECK_OK(cudnnSetDropoutDescriptor(drop, handle, 0.5f, NULL, 0, 1));
+    fdnn_poison_f32(r.out, no);
+    CHECK_STATUS(forward(&r, r.rsbytes, r.rs), CUDNN_STATUS_BAD_PARAM);
     CHECK_MSG(all_nan(r.out, no), "a failed forward wrote to out");
     CHECK_OK(forward(&r, 0, NULL));
-    CHECK_OK(cudnnSetDropoutDescriptor(drop, handle, 0.0f, states, ssize, 1));
-    CHECK_OK(forward(&r, r.rsbytes, r.rs));
-    CHECK_OK(bwd_data(&r));
-    CHECK_OK(bwd_weights(&r, CUDNN_WGRAD_MODE_SET));
     teardown(&r);
     cudnnDestroyDropoutDescriptor(drop);
     fdnn_guarded_free(states);
+    free(inf), free(tr), free(dq), free(dw);
 }
 
 /* L(x) = sum over computed rows of <dout, out(x)>, by the reference forward. */

@@ -345,13 +345,19 @@ test_bad_inputs(void)
     for (size_t i = 0; i < no; i++)
         untouched = untouched && isnan(r.out[i]);
     CHECK_MSG(untouched, "a failed call wrote to out");
-    /* a DOUBLE descriptor is not supported by the forward pass */
+    /* FLOAT sequence data with a DOUBLE descriptor: BAD_PARAM; HALF data:
+     * not supported */
     cudnnAttnDescriptor_t dd;
     cudnnCreateAttnDescriptor(&dd);
     CHECK_OK(cudnnSetAttnDescriptor(dd, 0, 2, 1.0, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, NULL,
                                     NULL, 8, 8, 8, 4, 4, 4, 6, 5, 6, 2, 1));
     CHECK_OK(cudnnGetMultiHeadAttnBuffers(handle, dd, &a, &b, NULL));
     CHECK(a == r.wbytes / 4 * 8 - (size_t)(2 * 4 * 3 + 6) * 8); /* no biases in dd */
+    CHECK_STATUS(cudnnMultiHeadAttnForward(handle, dd, -1, r.lo, r.hi, r.q_len, r.k_len, r.qd, r.q, NULL, r.kd, r.k,
+                                           r.vd, r.v, r.od, r.out, r.wbytes, r.w, r.wsbytes, r.ws, 0, NULL),
+                 BAD);
+    CHECK_OK(cudnnSetAttnDescriptor(dd, 0, 2, 1.0, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, NULL,
+                                    NULL, 8, 8, 8, 4, 4, 4, 6, 5, 6, 2, 1));
     CHECK_STATUS(cudnnMultiHeadAttnForward(handle, dd, -1, r.lo, r.hi, r.q_len, r.k_len, r.qd, r.q, NULL, r.kd, r.k,
                                            r.vd, r.v, r.od, r.out, r.wbytes, r.w, r.wsbytes, r.ws, 0, NULL),
                  NS);

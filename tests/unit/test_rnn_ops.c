@@ -16,6 +16,7 @@
 
 #include "cudnn.h"
 #include "freednn.h"
+#include "cpu/dropout/philox.h"
 #include "ref/rnn_ref.h"
 #include "testutil.h"
 
@@ -37,6 +38,8 @@ typedef struct cfg {
     int lens[8];
     bool clip;
     bool null_states; /* hx, cx, dhy, dcy NULL */
+    int proj;         /* LSTM projSize < H, or 0 (none) */
+    float drop;       /* dropout between layers, or 0 */
 } cfg_t;
 
 typedef struct param {
@@ -47,7 +50,13 @@ typedef struct param {
 typedef struct setup {
     cfg_t c;
     int D, g, P;
+    int Ph; /* width of h and y per direction: projSize, or H */
     cudnnRNNDescriptor_t rnn;
+    cudnnDropoutDescriptor_t drop;
+    void *drop_states;
+    size_t drop_bytes;
+    double **Pm;    /* projection matrices [Ph][H], per pseudo-layer */
+    double **masks; /* dropout factors of the first training forward */
     cudnnRNNDataDescriptor_t xd, yd;
     cudnnTensorDescriptor_t hd, cd;
     size_t wbytes, wsbytes, rsbytes, wsinf;
@@ -86,6 +95,28 @@ user_rows(const cfg_t *c)
     return n;
 }
 
+#define DROP_SEED 0x5eedULL
+
+/* The dropout factors (0 or 1/(1-p)) between layers of the training forward
+ * that uses the states' call counter `call`: element (l, t*B + b, k) of the
+ * time-major [T][B][D*Ph] output of layer l is kept when its Philox number
+ * is at or above p * 2^32, as docs/rnn.md documents. */
+static double **
+make_masks(const cfg_t *c, int D, int Ph, uint64_t seed, uint64_t call)
+{
+    if (c->layers < 2)
+        return NULL;
+    int64_t tb = (int64_t)c->T * c->B, w = (int64_t)D * Ph;
+    uint64_t thr = (uint64_t)((double)c->drop * 4294967296.0);
+    double **m = calloc((size_t)c->layers - 1, sizeof(double *));
+    for (int l = 0; l < c->layers - 1; l++) {
+        m[l] = malloc(sizeof(double) * (size_t)(tb * w));
+        for (int64_t i = 0; i < tb * w; i++)
+            m[l][i] = fdnn_dropout_random(seed, call, (uint64_t)(l * tb * w + i)) >= thr ? 1.0 / (1.0 - c->drop) : 0;
+    }
+    return m;
+}
+
 static double
 rnd_f(void)
 {
@@ -117,23 +148,31 @@ make_setup(setup_t *s, const cfg_t *c)
     s->D = c->dir == CUDNN_BIDIRECTIONAL ? 2 : 1;
     s->g = fdnn_ref_rnn_gates((int)c->cell);
     s->P = c->layers * s->D;
-    int H = c->H, D = s->D, g = s->g;
+    int H = c->H, D = s->D, g = s->g, Ph = s->Ph = c->proj ? c->proj : c->H;
     CHECK_OK(cudnnCreateRNNDescriptor(&s->rnn));
+    if (c->drop > 0) {
+        CHECK_OK(cudnnCreateDropoutDescriptor(&s->drop));
+        CHECK_OK(cudnnDropoutGetStatesSize(handle, &s->drop_bytes));
+        s->drop_states = malloc(s->drop_bytes);
+        CHECK_OK(cudnnSetDropoutDescriptor(s->drop, handle, c->drop, s->drop_states, s->drop_bytes, DROP_SEED));
+        s->masks = make_masks(c, s->D, Ph, DROP_SEED, 0);
+    }
     CHECK_OK(cudnnSetRNNDescriptor_v8(s->rnn, CUDNN_RNN_ALGO_STANDARD, c->cell, c->bias, c->dir, c->input_mode,
-                                      CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, c->in, H, H, c->layers,
-                                      NULL, CUDNN_RNN_PADDED_IO_ENABLED));
+                                      CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, c->in, H, Ph, c->layers,
+                                      s->drop, CUDNN_RNN_PADDED_IO_ENABLED));
     if (c->clip)
         CHECK_OK(cudnnRNNSetClip_v8(s->rnn, CUDNN_RNN_CLIP_MINMAX, CUDNN_PROPAGATE_NAN, -0.3, 0.35));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&s->xd));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&s->yd));
     float zero = 0;
     CHECK_OK(cudnnSetRNNDataDescriptor(s->xd, CUDNN_DATA_FLOAT, c->layout, c->T, c->B, c->in, c->lens, &zero));
-    CHECK_OK(cudnnSetRNNDataDescriptor(s->yd, CUDNN_DATA_FLOAT, c->layout, c->T, c->B, D * H, c->lens, NULL));
-    int hdims[3] = {s->P, c->B, H}, hstr[3] = {c->B * H, H, 1};
+    CHECK_OK(cudnnSetRNNDataDescriptor(s->yd, CUDNN_DATA_FLOAT, c->layout, c->T, c->B, D * Ph, c->lens, NULL));
+    int hdims[3] = {s->P, c->B, Ph}, hstr[3] = {c->B * Ph, Ph, 1};
+    int cdims[3] = {s->P, c->B, H}, cstr[3] = {c->B * H, H, 1};
     CHECK_OK(cudnnCreateTensorDescriptor(&s->hd));
     CHECK_OK(cudnnCreateTensorDescriptor(&s->cd));
     CHECK_OK(cudnnSetTensorNdDescriptor(s->hd, CUDNN_DATA_FLOAT, 3, hdims, hstr));
-    CHECK_OK(cudnnSetTensorNdDescriptor(s->cd, CUDNN_DATA_FLOAT, 3, hdims, hstr));
+    CHECK_OK(cudnnSetTensorNdDescriptor(s->cd, CUDNN_DATA_FLOAT, 3, cdims, cstr));
     CHECK_OK(cudnnGetRNNWeightSpaceSize(handle, s->rnn, &s->wbytes));
     CHECK_OK(cudnnGetRNNTempSpaceSizes(handle, s->rnn, CUDNN_FWD_MODE_TRAINING, s->xd, &s->wsbytes, &s->rsbytes));
     size_t rs0 = 1;
@@ -145,6 +184,7 @@ make_setup(setup_t *s, const cfg_t *c)
     s->R = calloc((size_t)s->P, sizeof(double *));
     s->bW = calloc((size_t)s->P, sizeof(double *));
     s->bR = calloc((size_t)s->P, sizeof(double *));
+    s->Pm = calloc((size_t)s->P, sizeof(double *));
     s->params = malloc(sizeof(param_t) * s->wbytes / 4 + 1);
     bool has_bw = c->bias == CUDNN_RNN_DOUBLE_BIAS || c->bias == CUDNN_RNN_SINGLE_INP_BIAS;
     bool has_br = c->bias == CUDNN_RNN_DOUBLE_BIAS || c->bias == CUDNN_RNN_SINGLE_REC_BIAS;
@@ -152,10 +192,11 @@ make_setup(setup_t *s, const cfg_t *c)
     CHECK_OK(cudnnCreateTensorDescriptor(&md));
     CHECK_OK(cudnnCreateTensorDescriptor(&bd));
     for (int p = 0; p < s->P; p++) {
-        int layer = p / D, in_l = layer == 0 ? c->in : D * H;
+        int layer = p / D, in_l = layer == 0 ? c->in : D * Ph;
         bool has_w = !(layer == 0 && c->input_mode == CUDNN_SKIP_INPUT);
         s->W[p] = has_w ? rnd_array((int64_t)g * H * in_l) : NULL;
-        s->R[p] = rnd_array((int64_t)g * H * H);
+        s->R[p] = rnd_array((int64_t)g * H * Ph);
+        s->Pm[p] = Ph < H ? rnd_array((int64_t)Ph * H) : NULL;
         s->bW[p] = has_bw ? rnd_array((int64_t)g * H) : NULL;
         s->bR[p] = has_br ? rnd_array((int64_t)g * H) : NULL;
         int nid = c->cell == CUDNN_LSTM ? 9 : 2 * g;
@@ -165,9 +206,10 @@ make_setup(setup_t *s, const cfg_t *c)
             cudnnDataType_t dt;
             int nb = -1, dims[4] = {0}, str[4] = {0};
             CHECK_OK(cudnnGetTensorNdDescriptor(md, 4, &dt, &nb, dims, str));
-            bool inp = id < g, exists = id < 2 * g && (inp ? has_w : true);
-            CHECK_MSG(exists ? ma != NULL && nb == 3 && dims[0] == 1 && dims[1] == H &&
-                                   dims[2] == (inp ? in_l : H) && str[2] == 1
+            bool inp = id < g, isproj = id == 2 * g;
+            bool exists = id < 2 * g ? (inp ? has_w : true) : Ph < H;
+            CHECK_MSG(exists ? ma != NULL && nb == 3 && dims[0] == 1 && dims[1] == (isproj ? Ph : H) &&
+                                   dims[2] == (inp ? in_l : isproj ? H : Ph) && str[2] == 1
                              : ma == NULL && nb == 0,
                       "matrix params p %d id %d: addr %p nb %d dims %d %d %d", p, id, ma, nb, dims[0], dims[1], dims[2]);
             bool bexists = id < 2 * g && (inp ? has_bw : has_br);
@@ -175,8 +217,10 @@ make_setup(setup_t *s, const cfg_t *c)
             CHECK_MSG(bexists ? ba != NULL && nb == 3 && dims[1] == H && dims[2] == 1 : ba == NULL && nb == 0,
                       "bias params p %d id %d: addr %p nb %d", p, id, ba, nb);
             if (exists && ma) {
-                double *m = inp ? s->W[p] + (int64_t)id * H * in_l : s->R[p] + (int64_t)(id - g) * H * H;
-                int64_t n = (int64_t)H * (inp ? in_l : H);
+                double *m = isproj ? s->Pm[p]
+                            : inp  ? s->W[p] + (int64_t)id * H * in_l
+                                   : s->R[p] + (int64_t)(id - g) * H * Ph;
+                int64_t n = isproj ? (int64_t)Ph * H : (int64_t)H * (inp ? in_l : Ph);
                 for (int64_t i = 0; i < n; i++) {
                     ((float *)ma)[i] = (float)m[i];
                     add_param(s, m + i, s->w, ma, i);
@@ -200,7 +244,8 @@ make_setup(setup_t *s, const cfg_t *c)
             break;
         }
     fdnn_ref_rnn_t r = {(int)c->cell, D, c->layers, c->in, H, c->input_mode == CUDNN_SKIP_INPUT, c->clip, -0.3,
-                        0.35, c->T, c->B, s->c.lens, s->W, s->R, s->bW, s->bR};
+                        0.35, c->T, c->B, s->c.lens, s->W, s->R, s->bW, s->bR, Ph, s->Pm,
+                        (const double *const *)s->masks};
     s->ref = r;
     return true;
 }
@@ -209,8 +254,14 @@ static void
 free_setup(setup_t *s)
 {
     for (int p = 0; p < s->P; p++)
-        free(s->W[p]), free(s->R[p]), free(s->bW[p]), free(s->bR[p]);
-    free(s->W), free(s->R), free(s->bW), free(s->bR), free(s->params);
+        free(s->W[p]), free(s->R[p]), free(s->bW[p]), free(s->bR[p]), free(s->Pm[p]);
+    free(s->W), free(s->R), free(s->bW), free(s->bR), free(s->Pm), free(s->params);
+    for (int l = 0; s->masks && l < s->c.layers - 1; l++)
+        free(s->masks[l]);
+    free(s->masks);
+    if (s->drop)
+        cudnnDestroyDropoutDescriptor(s->drop);
+    free(s->drop_states);
     fdnn_guarded_free(s->w);
     cudnnDestroyRNNDescriptor(s->rnn);
     cudnnDestroyRNNDataDescriptor(s->xd);
@@ -225,14 +276,17 @@ ref_loss(const setup_t *s, const double *x, const double *hx, const double *cx, 
          const double *dcy)
 {
     const cfg_t *c = &s->c;
-    int64_t ny = (int64_t)c->T * c->B * s->D * c->H, nh = (int64_t)s->P * c->B * c->H;
-    double *y = malloc(sizeof(double) * ny), *hy = malloc(sizeof(double) * nh), *cy = malloc(sizeof(double) * nh);
+    int64_t ny = (int64_t)c->T * c->B * s->D * s->Ph, nh = (int64_t)s->P * c->B * s->Ph;
+    int64_t nc = (int64_t)s->P * c->B * c->H;
+    double *y = malloc(sizeof(double) * ny), *hy = malloc(sizeof(double) * nh), *cy = malloc(sizeof(double) * nc);
     fdnn_ref_rnn_forward(&s->ref, x, hx, cx, y, hy, cy);
     double L = 0;
     for (int64_t i = 0; i < ny; i++)
         L += dy[i] * y[i];
     for (int64_t i = 0; i < nh; i++)
-        L += (dhy ? dhy[i] * hy[i] : 0) + (dcy && c->cell == CUDNN_LSTM ? dcy[i] * cy[i] : 0);
+        L += dhy ? dhy[i] * hy[i] : 0;
+    for (int64_t i = 0; i < nc; i++)
+        L += dcy && c->cell == CUDNN_LSTM ? dcy[i] * cy[i] : 0;
     free(y), free(hy), free(cy);
     return L;
 }
@@ -263,26 +317,28 @@ run_case(const cfg_t *c, bool grads)
     setup_t s;
     if (!make_setup(&s, c))
         return;
-    int T = c->T, B = c->B, H = c->H, D = s.D;
-    int64_t nx = (int64_t)T * B * c->in, ny = (int64_t)T * B * D * H, nh = (int64_t)s.P * B * H;
+    int T = c->T, B = c->B, H = c->H, D = s.D, Ph = s.Ph;
+    int64_t nx = (int64_t)T * B * c->in, ny = (int64_t)T * B * D * Ph, nh = (int64_t)s.P * B * Ph;
+    int64_t nc = (int64_t)s.P * B * H; /* c is H wide, h projSize wide */
     int64_t urx = user_rows(c);
     /* Internal (time-major padded) doubles, and the user's float buffers. */
     double *x = calloc((size_t)nx, 8), *dy = calloc((size_t)ny, 8);
-    double *hx = rnd_array(nh), *cx = rnd_array(nh), *dhy = rnd_array(nh), *dcy = rnd_array(nh);
+    double *hx = rnd_array(nh), *cx = rnd_array(nc), *dhy = rnd_array(nh), *dcy = rnd_array(nc);
     if (c->null_states)
         free(hx), free(cx), free(dhy), free(dcy), hx = cx = dhy = dcy = NULL;
-    float *ux = fdnn_guarded_alloc(urx * c->in * 4), *uy = fdnn_guarded_alloc(urx * D * H * 4);
-    float *udy = fdnn_guarded_alloc(urx * D * H * 4), *udx = fdnn_guarded_alloc(urx * c->in * 4);
-    float *fh[4], *hy = fdnn_guarded_alloc(nh * 4), *cy = fdnn_guarded_alloc(nh * 4);
-    float *dhx = fdnn_guarded_alloc(nh * 4), *dcx = fdnn_guarded_alloc(nh * 4);
+    float *ux = fdnn_guarded_alloc(urx * c->in * 4), *uy = fdnn_guarded_alloc(urx * D * Ph * 4);
+    float *udy = fdnn_guarded_alloc(urx * D * Ph * 4), *udx = fdnn_guarded_alloc(urx * c->in * 4);
+    float *fh[4], *hy = fdnn_guarded_alloc(nh * 4), *cy = fdnn_guarded_alloc(nc * 4);
+    float *dhx = fdnn_guarded_alloc(nh * 4), *dcx = fdnn_guarded_alloc(nc * 4);
     for (int i = 0; i < 4; i++) {
         double *src = i == 0 ? hx : i == 1 ? cx : i == 2 ? dhy : dcy;
-        fh[i] = src ? fdnn_guarded_alloc(nh * 4) : NULL;
-        for (int64_t k = 0; src && k < nh; k++)
+        int64_t n = i & 1 ? nc : nh;
+        fh[i] = src ? fdnn_guarded_alloc(n * 4) : NULL;
+        for (int64_t k = 0; src && k < n; k++)
             fh[i][k] = (float)src[k];
     }
     fdnn_poison_f32(ux, urx * c->in);
-    fdnn_poison_f32(udy, urx * D * H);
+    fdnn_poison_f32(udy, urx * D * Ph);
     for (int t = 0; t < T; t++)
         for (int b = 0; b < B; b++) {
             int64_t ur = user_row(c, t, b);
@@ -292,25 +348,31 @@ run_case(const cfg_t *c, bool grads)
                 x[((int64_t)t * B + b) * c->in + k] = rnd_f();
                 ux[ur * c->in + k] = (float)x[((int64_t)t * B + b) * c->in + k];
             }
-            for (int k = 0; k < D * H; k++) {
-                dy[((int64_t)t * B + b) * D * H + k] = rnd_f();
-                udy[ur * D * H + k] = (float)dy[((int64_t)t * B + b) * D * H + k];
+            for (int k = 0; k < D * Ph; k++) {
+                dy[((int64_t)t * B + b) * D * Ph + k] = rnd_f();
+                udy[ur * D * Ph + k] = (float)dy[((int64_t)t * B + b) * D * Ph + k];
             }
         }
-    double *ry = malloc(ny * 8), *rhy = malloc(nh * 8), *rcy = malloc(nh * 8);
-    fdnn_ref_rnn_forward(&s.ref, x, hx, cx, ry, rhy, rcy);
+    double *ry = malloc(ny * 8), *rhy = malloc(nh * 8), *rcy = malloc(nc * 8);
     size_t wsmax = s.wsbytes > s.wsinf ? s.wsbytes : s.wsinf;
     float *ws = fdnn_guarded_alloc(wsmax), *rs = fdnn_guarded_alloc(s.rsbytes);
     float *dw = fdnn_guarded_alloc(s.wbytes);
     bool lstm = c->cell == CUDNN_LSTM;
     const char *what = "";
     char desc[160];
-    snprintf(desc, sizeof desc, "cell %d bias %d dir %d inmode %d layout %d L%d in%d H%d T%d B%d clip %d null %d",
-             c->cell, c->bias, c->dir, c->input_mode, c->layout, c->layers, c->in, H, T, B, c->clip, c->null_states);
+    snprintf(desc, sizeof desc,
+             "cell %d bias %d dir %d inmode %d layout %d L%d in%d H%d P%d T%d B%d clip %d null %d drop %g", c->cell,
+             c->bias, c->dir, c->input_mode, c->layout, c->layers, c->in, H, Ph, T, B, c->clip, c->null_states,
+             (double)c->drop);
+    const double *const *masks = s.ref.drop;
     for (int mode = 0; mode < 2; mode++) {
-        fdnn_poison_f32(uy, urx * D * H);
+        /* Inference ignores the dropout; the training forward draws the
+         * masks of call 0 (the descriptor was just set). */
+        s.ref.drop = mode ? masks : NULL;
+        fdnn_ref_rnn_forward(&s.ref, x, hx, cx, ry, rhy, rcy);
+        fdnn_poison_f32(uy, urx * D * Ph);
         fdnn_poison_f32(hy, nh);
-        fdnn_poison_f32(cy, nh);
+        fdnn_poison_f32(cy, nc);
         fdnn_poison_f32(ws, wsmax / 4);
         fdnn_poison_f32(rs, s.rsbytes / 4);
         size_t wsb = mode ? s.wsbytes : s.wsinf;
@@ -322,16 +384,16 @@ run_case(const cfg_t *c, bool grads)
         for (int t = 0; t < T; t++)
             for (int b = 0; b < B; b++) {
                 int64_t ur = user_row(c, t, b);
-                for (int k = 0; k < D * H; k++) {
+                for (int k = 0; k < D * Ph; k++) {
                     if (ur < 0) {
                         if (c->layout != CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED) {
                             int64_t pr = c->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED ? (int64_t)t * B + b
                                                                                              : (int64_t)b * T + t;
-                            bad_pad += !isnan(uy[pr * D * H + k]); /* yDesc has no fill: untouched */
+                            bad_pad += !isnan(uy[pr * D * Ph + k]); /* yDesc has no fill: untouched */
                         }
                         continue;
                     }
-                    double want = ry[((int64_t)t * B + b) * D * H + k], got = uy[ur * D * H + k];
+                    double want = ry[((int64_t)t * B + b) * D * Ph + k], got = uy[ur * D * Ph + k];
                     double e = fabs(got - want) / (1 + fabs(want));
                     err = e > err || isnan(got) ? (isnan(got) ? INFINITY : e) : err;
                 }
@@ -339,6 +401,9 @@ run_case(const cfg_t *c, bool grads)
         for (int64_t i = 0; i < nh; i++) {
             double e = fabs(hy[i] - rhy[i]) / (1 + fabs(rhy[i]));
             err = e > err || isnan(hy[i]) ? (isnan(hy[i]) ? INFINITY : e) : err;
+        }
+        for (int64_t i = 0; i < nc; i++) {
+            double e;
             if (lstm) {
                 e = fabs(cy[i] - rcy[i]) / (1 + fabs(rcy[i]));
                 err = e > err || isnan(cy[i]) ? (isnan(cy[i]) ? INFINITY : e) : err;
@@ -353,7 +418,7 @@ run_case(const cfg_t *c, bool grads)
         /* The reserve holds the training forward above. */
         fdnn_poison_f32(udx, urx * c->in);
         fdnn_poison_f32(dhx, nh);
-        fdnn_poison_f32(dcx, nh);
+        fdnn_poison_f32(dcx, nc);
         CHECK_OK(cudnnRNNBackwardData_v8(handle, s.rnn, c->lens, s.yd, uy, udy, s.xd, udx, s.hd, fh[0], fh[2], dhx,
                                          s.cd, fh[1], fh[3], dcx, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs));
         double err = 0;
@@ -368,13 +433,16 @@ run_case(const cfg_t *c, bool grads)
                     }
                 }
             }
-        double *zeros = calloc((size_t)nh, 8);
+        double *zeros = calloc((size_t)nc, 8);
         for (int64_t i = 0; i < nh; i++) {
             /* NULL hx/cx are zeros: differentiate around a zero array. */
             double *h0 = hx ? hx : zeros;
             double want = fd(&s, &h0[i], x, h0, cx, dy, dhy, dcy);
             if (!close_to(dhx[i], want, 1e-4))
                 err = 1, what = "dhx";
+        }
+        for (int64_t i = 0; i < nc; i++) {
+            double want;
             if (lstm) {
                 double *c0 = cx ? cx : zeros;
                 want = fd(&s, &c0[i], x, hx, c0, dy, dhy, dcy);
@@ -435,7 +503,7 @@ static cfg_t
 base_cfg(cudnnRNNMode_t cell)
 {
     cfg_t c = {cell, CUDNN_RNN_DOUBLE_BIAS, CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT,
-               CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, 1, 5, 4, 4, 3, {4, 2, 3}, false, false};
+               CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, 1, 5, 4, 4, 3, {4, 2, 3}, false, false, 0, 0.0f};
     return c;
 }
 
@@ -482,15 +550,36 @@ test_values(void)
     cl.clip = true;
     cl.T = 5, cl.lens[0] = 5;
     run_case(&cl, all_grads);
+    /* Recurrent projection (projSize < hiddenSize), one and two
+     * bidirectional layers, padded and packed layouts, NULL states. */
+    cfg_t pj = base_cfg(CUDNN_LSTM);
+    pj.proj = 3;
+    run_case(&pj, true);
+    pj.dir = CUDNN_BIDIRECTIONAL, pj.layers = 2, pj.H = 5, pj.proj = 2, pj.T = 4, pj.B = 4;
+    int lens[4] = {2, 4, 0, 3}, packed[4] = {4, 3, 3, 1};
+    memcpy(pj.lens, lens, sizeof lens);
+    run_case(&pj, all_grads);
+    pj.layout = CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, pj.null_states = true;
+    memcpy(pj.lens, packed, sizeof packed);
+    run_case(&pj, all_grads);
+    /* Dropout between layers: GRU, and LSTM with a projection over three
+     * layers (two masks). */
+    cfg_t dr = base_cfg(CUDNN_GRU);
+    dr.layers = 2, dr.drop = 0.4f;
+    run_case(&dr, true);
+    pj.drop = 0.3f, pj.layers = 3;
+    run_case(&pj, all_grads);
 }
 
 /* Bitwise equality for 1 and 2 threads on a larger problem (forward,
- * backward data, backward weights). */
+ * backward data, backward weights), with dropout between the layers: the
+ * dropout descriptor is set again with the same seed before each run, so
+ * both draw the same masks. */
 static void
 test_threads(void)
 {
     cfg_t c = base_cfg(CUDNN_LSTM);
-    c.dir = CUDNN_BIDIRECTIONAL, c.layers = 2, c.in = 37, c.H = 33, c.T = 6, c.B = 5;
+    c.dir = CUDNN_BIDIRECTIONAL, c.layers = 2, c.in = 37, c.H = 33, c.T = 6, c.B = 5, c.drop = 0.25f;
     int lens[5] = {6, 1, 5, 6, 3};
     memcpy(c.lens, lens, sizeof lens);
     setup_t s;
@@ -507,6 +596,7 @@ test_threads(void)
         float *y = outs[th][0] = calloc(ny, 4), *hy = outs[th][1] = calloc(nh, 4), *cy = outs[th][2] = calloc(nh, 4);
         float *dx = outs[th][3] = calloc(nx, 4), *dhx = outs[th][4] = calloc(nh, 4);
         float *dw = outs[th][5] = calloc(s.wbytes, 1);
+        CHECK_OK(cudnnSetDropoutDescriptor(s.drop, handle, c.drop, s.drop_states, s.drop_bytes, DROP_SEED));
         CHECK_OK(cudnnRNNForward(handle, s.rnn, CUDNN_FWD_MODE_TRAINING, c.lens, s.xd, x, s.yd, y, s.hd, NULL, hy,
                                  s.cd, NULL, cy, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs));
         CHECK_OK(cudnnRNNBackwardData_v8(handle, s.rnn, c.lens, s.yd, y, dy, s.xd, dx, s.hd, NULL, NULL, dhx, s.cd,
@@ -514,6 +604,12 @@ test_threads(void)
         CHECK_OK(cudnnRNNBackwardWeights_v8(handle, s.rnn, CUDNN_WGRAD_MODE_SET, c.lens, s.xd, x, s.hd, NULL, s.yd,
                                             y, s.wbytes, dw, s.wsbytes, ws, s.rsbytes, rs));
     }
+    /* A further training forward draws new masks (the states advanced). */
+    float *y2 = calloc(ny, 4), *hy2 = calloc(nh, 4);
+    CHECK_OK(cudnnRNNForward(handle, s.rnn, CUDNN_FWD_MODE_TRAINING, c.lens, s.xd, x, s.yd, y2, s.hd, NULL, hy2,
+                             s.cd, NULL, NULL, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs));
+    CHECK_MSG(memcmp(y2, outs[1][0], ny * 4) != 0, "a second training forward reused the dropout masks");
+    free(y2), free(hy2);
     size_t sizes[6] = {ny * 4, nh * 4, nh * 4, nx * 4, nh * 4, s.wbytes};
     for (int i = 0; i < 6; i++) {
         CHECK_MSG(memcmp(outs[0][i], outs[1][i], sizes[i]) == 0, "output %d differs between 1 and 2 threads", i);
@@ -521,6 +617,27 @@ test_threads(void)
     }
     free(x), free(dy), free(ws), free(rs);
     free_setup(&s);
+}
+
+/* The fraction of dropped elements is p (within 4 standard deviations of
+ * the binomial), for the masks that the forward tests above showed the
+ * implementation draws. */
+static void
+test_drop_fraction(void)
+{
+    const float ps[3] = {0.1f, 0.5f, 0.9f};
+    for (int i = 0; i < 3; i++) {
+        cfg_t c = base_cfg(CUDNN_LSTM);
+        c.layers = 2, c.T = 50, c.B = 40, c.drop = ps[i];
+        int D = 1, Ph = 50;
+        double **m = make_masks(&c, D, Ph, DROP_SEED + (uint64_t)i, 3);
+        int64_t n = (int64_t)c.T * c.B * D * Ph, dropped = 0;
+        for (int64_t k = 0; k < n; k++)
+            dropped += m[0][k] == 0;
+        double f = (double)dropped / (double)n, sd = sqrt(ps[i] * (1 - ps[i]) / (double)n);
+        CHECK_MSG(fabs(f - ps[i]) < 4 * sd, "dropout p %g: fraction dropped %g", (double)ps[i], f);
+        free(m[0]), free(m);
+    }
 }
 
 /* yDesc with a padding fill: the padding rows of y get it (both unpacked
@@ -636,7 +753,7 @@ test_bad_inputs(void)
     for (int64_t i = 0; i < nx; i++)
         untouched &= isnan(dx[i]) != 0;
     CHECK_MSG(untouched, "a failing cudnnRNNBackwardData_v8 wrote dx");
-    /* HALF and projection: not supported. */
+    /* HALF: not supported. */
     cudnnRNNDescriptor_t r2;
     size_t sz;
     CHECK_OK(cudnnCreateRNNDescriptor(&r2));
@@ -644,10 +761,12 @@ test_bad_inputs(void)
                                       CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT,
                                       CUDNN_DEFAULT_MATH, 4, 4, 4, 1, NULL, 0));
     CHECK_STATUS(cudnnGetRNNWeightSpaceSize(handle, r2, &sz), CUDNN_STATUS_NOT_SUPPORTED);
+    /* A projection adds R [4H][P] instead of [4H][H], and Pm [P][H]. */
     CHECK_OK(cudnnSetRNNDescriptor_v8(r2, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
                                       CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
                                       CUDNN_DEFAULT_MATH, 4, 4, 2, 1, NULL, 0));
-    CHECK_STATUS(cudnnGetRNNWeightSpaceSize(handle, r2, &sz), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK_OK(cudnnGetRNNWeightSpaceSize(handle, r2, &sz));
+    CHECK_MSG(sz == 4 * (16 * 4 + 16 * 2 + 2 * 16 + 2 * 4), "projection weight space %zu bytes", sz);
     /* Unpacked layout without PADDED_IO_ENABLED. */
     CHECK_OK(cudnnSetRNNDescriptor_v8(r2, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
                                       CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
@@ -678,6 +797,7 @@ main(void)
     }
     test_bad_inputs();
     test_padding_fill();
+    test_drop_fraction();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_rnn_ops");
 }

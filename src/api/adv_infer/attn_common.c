@@ -2,7 +2,7 @@
  * Checks shared by the multi-head attention operations (attn_common.h).
  *
  * Order of the descriptor checks (fdnn_attn_problem_init): each descriptor
- * in the order q, k, v, o (set, FLOAT, VECT length); then the query
+ * in the order q, k, v, o (set, attnDesc's data type, VECT length); then the query
  * dims against attnDesc's maxima, the key time dim, the K batch/beam for
  * the query map, V against K, O against Q. */
 #include "api/adv_infer/attn_common.h"
@@ -70,17 +70,75 @@ check_dropout(cudnnDropoutDescriptor_t dd, const char *what)
         return CUDNN_STATUS_SUCCESS;
     if (dd->magic != FDNN_DROPOUT_MAGIC)
         return FDNN_BAD_PARAM("attnDesc's %s is not a dropout descriptor (destroyed?)", what);
-    if (dd->is_set && dd->dropout > 0)
-        return FDNN_NOT_SUPPORTED("attnDesc's %s has rate %g; attention dropout in training is not supported", what,
-                                  (double)dd->dropout);
+    if (dd->is_set && dd->dropout > 0) {
+        fdnn_dropout_state_t st;
+        if (dd->states == NULL)
+            return FDNN_BAD_PARAM("attnDesc's %s (rate %g) has no states buffer", what, (double)dd->dropout);
+        memcpy(&st, dd->states, sizeof(st));
+        if (st.magic != FDNN_DROPOUT_STATE_MAGIC)
+            return FDNN_BAD_PARAM("attnDesc's %s states were never initialised by cudnnSetDropoutDescriptor", what);
+    }
     return CUDNN_STATUS_SUCCESS;
+}
+
+/* The rate of a dropout descriptor, 0 when absent or unset. */
+static float
+drop_rate(cudnnDropoutDescriptor_t dd)
+{
+    return dd != NULL && dd->magic == FDNN_DROPOUT_MAGIC && dd->is_set && dd->dropout > 0 ? dd->dropout : 0.0f;
+}
+
+/* Takes the next call of the dropout states (checked by check_dropout). */
+static void
+draw(cudnnDropoutDescriptor_t dd, uint64_t *seed, uint64_t *call)
+{
+    fdnn_dropout_state_t st;
+    memcpy(&st, dd->states, sizeof(st));
+    *seed = st.seed, *call = st.calls;
+    st.calls++;
+    memcpy(dd->states, &st, sizeof(st));
+}
+
+void
+fdnn_attn_training_dropout(const struct cudnnAttnStruct *d, fdnn_attn_problem_t *p)
+{
+    p->attn_drop = drop_rate(d->attn_dropout);
+    p->post_drop = drop_rate(d->post_dropout);
+    if (p->attn_drop > 0)
+        draw(d->attn_dropout, &p->attn_seed, &p->attn_call);
+    if (p->post_drop > 0)
+        draw(d->post_dropout, &p->post_seed, &p->post_call);
+}
+
+void
+fdnn_attn_reserve_put_dropout(void *reserveSpace, const fdnn_attn_problem_t *p)
+{
+    fdnn_attn_reserve_header_t hd;
+    memcpy(&hd, reserveSpace, sizeof(hd));
+    hd.attn_seed = p->attn_seed, hd.attn_call = p->attn_call;
+    hd.post_seed = p->post_seed, hd.post_call = p->post_call;
+    memcpy(reserveSpace, &hd, sizeof(hd));
+}
+
+void
+fdnn_attn_reserve_get_dropout(const void *reserveSpace, const struct cudnnAttnStruct *d, fdnn_attn_problem_t *p)
+{
+    fdnn_attn_reserve_header_t hd;
+    memcpy(&hd, reserveSpace, sizeof(hd));
+    p->attn_drop = drop_rate(d->attn_dropout);
+    p->post_drop = drop_rate(d->post_dropout);
+    p->attn_seed = hd.attn_seed, p->attn_call = hd.attn_call;
+    p->post_seed = hd.post_seed, p->post_call = hd.post_call;
 }
 
 cudnnStatus_t
 fdnn_attn_check_compute(const struct cudnnAttnStruct *d, bool training)
 {
-    if (d->data_type != CUDNN_DATA_FLOAT || d->compute_prec != CUDNN_DATA_FLOAT)
-        return FDNN_NOT_SUPPORTED("attnDesc is %s data with %s compute; attention supports FLOAT/FLOAT only",
+    bool f32 = d->data_type == CUDNN_DATA_FLOAT && d->compute_prec == CUDNN_DATA_FLOAT;
+    bool f64 = d->data_type == CUDNN_DATA_DOUBLE && d->compute_prec == CUDNN_DATA_DOUBLE;
+    if (!f32 && !f64)
+        return FDNN_NOT_SUPPORTED("attnDesc is %s data with %s compute; attention supports FLOAT/FLOAT and "
+                                  "DOUBLE/DOUBLE only",
                                   fdnn_dtype_name(d->data_type), fdnn_dtype_name(d->compute_prec));
     if (training) {
         RETURN_IF_ERROR(check_dropout(d->attn_dropout, "attnDropoutDesc"));
@@ -94,10 +152,11 @@ static fdnn_attn_sizes_t
 max_sizes(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t *s)
 {
     int64_t seqs = (int64_t)d->max_batch_size * d->max_beam_size;
-    return (fdnn_attn_sizes_t){.H = s->H, .qP = s->qP, .vP = s->vP, .oLen = s->oLen, .q_proj = s->q_proj,
+    return (fdnn_attn_sizes_t){.esize = d->data_type == CUDNN_DATA_DOUBLE ? 8 : 4, .H = s->H, .qP = s->qP, .vP = s->vP, .oLen = s->oLen, .q_proj = s->q_proj,
                                .k_proj = s->k_proj, .v_proj = s->v_proj, .o_proj = s->o_proj,
                                .nq = seqs * d->qo_max_seq_length, .nk = seqs * d->kv_max_seq_length, .seqs = seqs,
-                               .qT = d->qo_max_seq_length, .kT = d->kv_max_seq_length};
+                               .qT = d->qo_max_seq_length, .kT = d->kv_max_seq_length,
+                               .attn_drop = drop_rate(d->attn_dropout) > 0, .post_drop = drop_rate(d->post_dropout) > 0};
 }
 
 size_t
@@ -116,11 +175,13 @@ fdnn_attn_api_reserve_bytes(const struct cudnnAttnStruct *d, const fdnn_attn_sha
 }
 
 static cudnnStatus_t
-check_seq(cudnnSeqDataDescriptor_t desc, const char *what, int vect_want, const char *vect_name)
+check_seq(cudnnSeqDataDescriptor_t desc, const char *what, cudnnDataType_t dtype, int vect_want,
+          const char *vect_name)
 {
     RETURN_IF_ERROR(fdnn_seqdata_desc_check(desc, what));
-    if (desc->data_type != CUDNN_DATA_FLOAT)
-        return FDNN_NOT_SUPPORTED("%s is %s; attention supports FLOAT only", what, fdnn_dtype_name(desc->data_type));
+    if (desc->data_type != dtype)
+        return FDNN_BAD_PARAM("%s is %s, attnDesc's data type is %s", what, fdnn_dtype_name(desc->data_type),
+                              fdnn_dtype_name(dtype));
     int vect = desc->dims[CUDNN_SEQDATA_VECT_DIM];
     if (vect != vect_want)
         return FDNN_BAD_PARAM("%s VECT dim is %d, expected %s = %d", what, vect, vect_name, vect_want);
@@ -157,10 +218,10 @@ fdnn_attn_problem_init(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t 
                        fdnn_attn_problem_t *p)
 {
     const char *const *n = x->names;
-    RETURN_IF_ERROR(check_seq(x->q, n[0], d->q_size, "qSize"));
-    RETURN_IF_ERROR(check_seq(x->k, n[1], d->k_size, "kSize"));
-    RETURN_IF_ERROR(check_seq(x->v, n[2], d->v_size, "vSize"));
-    RETURN_IF_ERROR(check_seq(x->o, n[3], s->oLen, "the output length"));
+    RETURN_IF_ERROR(check_seq(x->q, n[0], d->data_type, d->q_size, "qSize"));
+    RETURN_IF_ERROR(check_seq(x->k, n[1], d->data_type, d->k_size, "kSize"));
+    RETURN_IF_ERROR(check_seq(x->v, n[2], d->data_type, d->v_size, "vSize"));
+    RETURN_IF_ERROR(check_seq(x->o, n[3], d->data_type, s->oLen, "the output length"));
     int qT = x->q->dims[CUDNN_SEQDATA_TIME_DIM], batch = x->q->dims[CUDNN_SEQDATA_BATCH_DIM];
     int beam = x->q->dims[CUDNN_SEQDATA_BEAM_DIM], kT = x->k->dims[CUDNN_SEQDATA_TIME_DIM];
     bool one_to_one = (d->attn_mode & CUDNN_ATTN_QUERYMAP_ONE_TO_ONE) != 0;
@@ -181,7 +242,8 @@ fdnn_attn_problem_init(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t 
     if (!same_outer(x->q, x->o))
         return FDNN_BAD_PARAM("%s differs from %s in time, batch, beam or sequence lengths", n[3], n[0]);
     *p = (fdnn_attn_problem_t){
-        .H = s->H, .scaler = (float)d->sm_scaler, .one_to_one = one_to_one, .qS = d->q_size, .kS = d->k_size,
+        .dtype = d->data_type, .H = s->H,
+        .scaler = d->data_type == CUDNN_DATA_DOUBLE ? d->sm_scaler : (double)(float)d->sm_scaler, .one_to_one = one_to_one, .qS = d->q_size, .kS = d->k_size,
         .vS = d->v_size, .qP = s->qP, .vP = s->vP, .q_proj = s->q_proj, .k_proj = s->k_proj, .v_proj = s->v_proj,
         .o_proj = s->o_proj, .oLen = s->oLen, .batch = batch, .beam = beam, .kv_beam = kv_beam, .qT = qT, .kT = kT,
         .nq = rows_of(x->q), .nk = rows_of(x->k), .no = rows_of(x->o), .q_len = x->q->seq_lengths,
@@ -193,9 +255,10 @@ fdnn_attn_problem_init(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t 
 }
 
 void
-fdnn_attn_problem_weights(fdnn_attn_problem_t *p, const fdnn_attn_shape_t *s, const float *w)
+fdnn_attn_problem_weights(fdnn_attn_problem_t *p, const fdnn_attn_shape_t *s, const void *w)
 {
-#define W(kind) (s->n_w[kind] ? w + s->off[kind] : NULL)
+    size_t es = p->dtype == CUDNN_DATA_DOUBLE ? 8 : 4;
+#define W(kind) (s->n_w[kind] ? (const char *)w + (size_t)s->off[kind] * es : NULL)
     p->wq = W(CUDNN_MH_ATTN_Q_WEIGHTS), p->wk = W(CUDNN_MH_ATTN_K_WEIGHTS);
     p->wv = W(CUDNN_MH_ATTN_V_WEIGHTS), p->wo = W(CUDNN_MH_ATTN_O_WEIGHTS);
     p->bq = W(CUDNN_MH_ATTN_Q_BIASES), p->bk = W(CUDNN_MH_ATTN_K_BIASES);
@@ -219,7 +282,7 @@ fdnn_attn_check_spaces(cudnnHandle_t handle, const struct cudnnAttnStruct *d, co
                        size_t weightSizeInBytes, const void *weights, const char *wname, size_t workSpaceSizeInBytes,
                        const void *workSpace)
 {
-    size_t wneed = (size_t)s->total * sizeof(float), need = fdnn_attn_api_workspace_bytes(handle, d, s);
+    size_t wneed = (size_t)s->total * fdnn_dtype_size(d->data_type), need = fdnn_attn_api_workspace_bytes(handle, d, s);
     if (weightSizeInBytes < wneed)
         return FDNN_BAD_PARAM("weightSizeInBytes is %zu, attnDesc needs %zu", weightSizeInBytes, wneed);
     if (wneed > 0 && weights == NULL)
@@ -301,7 +364,8 @@ fdnn_attn_check_reserve_stage(const void *reserveSpace, uint64_t stage, uint64_t
 void
 fdnn_attn_write_reserve_header(void *reserveSpace, uint64_t stage, uint64_t shape_hash, uint64_t window_hash)
 {
-    fdnn_attn_reserve_header_t hd = {.magic = FDNN_ATTN_RESERVE_MAGIC, .stage = stage, .shape_hash = shape_hash,
-                                     .window_hash = window_hash};
+    fdnn_attn_reserve_header_t hd;
+    memcpy(&hd, reserveSpace, sizeof(hd)); /* keeps the dropout streams */
+    hd.magic = FDNN_ATTN_RESERVE_MAGIC, hd.stage = stage, hd.shape_hash = shape_hash, hd.window_hash = window_hash;
     memcpy(reserveSpace, &hd, sizeof(hd));
 }

@@ -25,8 +25,9 @@ void fdnn_attn_shape_of(const struct cudnnAttnStruct *d, fdnn_attn_shape_t *s);
  * about 2^52. */
 cudnnStatus_t fdnn_attn_check_magnitudes(const struct cudnnAttnStruct *d);
 
-/* NOT_SUPPORTED unless FLOAT data and compute; with `training` also when a
- * dropout descriptor has a nonzero rate (dropout is not implemented). */
+/* NOT_SUPPORTED unless FLOAT or DOUBLE data with the same compute type;
+ * with `training` BAD_PARAM when a dropout descriptor with a nonzero rate
+ * has no initialised states. */
 cudnnStatus_t fdnn_attn_check_compute(const struct cudnnAttnStruct *d, bool training);
 
 /* What cudnnGetMultiHeadAttnBuffers reports: one workspace size for the
@@ -48,8 +49,9 @@ typedef struct fdnn_attn_seqs {
 cudnnStatus_t fdnn_attn_problem_init(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t *s,
                                      const fdnn_attn_seqs_t *x, fdnn_attn_problem_t *p);
 
-/* Points p's weights into the buffer w (NULL for absent parts). */
-void fdnn_attn_problem_weights(fdnn_attn_problem_t *p, const fdnn_attn_shape_t *s, const float *w);
+/* Points p's weights into the buffer w, elements of p->dtype (NULL for
+ * absent parts). */
+void fdnn_attn_problem_weights(fdnn_attn_problem_t *p, const fdnn_attn_shape_t *s, const void *w);
 
 /* BAD_PARAM when devSeqLengths differs from the descriptor's lengths. */
 cudnnStatus_t fdnn_attn_check_lengths(const int *devSeqLengths, cudnnSeqDataDescriptor_t desc, const char *what,
@@ -77,7 +79,19 @@ cudnnStatus_t fdnn_attn_check_reserve_space(const struct cudnnAttnStruct *d, con
 cudnnStatus_t fdnn_attn_check_reserve_stage(const void *reserveSpace, uint64_t stage, uint64_t shape_hash,
                                             bool check_win, uint64_t window_hash);
 
+/* Writes magic, stage and hashes; the dropout fields are kept. */
 void fdnn_attn_write_reserve_header(void *reserveSpace, uint64_t stage, uint64_t shape_hash,
                                     uint64_t window_hash);
+
+/* Training forward, after every other check: the dropout rates of attnDesc
+ * into p and, for each nonzero one, the seed and call of its states (the
+ * states' counter advances, as in cudnnDropoutForward). */
+void fdnn_attn_training_dropout(const struct cudnnAttnStruct *d, fdnn_attn_problem_t *p);
+
+/* The forward records its dropout streams in the reserve header; the
+ * backward calls take them back (with the rates from attnDesc). */
+void fdnn_attn_reserve_put_dropout(void *reserveSpace, const fdnn_attn_problem_t *p);
+void fdnn_attn_reserve_get_dropout(const void *reserveSpace, const struct cudnnAttnStruct *d,
+                                   fdnn_attn_problem_t *p);
 
 #endif /* FDNN_API_ATTN_COMMON_H */

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0
  * cudnnGetMultiHeadAttnBuffers, cudnnGetMultiHeadAttnWeights and
- * cudnnMultiHeadAttnForward, FP32.  Formulas and the weight layout:
+ * cudnnMultiHeadAttnForward, FP32 and FP64.  Formulas and the weight layout:
  * src/cpu/attn/attn.h; docs/attention.md.
  *
- * Supported: dataType and computePrec FLOAT (others NOT_SUPPORTED).  A
+ * Supported: dataType and computePrec both FLOAT or both DOUBLE (others
+ * NOT_SUPPORTED).  A
  * reserve space asks for training mode: the forward then keeps in it what
  * cudnnMultiHeadAttnBackwardData/Weights (adv_train/attn_bwd.c) need, plus
- * a header naming the descriptors and windows it was filled with.  Dropout
- * is never applied: in inference it is off by definition, in training a
- * nonzero rate is NOT_SUPPORTED.  K and V must share one layout (axes) and
+ * a header naming the descriptors and windows it was filled with and the
+ * dropout streams it drew.  Dropout (attnDropoutDesc on the probabilities,
+ * postDropoutDesc on the output before the residual) applies in training
+ * only; each training forward advances the states of each dropout in use.  K and V must share one layout (axes) and
  * sequence lengths. */
 #include <stdint.h>
 #include <string.h>
@@ -164,13 +166,23 @@ fdnn_api_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescript
     fdnn_attn_problem_weights(&p, &s, weights);
     p.lo = loWinIdx, p.hi = hiWinIdx, p.curr = currIdx < 0 ? -1 : currIdx;
     p.fill = oDesc->has_padding_fill;
-    if (p.fill)
-        memcpy(&p.fill_value, oDesc->padding_fill, sizeof(float));
-    if (training) /* invalid until the forward completes */
+    if (p.fill) {
+        float f32;
+        memcpy(&f32, oDesc->padding_fill, sizeof(f32));
+        if (p.dtype == CUDNN_DATA_DOUBLE)
+            memcpy(&p.fill_value, oDesc->padding_fill, sizeof(double));
+        else
+            p.fill_value = f32;
+    }
+    if (training) { /* invalid until the forward completes */
         fdnn_attn_write_reserve_header(reserveSpace, 0, 0, 0);
+        fdnn_attn_training_dropout(d, &p);
+    }
     void *reserve = training ? reserveSpace : NULL;
     if (!fdnn_attn_forward(handle, &p, queries, residuals, keys, values, out, workSpace, reserve))
         return FDNN_ALLOC_FAILED("cannot allocate GEMM packing buffers");
+    if (training)
+        fdnn_attn_reserve_put_dropout(reserveSpace, &p);
     if (training)
         fdnn_attn_write_reserve_header(reserveSpace, FDNN_ATTN_STAGE_FORWARD, fdnn_attn_shape_hash(d, &x),
                                        fdnn_attn_window_hash(loWinIdx, hiWinIdx, p.qT));

@@ -22,9 +22,6 @@ fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_prob
         return FDNN_NOT_SUPPORTED("RNN math precision %s with data type %s: only FLOAT/FLOAT and DOUBLE/DOUBLE "
                                   "are implemented",
                                   fdnn_dtype_name(d->math_prec), fdnn_dtype_name(d->data_type));
-    if (d->proj_size != d->hidden_size)
-        return FDNN_NOT_SUPPORTED("recurrent projection (projSize %d < hiddenSize %d) is not implemented",
-                                  d->proj_size, d->hidden_size);
     memset(p, 0, sizeof(*p));
     p->dtype = d->data_type;
     p->cell = d->cell_mode;
@@ -33,6 +30,13 @@ fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_prob
     p->layers = d->num_layers;
     p->input = input > 0 ? input : d->input_size;
     p->hidden = d->hidden_size;
+    /* The descriptor setters allow projSize < hiddenSize for LSTM only. */
+    p->proj = d->proj_size > 0 && d->proj_size < d->hidden_size ? d->proj_size : d->hidden_size;
+    /* The rate sizes the reserve space; the random stream is read by a
+     * training forward (fdnn_rnn_training_dropout). */
+    cudnnDropoutDescriptor_t dd = d->dropout;
+    if (p->layers > 1 && dd != NULL && dd->magic == FDNN_DROPOUT_MAGIC && dd->is_set && dd->dropout > 0.0f)
+        p->drop = dd->dropout;
     if (p->input <= 0)
         return FDNN_BAD_PARAM("rnnDesc has no input size (set with cudnnSetRNNDescriptor_v6): use the legacy "
                               "functions that take xDesc");
@@ -136,16 +140,17 @@ fdnn_rnn_problem_seq_x(cudnnRNNDescriptor_t rnnDesc, cudnnRNNDataDescriptor_t xD
 }
 
 static cudnnStatus_t
-check_state(const fdnn_rnn_problem_t *p, cudnnTensorDescriptor_t desc, const char *what)
+check_state(const fdnn_rnn_problem_t *p, cudnnTensorDescriptor_t desc, const char *what, int64_t width)
 {
     fdnn_tensor_t t;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, &t));
     if (t.dtype != p->dtype)
         return FDNN_BAD_PARAM("%s has data type %s, expected %s", what, fdnn_dtype_name(t.dtype),
                               fdnn_dtype_name(p->dtype));
-    int64_t want[3] = {(int64_t)p->layers * p->dirs, p->B, p->hidden};
+    int64_t want[3] = {(int64_t)p->layers * p->dirs, p->B, width};
     if (t.ndim != 3 || t.dims[0] != want[0] || t.dims[1] != want[1] || t.dims[2] != want[2])
-        return FDNN_BAD_PARAM("%s must be 3-D [%lld, %lld, %lld] (layers x directions, batch, hidden)", what,
+        return FDNN_BAD_PARAM("%s must be 3-D [%lld, %lld, %lld] (layers x directions, batch, projSize for h, "
+                              "hiddenSize for c)", what,
                               (long long)want[0], (long long)want[1], (long long)want[2]);
     if (t.strides[2] != 1 || t.strides[1] != want[2] || t.strides[0] != want[1] * want[2])
         return FDNN_BAD_PARAM("%s must be fully packed", what);
@@ -155,9 +160,9 @@ check_state(const fdnn_rnn_problem_t *p, cudnnTensorDescriptor_t desc, const cha
 cudnnStatus_t
 fdnn_rnn_check_states(const fdnn_rnn_problem_t *p, cudnnTensorDescriptor_t hDesc, cudnnTensorDescriptor_t cDesc, bool need_c)
 {
-    RETURN_IF_ERROR(check_state(p, hDesc, "hDesc"));
+    RETURN_IF_ERROR(check_state(p, hDesc, "hDesc", p->proj));
     if (p->cell == CUDNN_LSTM && need_c)
-        RETURN_IF_ERROR(check_state(p, cDesc, "cDesc"));
+        RETURN_IF_ERROR(check_state(p, cDesc, "cDesc", p->hidden));
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -288,10 +293,22 @@ fdnn_rnn_check_wdesc(const fdnn_rnn_problem_t *p, cudnnFilterDescriptor_t wDesc,
 }
 
 cudnnStatus_t
-fdnn_rnn_check_training_dropout(cudnnRNNDescriptor_t rnnDesc, const fdnn_rnn_problem_t *p)
+fdnn_rnn_training_dropout(cudnnRNNDescriptor_t rnnDesc, fdnn_rnn_problem_t *p)
 {
+    if (p->drop <= 0.0f)
+        return CUDNN_STATUS_SUCCESS;
     cudnnDropoutDescriptor_t dd = rnnDesc->dropout;
-    if (p->layers > 1 && dd != NULL && dd->magic == FDNN_DROPOUT_MAGIC && dd->is_set && dd->dropout > 0.0f)
-        return FDNN_NOT_SUPPORTED("dropout between RNN layers (p = %g) is not implemented", (double)dd->dropout);
+    if (dd->states == NULL)
+        return FDNN_BAD_PARAM("the RNN's dropout descriptor (p = %g) has no states buffer", (double)dd->dropout);
+    fdnn_dropout_state_t st;
+    memcpy(&st, dd->states, sizeof(st));
+    if (st.magic != FDNN_DROPOUT_STATE_MAGIC)
+        return FDNN_BAD_PARAM("the RNN's dropout states were never initialised by cudnnSetDropoutDescriptor");
+    p->drop_seed = st.seed;
+    p->drop_call = st.calls;
+    /* Each training forward draws a new mask, as each cudnnDropoutForward
+     * does; resetting the descriptor with the same seed replays them. */
+    st.calls++;
+    memcpy(dd->states, &st, sizeof(st));
     return CUDNN_STATUS_SUCCESS;
 }

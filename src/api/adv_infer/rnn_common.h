@@ -7,8 +7,9 @@
 #include "core/rnn_desc.h"
 #include "cpu/rnn/rnn.h"
 
-/* From the RNN descriptor alone (no sequences): FLOAT or DOUBLE,
- * projection off, SKIP_INPUT needs input == hidden.  `input` overrides the
+/* From the RNN descriptor alone (no sequences): FLOAT or DOUBLE, SKIP_INPUT
+ * needs input == hidden; the projection size and the dropout rate between
+ * layers (which sizes the reserve space).  `input` overrides the
  * descriptor's input size when > 0 (legacy descriptors store 0). */
 cudnnStatus_t fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_problem_t *p);
 
@@ -24,8 +25,8 @@ cudnnStatus_t fdnn_rnn_problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *
 cudnnStatus_t fdnn_rnn_problem_seq_x(cudnnRNNDescriptor_t rnnDesc, cudnnRNNDataDescriptor_t xDesc,
                                      fdnn_rnn_problem_t *p);
 
-/* hDesc ([layers*dirs, batch, hidden], packed, FLOAT) and, for LSTM when
- * need_c, cDesc. */
+/* hDesc ([layers*dirs, batch, projSize], packed, the RNN's type) and, for
+ * LSTM when need_c, cDesc ([layers*dirs, batch, hiddenSize]). */
 cudnnStatus_t fdnn_rnn_check_states(const fdnn_rnn_problem_t *p, cudnnTensorDescriptor_t hDesc,
                                     cudnnTensorDescriptor_t cDesc, bool need_c);
 
@@ -48,9 +49,11 @@ cudnnStatus_t fdnn_rnn_problem_legacy_x(cudnnRNNDescriptor_t rnnDesc, int seqLen
 
 /* wDesc of the legacy calls: a set filter of the RNN's data type of at least the weight
  * space's elements. */
-/* NOT_SUPPORTED (logged) when a training forward would need dropout
- * between layers (more than one layer and a set rate > 0): not implemented. */
-cudnnStatus_t fdnn_rnn_check_training_dropout(cudnnRNNDescriptor_t rnnDesc, const fdnn_rnn_problem_t *p);
+/* For a training forward with dropout between layers (p->drop > 0): the
+ * seed and call counter from the dropout descriptor's states into p, and
+ * the counter advanced (BAD_PARAM without initialised states).  Call it
+ * last, after every other check, so a refused call draws nothing. */
+cudnnStatus_t fdnn_rnn_training_dropout(cudnnRNNDescriptor_t rnnDesc, fdnn_rnn_problem_t *p);
 
 cudnnStatus_t fdnn_rnn_check_wdesc(const fdnn_rnn_problem_t *p, cudnnFilterDescriptor_t wDesc, const char *what);
 

@@ -74,7 +74,7 @@ fdnn_rnn_ex_forward(cudnnHandle_t handle, const cudnnRNNDescriptor_t rnnDesc, co
             return FDNN_BAD_PARAM("reserveSpaceSizeInBytes is %zu, needs %zu (cudnnGetRNNTrainingReserveSize)",
                                   reserveSpaceSizeInBytes, need_rs);
         RETURN_IF_NULL(reserveSpace);
-        RETURN_IF_ERROR(fdnn_rnn_check_training_dropout(rnnDesc, &p));
+        RETURN_IF_ERROR(fdnn_rnn_training_dropout(rnnDesc, &p));
     }
     bool lstm = p.cell == CUDNN_LSTM;
     fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};

@@ -89,7 +89,7 @@ lin_layer(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int pseudoLayer, c
     RETURN_IF_NULL(out);
     fdnn_rnn_wofs_t o;
     fdnn_rnn_weight_offsets(&p, pseudoLayer, &o);
-    int g = p.gates, H = (int)p.hidden, cols = bias ? 1 : H;
+    int g = p.gates, H = (int)p.hidden, rows = H, cols = bias ? 1 : (int)p.proj;
     int64_t ofs = -1;
     if (linLayerID < g) {
         ofs = bias ? (o.bw >= 0 ? o.bw + (int64_t)linLayerID * H : -1)
@@ -97,7 +97,10 @@ lin_layer(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int pseudoLayer, c
         cols = bias ? 1 : (int)o.in;
     } else if (linLayerID < 2 * g) {
         ofs = bias ? (o.br >= 0 ? o.br + (int64_t)(linLayerID - g) * H : -1)
-                   : o.r + (int64_t)(linLayerID - g) * H * H;
+                   : o.r + (int64_t)(linLayerID - g) * H * p.proj;
+    } else if (!bias) { /* LSTM 8: the recurrent projection [P][H], no bias */
+        ofs = o.pm;
+        rows = (int)p.proj, cols = H;
     }
     /* [1, rows, cols] (all zero for a matrix or bias that does not exist). */
     outDesc->dtype = p.dtype;
@@ -106,7 +109,7 @@ lin_layer(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int pseudoLayer, c
     for (int i = 0; i < CUDNN_DIM_MAX; i++)
         outDesc->dims[i] = 0;
     if (ofs >= 0)
-        outDesc->dims[0] = 1, outDesc->dims[1] = H, outDesc->dims[2] = cols;
+        outDesc->dims[0] = 1, outDesc->dims[1] = rows, outDesc->dims[2] = cols;
     outDesc->is_set = true;
     *out = ofs >= 0 ? (void *)((const char *)w + (size_t)ofs * fdnn_dtype_size(p.dtype)) : NULL;
     return CUDNN_STATUS_SUCCESS;
@@ -161,7 +164,7 @@ fdnn_rnn_legacy_forward(cudnnHandle_t handle, const cudnnRNNDescriptor_t rnnDesc
         st = FDNN_BAD_PARAM("reserveSpace is NULL or reserveSpaceSizeInBytes (%zu) below %zu", reserveSpaceSizeInBytes,
                             need_rs);
     if (st == CUDNN_STATUS_SUCCESS && training)
-        st = fdnn_rnn_check_training_dropout(rnnDesc, &p);
+        st = fdnn_rnn_training_dropout(rnnDesc, &p);
     if (st == CUDNN_STATUS_SUCCESS) {
         bool lstm = p.cell == CUDNN_LSTM;
         fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};

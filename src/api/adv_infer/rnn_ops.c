@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * The v8 RNN operations of adv_infer: cudnnGetRNNWeightSpaceSize,
  * cudnnGetRNNTempSpaceSizes, cudnnGetRNNWeightParams, cudnnRNNForward.
- * FP32 and FP64 (HALF, BFLOAT16 NOT_SUPPORTED); the recurrent projection is not
- * implemented (NOT_SUPPORTED).  The weight-space layout is in
+ * FP32 and FP64 (HALF, BFLOAT16 NOT_SUPPORTED), with the LSTM recurrent
+ * projection and dropout between layers in training.  The weight-space layout is in
  * src/cpu/rnn/rnn.h; docs/rnn.md has the semantics. */
 #include <string.h>
 
@@ -69,10 +69,12 @@ set_desc(cudnnTensorDescriptor_t desc, const char *what, cudnnDataType_t dtype, 
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Matrix IDs: gates 0..g-1 input (W), g..2g-1 recurrent (R); LSTM 8 is the
- * projection, which never exists here (0 dims, NULL address, as cuDNN says
- * for a disabled projection).  Biases follow the same IDs: input IDs have bW,
- * recurrent IDs bR, each present or not according to the bias mode. */
+/* Matrix IDs: gates 0..g-1 input (W, [H][in]), g..2g-1 recurrent (R,
+ * [H][P]); LSTM 8 is the recurrent projection [P][H] (0 dims and a NULL
+ * address when projSize == hiddenSize, as cuDNN says for a disabled
+ * projection).  Biases follow the same IDs: input IDs have bW, recurrent IDs
+ * bR, each present or not according to the bias mode; the projection has
+ * none. */
 cudnnStatus_t
 fdnn_api_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer,
                                  size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID,
@@ -99,7 +101,7 @@ fdnn_api_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnD
         return FDNN_BAD_PARAM("bDesc is not a tensor descriptor (destroyed or never created)");
     fdnn_rnn_wofs_t o;
     fdnn_rnn_weight_offsets(&p, pseudoLayer, &o);
-    int g = p.gates, H = (int)p.hidden;
+    int g = p.gates, H = (int)p.hidden, rows = H;
     int64_t mofs = -1, bofs = -1;
     int cols = 0;
     if (linLayerID < g) {
@@ -107,16 +109,19 @@ fdnn_api_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnD
         cols = (int)o.in;
         bofs = o.bw >= 0 ? o.bw + (int64_t)linLayerID * H : -1;
     } else if (linLayerID < 2 * g) {
-        mofs = o.r + (int64_t)(linLayerID - g) * H * H;
-        cols = H;
+        mofs = o.r + (int64_t)(linLayerID - g) * H * p.proj;
+        cols = (int)p.proj;
         bofs = o.br >= 0 ? o.br + (int64_t)(linLayerID - g) * H : -1;
+    } else {
+        mofs = o.pm; /* LSTM 8 */
+        rows = (int)p.proj, cols = H;
     }
     const char *base = weightSpace;
     size_t es = p.dtype == CUDNN_DATA_DOUBLE ? 8 : 4;
     /* The offsets lie inside the weight space, whose size in bytes was
      * checked to fit (fdnn_rnn_problem_init), so the products cannot wrap. */
     if (mDesc) {
-        RETURN_IF_ERROR(set_desc(mDesc, "mDesc", p.dtype, mofs >= 0 ? 3 : 0, H, cols));
+        RETURN_IF_ERROR(set_desc(mDesc, "mDesc", p.dtype, mofs >= 0 ? 3 : 0, rows, cols));
         *mAddr = mofs >= 0 ? (void *)(base + (size_t)mofs * es) : NULL;
     }
     if (bDesc) {
@@ -158,7 +163,7 @@ fdnn_api_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cud
         if (reserveSpaceSize < need_rs)
             return FDNN_BAD_PARAM("reserveSpaceSize is %zu, training needs %zu bytes", reserveSpaceSize, need_rs);
         RETURN_IF_NULL(reserveSpace);
-        RETURN_IF_ERROR(fdnn_rnn_check_training_dropout(rnnDesc, &p));
+        RETURN_IF_ERROR(fdnn_rnn_training_dropout(rnnDesc, &p));
     }
     fdnn_rnn_ctx_t ctx = {fdnn_handle_pool(handle), handle->isa, handle};
     if (!fdnn_rnn_forward(&ctx, &p, x, y, hx, hy, p.cell == CUDNN_LSTM ? cx : NULL,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  * cudnnMultiHeadAttnBackwardData and cudnnMultiHeadAttnBackwardWeights,
- * FP32.  Formulas: src/cpu/attn/attn_bwd.h; docs/attention.md.
+ * FP32 and FP64.  Formulas: src/cpu/attn/attn_bwd.h; docs/attention.md.
  *
  * Both read the reserve space of a training cudnnMultiHeadAttnForward with
  * the same attention and sequence descriptors (the forward's qDesc, kDesc,
@@ -30,11 +30,18 @@ check_aligned(const void *const *ptrs, size_t n)
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* The padding fill of desc as a double (exact for FLOAT and DOUBLE). */
 static void
-fill_of(cudnnSeqDataDescriptor_t desc, bool *fill, float *value)
+fill_of(cudnnSeqDataDescriptor_t desc, bool *fill, double *value)
 {
     *fill = desc->has_padding_fill;
-    memcpy(value, desc->padding_fill, sizeof(float));
+    if (desc->data_type == CUDNN_DATA_DOUBLE) {
+        memcpy(value, desc->padding_fill, sizeof(double));
+    } else {
+        float f;
+        memcpy(&f, desc->padding_fill, sizeof(f));
+        *value = f;
+    }
 }
 
 cudnnStatus_t
@@ -80,6 +87,7 @@ fdnn_api_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDes
 
     fdnn_attn_problem_weights(&p, &s, weights);
     p.lo = loWinIdx, p.hi = hiWinIdx, p.curr = -1;
+    fdnn_attn_reserve_get_dropout(reserveSpace, d, &p);
     fdnn_attn_bwd_data_t a = {.dout = dout, .q = queries, .k = keys, .v = values, .dq = dqueries, .dk = dkeys,
                               .dv = dvalues};
     fill_of(dqDesc, &a.fill[0], &a.fill_value[0]);
@@ -131,10 +139,11 @@ fdnn_api_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttn
 
     /* the gradients take the weights' places */
     fdnn_attn_problem_weights(&p, &s, dweights);
-    fdnn_attn_dweights_t dw = {(float *)p.wq, (float *)p.wk, (float *)p.wv, (float *)p.wo,
-                               (float *)p.bq, (float *)p.bk, (float *)p.bv, (float *)p.bo};
+    fdnn_attn_dweights_t dw = {(void *)p.wq, (void *)p.wk, (void *)p.wv, (void *)p.wo,
+                               (void *)p.bq, (void *)p.bk, (void *)p.bv, (void *)p.bo};
     fdnn_attn_problem_weights(&p, &s, weights);
     p.curr = -1;
+    fdnn_attn_reserve_get_dropout(reserveSpace, d, &p);
     if (!fdnn_attn_backward_weights(handle, &p, addGrad == CUDNN_WGRAD_MODE_ADD, queries, keys, values, dout, &dw,
                                     reserveSpace))
         return FDNN_ALLOC_FAILED("cannot allocate GEMM packing buffers");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
- * cudnnRNNBackwardData_v8 and cudnnRNNBackwardWeights_v8 (FP32).  Both read
+ * cudnnRNNBackwardData_v8 and cudnnRNNBackwardWeights_v8 (FP32, FP64).  Both read
  * the reserve space of a training cudnnRNNForward with the same descriptors
  * and inputs; backward data stores the gate gradients in it, which backward
- * weights then uses (so backward data must run first, as in cuDNN). */
+ * weights then uses (so backward data must run first, as in cuDNN).  The
+ * reserve also holds the dropout masks of the forward, so both apply them. */
 #include "api/adv_infer/rnn_common.h"
 #include "api_impl.h"
 #include "core/fail.h"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Multi-head attention forward (cudnnMultiHeadAttnForward) on the CPU, FP32,
- * and the reserve space that a training forward fills for the backward
+ * Multi-head attention forward (cudnnMultiHeadAttnForward) on the CPU, FP32
+ * and FP64 (every buffer, weight and workspace element of p->dtype; the
+ * typed code is attn_t.inc, compiled by attn_f32.c and attn_f64.c), and the
+ * reserve space that a training forward fills for the backward
  * functions (attn_bwd.h).
  *
  * For a query vector q (time t of sequence (b, m)) and each head h:
@@ -22,6 +24,16 @@
  * matrix of tokens x vector length; a token (t, b, m) is row
  * t*st[0] + b*st[1] + m*st[2].
  *
+ * Dropout (training only, i.e. with a reserve space): attention dropout
+ * multiplies the softmax probabilities by a mask of 0 and 1/(1-p) before
+ * they weight V; post dropout does the same to the output vector before the
+ * residual is added.  Element factors come from fdnn_attn_drop_factor, a
+ * pure function of (seed, call, element index): probability (seq, h, t, j)
+ * has index ((seq*H + h)*qT + t)*kT + j, output element i of token row r
+ * (the row in q's buffer) has index r*oLen + i.  The backward recomputes the
+ * same factors from the seed and call the forward recorded in the reserve
+ * header, so nothing else is stored for them.
+ *
  * Threads: projections use the GEMM core (deterministic for any thread
  * count); the attention itself is one task per (sequence, head), whose two
  * products (Q K^T, then softmax(.) V) run through the GEMM core on that
@@ -34,10 +46,12 @@
 #include <stdint.h>
 
 #include "core/handle.h"
+#include "cpu/dropout/philox.h"
 
 typedef struct fdnn_attn_problem {
+    cudnnDataType_t dtype;    /* FLOAT or DOUBLE */
     int H;
-    float scaler;
+    double scaler;            /* rounded to float for FLOAT */
     bool one_to_one;          /* CUDNN_ATTN_QUERYMAP_ONE_TO_ONE: K/V beam m for Q beam m */
     int qS, kS, vS;           /* input vector lengths */
     int qP, vP;               /* per-head lengths after projection (input length when off) */
@@ -50,19 +64,36 @@ typedef struct fdnn_attn_problem {
     const int *q_len, *k_len; /* batch*beam and batch*kv_beam entries */
     const int *lo, *hi;       /* attention window per query time step */
     int curr;                 /* < 0: every time step; else only this one */
-    const float *wq, *wk, *wv, *wo, *bq, *bk, *bv, *bo; /* NULL when absent */
+    const void *wq, *wk, *wv, *wo, *bq, *bk, *bv, *bo; /* NULL when absent */
     bool fill;                /* write fill_value to output vectors past the sequence end */
-    float fill_value;
+    double fill_value;
+    /* Dropout rates (0: none; only with a reserve space) and the random
+     * stream of each (see above). */
+    float attn_drop, post_drop;
+    uint64_t attn_seed, attn_call, post_seed, post_call;
 } fdnn_attn_problem_t;
+
+/* The dropout factor of element i: 0 or 1/(1-p), with the keep rule of
+ * cudnnDropoutForward (Philox number >= p * 2^32). */
+static inline double
+fdnn_attn_drop_factor(float p, uint64_t seed, uint64_t call, uint64_t i)
+{
+    uint64_t thr = (uint64_t)((double)p * 4294967296.0);
+    if (thr >= ((uint64_t)1 << 32) || (uint64_t)fdnn_dropout_random(seed, call, i) < thr)
+        return 0.0;
+    return 1.0 / (1.0 - (double)p);
+}
 
 /* The sizes that fix the buffer layouts, from a problem (fdnn_attn_sizes_of)
  * or from an attention descriptor's maxima (the API's buffer queries); a
  * layout for smaller sizes always fits in one for larger ones. */
 typedef struct fdnn_attn_sizes {
+    int esize; /* bytes per element: 4 (FLOAT) or 8 (DOUBLE) */
     int H, qP, vP, oLen;
     bool q_proj, k_proj, v_proj, o_proj;
     int64_t nq, nk, seqs; /* token rows of q/o and k/v; query sequences (batch * beam) */
     int qT, kT;           /* TIME dims of q/o and k/v */
+    bool attn_drop, post_drop; /* the dropouts are on (training) */
 } fdnn_attn_sizes_t;
 
 fdnn_attn_sizes_t fdnn_attn_sizes_of(const fdnn_attn_problem_t *p);
@@ -73,12 +104,14 @@ fdnn_attn_sizes_t fdnn_attn_sizes_of(const fdnn_attn_problem_t *p);
 size_t fdnn_attn_workspace_bytes(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);
 
 /* Reserve space (training): a header, then what the forward keeps for the
- * backward and what backward data keeps for backward weights, in floats:
+ * backward and what backward data keeps for backward weights, in elements
+ * of the data type:
  *   qp  nq x H*qP  projected queries (Q projection on; else absent)
  *   kp  nk x H*qP  projected keys (K on),  vp nk x H*vP projected values (V on)
  *   hc  nq x H*vP  head outputs before the O projection (O on)
  *   probs          softmax probabilities, qT x kT per (sequence, head), row t at t*kT
  *   dqp, dkp, dvp  gradients at the projection outputs (each with its projection)
+ *   dgo nq x oLen  the output gradient after the post dropout (post dropout on)
  * Rows are token rows in the layout of the q (hc, qp, dqp) or k/v buffers. */
 #define FDNN_ATTN_RESERVE_HEADER 64 /* bytes; keeps the floats 64-byte aligned */
 #define FDNN_ATTN_RESERVE_MAGIC 0x564553524e545441ull
@@ -90,10 +123,12 @@ typedef struct fdnn_attn_reserve_header {
     uint64_t magic; /* FDNN_ATTN_RESERVE_MAGIC once a training forward has run */
     uint64_t stage; /* FDNN_ATTN_STAGE_*: the last call that completed */
     uint64_t shape_hash, window_hash;
+    /* The dropout streams the forward used (the backward replays them). */
+    uint64_t attn_seed, attn_call, post_seed, post_call;
 } fdnn_attn_reserve_header_t;
 
 typedef struct fdnn_attn_reserve {
-    float *qp, *kp, *vp, *hc, *probs, *dqp, *dkp, *dvp; /* NULL when absent */
+    void *qp, *kp, *vp, *hc, *probs, *dqp, *dkp, *dvp, *dgo; /* NULL when absent */
 } fdnn_attn_reserve_t;
 
 /* Bytes of the reserve for sizes z; with base != NULL also fills r. */
@@ -103,7 +138,16 @@ size_t fdnn_attn_reserve_layout(const fdnn_attn_sizes_t *z, void *base, fdnn_att
  * time step: p->curr < 0) the reserve space gets qp, kp, vp, hc and probs.
  * Returns false only when GEMM scratch could not be allocated (nothing
  * written to out then). */
-bool fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const float *q, const float *residuals,
-                       const float *k, const float *v, float *out, void *workspace, void *reserve);
+bool fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const void *q, const void *residuals,
+                       const void *k, const void *v, void *out, void *workspace, void *reserve);
+
+/* The typed halves (attn_f32.c, attn_f64.c) of the two functions above. */
+size_t fdnn_attn_workspace_bytes_f32(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);
+size_t fdnn_attn_workspace_bytes_f64(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);
+bool fdnn_attn_forward_f32(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const float *q, const float *residuals,
+                           const float *k, const float *v, float *out, void *workspace, void *reserve);
+bool fdnn_attn_forward_f64(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const double *q,
+                           const double *residuals, const double *k, const double *v, double *out, void *workspace,
+                           void *reserve);
 
 #endif /* FDNN_CPU_ATTN_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Multi-head attention backward (cudnnMultiHeadAttnBackwardData and
- * cudnnMultiHeadAttnBackwardWeights) on the CPU, FP32.  Model, layouts and
+ * cudnnMultiHeadAttnBackwardWeights) on the CPU, FP32 and FP64 (attn_bwd_t.inc,
+ * compiled by attn_bwd_f32.c and attn_bwd_f64.c).  Model, layouts and
  * the reserve space: attn.h.
  *
  * With dH = the gradient of the head outputs (dout W_O^T, or dout itself
@@ -34,11 +35,11 @@
 size_t fdnn_attn_bwd_workspace_bytes(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);
 
 typedef struct fdnn_attn_bwd_data {
-    const float *dout;        /* laid out as out (p->o_st) */
-    const float *q, *k, *v;   /* the forward's inputs */
-    float *dq, *dk, *dv;      /* laid out as q, k, v */
+    const void *dout;         /* laid out as out (p->o_st) */
+    const void *q, *k, *v;    /* the forward's inputs */
+    void *dq, *dk, *dv;       /* laid out as q, k, v */
     bool fill[3];             /* dq, dk, dv: write fill_value past the sequence lengths */
-    float fill_value[3];
+    double fill_value[3];
 } fdnn_attn_bwd_data_t;
 
 /* Computes dq, dk, dv and stores dqp, dkp, dvp in the reserve space, which
@@ -50,15 +51,27 @@ bool fdnn_attn_backward_data(cudnnHandle_t handle, const fdnn_attn_problem_t *p,
 /* The weight gradients, in the layout of the weights (attn.h): NULL where
  * a part is absent. */
 typedef struct fdnn_attn_dweights {
-    float *wq, *wk, *wv, *wo, *bq, *bk, *bv, *bo;
+    void *wq, *wk, *wv, *wo, *bq, *bk, *bv, *bo;
 } fdnn_attn_dweights_t;
 
 /* Sets (add == false) or adds to the weight gradients, from the forward's
  * inputs, dout and the reserve filled by the forward and backward data.
  * Returns false only when GEMM scratch could not be allocated (dw may then
  * be partly written). */
-bool fdnn_attn_backward_weights(cudnnHandle_t handle, const fdnn_attn_problem_t *p, bool add, const float *q,
-                                const float *k, const float *v, const float *dout, const fdnn_attn_dweights_t *dw,
+bool fdnn_attn_backward_weights(cudnnHandle_t handle, const fdnn_attn_problem_t *p, bool add, const void *q,
+                                const void *k, const void *v, const void *dout, const fdnn_attn_dweights_t *dw,
                                 void *reserve);
+
+/* The typed halves (attn_bwd_f32.c, attn_bwd_f64.c). */
+#define FDNN_ATTN_BWD_TYPED(sfx)                                                                                    \
+    size_t fdnn_attn_bwd_workspace_bytes_##sfx(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);                        \
+    bool fdnn_attn_backward_data_##sfx(cudnnHandle_t handle, const fdnn_attn_problem_t *p,                         \
+                                       const fdnn_attn_bwd_data_t *a, void *workspace, void *reserve);             \
+    bool fdnn_attn_backward_weights_##sfx(cudnnHandle_t handle, const fdnn_attn_problem_t *p, bool add,           \
+                                          const void *q, const void *k, const void *v, const void *dout,          \
+                                          const fdnn_attn_dweights_t *dw, void *reserve);
+FDNN_ATTN_BWD_TYPED(f32)
+FDNN_ATTN_BWD_TYPED(f64)
+#undef FDNN_ATTN_BWD_TYPED
 
 #endif /* FDNN_CPU_ATTN_BWD_H */

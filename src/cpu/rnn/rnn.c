@@ -11,10 +11,13 @@
  * pre-activation gate gradients dG (kept in the reserve space), and the
  * input gradient and weight gradients are again whole-sequence GEMMs.
  *
- * Reserve space per layer (elements): Y [TB][D*H] layer output; then per
+ * Reserve space per layer (elements): Y [TB][D*P] layer output; then per
  * direction A [TB][gH] activated gates, C [TB][H] cell states (LSTM), Rh
  * [TB][H] recurrent part of the h' gate (GRU), dGi [TB][gH] gate gradients,
- * dGr [TB][gH] recurrent gate gradients (GRU; the others use dGi). */
+ * dGr [TB][gH] recurrent gate gradients (GRU; the others use dGi), and with
+ * a projection M [TB][H] unprojected outputs and dHs [TB][P] gradients at
+ * h; last, with dropout, S [TB][D*P] mask scales (0 or 1/(1-p)) and Yd
+ * [TB][D*P] the dropped output that the next layer reads. */
 #include "cpu/rnn/rnn.h"
 #include "cpu/rnn/rnn_internal.h"
 
@@ -38,24 +41,27 @@
 static bool
 weight_walk(const fdnn_rnn_problem_t *p, int pseudo, fdnn_rnn_wofs_t *o, int64_t *end)
 {
-    const int64_t H = p->hidden, g = gh(p);
+    const int64_t H = p->hidden, P = p->proj, g = gh(p);
     int64_t base = 0;
     for (int q = 0; q <= pseudo; q++) {
         int layer = q / p->dirs;
-        int64_t in = layer == 0 ? p->input : p->dirs * H;
+        int64_t in = layer == 0 ? p->input : p->dirs * P;
         bool has_w = !(layer == 0 && p->skip_input);
         o->in = in;
         o->w = has_w ? base : -1;
         if (has_w && !fdnn_ckd_madd_i64(&base, g, in))
             return false;
         o->r = base;
-        if (!fdnn_ckd_madd_i64(&base, g, H))
+        if (!fdnn_ckd_madd_i64(&base, g, P))
             return false;
         o->bw = p->bias_w ? base : -1;
         if (p->bias_w && !fdnn_ckd_add_i64(base, g, &base))
             return false;
         o->br = p->bias_r ? base : -1;
         if (p->bias_r && !fdnn_ckd_add_i64(base, g, &base))
+            return false;
+        o->pm = P < H ? base : -1;
+        if (P < H && !fdnn_ckd_madd_i64(&base, P, H))
             return false;
     }
     *end = base;
@@ -106,19 +112,26 @@ fdnn_rnn_weight_bytes(const fdnn_rnn_problem_t *p)
     return bytes;
 }
 
-/* Reserve space per layer: Y tb*D*H; per direction A and dGi tb*gH each,
- * C tb*H (LSTM), Rh tb*H and dGr tb*gH (GRU). */
+/* Reserve space per layer: Y tb*D*P; per direction A and dGi tb*gH each,
+ * C tb*H (LSTM), Rh tb*H and dGr tb*gH (GRU), M tb*H and dHs tb*P
+ * (projection); the dropout mask and dropped output, 2*tb*D*P, when
+ * dropout runs between layers (unused in the last layer, which keeps every
+ * layer the same size). */
 static bool
 reserve_layer(const fdnn_rnn_problem_t *p, int64_t *n)
 {
-    const int64_t tb = TB(p), H = p->hidden, g = gh(p);
+    const int64_t tb = TB(p), H = p->hidden, P = p->proj, g = gh(p);
     int64_t per_dir = 0, y = 0;
     bool ok = fdnn_ckd_madd_i64(&per_dir, 2 * tb, g);
     if (p->cell == CUDNN_LSTM)
         ok = ok && fdnn_ckd_madd_i64(&per_dir, tb, H);
     if (p->cell == CUDNN_GRU)
         ok = ok && fdnn_ckd_madd_i64(&per_dir, tb, H) && fdnn_ckd_madd_i64(&per_dir, tb, g);
-    ok = ok && fdnn_ckd_mul3_i64(tb, p->dirs, H, &y) && fdnn_ckd_madd_i64(&y, p->dirs, per_dir);
+    if (P < H)
+        ok = ok && fdnn_ckd_madd_i64(&per_dir, tb, H) && fdnn_ckd_madd_i64(&per_dir, tb, P);
+    ok = ok && fdnn_ckd_mul3_i64(tb, p->dirs, P, &y) && fdnn_ckd_madd_i64(&y, p->dirs, per_dir);
+    if (p->drop > 0.0f && p->layers > 1)
+        ok = ok && fdnn_ckd_madd_i64(&y, 2 * tb, p->dirs * P);
     *n = y;
     return ok;
 }
@@ -131,25 +144,26 @@ reserve_elems(const fdnn_rnn_problem_t *p, int64_t *n)
 }
 
 /* Forward workspace: umap TB, xin TB*in, G TB*gH, Gr B*gH, h B*H, c B*H,
- * plus two layer-output buffers for inference. */
+ * M and Hn B*H (projection), plus two layer-output buffers for inference
+ * (P <= H, so H bounds every width). */
 static bool
 fwd_ws_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
 {
     const int64_t tb = TB(p), B = p->B, H = p->hidden, g = gh(p);
     *n = tb;
     return fdnn_ckd_madd_i64(n, tb, p->input) && fdnn_ckd_madd_i64(n, tb, g) && fdnn_ckd_madd_i64(n, B, g) &&
-           fdnn_ckd_madd_i64(n, 2 * B, H) && (training || fdnn_ckd_madd_i64(n, 2 * tb, p->dirs * H));
+           fdnn_ckd_madd_i64(n, 4 * B, H) && (training || fdnn_ckd_madd_i64(n, 2 * tb, p->dirs * H));
 }
 
 /* Backward data: umap TB, two gradient buffers TB*max(in, D*H), dh, dd, dc
- * B*H each. */
+ * and dm (projection) B*H each. */
 static bool
 bwd_ws_elems(const fdnn_rnn_problem_t *p, int64_t *n)
 {
     const int64_t tb = TB(p);
     *n = tb;
     return fdnn_ckd_madd_i64(n, 2 * tb, imax(p->input, p->dirs * p->hidden)) &&
-           fdnn_ckd_madd_i64(n, 3 * p->B, p->hidden);
+           fdnn_ckd_madd_i64(n, 4 * p->B, p->hidden);
 }
 
 /* Backward weights: umap TB, xin TB*in, Hprev TB*H. */

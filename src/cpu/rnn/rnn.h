@@ -3,12 +3,15 @@
  * workspace/reserve sizes and the three operations behind cudnnRNNForward,
  * cudnnRNNBackwardData_v8 and cudnnRNNBackwardWeights_v8.
  *
- * Weight space (elements), one block per pseudo-layer p = layer * dirs + dir:
+ * Weight space (elements), one block per pseudo-layer p = layer * dirs + dir
+ * (P = projSize, equal to H without a recurrent projection; in_l is the
+ * input size for layer 0 and dirs * P above):
  *   W  [gates*H][in_l]  input matrices of gates 0..g-1 (absent for layer 0
  *                       with SKIP_INPUT), each H rows of in_l
- *   R  [gates*H][H]     recurrent matrices of gates 0..g-1
+ *   R  [gates*H][P]     recurrent matrices of gates 0..g-1
  *   bW [gates*H]        input biases   (DOUBLE, SINGLE_INP)
  *   bR [gates*H]        recurrent biases (DOUBLE, SINGLE_REC)
+ *   Pm [P][H]           LSTM recurrent projection (only when P < H; no bias)
  * Gate order is cuDNN's: LSTM i,f,g,o; GRU r,z,h'; RNN one gate.  Stacking
  * the gates makes all input products of a layer one GEMM and each recurrent
  * step one GEMM.
@@ -17,6 +20,18 @@
  * sequence b is active at time t when t < len[b]; inactive rows keep their
  * state (the backward direction of a short sequence starts at len[b]-1 from
  * hx) and their outputs/gradients are zero.
+ *
+ * Recurrent projection (LSTM, P < H): the cell output m = o * tanh(c) (H
+ * wide) is projected, h = Pm m (P wide); h feeds the recurrence, y and the
+ * next layer, c stays H wide.
+ *
+ * Dropout between layers (training only): the output of layer l < layers-1
+ * is multiplied by a 0 or 1/(1-p) mask before layer l+1 reads it.  Element
+ * (l, row, k) of the internal [TB][dirs*P] layout is kept when the Philox
+ * number fdnn_dropout_random(seed, call, (l*TB + row)*dirs*P + k) is at or
+ * above p * 2^32, the rule of cudnnDropoutForward (src/cpu/dropout).  The
+ * mask and the dropped output are kept in the reserve space, so the
+ * backward calls apply the same mask.
  *
  * Determinism: every product goes through fdnn_sgemm (fixed blocking) and the
  * elementwise kernels and bias sums have a fixed order per element, so the
@@ -40,6 +55,8 @@ typedef struct fdnn_rnn_problem {
     int layers;
     int64_t input;   /* vector size of x */
     int64_t hidden;
+    int64_t proj;    /* width of h and of y per direction: projSize (< hidden
+                        for an LSTM recurrent projection), else hidden */
     bool skip_input; /* layer 0 adds x to every gate instead of W x */
     bool bias_w, bias_r;
     bool clip;       /* LSTM cell clipping */
@@ -49,6 +66,10 @@ typedef struct fdnn_rnn_problem {
     int64_t T, B;
     const int *lens;              /* B entries */
     cudnnRNNDataLayout_t layout;  /* of x, y, dx, dy */
+    /* Dropout between layers, set by the API layer for a training forward
+     * only (drop == 0: none); seed and call from the dropout states. */
+    float drop;
+    uint64_t drop_seed, drop_call;
 } fdnn_rnn_problem_t;
 
 typedef struct fdnn_rnn_ctx {
@@ -61,6 +82,7 @@ typedef struct fdnn_rnn_ctx {
  * part that does not exist. */
 typedef struct fdnn_rnn_wofs {
     int64_t w, r, bw, br;
+    int64_t pm; /* recurrent projection [P][H] */
     int64_t in; /* columns of W (input size of the layer) */
 } fdnn_rnn_wofs_t;
 

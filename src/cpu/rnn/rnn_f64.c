@@ -5,6 +5,7 @@
 
 #include "core/handle.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/dropout/philox.h"
 #include "cpu/rnn/rnn_internal.h"
 
 #define REAL double

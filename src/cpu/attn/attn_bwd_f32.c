@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * FP32 multi-head attention backward (attn_bwd_t.inc). */
+#include <string.h>
+
+#include "cpu/attn/attn_bwd.h"
+#include "cpu/gemm/gemm.h"
+
+#define REAL float
+#define GEMM_ARGS fdnn_sgemm_args_t
+#define XGEMM(g, pool, isa, scratch, bytes) fdnn_sgemm((g), (pool), (isa), (scratch), (bytes))
+#define XGEMM_SCRATCH(g, threads, isa) fdnn_sgemm_scratch_size((g), (threads), (isa))
+#define FN(name) fdnn_attn_##name##_f32
+#include "cpu/attn/attn_bwd_t.inc"

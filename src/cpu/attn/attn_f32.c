@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * FP32 multi-head attention forward (attn_t.inc) on the FP32 GEMM core. */
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "cpu/attn/attn.h"
+#include "cpu/gemm/gemm.h"
+
+#define REAL float
+#define ATTN_DOUBLE 0
+#define GEMM_ARGS fdnn_sgemm_args_t
+#define XGEMM(g, pool, isa, scratch, bytes) fdnn_sgemm((g), (pool), (isa), (scratch), (bytes))
+#define XGEMM_SCRATCH(g, threads, isa) fdnn_sgemm_scratch_size((g), (threads), (isa))
+#define FN(name) fdnn_attn_##name##_f32
+#include "cpu/attn/attn_t.inc"

@@ -29,7 +29,6 @@
 #include "core/tensor.h"
 #include "cpu/ctc/ctc.h"
 
-cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
 cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 
 /* Descriptor checks shared by all four functions; fills the shape part of *p. */
@@ -59,7 +58,7 @@ check_descs(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescripto
         return FDNN_BAD_PARAM("probsDesc (%lldx%lldx%lld) and gradientsDesc (%lldx%lldx%lld) have different dims",
                               (long long)pt.dims[0], (long long)pt.dims[1], (long long)pt.dims[2],
                               (long long)gt.dims[0], (long long)gt.dims[1], (long long)gt.dims[2]);
-    RETURN_IF_ERROR(fdnn_check_output_layout(&gt, "gradientsDesc"));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&gt, "gradientsDesc"));
     *p = (fdnn_ctc_problem_t){.T = pt.dims[0], .N = pt.dims[1], .A = pt.dims[2],
                               .softmax = ctcLossDesc->norm_mode == CUDNN_LOSS_NORMALIZATION_SOFTMAX,
                               .propagate_nan = ctcLossDesc->grad_mode == CUDNN_PROPAGATE_NAN};

@@ -20,7 +20,7 @@ fdnn_api_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, c
     RETURN_IF_NULL(db);
     fdnn_tensor_t t, b;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(dyDesc, "dyDesc", &t));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(dbDesc, "dbDesc", &b));
+    RETURN_IF_ERROR(fdnn_output_from_desc(dbDesc, "dbDesc", &b));
     if (t.ndim != b.ndim)
         return FDNN_BAD_PARAM("dyDesc has %d dims but dbDesc has %d", t.ndim, b.ndim);
     if (t.ndim < 3)

@@ -40,6 +40,13 @@ fdnn_bn_check_like_x(cudnnTensorDescriptor_t desc, const char *what, const fdnn_
 }
 
 cudnnStatus_t
+fdnn_bn_check_output(cudnnTensorDescriptor_t desc, const char *what, const fdnn_tensor_t *x, fdnn_tensor_t *out)
+{
+    RETURN_IF_ERROR(fdnn_bn_check_like_x(desc, what, x, out));
+    return fdnn_tensor_check_output(out, what);
+}
+
+cudnnStatus_t
 fdnn_bn_check_param(cudnnTensorDescriptor_t desc, const char *what, const fdnn_tensor_t *x, bool per_activation,
                     fdnn_tensor_t *out)
 {

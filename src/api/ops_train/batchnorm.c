@@ -59,7 +59,7 @@ check_forward_training(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const vo
     RETURN_IF_ERROR(check_pair(runMean, "resultRunningMean", runVar, "resultRunningVariance"));
     RETURN_IF_ERROR(check_pair(saveMean, "resultSaveMean", saveInvVar, "resultSaveInvVariance"));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p->x));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p->x, &p->y));
+    RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p->x, &p->y));
     RETURN_IF_ERROR(fdnn_bn_check_param(bnDesc, "bnScaleBiasMeanVarDesc", &p->x, p->per_activation, &p->param));
     RETURN_IF_ERROR(fdnn_bn_check_epsilon(epsilon));
     if (runMean != NULL && !(factor >= 0.0 && factor <= 1.0))
@@ -153,7 +153,7 @@ check_backward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *ad, 
     RETURN_IF_ERROR(check_pair(savedMean, "savedMean", savedInvVar, "savedInvVariance"));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p->x));
     RETURN_IF_ERROR(fdnn_bn_check_like_x(dyDesc, "dyDesc", &p->x, &p->dy));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(dxDesc, "dxDesc", &p->x, &p->dx));
+    RETURN_IF_ERROR(fdnn_bn_check_output(dxDesc, "dxDesc", &p->x, &p->dx));
     RETURN_IF_ERROR(fdnn_bn_check_param(dBnDesc, "dBnScaleBiasDesc", &p->x, p->per_activation, &p->param));
     RETURN_IF_ERROR(fdnn_bn_check_epsilon(epsilon));
     p->epsilon = epsilon;
@@ -226,7 +226,7 @@ fdnn_api_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
     fdnn_bn_problem_t p = {0};
     RETURN_IF_ERROR(fdnn_bn_check_mode(mode, &p.per_activation));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p.x));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
+    RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p.x, &p.y));
     RETURN_IF_ERROR(fdnn_bn_check_param(bnScaleBiasMeanVarDesc, "bnScaleBiasMeanVarDesc", &p.x, p.per_activation,
                                         &p.param));
     RETURN_IF_ERROR(check_ex_ops(bnOps, activationDesc, zDesc, "zDesc", &p));
@@ -247,7 +247,7 @@ fdnn_api_cudnnGetBatchNormalizationBackwardExWorkspaceSize(
     RETURN_IF_ERROR(fdnn_bn_check_mode(mode, &p.per_activation));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p.x));
     RETURN_IF_ERROR(fdnn_bn_check_like_x(dyDesc, "dyDesc", &p.x, &p.dy));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(dxDesc, "dxDesc", &p.x, &p.dx));
+    RETURN_IF_ERROR(fdnn_bn_check_output(dxDesc, "dxDesc", &p.x, &p.dx));
     RETURN_IF_ERROR(fdnn_bn_check_param(dBnScaleBiasDesc, "dBnScaleBiasDesc", &p.x, p.per_activation, &p.param));
     RETURN_IF_ERROR(check_ex_ops(bnOps, activationDesc, dzDesc, "dzDesc", &p));
     if (p.relu && yDesc != NULL)

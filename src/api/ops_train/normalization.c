@@ -63,7 +63,7 @@ fdnn_api_cudnnGetNormalizationForwardTrainingWorkspaceSize(
     fdnn_bn_problem_t p = {0};
     RETURN_IF_ERROR(check_shapes(handle, mode, normOps, algo, groupCnt, activationDesc, xDesc, normScaleBiasDesc,
                                  "normScaleBiasDesc", normMeanVarDesc, zDesc, "zDesc", &p));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
+    RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p.x, &p.y));
     RETURN_IF_NULL(sizeInBytes);
     *sizeInBytes = 0;
     return CUDNN_STATUS_SUCCESS;
@@ -82,7 +82,7 @@ fdnn_api_cudnnGetNormalizationBackwardWorkspaceSize(
     RETURN_IF_ERROR(check_shapes(handle, mode, normOps, algo, groupCnt, activationDesc, xDesc, dNormScaleBiasDesc,
                                  "dNormScaleBiasDesc", normMeanVarDesc, dzDesc, "dzDesc", &p));
     RETURN_IF_ERROR(fdnn_bn_check_like_x(dyDesc, "dyDesc", &p.x, &p.dy));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(dxDesc, "dxDesc", &p.x, &p.dx));
+    RETURN_IF_ERROR(fdnn_bn_check_output(dxDesc, "dxDesc", &p.x, &p.dx));
     RETURN_IF_NULL(sizeInBytes);
     *sizeInBytes = 0;
     return CUDNN_STATUS_SUCCESS;
@@ -121,7 +121,7 @@ fdnn_api_cudnnNormalizationForwardTraining(
     fdnn_bn_problem_t p = {0};
     RETURN_IF_ERROR(check_shapes(handle, mode, normOps, algo, groupCnt, activationDesc, xDesc, normScaleBiasDesc,
                                  "normScaleBiasDesc", normMeanVarDesc, zDesc, "zDesc", &p));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
+    RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p.x, &p.y));
     RETURN_IF_NULL(alpha);
     RETURN_IF_NULL(beta);
     RETURN_IF_NULL(xData);
@@ -170,7 +170,7 @@ fdnn_api_cudnnNormalizationBackward(
                                  "dNormScaleBiasDesc", savedMean != NULL ? normMeanVarDesc : NULL, dzDesc, "dzDesc",
                                  &p));
     RETURN_IF_ERROR(fdnn_bn_check_like_x(dyDesc, "dyDesc", &p.x, &p.dy));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(dxDesc, "dxDesc", &p.x, &p.dx));
+    RETURN_IF_ERROR(fdnn_bn_check_output(dxDesc, "dxDesc", &p.x, &p.dx));
     RETURN_IF_NULL(alphaDataDiff);
     RETURN_IF_NULL(betaDataDiff);
     RETURN_IF_NULL(alphaParamDiff);

@@ -42,6 +42,10 @@ cudnnStatus_t fdnn_bn_check_epsilon(double epsilon);
 
 /* The derived parameter descriptor of x (DeriveBN/DeriveNorm): 1xCx1x1
  * per channel, 1xCxHxW per activation, packed, FLOAT (DOUBLE for DOUBLE x). */
+/* The data type cudnnDeriveBNTensorDescriptor (and the normalization
+ * twin) gives the parameters of data of type x. */
+cudnnDataType_t fdnn_bn_param_type(cudnnDataType_t x);
+
 cudnnStatus_t fdnn_bn_derive(cudnnTensorDescriptor_t derived, cudnnTensorDescriptor_t xDesc, bool per_activation,
                              const char *what);
 

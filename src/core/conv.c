@@ -177,8 +177,8 @@ fdnn_conv_problem_from_desc(fdnn_conv_dir_t dir, cudnnTensorDescriptor_t x_desc,
     }
     cudnnDataType_t dt = x_desc->dtype;
     if (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_DOUBLE)
-        return FDNN_NOT_SUPPORTED("%s data is not supported by FreeDNN convolutions yet (FLOAT and DOUBLE only)",
-                                  fdnn_dtype_name(dt));
+        return FDNN_GAP("%s data is not supported by FreeDNN convolutions yet (FLOAT and DOUBLE only)",
+                        fdnn_dtype_name(dt));
     if (conv->compute_type != dt)
         return FDNN_NOT_SUPPORTED("%s data with %s compute type is not a supported configuration",
                                   fdnn_dtype_name(dt), fdnn_dtype_name(conv->compute_type));

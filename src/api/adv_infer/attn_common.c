@@ -58,8 +58,8 @@ fdnn_attn_check_magnitudes(const struct cudnnAttnStruct *d)
     double work = 2 * tokens * (2 * H * qP + 2 * H * vP + oLen) + seqs * H * (64.0 * d->kv_max_seq_length + 1e6) +
                   seqs * H * (double)d->qo_max_seq_length * d->kv_max_seq_length;
     if (weights > big || work > big)
-        return FDNN_NOT_SUPPORTED("attnDesc sizes are too large (about %.3g weight and %.3g workspace elements)",
-                                  weights, work);
+        return FDNN_GAP("attnDesc sizes are too large (about %.3g weight and %.3g workspace elements)",
+                        weights, work);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -71,8 +71,8 @@ check_dropout(cudnnDropoutDescriptor_t dd, const char *what)
     if (dd->magic != FDNN_DROPOUT_MAGIC)
         return FDNN_BAD_PARAM("attnDesc's %s is not a dropout descriptor (destroyed?)", what);
     if (dd->is_set && dd->dropout > 0)
-        return FDNN_NOT_SUPPORTED("attnDesc's %s has rate %g; attention dropout in training is not supported", what,
-                                  (double)dd->dropout);
+        return FDNN_GAP("attnDesc's %s has rate %g; attention dropout in training is not supported", what,
+                        (double)dd->dropout);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -80,8 +80,8 @@ cudnnStatus_t
 fdnn_attn_check_compute(const struct cudnnAttnStruct *d, bool training)
 {
     if (d->data_type != CUDNN_DATA_FLOAT || d->compute_prec != CUDNN_DATA_FLOAT)
-        return FDNN_NOT_SUPPORTED("attnDesc is %s data with %s compute; attention supports FLOAT/FLOAT only",
-                                  fdnn_dtype_name(d->data_type), fdnn_dtype_name(d->compute_prec));
+        return FDNN_GAP("attnDesc is %s data with %s compute; attention supports FLOAT/FLOAT only",
+                        fdnn_dtype_name(d->data_type), fdnn_dtype_name(d->compute_prec));
     if (training) {
         RETURN_IF_ERROR(check_dropout(d->attn_dropout, "attnDropoutDesc"));
         RETURN_IF_ERROR(check_dropout(d->post_dropout, "postDropoutDesc"));
@@ -120,7 +120,7 @@ check_seq(cudnnSeqDataDescriptor_t desc, const char *what, int vect_want, const 
 {
     RETURN_IF_ERROR(fdnn_seqdata_desc_check(desc, what));
     if (desc->data_type != CUDNN_DATA_FLOAT)
-        return FDNN_NOT_SUPPORTED("%s is %s; attention supports FLOAT only", what, fdnn_dtype_name(desc->data_type));
+        return FDNN_GAP("%s is %s; attention supports FLOAT only", what, fdnn_dtype_name(desc->data_type));
     int vect = desc->dims[CUDNN_SEQDATA_VECT_DIM];
     if (vect != vect_want)
         return FDNN_BAD_PARAM("%s VECT dim is %d, expected %s = %d", what, vect, vect_name, vect_want);

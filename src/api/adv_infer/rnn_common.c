@@ -16,15 +16,15 @@ fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_prob
     RETURN_IF_ERROR(fdnn_rnn_desc_check(rnnDesc, "rnnDesc"));
     const struct cudnnRNNStruct *d = rnnDesc;
     if (d->data_type != CUDNN_DATA_FLOAT && d->data_type != CUDNN_DATA_DOUBLE)
-        return FDNN_NOT_SUPPORTED("RNN data type %s: only FLOAT and DOUBLE are implemented on the CPU",
-                                  fdnn_dtype_name(d->data_type));
+        return FDNN_GAP("RNN data type %s: only FLOAT and DOUBLE are implemented on the CPU",
+                        fdnn_dtype_name(d->data_type));
     if (d->math_prec != d->data_type)
-        return FDNN_NOT_SUPPORTED("RNN math precision %s with data type %s: only FLOAT/FLOAT and DOUBLE/DOUBLE "
-                                  "are implemented",
-                                  fdnn_dtype_name(d->math_prec), fdnn_dtype_name(d->data_type));
+        return FDNN_GAP("RNN math precision %s with data type %s: only FLOAT/FLOAT and DOUBLE/DOUBLE "
+                        "are implemented",
+                        fdnn_dtype_name(d->math_prec), fdnn_dtype_name(d->data_type));
     if (d->proj_size != d->hidden_size)
-        return FDNN_NOT_SUPPORTED("recurrent projection (projSize %d < hiddenSize %d) is not implemented",
-                                  d->proj_size, d->hidden_size);
+        return FDNN_GAP("recurrent projection (projSize %d < hiddenSize %d) is not implemented",
+                        d->proj_size, d->hidden_size);
     memset(p, 0, sizeof(*p));
     p->dtype = d->data_type;
     p->cell = d->cell_mode;
@@ -97,7 +97,7 @@ fdnn_rnn_problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths,
     p->lens = xDesc->seq_lengths;
     p->layout = xDesc->layout;
     if (p->T * p->B >= INT32_MAX / 2)
-        return FDNN_NOT_SUPPORTED("maxSeqLength x batchSize is too large");
+        return FDNN_GAP("maxSeqLength x batchSize is too large");
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -200,7 +200,7 @@ fdnn_rnn_problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnn
         }
     }
     if (n0 * seqLength >= INT32_MAX / 2)
-        return FDNN_NOT_SUPPORTED("seqLength x batch is too large");
+        return FDNN_GAP("seqLength x batch is too large");
     int *l = calloc((size_t)n0, sizeof(int));
     if (l == NULL)
         return FDNN_ALLOC_FAILED("cannot allocate the sequence lengths");
@@ -238,6 +238,6 @@ fdnn_rnn_check_training_dropout(cudnnRNNDescriptor_t rnnDesc, const fdnn_rnn_pro
 {
     cudnnDropoutDescriptor_t dd = rnnDesc->dropout;
     if (p->layers > 1 && dd != NULL && dd->magic == FDNN_DROPOUT_MAGIC && dd->is_set && dd->dropout > 0.0f)
-        return FDNN_NOT_SUPPORTED("dropout between RNN layers (p = %g) is not implemented", (double)dd->dropout);
+        return FDNN_GAP("dropout between RNN layers (p = %g) is not implemented", (double)dd->dropout);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -493,6 +493,66 @@ def ctc_case(h, tag, prop):
     same(grad[:, 0], xt.grad[:, 0].numpy(), f"{tag} ctc gradient of the finite sequence", tol=1e-5)
 
 
+# ---- alpha / beta NaN, per family ------------------------------------------------
+
+transform = P("cudnnTransformTensor", [vp, vp, vp, vp, vp, vp, vp])
+
+
+def blending(h, tag):
+    """y = alpha * op + beta * y as IEEE gives it: a NaN alpha, or a NaN beta
+    (not 0), makes every element NaN; beta == 0 never reads y; alpha == 0
+    still multiplies (0 * Inf is NaN).  Also: denormals pass exactly where
+    the op passes values through (max pooling, transform)."""
+    x = rng.uniform(-1, 1, size=(2, 4, 6, 6)).astype(np.float32)
+    x[0, 0, 0:2, 0:2] = -0.5
+    x[0, 0, 0, 0] = TINY
+    xd = fdnn.TensorDesc(x)
+    act, pool, lrnd = new(act_create), new(pool_create), new(lrn_create)
+    fdnn.check(act_set(act, RELU, 1, 0.0))
+    fdnn.check(pool_set(pool, 0, 1, 2, 2, 0, 0, 2, 2))
+    fdnn.check(lrn_set(lrnd, 3, 0.5, 0.75, 1.0))
+    fams = {
+        "activation": ((2, 4, 6, 6), lambda a, yd, y, b: act_fwd(h.ptr, act, a, xd.ptr, fdnn.ptr(x), b, yd.ptr,
+                                                                  fdnn.ptr(y))),
+        "pooling": ((2, 4, 3, 3), lambda a, yd, y, b: pool_fwd(h.ptr, pool, a, xd.ptr, fdnn.ptr(x), b, yd.ptr,
+                                                               fdnn.ptr(y))),
+        "softmax": ((2, 4, 6, 6), lambda a, yd, y, b: soft_fwd(h.ptr, 1, 1, a, xd.ptr, fdnn.ptr(x), b, yd.ptr,
+                                                               fdnn.ptr(y))),
+        "LRN": ((2, 4, 6, 6), lambda a, yd, y, b: lrn_fwd(h.ptr, lrnd, 0, a, xd.ptr, fdnn.ptr(x), b, yd.ptr,
+                                                          fdnn.ptr(y))),
+        "transform": ((2, 4, 6, 6), lambda a, yd, y, b: transform(h.ptr, a, xd.ptr, fdnn.ptr(x), b, yd.ptr,
+                                                                  fdnn.ptr(y))),
+    }
+    for name, (shape, call) in fams.items():
+        y0 = rng.uniform(-1, 1, size=shape).astype(np.float32)
+        # reference run: alpha 1, beta 0
+        ref = fdnn.poisoned(shape)
+        yd = fdnn.TensorDesc(ref)
+        fdnn.check(call(one(1.0), yd, ref, one(0.0)), name)
+        for alpha, beta in ((NAN, 0.0), (NAN, 1.0), (1.0, NAN), (0.0, 1.0), (1.0, 0.0)):
+            y = y0.copy()
+            if beta == 0.0:
+                y[...] = NAN  # never read
+            fdnn.check(call(one(alpha), yd, y, one(beta)), name)
+            with np.errstate(invalid="ignore"):
+                want = alpha * ref.astype(np.float64) + (beta * y0.astype(np.float64) if beta != 0.0 else 0.0)
+            same(y, want, f"{tag} {name} alpha {alpha} beta {beta}", tol=1e-5)
+        if name in ("pooling", "transform"):
+            # the maximum of a window holding the denormal and negatives, or
+            # a copy: the denormal itself, bit for bit
+            exact(ref[0, 0, 0, 0], np.float32(TINY), f"{tag} {name}: denormal kept")
+    # alpha == 0 multiplies: 0 * Inf is NaN (activation of +Inf is +Inf)
+    xi = x.copy()
+    xi[1, 2, 3, 4] = INF
+    xid = fdnn.TensorDesc(xi)
+    y = rng.uniform(-1, 1, size=x.shape).astype(np.float32)
+    y0 = y.copy()
+    fdnn.check(act_fwd(h.ptr, act, one(0.0), xid.ptr, fdnn.ptr(xi), one(1.0), xid.ptr, fdnn.ptr(y)), "act")
+    with np.errstate(invalid="ignore"):
+        want = 0.0 * np.maximum(xi.astype(np.float64), 0) + y0
+    same(y, want, f"{tag} activation alpha 0 over Inf")
+
+
 def main():
     for isa in ("scalar", "avx2", "avx512"):
         for threads in (1, 2):
@@ -501,7 +561,8 @@ def main():
             except fdnn.CudnnError:
                 continue
             tag = f"{isa}/{threads}"
-            for fn in (activation, pooling, softmax, lrn, batchnorm, tensor_ops, convolution, dropout, spatial, ctc):
+            for fn in (activation, pooling, softmax, lrn, batchnorm, tensor_ops, convolution, dropout, spatial, ctc,
+                       blending):
                 try:
                     fn(h, tag)
                 except fdnn.CudnnError as e:

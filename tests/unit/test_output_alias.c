@@ -165,6 +165,23 @@ test_normalization_families(void)
                                             CUDNN_NORM_ALGO_STANDARD, &one, &zero, X, xb, P, sc, bi, P, m, v, NULL,
                                             NULL, NULL, Y, yb, 1e-5, 1));
     cudnnDestroyTensorDescriptor(P);
+
+    /* Per activation, the parameter tensor 1x4x5x5 also describes the
+     * running and saved outputs (training) and dscale / dbias (backward). */
+    const int qd[4] = {1, 4, 5, 5}, qp[4] = {100, 25, 5, 1}, qa[4] = {100, 1, 5, 1};
+    cudnnTensorDescriptor_t Qp = tensor(4, qd, qp), Qa = tensor(4, qd, qa);
+    float *q = ws; /* six arrays of 128 */
+    for (int i = 0; i < 6 * 128; i++)
+        q[i] = 1.0f;
+    const cudnnBatchNormMode_t pa = CUDNN_BATCHNORM_PER_ACTIVATION;
+    BOTH("BN training parameters", Qp, Qa,
+         cudnnBatchNormalizationForwardTraining(handle, pa, &one, &zero, X, xb, Yp, yb, Y, q, q + 128, 0.1, q + 256,
+                                                q + 384, 1e-5, q + 512, q + 640));
+    BOTH("BN backward parameters", Qp, Qa,
+         cudnnBatchNormalizationBackward(handle, pa, &one, &zero, &one, &zero, X, xb, X, xb, Yp, yb, Y, q, q + 256,
+                                         q + 384, 1e-5, NULL, NULL));
+    cudnnDestroyTensorDescriptor(Qp);
+    cudnnDestroyTensorDescriptor(Qa);
 }
 
 static void

@@ -61,6 +61,8 @@ check_forward_training(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const vo
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p->x));
     RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p->x, &p->y));
     RETURN_IF_ERROR(fdnn_bn_check_param(bnDesc, "bnScaleBiasMeanVarDesc", &p->x, p->per_activation, &p->param));
+    /* (it also describes the running and saved outputs) */
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&p->param, "bnScaleBiasMeanVarDesc"));
     RETURN_IF_ERROR(fdnn_bn_check_epsilon(epsilon));
     if (runMean != NULL && !(factor >= 0.0 && factor <= 1.0))
         return FDNN_BAD_PARAM("exponentialAverageFactor is %g, expected 0 to 1", factor);
@@ -155,6 +157,7 @@ check_backward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *ad, 
     RETURN_IF_ERROR(fdnn_bn_check_like_x(dyDesc, "dyDesc", &p->x, &p->dy));
     RETURN_IF_ERROR(fdnn_bn_check_output(dxDesc, "dxDesc", &p->x, &p->dx));
     RETURN_IF_ERROR(fdnn_bn_check_param(dBnDesc, "dBnScaleBiasDesc", &p->x, p->per_activation, &p->param));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&p->param, "dBnScaleBiasDesc")); /* dscale, dbias */
     RETURN_IF_ERROR(fdnn_bn_check_epsilon(epsilon));
     p->epsilon = epsilon;
     return CUDNN_STATUS_SUCCESS;

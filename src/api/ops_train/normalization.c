@@ -45,6 +45,9 @@ check_shapes(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t ops, cud
     if (p->add)
         RETURN_IF_ERROR(fdnn_bn_check_like_x(zDesc, zName, &p->x, &p->z));
     RETURN_IF_ERROR(fdnn_bn_check_param(paramDesc, paramName, &p->x, p->per_activation, &p->param));
+    /* training: the parameter descriptors also describe outputs (running
+     * and saved values, dscale / dbias) */
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&p->param, paramName));
     if (meanVarDesc != NULL) {
         fdnn_tensor_t mv;
         RETURN_IF_ERROR(fdnn_bn_check_param(meanVarDesc, "normMeanVarDesc", &p->x, p->per_activation, &mv));

@@ -182,6 +182,25 @@ test_normalization_families(void)
                                          q + 384, 1e-5, NULL, NULL));
     cudnnDestroyTensorDescriptor(Qp);
     cudnnDestroyTensorDescriptor(Qa);
+
+    /* The Ex backward with the fused add: dz is an output. */
+    cudnnTensorDescriptor_t P2 = tensor(4, pd, ps);
+    cudnnActivationDescriptor_t act;
+    cudnnCreateActivationDescriptor(&act);
+    cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+    const cudnnBatchNormOps_t ops = CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+    size_t reserve = 0;
+    CHECK_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, sp, ops, act, X, &reserve));
+    unsigned char *rs = fdnn_guarded_alloc(reserve);
+    memset(rs, 1, reserve);
+    float *dz = ws + 4096;
+    BOTH("BN backward Ex dz", Yp, Ya,
+         cudnnBatchNormalizationBackwardEx(handle, sp, ops, &one, &zero, &one, &zero, X, xb, X, xb, X, xb, Y, dz, Yp,
+                                           yb, P2, sc, bi, sm + 1, si + 1, 1e-5, NULL, NULL, act, NULL, 0, rs,
+                                           reserve));
+    fdnn_guarded_free(rs);
+    cudnnDestroyActivationDescriptor(act);
+    cudnnDestroyTensorDescriptor(P2);
 }
 
 static void

@@ -205,6 +205,8 @@ fdnn_api_cudnnBatchNormalizationBackwardEx(
                                    xData, dyDesc, dyData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData,
                                    dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, &p));
     RETURN_IF_ERROR(check_ex_ops(bnOps, activationDesc, dzDesc, "dzDesc", &p));
+    if (p.add) /* dz is an output of the backward */
+        RETURN_IF_ERROR(fdnn_tensor_check_output(&p.z, "dzDesc"));
     if (p.relu && yDesc != NULL)
         RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
     if (p.add && dzData == NULL)
@@ -253,6 +255,8 @@ fdnn_api_cudnnGetBatchNormalizationBackwardExWorkspaceSize(
     RETURN_IF_ERROR(fdnn_bn_check_output(dxDesc, "dxDesc", &p.x, &p.dx));
     RETURN_IF_ERROR(fdnn_bn_check_param(dBnScaleBiasDesc, "dBnScaleBiasDesc", &p.x, p.per_activation, &p.param));
     RETURN_IF_ERROR(check_ex_ops(bnOps, activationDesc, dzDesc, "dzDesc", &p));
+    if (p.add) /* dz is an output of the backward */
+        RETURN_IF_ERROR(fdnn_tensor_check_output(&p.z, "dzDesc"));
     if (p.relu && yDesc != NULL)
         RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
     *sizeInBytes = 0;

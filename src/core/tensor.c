@@ -150,7 +150,11 @@ cudnnStatus_t
 fdnn_output_from_desc(cudnnTensorDescriptor_t desc, const char *what, fdnn_tensor_t *out)
 {
     RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, out));
-    return fdnn_tensor_check_output(out, what);
+    /* NCHW_VECT_C: dims[1] counts elements, the strides count vectors. */
+    fdnn_tensor_t t = *out;
+    if (desc->vect > 1)
+        t.dims[1] /= desc->vect;
+    return fdnn_tensor_check_output(&t, what);
 }
 
 cudnnStatus_t

@@ -265,6 +265,13 @@ test_rule(void)
     CHECK_STATUS(fdnn_tensor_check_output(&t, "stride 0"), CUDNN_STATUS_BAD_PARAM);
     t.dims[3] = 1; /* ...but a dim of 1 has no stride to speak of */
     CHECK_OK(fdnn_tensor_check_output(&t, "dim 1"));
+    /* NCHW_VECT_C: C counts elements, the strides vectors; packed is fine */
+    cudnnTensorDescriptor_t v;
+    cudnnCreateTensorDescriptor(&v);
+    CHECK_OK(cudnnSetTensor4dDescriptor(v, CUDNN_TENSOR_NCHW_VECT_C, CUDNN_DATA_INT8x4, 2, 8, 3, 3));
+    fdnn_tensor_t vt;
+    CHECK_OK(fdnn_output_from_desc(v, "vect_c", &vt));
+    cudnnDestroyTensorDescriptor(v);
 }
 
 int

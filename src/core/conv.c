@@ -170,10 +170,15 @@ fdnn_conv_problem_from_desc(fdnn_conv_dir_t dir, cudnnTensorDescriptor_t x_desc,
             return FDNN_BAD_PARAM("%s %s is %d, the convolution gives %lld", yname, dim_name(nb - 2, i),
                                   y_desc->dims[i + 2], (long long)o);
     }
+    if (dir != FDNN_CONV_BWD_FILTER) { /* (filters are packed by construction) */
+        fdnn_tensor_t out;
+        RETURN_IF_ERROR(dir == FDNN_CONV_FWD ? fdnn_output_from_desc(y_desc, yname, &out)
+                                             : fdnn_output_from_desc(x_desc, xname, &out));
+    }
     cudnnDataType_t dt = x_desc->dtype;
     if (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_DOUBLE)
-        return FDNN_NOT_SUPPORTED("%s data is not supported by FreeDNN convolutions yet (FLOAT and DOUBLE only)",
-                                  fdnn_dtype_name(dt));
+        return FDNN_GAP("%s data is not supported by FreeDNN convolutions yet (FLOAT and DOUBLE only)",
+                        fdnn_dtype_name(dt));
     if (conv->compute_type != dt)
         return FDNN_NOT_SUPPORTED("%s data with %s compute type is not a supported configuration",
                                   fdnn_dtype_name(dt), fdnn_dtype_name(conv->compute_type));

@@ -36,6 +36,49 @@ fdnn_dtype_is_valid(cudnnDataType_t dtype)
     return fdnn_dtype_size(dtype) != 0;
 }
 
+int
+fdnn_dtype_vect(cudnnDataType_t dtype)
+{
+    switch (dtype) {
+    case CUDNN_DATA_INT8x4:
+    case CUDNN_DATA_UINT8x4: return 4;
+    case CUDNN_DATA_INT8x32: return 32;
+    default: return 0;
+    }
+}
+
+cudnnStatus_t
+fdnn_desc_check_type(fdnn_desc_kind_t kind, cudnnDataType_t dtype)
+{
+    /* FLOAT (0) through BFLOAT16 (9); INT64, BOOLEAN and the FP8 types (10
+     * and up) serve the backend API.  cuDNN 9 refuses INT32 filters. */
+    const char *name = kind == FDNN_DESC_FILTER ? "filter" : "tensor";
+    if ((int)dtype < (int)CUDNN_DATA_FLOAT || (int)dtype > (int)CUDNN_DATA_BFLOAT16)
+        return FDNN_BAD_PARAM("dataType is %d, not a data type of legacy %s descriptors", (int)dtype, name);
+    if (kind == FDNN_DESC_FILTER && dtype == CUDNN_DATA_INT32)
+        return FDNN_BAD_PARAM("dataType is INT32, not a data type of filter descriptors");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_desc_check_type_format(fdnn_desc_kind_t kind, cudnnDataType_t dtype, cudnnTensorFormat_t format, int c)
+{
+    RETURN_IF_ERROR(fdnn_desc_check_type(kind, dtype));
+    if (format != CUDNN_TENSOR_NCHW && format != CUDNN_TENSOR_NHWC && format != CUDNN_TENSOR_NCHW_VECT_C)
+        return FDNN_BAD_PARAM("format is %d, not a cudnnTensorFormat_t", (int)format);
+    /* The vector types are legal in NCHW and NHWC too, one vector per
+     * element (as cuDNN's descriptors take them). */
+    if (format == CUDNN_TENSOR_NCHW_VECT_C) {
+        int vect = fdnn_dtype_vect(dtype);
+        if (vect == 0)
+            return FDNN_BAD_PARAM("NCHW_VECT_C needs INT8x4, UINT8x4 or INT8x32 data, not %s",
+                                  fdnn_dtype_name(dtype));
+        if (c % vect != 0)
+            return FDNN_BAD_PARAM("NCHW_VECT_C needs C (%d) to be a multiple of %d", c, vect);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
 const char *
 fdnn_dtype_name(cudnnDataType_t dtype)
 {
@@ -76,6 +119,42 @@ fdnn_tensor_from_desc(cudnnTensorDescriptor_t desc, const char *what, fdnn_tenso
         out->strides[i] = i < desc->nb_dims ? desc->strides[i] : 0;
     }
     return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_tensor_check_output(const fdnn_tensor_t *t, const char *what)
+{
+    /* Insertion sort of the dims of size > 1 by stride (at most 8). */
+    int idx[CUDNN_DIM_MAX], n = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->dims[i] == 1)
+            continue;
+        int k = n++;
+        while (k > 0 && t->strides[idx[k - 1]] > t->strides[i]) {
+            idx[k] = idx[k - 1];
+            k--;
+        }
+        idx[k] = i;
+    }
+    int64_t extent = 1;
+    for (int k = 0; k < n; k++) {
+        if (t->strides[idx[k]] < extent)
+            return FDNN_BAD_PARAM("%s is an output whose elements alias (stride %lld of dim %d is below %lld)", what,
+                                  (long long)t->strides[idx[k]], idx[k], (long long)extent);
+        extent = t->strides[idx[k]] * t->dims[idx[k]];
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_output_from_desc(cudnnTensorDescriptor_t desc, const char *what, fdnn_tensor_t *out)
+{
+    RETURN_IF_ERROR(fdnn_tensor_from_desc(desc, what, out));
+    /* NCHW_VECT_C: dims[1] counts elements, the strides count vectors. */
+    fdnn_tensor_t t = *out;
+    if (desc->vect > 1)
+        t.dims[1] /= desc->vect;
+    return fdnn_tensor_check_output(&t, what);
 }
 
 cudnnStatus_t

@@ -52,6 +52,34 @@ size_t fdnn_dtype_size(cudnnDataType_t dtype);
 bool fdnn_dtype_is_valid(cudnnDataType_t dtype);
 const char *fdnn_dtype_name(cudnnDataType_t dtype);
 
+/* The table of legal (data type, format) pairs of the legacy descriptors
+ * (docs/descriptors.md), one for both kinds so that they cannot drift:
+ *
+ *   type                          tensor          filter
+ *   FLOAT DOUBLE HALF BFLOAT16    NCHW NHWC       NCHW NHWC
+ *   INT8 UINT8                    NCHW NHWC       NCHW NHWC
+ *   INT32                         NCHW NHWC       -  (cuDNN 9 refuses)
+ *   INT8x4 UINT8x4 INT8x32        all three       all three
+ *   INT64 BOOLEAN FP8_*           -  (backend API types)
+ *
+ * NCHW_VECT_C takes the vector types only, with C a multiple of the vector
+ * width (FDNN_DESC_TENSOR and FDNN_DESC_FILTER alike).  Every refusal is
+ * BAD_PARAM, as cuDNN's. */
+typedef enum fdnn_desc_kind { FDNN_DESC_TENSOR, FDNN_DESC_FILTER } fdnn_desc_kind_t;
+
+/* Elements per vector of INT8x4, UINT8x4 (4) and INT8x32 (32); 0 for the
+ * other types. */
+int fdnn_dtype_vect(cudnnDataType_t dtype);
+
+/* BAD_PARAM unless `dtype` is a legal type of a descriptor of `kind`. */
+cudnnStatus_t fdnn_desc_check_type(fdnn_desc_kind_t kind, cudnnDataType_t dtype);
+
+/* BAD_PARAM unless (dtype, format) is a legal pair (the format an
+ * enumerator, NCHW_VECT_C with a vector type and `c` a multiple of its
+ * width).  Checks the type first. */
+cudnnStatus_t fdnn_desc_check_type_format(fdnn_desc_kind_t kind, cudnnDataType_t dtype, cudnnTensorFormat_t format,
+                                          int c);
+
 /* BAD_PARAM (with `what` in the reason) unless desc is a created, set tensor
  * descriptor; on success fills *out. */
 cudnnStatus_t fdnn_tensor_from_desc(cudnnTensorDescriptor_t desc, const char *what, fdnn_tensor_t *out);
@@ -75,6 +103,18 @@ int64_t fdnn_tensor_elements(const fdnn_tensor_t *t);
 int64_t fdnn_tensor_span(const fdnn_tensor_t *t);
 
 bool fdnn_tensor_same_dims(const fdnn_tensor_t *a, const fdnn_tensor_t *b);
+
+/* The one rule for every output tensor of every op (docs/tensor-ops.md,
+ * "Outputs whose elements alias"): BAD_PARAM, naming `what`, when two of
+ * the tensor's elements share memory.  cuDNN's definition: with the dims of
+ * size > 1 sorted by stride, each stride must be at least the extent
+ * (stride * dim) of the one below it; an output that breaks it "cannot
+ * overlap".  Inputs may alias freely. */
+cudnnStatus_t fdnn_tensor_check_output(const fdnn_tensor_t *t, const char *what);
+
+/* fdnn_tensor_from_desc followed by fdnn_tensor_check_output: how the API
+ * layer reads the descriptor of an output. */
+cudnnStatus_t fdnn_output_from_desc(cudnnTensorDescriptor_t desc, const char *what, fdnn_tensor_t *out);
 
 /* True when the tensor is dense in NCHW order (row-major strides). */
 bool fdnn_tensor_is_packed(const fdnn_tensor_t *t);

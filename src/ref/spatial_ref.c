@@ -58,7 +58,9 @@ fdnn_ref_st_sample(int64_t n, int64_t c, int64_t hin, int64_t win, int64_t h, in
                 const double *g = grid + ((b * h + i) * w + j) * 2;
                 double ix = (g[0] + 1.0) * (double)(win - 1) / 2.0, iy = (g[1] + 1.0) * (double)(hin - 1) / 2.0;
                 for (int64_t ch = 0; ch < c; ch++) {
-                    double v = 0.0;
+                    /* A NaN coordinate makes every weight NaN: the sample is
+                     * NaN (docs/numerics.md); weight() alone would give 0. */
+                    double v = isnan(ix) || isnan(iy) ? NAN : 0.0;
                     for (int64_t p = 0; p < hin; p++)
                         for (int64_t q = 0; q < win; q++)
                             v += weight(iy, ix, p, q) * x[((b * c + ch) * hin + p) * win + q];

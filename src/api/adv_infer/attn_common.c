@@ -58,8 +58,8 @@ fdnn_attn_check_magnitudes(const struct cudnnAttnStruct *d)
     double work = 2 * tokens * (2 * H * qP + 2 * H * vP + oLen) + seqs * H * (64.0 * d->kv_max_seq_length + 1e6) +
                   seqs * H * (double)d->qo_max_seq_length * d->kv_max_seq_length;
     if (weights > big || work > big)
-        return FDNN_NOT_SUPPORTED("attnDesc sizes are too large (about %.3g weight and %.3g workspace elements)",
-                                  weights, work);
+        return FDNN_GAP("attnDesc sizes are too large (about %.3g weight and %.3g workspace elements)",
+                        weights, work);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -137,9 +137,9 @@ fdnn_attn_check_compute(const struct cudnnAttnStruct *d, bool training)
     bool f32 = d->data_type == CUDNN_DATA_FLOAT && d->compute_prec == CUDNN_DATA_FLOAT;
     bool f64 = d->data_type == CUDNN_DATA_DOUBLE && d->compute_prec == CUDNN_DATA_DOUBLE;
     if (!f32 && !f64)
-        return FDNN_NOT_SUPPORTED("attnDesc is %s data with %s compute; attention supports FLOAT/FLOAT and "
-                                  "DOUBLE/DOUBLE only",
-                                  fdnn_dtype_name(d->data_type), fdnn_dtype_name(d->compute_prec));
+        return FDNN_GAP("attnDesc is %s data with %s compute; attention supports FLOAT/FLOAT and "
+                        "DOUBLE/DOUBLE only",
+                        fdnn_dtype_name(d->data_type), fdnn_dtype_name(d->compute_prec));
     if (training) {
         RETURN_IF_ERROR(check_dropout(d->attn_dropout, "attnDropoutDesc"));
         RETURN_IF_ERROR(check_dropout(d->post_dropout, "postDropoutDesc"));

@@ -16,12 +16,12 @@ fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_prob
     RETURN_IF_ERROR(fdnn_rnn_desc_check(rnnDesc, "rnnDesc"));
     const struct cudnnRNNStruct *d = rnnDesc;
     if (d->data_type != CUDNN_DATA_FLOAT && d->data_type != CUDNN_DATA_DOUBLE)
-        return FDNN_NOT_SUPPORTED("RNN data type %s: only FLOAT and DOUBLE are implemented on the CPU",
-                                  fdnn_dtype_name(d->data_type));
+        return FDNN_GAP("RNN data type %s: only FLOAT and DOUBLE are implemented on the CPU",
+                        fdnn_dtype_name(d->data_type));
     if (d->math_prec != d->data_type)
-        return FDNN_NOT_SUPPORTED("RNN math precision %s with data type %s: only FLOAT/FLOAT and DOUBLE/DOUBLE "
-                                  "are implemented",
-                                  fdnn_dtype_name(d->math_prec), fdnn_dtype_name(d->data_type));
+        return FDNN_GAP("RNN math precision %s with data type %s: only FLOAT/FLOAT and DOUBLE/DOUBLE "
+                        "are implemented",
+                        fdnn_dtype_name(d->math_prec), fdnn_dtype_name(d->data_type));
     memset(p, 0, sizeof(*p));
     p->dtype = d->data_type;
     p->cell = d->cell_mode;
@@ -118,7 +118,7 @@ problem_seq(cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNN
     p->lens = xDesc->seq_lengths;
     p->layout = xDesc->layout;
     if (p->T * p->B >= INT32_MAX / 2)
-        return FDNN_NOT_SUPPORTED("maxSeqLength x batchSize is too large");
+        return FDNN_GAP("maxSeqLength x batchSize is too large");
     return check_seq_sizes(p);
 }
 
@@ -239,7 +239,7 @@ problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnnTensorDes
         }
     }
     if (n0 * seqLength >= INT32_MAX / 2)
-        return FDNN_NOT_SUPPORTED("seqLength x batch is too large");
+        return FDNN_GAP("seqLength x batch is too large");
     p->T = seqLength;
     p->B = n0;
     RETURN_IF_ERROR(check_seq_sizes(p));

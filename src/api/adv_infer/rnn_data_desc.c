@@ -99,8 +99,8 @@ fdnn_api_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDa
         return FDNN_BAD_PARAM("SEQ_MAJOR_PACKED needs seqLengthArray[0] (%d) == maxSeqLength (%d)", seqLengthArray[0],
                               maxSeqLength);
     if (maxSeqLength > FDNN_RNN_MAX_SEQ_LENGTH)
-        return FDNN_NOT_SUPPORTED("maxSeqLength is %d, at most %d is supported", maxSeqLength,
-                                  FDNN_RNN_MAX_SEQ_LENGTH);
+        return FDNN_GAP("maxSeqLength is %d, at most %d is supported", maxSeqLength,
+                        FDNN_RNN_MAX_SEQ_LENGTH);
 
     int *lengths = malloc((size_t)batchSize * sizeof(int));
     if (lengths == NULL)

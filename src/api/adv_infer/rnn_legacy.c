@@ -24,7 +24,7 @@ fdnn_api_cudnnGetRNNParamsSize(cudnnHandle_t handle, const cudnnRNNDescriptor_t 
     free(lens);
     RETURN_IF_NULL(sizeInBytes);
     if (dataType == CUDNN_DATA_HALF || dataType == CUDNN_DATA_BFLOAT16)
-        return FDNN_NOT_SUPPORTED("dataType %s: only FLOAT and DOUBLE RNNs are implemented", fdnn_dtype_name(dataType));
+        return FDNN_GAP("dataType %s: only FLOAT and DOUBLE RNNs are implemented", fdnn_dtype_name(dataType));
     if (dataType != p.dtype)
         return FDNN_BAD_PARAM("dataType %s differs from the RNN data type %s", fdnn_dtype_name(dataType),
                               fdnn_dtype_name(p.dtype));

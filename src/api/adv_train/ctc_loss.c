@@ -29,7 +29,6 @@
 #include "core/tensor.h"
 #include "cpu/ctc/ctc.h"
 
-cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
 cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 
 /* Descriptor checks shared by all four functions; fills the shape part of *p. */
@@ -59,7 +58,7 @@ check_descs(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescripto
         return FDNN_BAD_PARAM("probsDesc (%lldx%lldx%lld) and gradientsDesc (%lldx%lldx%lld) have different dims",
                               (long long)pt.dims[0], (long long)pt.dims[1], (long long)pt.dims[2],
                               (long long)gt.dims[0], (long long)gt.dims[1], (long long)gt.dims[2]);
-    RETURN_IF_ERROR(fdnn_check_output_layout(&gt, "gradientsDesc"));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&gt, "gradientsDesc"));
     *p = (fdnn_ctc_problem_t){.T = pt.dims[0], .N = pt.dims[1], .A = pt.dims[2],
                               .softmax = ctcLossDesc->norm_mode == CUDNN_LOSS_NORMALIZATION_SOFTMAX,
                               .propagate_nan = ctcLossDesc->grad_mode == CUDNN_PROPAGATE_NAN};
@@ -70,15 +69,15 @@ check_descs(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescripto
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* The label arrays: lengths within range, label values 1..A-1.  `names` are
- * the argument names of the calling function, for the reasons.  Sets
+/* The length arrays: inputLengths[b] in 0..T, labelLengths[b] in
+ * 0..limit.  This is all a workspace query checks (cuDNN's query looks at
+ * shapes and lengths only).  `names` are the argument names of the calling
+ * function (labels, labelLengths, inputLengths), for the reasons.  Sets
  * *longest to the longest label sequence. */
 static cudnnStatus_t
-check_labels(const fdnn_ctc_problem_t *p, const int *labels, const int *labelLengths, const int *inputLengths,
-             int limit, const char *limit_what, const char *const names[3], int *longest)
+check_lengths(const fdnn_ctc_problem_t *p, const int *labelLengths, const int *inputLengths, int limit,
+              const char *limit_what, const char *const names[3], int *longest)
 {
-    if (labels == NULL)
-        return FDNN_BAD_PARAM("%s is NULL", names[0]);
     if (labelLengths == NULL)
         return FDNN_BAD_PARAM("%s is NULL", names[1]);
     if (inputLengths == NULL)
@@ -94,6 +93,18 @@ check_labels(const fdnn_ctc_problem_t *p, const int *labels, const int *labelLen
         if (labelLengths[b] > *longest)
             *longest = labelLengths[b];
     }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The label values, checked by the loss functions only (the queries never
+ * read them): 1..A-1, as 0 is the blank and A or more would index outside
+ * the probs row.  Needs the lengths checked first. */
+static cudnnStatus_t
+check_label_values(const fdnn_ctc_problem_t *p, const int *labels, const int *labelLengths,
+                   const char *const names[3])
+{
+    if (labels == NULL)
+        return FDNN_BAD_PARAM("%s is NULL", names[0]);
     int64_t off = 0;
     for (int64_t b = 0; b < p->N; b++)
         for (int i = 0; i < labelLengths[b]; i++, off++)
@@ -158,9 +169,11 @@ fdnn_api_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDes
     fdnn_ctc_problem_t p;
     RETURN_IF_ERROR(check_descs(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, &p));
     RETURN_IF_NULL(sizeInBytes);
+    /* labels is not read: the size depends on the lengths only. */
+    (void)labels;
     int longest;
-    RETURN_IF_ERROR(check_labels(&p, labels, labelLengths, inputLengths, FDNN_CTC_MAX_LABEL, "cuDNN's limit",
-                                 dev_names, &longest));
+    RETURN_IF_ERROR(check_lengths(&p, labelLengths, inputLengths, FDNN_CTC_MAX_LABEL, "cuDNN's limit", dev_names,
+                                  &longest));
     return set_size(&p, longest, sizeInBytes);
 }
 
@@ -186,8 +199,9 @@ fdnn_api_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsD
 {
     fdnn_ctc_problem_t p;
     RETURN_IF_ERROR(check_descs(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, &p));
-    RETURN_IF_ERROR(check_labels(&p, hostLabels, hostLabelLengths, hostInputLengths, FDNN_CTC_MAX_LABEL,
-                                 "cuDNN's limit", host_names, &p.max_label));
+    RETURN_IF_ERROR(check_lengths(&p, hostLabelLengths, hostInputLengths, FDNN_CTC_MAX_LABEL, "cuDNN's limit",
+                                  host_names, &p.max_label));
+    RETURN_IF_ERROR(check_label_values(&p, hostLabels, hostLabelLengths, host_names));
     p.labels = hostLabels;
     p.label_lengths = hostLabelLengths;
     p.input_lengths = hostInputLengths;
@@ -205,9 +219,10 @@ fdnn_api_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTC
     RETURN_IF_ERROR(check_descs(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, &p));
     RETURN_IF_ERROR(v8_max_label(ctcLossDesc, &p.max_label));
     int longest;
-    RETURN_IF_ERROR(check_labels(&p, labels, labelLengths, inputLengths, p.max_label,
-                                 ctcLossDesc->max_label_length > 0 ? "ctcLossDesc maxLabelLength" : "cuDNN's limit",
-                                 dev_names, &longest));
+    RETURN_IF_ERROR(check_lengths(&p, labelLengths, inputLengths, p.max_label,
+                                  ctcLossDesc->max_label_length > 0 ? "ctcLossDesc maxLabelLength" : "cuDNN's limit",
+                                  dev_names, &longest));
+    RETURN_IF_ERROR(check_label_values(&p, labels, labelLengths, dev_names));
     p.labels = labels;
     p.label_lengths = labelLengths;
     p.input_lengths = inputLengths;

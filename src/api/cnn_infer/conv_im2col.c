@@ -20,7 +20,7 @@ fdnn_api_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, 
     fdnn_conv_problem_t p;
     RETURN_IF_ERROR(fdnn_conv_problem_without_y(xDesc, wDesc, convDesc, &p));
     if (p.g != 1)
-        return FDNN_NOT_SUPPORTED("cudnnIm2Col with groupCount %lld: only one group is supported", (long long)p.g);
+        return FDNN_GAP("cudnnIm2Col with groupCount %lld: only one group is supported", (long long)p.g);
     fdnn_conv_im2col_matrix(fdnn_handle_pool(handle), &p, x, colBuffer);
     return CUDNN_STATUS_SUCCESS;
 }

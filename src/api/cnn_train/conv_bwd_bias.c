@@ -20,7 +20,7 @@ fdnn_api_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, c
     RETURN_IF_NULL(db);
     fdnn_tensor_t t, b;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(dyDesc, "dyDesc", &t));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(dbDesc, "dbDesc", &b));
+    RETURN_IF_ERROR(fdnn_output_from_desc(dbDesc, "dbDesc", &b));
     if (t.ndim != b.ndim)
         return FDNN_BAD_PARAM("dyDesc has %d dims but dbDesc has %d", t.ndim, b.ndim);
     if (t.ndim < 3)
@@ -34,8 +34,8 @@ fdnn_api_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, c
     if (t.dtype != b.dtype)
         return FDNN_BAD_PARAM("dyDesc is %s but dbDesc is %s", fdnn_dtype_name(t.dtype), fdnn_dtype_name(b.dtype));
     if (t.dtype != CUDNN_DATA_FLOAT && t.dtype != CUDNN_DATA_DOUBLE)
-        return FDNN_NOT_SUPPORTED("%s data is not supported by the backward bias yet (FLOAT and DOUBLE only)",
-                                  fdnn_dtype_name(t.dtype));
+        return FDNN_GAP("%s data is not supported by the backward bias yet (FLOAT and DOUBLE only)",
+                        fdnn_dtype_name(t.dtype));
     if (t.ndim > 5)
         return FDNN_NOT_SUPPORTED("dyDesc has %d dims; 4-D and 5-D tensors are supported", t.ndim);
     fdnn_conv_bwd_bias(fdnn_handle_pool(handle), &t, dy, fdnn_scaling_value(alpha, t.dtype), fdnn_scaling_value(beta, t.dtype),

@@ -13,9 +13,6 @@
 /* FLOAT, DOUBLE, HALF and BFLOAT16 run; anything else is NOT_SUPPORTED. */
 cudnnStatus_t fdnn_activation_check_dtype(cudnnDataType_t dtype, const char *what);
 
-/* BAD_PARAM when an output's strides make two elements share memory. */
-cudnnStatus_t fdnn_check_output_layout(const fdnn_tensor_t *t, const char *what);
-
 /* BAD_PARAM when a data pointer is not aligned to its element size. */
 cudnnStatus_t fdnn_check_data_ptr(const void *ptr, cudnnDataType_t dtype, const char *what);
 

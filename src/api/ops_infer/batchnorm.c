@@ -40,7 +40,7 @@ fdnn_api_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatc
     RETURN_IF_NULL(estimatedMean);
     RETURN_IF_NULL(estimatedVariance);
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p.x));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
+    RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p.x, &p.y));
     RETURN_IF_ERROR(fdnn_bn_check_param(bnScaleBiasMeanVarDesc, "bnScaleBiasMeanVarDesc", &p.x, p.per_activation,
                                         &p.param));
     RETURN_IF_ERROR(fdnn_bn_check_epsilon(epsilon));

@@ -40,6 +40,13 @@ fdnn_bn_check_like_x(cudnnTensorDescriptor_t desc, const char *what, const fdnn_
 }
 
 cudnnStatus_t
+fdnn_bn_check_output(cudnnTensorDescriptor_t desc, const char *what, const fdnn_tensor_t *x, fdnn_tensor_t *out)
+{
+    RETURN_IF_ERROR(fdnn_bn_check_like_x(desc, what, x, out));
+    return fdnn_tensor_check_output(out, what);
+}
+
+cudnnStatus_t
 fdnn_bn_check_param(cudnnTensorDescriptor_t desc, const char *what, const fdnn_tensor_t *x, bool per_activation,
                     fdnn_tensor_t *out)
 {
@@ -98,6 +105,17 @@ fdnn_bn_check_epsilon(double epsilon)
     return CUDNN_STATUS_SUCCESS;
 }
 
+cudnnDataType_t
+fdnn_bn_param_type(cudnnDataType_t x)
+{
+    switch (x) {
+    case CUDNN_DATA_HALF:
+    case CUDNN_DATA_BFLOAT16:
+    case CUDNN_DATA_INT8: return CUDNN_DATA_FLOAT;
+    default: return x;
+    }
+}
+
 cudnnStatus_t
 fdnn_bn_derive(cudnnTensorDescriptor_t derived, cudnnTensorDescriptor_t xDesc, bool per_activation,
                const char *what)
@@ -110,9 +128,10 @@ fdnn_bn_derive(cudnnTensorDescriptor_t derived, cudnnTensorDescriptor_t xDesc, b
     RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &x));
     if (x.ndim < 3)
         return FDNN_BAD_PARAM("xDesc has %d dims, expected at least 3", x.ndim);
-    /* As cuDNN: DOUBLE data gets DOUBLE parameters, every other type FLOAT;
-     * the derived tensor is packed NCHW. */
-    derived->dtype = x.dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    /* As cuDNN (9's runtime; the 8.9 text names only the floating types):
+     * HALF, BFLOAT16 and INT8 data get FLOAT parameters, every other type
+     * keeps x's type; the derived tensor is packed NCHW. */
+    derived->dtype = fdnn_bn_param_type(x.dtype);
     derived->format = CUDNN_TENSOR_NCHW;
     derived->nb_dims = x.ndim;
     derived->vect = 1;

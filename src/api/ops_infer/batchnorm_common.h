@@ -19,6 +19,11 @@ cudnnStatus_t fdnn_bn_check_data(cudnnTensorDescriptor_t desc, const char *what,
 cudnnStatus_t fdnn_bn_check_like_x(cudnnTensorDescriptor_t desc, const char *what, const fdnn_tensor_t *x,
                                    fdnn_tensor_t *out);
 
+/* fdnn_bn_check_like_x for an output (y, dx): its elements must not alias
+ * (fdnn_tensor_check_output). */
+cudnnStatus_t fdnn_bn_check_output(cudnnTensorDescriptor_t desc, const char *what, const fdnn_tensor_t *x,
+                                   fdnn_tensor_t *out);
+
 /* A parameter tensor: 1xCx1x1(x1) (per channel) or 1xCxHxW (per activation),
  * FLOAT for FLOAT/HALF/BFLOAT16 data, DOUBLE for DOUBLE data. */
 cudnnStatus_t fdnn_bn_check_param(cudnnTensorDescriptor_t desc, const char *what, const fdnn_tensor_t *x,
@@ -37,6 +42,10 @@ cudnnStatus_t fdnn_bn_check_epsilon(double epsilon);
 
 /* The derived parameter descriptor of x (DeriveBN/DeriveNorm): 1xCx1x1
  * per channel, 1xCxHxW per activation, packed, FLOAT (DOUBLE for DOUBLE x). */
+/* The data type cudnnDeriveBNTensorDescriptor (and the normalization
+ * twin) gives the parameters of data of type x. */
+cudnnDataType_t fdnn_bn_param_type(cudnnDataType_t x);
+
 cudnnStatus_t fdnn_bn_derive(cudnnTensorDescriptor_t derived, cudnnTensorDescriptor_t xDesc, bool per_activation,
                              const char *what);
 

@@ -29,7 +29,7 @@ fdnn_dropout_check_pair(cudnnTensorDescriptor_t aDesc, const char *an, const voi
                         const char *bn, const void *b, fdnn_tensor_t *at, fdnn_tensor_t *bt)
 {
     RETURN_IF_ERROR(fdnn_tensor_from_desc(aDesc, an, at));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(bDesc, bn, bt));
+    RETURN_IF_ERROR(fdnn_output_from_desc(bDesc, bn, bt)); /* b is the output */
     if (a == NULL || b == NULL)
         return FDNN_BAD_PARAM("the %s pointer is NULL", a == NULL ? an : bn);
     cudnnDataType_t t = at->dtype;

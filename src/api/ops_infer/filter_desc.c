@@ -23,23 +23,11 @@ check_desc(cudnnFilterDescriptor_t desc, bool need_set)
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Elements per vector of the vectorised types (0 for the others). */
-static int
-vect_count(cudnnDataType_t dtype)
-{
-    switch (dtype) {
-    case CUDNN_DATA_INT8x4:
-    case CUDNN_DATA_UINT8x4: return 4;
-    case CUDNN_DATA_INT8x32: return 32;
-    default: return 0;
-    }
-}
-
 static cudnnStatus_t
 store(cudnnFilterDescriptor_t d, cudnnDataType_t dtype, cudnnTensorFormat_t format, int nb, const int *dims)
 {
-    if (!fdnn_dtype_is_valid(dtype))
-        return FDNN_BAD_PARAM("dataType is %d, not a cudnnDataType_t", (int)dtype);
+    /* The table of src/core/tensor.h, shared with tensor descriptors. */
+    RETURN_IF_ERROR(fdnn_desc_check_type(FDNN_DESC_FILTER, dtype));
     if (format != CUDNN_TENSOR_NCHW && format != CUDNN_TENSOR_NHWC && format != CUDNN_TENSOR_NCHW_VECT_C)
         return FDNN_BAD_PARAM("format is %d, not a cudnnTensorFormat_t", (int)format);
     if (nb > CUDNN_DIM_MAX)
@@ -53,16 +41,7 @@ store(cudnnFilterDescriptor_t d, cudnnDataType_t dtype, cudnnTensorFormat_t form
         if (!fdnn_ckd_mul_i64(elements, dims[i], &elements) || elements > INT_MAX)
             return FDNN_NOT_SUPPORTED("the filter has more than 2^31-1 elements");
     }
-    int vect = vect_count(dtype);
-    if (format == CUDNN_TENSOR_NCHW_VECT_C) {
-        if (vect == 0)
-            return FDNN_BAD_PARAM("NCHW_VECT_C needs INT8x4, UINT8x4 or INT8x32 data, not %s",
-                                  fdnn_dtype_name(dtype));
-        if (dims[1] % vect != 0)
-            return FDNN_BAD_PARAM("NCHW_VECT_C needs C (%d) to be a multiple of %d", dims[1], vect);
-    } else if (vect != 0) {
-        return FDNN_BAD_PARAM("%s data needs the NCHW_VECT_C format", fdnn_dtype_name(dtype));
-    }
+    RETURN_IF_ERROR(fdnn_desc_check_type_format(FDNN_DESC_FILTER, dtype, format, dims[1]));
     d->dtype = dtype;
     d->format = format;
     d->nb_dims = nb;
@@ -165,7 +144,7 @@ fdnn_api_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, siz
     size_t elements = 1;
     for (int i = 0; i < filterDesc->nb_dims; i++)
         elements *= (size_t)filterDesc->dims[i];
-    int vect = vect_count(filterDesc->dtype);
+    int vect = fdnn_dtype_vect(filterDesc->dtype);
     /* fdnn_dtype_size counts one vector for the vectorised types. */
     *size = vect ? elements / (size_t)vect * fdnn_dtype_size(filterDesc->dtype)
                  : elements * fdnn_dtype_size(filterDesc->dtype);

@@ -60,14 +60,13 @@ fdnn_api_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t 
     RETURN_IF_NULL(beta);
     fdnn_tensor_t xt, yt;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &xt));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(yDesc, "yDesc", &yt));
+    RETURN_IF_ERROR(fdnn_output_from_desc(yDesc, "yDesc", &yt));
     RETURN_IF_NULL(x);
     RETURN_IF_NULL(y);
     if (xt.ndim < 3)
         return FDNN_BAD_PARAM("xDesc has %d dims, LRN needs at least 3", xt.ndim);
     RETURN_IF_ERROR(fdnn_activation_check_dtype(xt.dtype, "xDesc"));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", x, &yt, "yDesc", y));
-    RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
     return fdnn_lrn_forward(handle, &lrn, fdnn_scaling_value(alpha, xt.dtype), &xt, x, fdnn_scaling_value(beta, xt.dtype),
@@ -90,7 +89,7 @@ fdnn_api_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescrip
     RETURN_IF_NULL(beta);
     fdnn_tensor_t xt, yt;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &xt));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(yDesc, "yDesc", &yt));
+    RETURN_IF_ERROR(fdnn_output_from_desc(yDesc, "yDesc", &yt));
     RETURN_IF_NULL(x);
     RETURN_IF_NULL(temp);
     RETURN_IF_NULL(temp2);
@@ -99,7 +98,6 @@ fdnn_api_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescrip
         return FDNN_BAD_PARAM("xDesc has %d dims, expected 4 or 5", xt.ndim);
     RETURN_IF_ERROR(fdnn_activation_check_dtype(xt.dtype, "xDesc"));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", x, &yt, "yDesc", y));
-    RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(means, xt.dtype, "means"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));

@@ -43,7 +43,7 @@ fdnn_api_cudnnNormalizationForwardInference(
     RETURN_IF_NULL(estimatedMean);
     RETURN_IF_NULL(estimatedVariance);
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p.x));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
+    RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p.x, &p.y));
     if (p.add) {
         RETURN_IF_ERROR(fdnn_bn_check_like_x(zDesc, "zDesc", &p.x, &p.z));
         RETURN_IF_NULL(z);

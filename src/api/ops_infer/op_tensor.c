@@ -124,6 +124,7 @@ fdnn_api_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opT
     if (binary)
         RETURN_IF_ERROR(fdnn_tops_view_shape(bDesc, "bDesc", &p.b));
     RETURN_IF_ERROR(fdnn_tops_view_shape(cDesc, "cDesc", &p.c));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&p.c, "cDesc"));
     RETURN_IF_ERROR(fdnn_tops_broadcast(&p.a, "aDesc", &p.c, true));
     if (binary)
         RETURN_IF_ERROR(fdnn_tops_broadcast(&p.b, "bDesc", &p.c, false));

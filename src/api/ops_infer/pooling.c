@@ -63,11 +63,10 @@ fdnn_api_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_
     RETURN_IF_NULL(beta);
     fdnn_tensor_t xt, yt;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &xt));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(yDesc, "yDesc", &yt));
+    RETURN_IF_ERROR(fdnn_output_from_desc(yDesc, "yDesc", &yt));
     RETURN_IF_NULL(x);
     RETURN_IF_NULL(y);
     RETURN_IF_ERROR(fdnn_pooling_check_shapes(&pool, &xt, "xDesc", &yt, "yDesc"));
-    RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
     return fdnn_pooling_forward(handle, &pool, fdnn_scaling_value(alpha, xt.dtype), &xt, x,

@@ -127,6 +127,7 @@ check_problem(cudnnHandle_t handle, cudnnReduceTensorDescriptor_t d, cudnnTensor
     RETURN_IF_ERROR(fdnn_tops_view_shape(aDesc, "aDesc", a));
     RETURN_IF_ERROR(fdnn_tops_check_type(aDesc, "aDesc", types, "cudnnReduceTensor"));
     RETURN_IF_ERROR(fdnn_tops_view_shape(cDesc, "cDesc", c));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(c, "cDesc"));
     RETURN_IF_ERROR(fdnn_tops_check_type(cDesc, "cDesc", types, "cudnnReduceTensor"));
     /* cuDNN 8.9: DOUBLE only with DOUBLE throughout; HALF and INT8 data may
      * be mixed with FLOAT when the compute type is FLOAT. */

@@ -44,7 +44,7 @@ fdnn_api_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo,
     RETURN_IF_NULL(beta);
     fdnn_tensor_t xt, yt;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &xt));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(yDesc, "yDesc", &yt));
+    RETURN_IF_ERROR(fdnn_output_from_desc(yDesc, "yDesc", &yt));
     RETURN_IF_NULL(x);
     RETURN_IF_NULL(y);
     if (xt.dtype != yt.dtype)
@@ -54,7 +54,6 @@ fdnn_api_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo,
         return FDNN_BAD_PARAM("xDesc and yDesc have different dims");
     if (x == y && !same_strides(&xt, &yt))
         return FDNN_BAD_PARAM("in-place softmax (x == y) needs identical strides in xDesc and yDesc");
-    RETURN_IF_ERROR(fdnn_check_output_layout(&yt, "yDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
     return fdnn_softmax_forward(handle, algo, mode, fdnn_scaling_value(alpha, xt.dtype), &xt, x,

@@ -136,6 +136,7 @@ fdnn_api_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransfor
     fdnn_tensor_t xt, yt;
     RETURN_IF_ERROR(fdnn_spatial_check_input(stDesc, xDesc, "xDesc", &xt));
     RETURN_IF_ERROR(fdnn_spatial_check_output(stDesc, yDesc, "yDesc", &yt));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&yt, "yDesc"));
     fdnn_spatial_sampler_forward(handle, fdnn_scaling_value(alpha, xt.dtype), &xt, x, grid,
                                  fdnn_scaling_value(beta, xt.dtype), &yt, y);
     return CUDNN_STATUS_SUCCESS;

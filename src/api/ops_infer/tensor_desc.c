@@ -22,28 +22,6 @@ check_desc(cudnnTensorDescriptor_t desc)
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Elements per vector of the NCHW_VECT_C types; 0 for the others. */
-static int
-vect_count(cudnnDataType_t dtype)
-{
-    switch (dtype) {
-    case CUDNN_DATA_INT8x4:
-    case CUDNN_DATA_UINT8x4: return 4;
-    case CUDNN_DATA_INT8x32: return 32;
-    default: return 0;
-    }
-}
-
-/* Data types a legacy tensor descriptor accepts.  cuDNN 9's runtime accepts
- * FLOAT through BFLOAT16 and rejects INT64, BOOLEAN and the FP8 types (they
- * serve the backend API); we follow it, as 8.9's documentation states no
- * rule of its own beyond "an invalid enumerant". */
-static bool
-dtype_is_legacy(cudnnDataType_t dtype)
-{
-    return (int)dtype >= (int)CUDNN_DATA_FLOAT && (int)dtype <= (int)CUDNN_DATA_BFLOAT16;
-}
-
 /* The checks every Set function shares: the data type, then nbDims.
  * cuDNN: fewer than 2 dims is BAD_PARAM, more than CUDNN_DIM_MAX is
  * NOT_SUPPORTED (the documented "at least 4" is not enforced by the runtime:
@@ -51,8 +29,7 @@ dtype_is_legacy(cudnnDataType_t dtype)
 static cudnnStatus_t
 check_nb_and_type(int nb, cudnnDataType_t dtype)
 {
-    if (!dtype_is_legacy(dtype))
-        return FDNN_BAD_PARAM("dataType is %d, not a data type of legacy tensor descriptors", (int)dtype);
+    RETURN_IF_ERROR(fdnn_desc_check_type(FDNN_DESC_TENSOR, dtype));
     if (nb > CUDNN_DIM_MAX)
         return FDNN_NOT_SUPPORTED("nbDims is %d, more than CUDNN_DIM_MAX (%d)", nb, CUDNN_DIM_MAX);
     if (nb < 2)
@@ -142,24 +119,11 @@ set_with_format(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnD
 {
     /* cuDNN's order: data type, format, the NCHW_VECT_C rules, nbDims,
      * dims. */
-    if (!dtype_is_legacy(dtype))
-        return FDNN_BAD_PARAM("dataType is %d, not a data type of legacy tensor descriptors", (int)dtype);
-    if (format != CUDNN_TENSOR_NCHW && format != CUDNN_TENSOR_NHWC && format != CUDNN_TENSOR_NCHW_VECT_C)
-        return FDNN_BAD_PARAM("format is %d, not a cudnnTensorFormat_t", (int)format);
-    /* NCHW_VECT_C needs a vector type and C a multiple of its width.  The
-     * vector types themselves are accepted in the other formats too, one
-     * vector per element (as cuDNN does).  cuDNN 9 also takes NCHW_VECT_C
-     * with the plain types in cudnnSetTensorNdDescriptorEx (as vectors of
-     * 4); we refuse that, as cudnnSetTensor4dDescriptor does. */
-    int vect = 1;
-    if (format == CUDNN_TENSOR_NCHW_VECT_C && nb >= 2) {
-        vect = vect_count(dtype);
-        if (vect == 0)
-            return FDNN_BAD_PARAM("NCHW_VECT_C needs INT8x4, UINT8x4 or INT8x32 data, not %s",
-                                  fdnn_dtype_name(dtype));
-        if (dims[1] % vect != 0)
-            return FDNN_BAD_PARAM("NCHW_VECT_C needs C (%d) to be a multiple of %d", dims[1], vect);
-    }
+    /* The table of src/core/tensor.h.  cuDNN 9 also takes NCHW_VECT_C with
+     * the plain types in cudnnSetTensorNdDescriptorEx (as vectors of 4); we
+     * refuse that, as cudnnSetTensor4dDescriptor does. */
+    RETURN_IF_ERROR(fdnn_desc_check_type_format(FDNN_DESC_TENSOR, dtype, format, nb >= 2 ? dims[1] : 0));
+    int vect = format == CUDNN_TENSOR_NCHW_VECT_C && nb >= 2 ? fdnn_dtype_vect(dtype) : 1;
     RETURN_IF_ERROR(check_nb_and_type(nb, dtype));
     for (int i = 0; i < nb; i++)
         if (dims[i] <= 0)

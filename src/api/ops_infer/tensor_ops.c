@@ -33,6 +33,7 @@ fdnn_api_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDes
     fdnn_eltwise_t p = {.op = FDNN_ELT_SET};
     /* NCHW_VECT_C: every lane is set; *valuePtr is one lane (int8 / uint8). */
     RETURN_IF_ERROR(fdnn_tops_view_lanes(yDesc, "yDesc", FDNN_TOPS_ALL_TYPES, &p.c));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&p.c, "yDesc"));
     RETURN_IF_NULL(y);
     RETURN_IF_NULL(valuePtr);
     /* Every value of every type passes exactly: through float, except
@@ -51,6 +52,7 @@ fdnn_api_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yD
     fdnn_eltwise_t p = {.op = FDNN_ELT_COPY};
     /* NCHW_VECT_C: every lane is scaled (rounded, saturated). */
     RETURN_IF_ERROR(fdnn_tops_view_lanes(yDesc, "yDesc", FDNN_TOPS_ALL_TYPES, &p.c));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&p.c, "yDesc"));
     RETURN_IF_NULL(y);
     p.f64 = p.c.dtype == CUDNN_DATA_DOUBLE;
     RETURN_IF_ERROR(fdnn_tops_scale(alpha, "alpha", p.f64, &p.alpha1));
@@ -74,6 +76,7 @@ fdnn_api_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTens
      * docs/tensor-ops.md). */
     RETURN_IF_ERROR(fdnn_tops_view_shape(aDesc, "aDesc", &p.a));
     RETURN_IF_ERROR(fdnn_tops_view_shape(cDesc, "cDesc", &p.c));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&p.c, "cDesc"));
     RETURN_IF_ERROR(fdnn_tops_broadcast(&p.a, "aDesc", &p.c, false));
     if (p.a.dtype != p.c.dtype)
         return FDNN_BAD_PARAM("aDesc is %s and cDesc %s: the data types must match", fdnn_dtype_name(p.a.dtype),

@@ -213,6 +213,16 @@ typedef struct operand {
     const char *what;
 } operand_t;
 
+/* The output rule of every op (fdnn_tensor_check_output), on the view of
+ * whole vectors that the strides of an NCHW_VECT_C operand count. */
+static cudnnStatus_t
+check_dest(const operand_t *op)
+{
+    fdnn_tensor_t t = op->t;
+    t.dims[1] /= op->vect;
+    return fdnn_tensor_check_output(&t, op->what);
+}
+
 static cudnnStatus_t
 tensor_operand(cudnnTensorDescriptor_t d, const char *what, operand_t *op)
 {
@@ -342,6 +352,7 @@ fdnn_api_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cud
     operand_t xo, yo;
     RETURN_IF_ERROR(tensor_operand(xDesc, "xDesc", &xo));
     RETURN_IF_ERROR(tensor_operand(yDesc, "yDesc", &yo));
+    RETURN_IF_ERROR(check_dest(&yo));
     /* Into or out of NCHW_VECT_C: the vector lanes become a dim of their own. */
     if (xo.vect > 1 || yo.vect > 1)
         return transform_vect(handle, alpha, &xo, x, beta, &yo, y);
@@ -480,6 +491,7 @@ fdnn_api_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransform
     operand_t src, dst;
     RETURN_IF_ERROR(tensor_operand(srcDesc, "srcDesc", &src));
     RETURN_IF_ERROR(tensor_operand(destDesc, "destDesc", &dst));
+    RETURN_IF_ERROR(check_dest(&dst));
     return transform_ex(handle, transDesc, alpha, &src, srcData, beta, &dst, destData);
 }
 

@@ -42,7 +42,7 @@ fdnn_api_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor
     RETURN_IF_ERROR(fdnn_tensor_from_desc(yDesc, "yDesc", &yt));
     RETURN_IF_ERROR(fdnn_tensor_from_desc(dyDesc, "dyDesc", &dyt));
     RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &xt));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(dxDesc, "dxDesc", &dxt));
+    RETURN_IF_ERROR(fdnn_output_from_desc(dxDesc, "dxDesc", &dxt));
     RETURN_IF_NULL(y);
     RETURN_IF_NULL(dy);
     RETURN_IF_NULL(x);
@@ -58,7 +58,6 @@ fdnn_api_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor
         return FDNN_NOT_SUPPORTED("xDesc and dxDesc have different strides");
     if (!same_strides(&yt, &dyt))
         return FDNN_NOT_SUPPORTED("yDesc and dyDesc have different strides");
-    RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));

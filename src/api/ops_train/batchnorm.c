@@ -59,8 +59,10 @@ check_forward_training(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const vo
     RETURN_IF_ERROR(check_pair(runMean, "resultRunningMean", runVar, "resultRunningVariance"));
     RETURN_IF_ERROR(check_pair(saveMean, "resultSaveMean", saveInvVar, "resultSaveInvVariance"));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p->x));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p->x, &p->y));
+    RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p->x, &p->y));
     RETURN_IF_ERROR(fdnn_bn_check_param(bnDesc, "bnScaleBiasMeanVarDesc", &p->x, p->per_activation, &p->param));
+    /* (it also describes the running and saved outputs) */
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&p->param, "bnScaleBiasMeanVarDesc"));
     RETURN_IF_ERROR(fdnn_bn_check_epsilon(epsilon));
     if (runMean != NULL && !(factor >= 0.0 && factor <= 1.0))
         return FDNN_BAD_PARAM("exponentialAverageFactor is %g, expected 0 to 1", factor);
@@ -153,8 +155,9 @@ check_backward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *ad, 
     RETURN_IF_ERROR(check_pair(savedMean, "savedMean", savedInvVar, "savedInvVariance"));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p->x));
     RETURN_IF_ERROR(fdnn_bn_check_like_x(dyDesc, "dyDesc", &p->x, &p->dy));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(dxDesc, "dxDesc", &p->x, &p->dx));
+    RETURN_IF_ERROR(fdnn_bn_check_output(dxDesc, "dxDesc", &p->x, &p->dx));
     RETURN_IF_ERROR(fdnn_bn_check_param(dBnDesc, "dBnScaleBiasDesc", &p->x, p->per_activation, &p->param));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&p->param, "dBnScaleBiasDesc")); /* dscale, dbias */
     RETURN_IF_ERROR(fdnn_bn_check_epsilon(epsilon));
     p->epsilon = epsilon;
     return CUDNN_STATUS_SUCCESS;
@@ -202,6 +205,8 @@ fdnn_api_cudnnBatchNormalizationBackwardEx(
                                    xData, dyDesc, dyData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData,
                                    dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, &p));
     RETURN_IF_ERROR(check_ex_ops(bnOps, activationDesc, dzDesc, "dzDesc", &p));
+    if (p.add) /* dz is an output of the backward */
+        RETURN_IF_ERROR(fdnn_tensor_check_output(&p.z, "dzDesc"));
     if (p.relu && yDesc != NULL)
         RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
     if (p.add && dzData == NULL)
@@ -226,7 +231,7 @@ fdnn_api_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
     fdnn_bn_problem_t p = {0};
     RETURN_IF_ERROR(fdnn_bn_check_mode(mode, &p.per_activation));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p.x));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
+    RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p.x, &p.y));
     RETURN_IF_ERROR(fdnn_bn_check_param(bnScaleBiasMeanVarDesc, "bnScaleBiasMeanVarDesc", &p.x, p.per_activation,
                                         &p.param));
     RETURN_IF_ERROR(check_ex_ops(bnOps, activationDesc, zDesc, "zDesc", &p));
@@ -247,9 +252,11 @@ fdnn_api_cudnnGetBatchNormalizationBackwardExWorkspaceSize(
     RETURN_IF_ERROR(fdnn_bn_check_mode(mode, &p.per_activation));
     RETURN_IF_ERROR(fdnn_bn_check_data(xDesc, "xDesc", &p.x));
     RETURN_IF_ERROR(fdnn_bn_check_like_x(dyDesc, "dyDesc", &p.x, &p.dy));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(dxDesc, "dxDesc", &p.x, &p.dx));
+    RETURN_IF_ERROR(fdnn_bn_check_output(dxDesc, "dxDesc", &p.x, &p.dx));
     RETURN_IF_ERROR(fdnn_bn_check_param(dBnScaleBiasDesc, "dBnScaleBiasDesc", &p.x, p.per_activation, &p.param));
     RETURN_IF_ERROR(check_ex_ops(bnOps, activationDesc, dzDesc, "dzDesc", &p));
+    if (p.add) /* dz is an output of the backward */
+        RETURN_IF_ERROR(fdnn_tensor_check_output(&p.z, "dzDesc"));
     if (p.relu && yDesc != NULL)
         RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
     *sizeInBytes = 0;

@@ -30,7 +30,7 @@ fdnn_api_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t
     RETURN_IF_ERROR(fdnn_tensor_from_desc(yDesc, "yDesc", &yt));
     RETURN_IF_ERROR(fdnn_tensor_from_desc(dyDesc, "dyDesc", &dyt));
     RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &xt));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(dxDesc, "dxDesc", &dxt));
+    RETURN_IF_ERROR(fdnn_output_from_desc(dxDesc, "dxDesc", &dxt));
     RETURN_IF_NULL(y);
     RETURN_IF_NULL(dy);
     RETURN_IF_NULL(x);
@@ -41,7 +41,6 @@ fdnn_api_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", x, &yt, "yDesc", y));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&yt, "yDesc", y, &dyt, "dyDesc", dy));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&dyt, "dyDesc", dy, &dxt, "dxDesc", dx));
-    RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
@@ -66,7 +65,7 @@ fdnn_api_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescri
     RETURN_IF_NULL(beta);
     fdnn_tensor_t xt, dxt;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &xt));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(dXdMeansDesc, "dXdMeansDesc", &dxt));
+    RETURN_IF_ERROR(fdnn_output_from_desc(dXdMeansDesc, "dXdMeansDesc", &dxt));
     RETURN_IF_NULL(x);
     RETURN_IF_NULL(dy);
     RETURN_IF_NULL(temp);
@@ -76,7 +75,6 @@ fdnn_api_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescri
         return FDNN_BAD_PARAM("xDesc has %d dims, expected 4 or 5", xt.ndim);
     RETURN_IF_ERROR(fdnn_activation_check_dtype(xt.dtype, "xDesc"));
     RETURN_IF_ERROR(fdnn_lrn_check_pair(&xt, "xDesc", dy, &dxt, "dXdMeansDesc", dx));
-    RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dXdMeansDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(means, xt.dtype, "means"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));

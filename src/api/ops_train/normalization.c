@@ -45,6 +45,9 @@ check_shapes(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t ops, cud
     if (p->add)
         RETURN_IF_ERROR(fdnn_bn_check_like_x(zDesc, zName, &p->x, &p->z));
     RETURN_IF_ERROR(fdnn_bn_check_param(paramDesc, paramName, &p->x, p->per_activation, &p->param));
+    /* training: the parameter descriptors also describe outputs (running
+     * and saved values, dscale / dbias) */
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&p->param, paramName));
     if (meanVarDesc != NULL) {
         fdnn_tensor_t mv;
         RETURN_IF_ERROR(fdnn_bn_check_param(meanVarDesc, "normMeanVarDesc", &p->x, p->per_activation, &mv));
@@ -63,7 +66,7 @@ fdnn_api_cudnnGetNormalizationForwardTrainingWorkspaceSize(
     fdnn_bn_problem_t p = {0};
     RETURN_IF_ERROR(check_shapes(handle, mode, normOps, algo, groupCnt, activationDesc, xDesc, normScaleBiasDesc,
                                  "normScaleBiasDesc", normMeanVarDesc, zDesc, "zDesc", &p));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
+    RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p.x, &p.y));
     RETURN_IF_NULL(sizeInBytes);
     *sizeInBytes = 0;
     return CUDNN_STATUS_SUCCESS;
@@ -82,7 +85,7 @@ fdnn_api_cudnnGetNormalizationBackwardWorkspaceSize(
     RETURN_IF_ERROR(check_shapes(handle, mode, normOps, algo, groupCnt, activationDesc, xDesc, dNormScaleBiasDesc,
                                  "dNormScaleBiasDesc", normMeanVarDesc, dzDesc, "dzDesc", &p));
     RETURN_IF_ERROR(fdnn_bn_check_like_x(dyDesc, "dyDesc", &p.x, &p.dy));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(dxDesc, "dxDesc", &p.x, &p.dx));
+    RETURN_IF_ERROR(fdnn_bn_check_output(dxDesc, "dxDesc", &p.x, &p.dx));
     RETURN_IF_NULL(sizeInBytes);
     *sizeInBytes = 0;
     return CUDNN_STATUS_SUCCESS;
@@ -121,7 +124,7 @@ fdnn_api_cudnnNormalizationForwardTraining(
     fdnn_bn_problem_t p = {0};
     RETURN_IF_ERROR(check_shapes(handle, mode, normOps, algo, groupCnt, activationDesc, xDesc, normScaleBiasDesc,
                                  "normScaleBiasDesc", normMeanVarDesc, zDesc, "zDesc", &p));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(yDesc, "yDesc", &p.x, &p.y));
+    RETURN_IF_ERROR(fdnn_bn_check_output(yDesc, "yDesc", &p.x, &p.y));
     RETURN_IF_NULL(alpha);
     RETURN_IF_NULL(beta);
     RETURN_IF_NULL(xData);
@@ -170,7 +173,7 @@ fdnn_api_cudnnNormalizationBackward(
                                  "dNormScaleBiasDesc", savedMean != NULL ? normMeanVarDesc : NULL, dzDesc, "dzDesc",
                                  &p));
     RETURN_IF_ERROR(fdnn_bn_check_like_x(dyDesc, "dyDesc", &p.x, &p.dy));
-    RETURN_IF_ERROR(fdnn_bn_check_like_x(dxDesc, "dxDesc", &p.x, &p.dx));
+    RETURN_IF_ERROR(fdnn_bn_check_output(dxDesc, "dxDesc", &p.x, &p.dx));
     RETURN_IF_NULL(alphaDataDiff);
     RETURN_IF_NULL(betaDataDiff);
     RETURN_IF_NULL(alphaParamDiff);

@@ -28,7 +28,7 @@ fdnn_api_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor
     RETURN_IF_ERROR(fdnn_tensor_from_desc(yDesc, "yDesc", &yt));
     RETURN_IF_ERROR(fdnn_tensor_from_desc(dyDesc, "dyDesc", &dyt));
     RETURN_IF_ERROR(fdnn_tensor_from_desc(xDesc, "xDesc", &xt));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(dxDesc, "dxDesc", &dxt));
+    RETURN_IF_ERROR(fdnn_output_from_desc(dxDesc, "dxDesc", &dxt));
     RETURN_IF_NULL(y);
     RETURN_IF_NULL(dy);
     RETURN_IF_NULL(x);
@@ -40,7 +40,6 @@ fdnn_api_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor
         return FDNN_BAD_PARAM("dyDesc and yDesc have different dims");
     if (!fdnn_tensor_same_dims(&dxt, &xt))
         return FDNN_BAD_PARAM("dxDesc and xDesc have different dims");
-    RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, xt.dtype, "y"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dy, xt.dtype, "dy"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(x, xt.dtype, "x"));

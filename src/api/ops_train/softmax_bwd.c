@@ -34,7 +34,7 @@ fdnn_api_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo
     fdnn_tensor_t yt, dyt, dxt;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(yDesc, "yDesc", &yt));
     RETURN_IF_ERROR(fdnn_tensor_from_desc(dyDesc, "dyDesc", &dyt));
-    RETURN_IF_ERROR(fdnn_tensor_from_desc(dxDesc, "dxDesc", &dxt));
+    RETURN_IF_ERROR(fdnn_output_from_desc(dxDesc, "dxDesc", &dxt));
     RETURN_IF_NULL(y);
     RETURN_IF_NULL(dy);
     RETURN_IF_NULL(dx);
@@ -47,7 +47,6 @@ fdnn_api_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo
         return FDNN_BAD_PARAM("yDesc and dyDesc have different strides");
     if (dy == dx && !same_strides(&dyt, &dxt))
         return FDNN_BAD_PARAM("in-place softmax backward (dy == dx) needs identical strides in dyDesc and dxDesc");
-    RETURN_IF_ERROR(fdnn_check_output_layout(&dxt, "dxDesc"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(y, yt.dtype, "y"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dy, yt.dtype, "dy"));
     RETURN_IF_ERROR(fdnn_check_data_ptr(dx, yt.dtype, "dx"));

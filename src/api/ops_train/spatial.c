@@ -42,6 +42,7 @@ fdnn_api_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransfo
     fdnn_tensor_t xt, dxt, dyt;
     RETURN_IF_ERROR(fdnn_spatial_check_input(stDesc, xDesc, "xDesc", &xt));
     RETURN_IF_ERROR(fdnn_spatial_check_input(stDesc, dxDesc, "dxDesc", &dxt));
+    RETURN_IF_ERROR(fdnn_tensor_check_output(&dxt, "dxDesc"));
     if (!fdnn_tensor_same_dims(&xt, &dxt))
         return FDNN_BAD_PARAM("dxDesc dims differ from xDesc's");
     RETURN_IF_ERROR(fdnn_spatial_check_output(stDesc, dyDesc, "dyDesc", &dyt));

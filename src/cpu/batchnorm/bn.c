@@ -16,6 +16,7 @@
 #include "core/memory.h"
 #include "cpu/batchnorm/bn_engine.h"
 #include "cpu/batchnorm/bn_fused.h"
+#include "cpu/batchnorm/bn_stats.h"
 #include "cpu/simd/cvt.h"
 
 enum { F_A, F_B, F_C, F_S1, F_S2, F_MEAN, F_INV, F_SCALE, F_COUNT };
@@ -154,7 +155,7 @@ statistics(cudnnHandle_t handle, const fdnn_bn_problem_t *p, const setup_t *s, c
 {
     double *shift = s->f[F_A];
     for (int64_t f = 0; f < s->F; f++)
-        shift[f] = load_one(x, p->x.dtype, feature_offset(p, f, p->x.strides));
+        shift[f] = fdnn_bn_stats_shift(load_one(x, p->x.dtype, feature_offset(p, f, p->x.strides)));
     bn_pass_t pass = {.kind = BN_PASS_STATS, .x = x, .fa = shift, .s1 = s->f[F_S1], .s2 = s->f[F_S2]};
     pass.dtype[BN_X] = p->x.dtype;
     fdnn_bn_engine_run(handle, &s->w, &pass, s->engine);
@@ -162,7 +163,7 @@ statistics(cudnnHandle_t handle, const fdnn_bn_problem_t *p, const setup_t *s, c
         double d = s->f[F_S1][f] / (double)s->M;
         double v = s->f[F_S2][f] / (double)s->M - d * d;
         mean[f] = shift[f] + d;
-        var[f] = v > 0.0 ? v : 0.0;
+        var[f] = fdnn_bn_biased_variance(v);
         inv[f] = 1.0 / sqrt(var[f] + p->epsilon);
     }
 }

@@ -16,6 +16,7 @@
 
 #include "core/memory.h"
 #include "core/tensor.h"
+#include "cpu/batchnorm/bn_stats.h"
 
 #define MAX_ROW_BLOCKS 64
 #define APPLY_TILE 64
@@ -151,7 +152,7 @@ finish_stats(const job_t *j, int64_t c, double shift, double t1, double t2, doub
     double d = t1 / M;
     double v = t2 / M - d * d;
     j->mean[c] = shift + d;
-    j->var[c] = v > 0.0 ? v : 0.0;
+    j->var[c] = fdnn_bn_biased_variance(v);
     j->inv[c] = 1.0 / sqrt(j->var[c] + j->eps);
 }
 
@@ -172,7 +173,7 @@ plane_train_channel(void *ctx, size_t ch)
     const float *xc = j->x + c * L->xc;
     float *yc = j->y + c * L->yc;
     double acc[2 * BN_FUSED_LANES] = {0};
-    const double shift = xc[0];
+    const double shift = fdnn_bn_stats_shift(xc[0]);
     for (int64_t n = 0; n < L->N; n++)
         j->k->run_stats(xc + n * L->xn, L->S, shift, acc);
     double t1 = 0.0, t2 = 0.0;
@@ -261,7 +262,7 @@ fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
     j.partials = b + C;
     j.blocks = row_blocks(R);
     for (int64_t c = 0; c < C; c++)
-        shift[c] = x[c]; /* row 0: each channel's first element */
+        shift[c] = fdnn_bn_stats_shift(x[c]); /* row 0: each channel's first element */
     fdnn_parallelize_1d(pool_for(handle, &L), rows_stats_block, &j, (size_t)j.blocks, 0);
     for (int64_t c = 0; c < C; c++) {
         double t1 = 0.0, t2 = 0.0;

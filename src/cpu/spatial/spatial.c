@@ -109,12 +109,16 @@ fdnn_spatial_grid_backward(cudnnHandle_t handle, cudnnDataType_t dt, int64_t n, 
 
 /* The four neighbours of a sampling point and their weights.  Points far
  * outside the image (including NaN or infinite coordinates) have none, so no
- * huge or undefined value is ever converted to an index. */
+ * huge or undefined value is ever converted to an index.  A NaN coordinate
+ * makes the bilinear weights NaN, so the forward sample and the grid
+ * gradient of that point are NaN (IEEE arithmetic of the formula, as
+ * PyTorch's grid_sample); dx receives nothing from it (docs/numerics.md). */
 typedef struct taps {
     int64_t x0, y0;
     double fx, fy;
     double ix, iy;
     bool any;
+    bool nan; /* a coordinate is NaN */
 } taps_t;
 
 static taps_t
@@ -123,6 +127,7 @@ taps_at(double gx, double gy, int64_t hin, int64_t win)
     taps_t t = {0};
     t.ix = (gx + 1.0) * (double)(win - 1) / 2.0;
     t.iy = (gy + 1.0) * (double)(hin - 1) / 2.0;
+    t.nan = isnan(t.ix) || isnan(t.iy);
     t.any = t.ix > -1.0 && t.ix < (double)win && t.iy > -1.0 && t.iy < (double)hin;
     if (!t.any)
         return t;
@@ -168,7 +173,7 @@ sample_row(void *ctx, size_t n, size_t h)
         int64_t g = (((int64_t)n * Hout + (int64_t)h) * Wout + w) * 2;
         taps_t t = taps_at(ld(T->grid, xt->dtype, g), ld(T->grid, xt->dtype, g + 1), xt->dims[2], xt->dims[3]);
         for (int64_t c = 0; c < C; c++) {
-            double v = 0.0;
+            double v = t.nan ? NAN : 0.0;
             if (t.any)
                 v = pixel(T, (int64_t)n, c, t.y0, t.x0) * (1 - t.fx) * (1 - t.fy) +
                     pixel(T, (int64_t)n, c, t.y0, t.x0 + 1) * t.fx * (1 - t.fy) +
@@ -234,7 +239,7 @@ dgrid_row(void *ctx, size_t n, size_t h)
     for (int64_t w = 0; w < Wout; w++) {
         int64_t g = (((int64_t)n * Hout + (int64_t)h) * Wout + w) * 2;
         taps_t t = taps_at(ld(T->grid, xt->dtype, g), ld(T->grid, xt->dtype, g + 1), Hin, Win);
-        double gx = 0.0, gy = 0.0;
+        double gx = t.nan ? NAN : 0.0, gy = gx;
         if (t.any)
             for (int64_t c = 0; c < C; c++) {
                 double d = ld(T->dy, dyt->dtype, (int64_t)n * dyt->strides[0] + c * dyt->strides[1] +

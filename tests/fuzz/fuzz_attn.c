@@ -102,7 +102,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int pq = qp > 0 ? qp : qs, pv = vp > 0 ? vp : vs;
     double rows = (double)batch * beam * (qT > kT ? qT : kT);
     double work = rows * heads * ((double)qs * pq + (double)ks * pq + (double)vs * pv + (double)pv * o_len) +
-                  (double)batch * beam * heads * qT * kT * (pq + pv);
+                  (double)batch * beam * heads * qT * kT * ((double)pq + pv);
     if (!fz_cheap(3 * work))
         goto out;
     int *dev_q = fz_alloc(sizeof lens_q, 0), *dev_k = fz_alloc(sizeof lens_k, 0);

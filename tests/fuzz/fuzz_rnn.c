@@ -60,7 +60,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (batch > 64 || batch < 0)
         goto out; /* the harness holds at most 64 sequence lengths */
     int dirs = dir == CUDNN_BIDIRECTIONAL ? 2 : 1, out_size = (proj < hidden ? proj : hidden) * dirs;
-    float fill = 0;
+    double fill = 0; /* paddingFill points to one element of dataType: 8 bytes hold any */
     int x_vec = fz_u8(&in) < 0xf0 ? input : fz_dim(&in), y_vec = fz_u8(&in) < 0xf0 ? out_size : fz_dim(&in);
     if (FZ(cudnnSetRNNDataDescriptor(xd, dtype, layout, seq, batch, x_vec, lens, &fill)) != CUDNN_STATUS_SUCCESS ||
         FZ(cudnnSetRNNDataDescriptor(yd, dtype, layout, seq, batch, y_vec, lens, NULL)) != CUDNN_STATUS_SUCCESS)

@@ -81,7 +81,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         goto out;
 
     int kv_beam = mode & CUDNN_ATTN_QUERYMAP_ONE_TO_ONE ? beam : 1;
-    int o_len = op > 0 ? op : heads * (vp > 0 ? vp : vs);
+    int o_len = op > 0 ? op : fz_sat((long long)heads * (vp > 0 ? vp : vs));
     int lens_q[MAX_SEQS], lens_k[MAX_SEQS], lo[MAX_SEQS], hi[MAX_SEQS];
     for (int i = 0; i < MAX_SEQS; i++) {
         lens_q[i] = fz_u8(&in) < 0xf0 ? (qT > 0 ? 1 + i % qT : 1) : fz_dim(&in);

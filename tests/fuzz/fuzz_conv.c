@@ -60,7 +60,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wd[0] = fz_dim(&in);
     wd[1] = fz_u8(&in) < 0xf0 && groups > 0 && xd[1] % groups == 0 ? xd[1] / groups : fz_dim(&in);
     if (groups > 1 && fz_u8(&in) < 0xf0)
-        wd[0] = groups * (wd[0] % 4 + 1);
+        wd[0] = fz_sat((long long)groups * (wd[0] % 4 + 1));
     for (int i = 2; i < nb && i < 8; i++)
         wd[i] = fz_dim(&in) % 4 + (fz_u8(&in) < 0xf8 ? 1 : -1);
     cudnnTensorFormat_t wformat = fz_u8(&in) < 0xc0 ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;

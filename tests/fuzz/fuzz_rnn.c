@@ -56,16 +56,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cudnnRNNDataLayout_t layout = (cudnnRNNDataLayout_t)fz_enum(&in, 3);
     int lens[64];
     for (int i = 0; i < 64; i++)
-        lens[i] = fz_u8(&in) < 0xf0 ? (seq - i > 1 ? seq - i : 1) : fz_dim(&in); /* non-increasing (packed) */
+        lens[i] = fz_u8(&in) < 0xf0 ? fz_sat((long long)seq - i > 1 ? (long long)seq - i : 1) : fz_dim(&in); /* non-increasing (packed) */
     if (batch > 64 || batch < 0)
         goto out; /* the harness holds at most 64 sequence lengths */
-    int dirs = dir == CUDNN_BIDIRECTIONAL ? 2 : 1, out_size = (proj < hidden ? proj : hidden) * dirs;
+    int dirs = dir == CUDNN_BIDIRECTIONAL ? 2 : 1, out_size = fz_sat((long long)(proj < hidden ? proj : hidden) * dirs);
     double fill = 0; /* paddingFill points to one element of dataType: 8 bytes hold any */
     int x_vec = fz_u8(&in) < 0xf0 ? input : fz_dim(&in), y_vec = fz_u8(&in) < 0xf0 ? out_size : fz_dim(&in);
     if (FZ(cudnnSetRNNDataDescriptor(xd, dtype, layout, seq, batch, x_vec, lens, &fill)) != CUDNN_STATUS_SUCCESS ||
         FZ(cudnnSetRNNDataDescriptor(yd, dtype, layout, seq, batch, y_vec, lens, NULL)) != CUDNN_STATUS_SUCCESS)
         goto out;
-    int hdims[16] = {layers * dirs, batch, proj < hidden ? proj : hidden}, cdims[16] = {layers * dirs, batch, hidden};
+    int hdims[16] = {fz_sat((long long)layers * dirs), batch, proj < hidden ? proj : hidden};
+    int cdims[16] = {fz_sat((long long)layers * dirs), batch, hidden};
     if (fz_u8(&in) >= 0xf0)
         hdims[fz_u8(&in) % 3] = fz_dim(&in);
     if (FZ(fz_tensor_dims(&in, hd, dtype, 3, hdims)) != CUDNN_STATUS_SUCCESS ||

@@ -81,7 +81,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         goto out;
 
     int kv_beam = mode & CUDNN_ATTN_QUERYMAP_ONE_TO_ONE ? beam : 1;
-    int o_len = op > 0 ? op : heads * (vp > 0 ? vp : vs);
+    int o_len = op > 0 ? op : fz_sat((long long)heads * (vp > 0 ? vp : vs));
     int lens_q[MAX_SEQS], lens_k[MAX_SEQS], lo[MAX_SEQS], hi[MAX_SEQS];
     for (int i = 0; i < MAX_SEQS; i++) {
         lens_q[i] = fz_u8(&in) < 0xf0 ? (qT > 0 ? 1 + i % qT : 1) : fz_dim(&in);
@@ -102,7 +102,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int pq = qp > 0 ? qp : qs, pv = vp > 0 ? vp : vs;
     double rows = (double)batch * beam * (qT > kT ? qT : kT);
     double work = rows * heads * ((double)qs * pq + (double)ks * pq + (double)vs * pv + (double)pv * o_len) +
-                  (double)batch * beam * heads * qT * kT * (pq + pv);
+                  (double)batch * beam * heads * qT * kT * ((double)pq + pv);
     if (!fz_cheap(3 * work))
         goto out;
     int *dev_q = fz_alloc(sizeof lens_q, 0), *dev_k = fz_alloc(sizeof lens_k, 0);

@@ -50,12 +50,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const void *alpha = fz_scale(&in, dtype, s1), *beta = fz_scale(&in, dtype, s2);
     if (FZ(fz_tensor(&in, x, dtype, nb, xd)) != CUDNN_STATUS_SUCCESS)
         goto out;
+    /* KNOWN, fixed by the checked-arithmetic change (issue #18, "DOUBLE conv
+     * alpha=0 NULL+0 in gemm driver"): a DOUBLE convolution with alpha == 0
+     * computes NULL + 0 in gemm_driver.inc (UBSan).  The input is kept in
+     * pending/conv/; delete this skip when that change is merged. */
+    int known_gemm_null = dtype == CUDNN_DATA_DOUBLE && ((const double *)alpha)[0] == 0;
 
     int groups = fz_u8(&in) < 0xe0 ? 1 : fz_dim(&in);
     wd[0] = fz_dim(&in);
     wd[1] = fz_u8(&in) < 0xf0 && groups > 0 && xd[1] % groups == 0 ? xd[1] / groups : fz_dim(&in);
     if (groups > 1 && fz_u8(&in) < 0xf0)
-        wd[0] = groups * (wd[0] % 4 + 1);
+        wd[0] = fz_sat((long long)groups * (wd[0] % 4 + 1));
     for (int i = 2; i < nb && i < 8; i++)
         wd[i] = fz_dim(&in) % 4 + (fz_u8(&in) < 0xf8 ? 1 : -1);
     cudnnTensorFormat_t wformat = fz_u8(&in) < 0xc0 ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
@@ -86,6 +91,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         goto out;
     }
 
+    if (known_gemm_null)
+        goto out;
     /* Multiply-adds of the direct method; the fast algorithms cost less. */
     int cg = wd[1];
     double work = product(yd, nb) * cg * product(wd + 2, nb - 2);

@@ -47,6 +47,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                     (cudnnMathType_t)fz_enum(&in, 4), input, hidden, proj, layers, NULL, aux)) !=
         CUDNN_STATUS_SUCCESS)
         goto out;
+    /* KNOWN, fixed by the checked-arithmetic change (issue #18, "RNN
+     * weight-space/temp-space sizes wrap for hiddenSize 2^30 or INT_MAX"):
+     * the weight and temp space sizes are computed in int64 without checks
+     * (UBSan).  The input is kept in pending/rnn/; delete this skip when
+     * that change is merged. */
+    double big = (double)layers * 2 * 8 * ((double)hidden + proj) * ((double)input + hidden + proj + 2);
+    if (big > 1e17 || layers > 65536)
+        goto out; /* layers x directions also overflows int */
     size_t wbytes = 0;
     if (FZ(cudnnGetRNNWeightSpaceSize(handle, rnn, &wbytes)) != CUDNN_STATUS_SUCCESS)
         goto out;
@@ -56,22 +64,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cudnnRNNDataLayout_t layout = (cudnnRNNDataLayout_t)fz_enum(&in, 3);
     int lens[64];
     for (int i = 0; i < 64; i++)
-        lens[i] = fz_u8(&in) < 0xf0 ? (seq - i > 1 ? seq - i : 1) : fz_dim(&in); /* non-increasing (packed) */
+        lens[i] = fz_u8(&in) < 0xf0 ? fz_sat((long long)seq - i > 1 ? (long long)seq - i : 1) : fz_dim(&in); /* non-increasing (packed) */
     if (batch > 64 || batch < 0)
         goto out; /* the harness holds at most 64 sequence lengths */
-    int dirs = dir == CUDNN_BIDIRECTIONAL ? 2 : 1, out_size = (proj < hidden ? proj : hidden) * dirs;
-    float fill = 0;
+    int dirs = dir == CUDNN_BIDIRECTIONAL ? 2 : 1, out_size = fz_sat((long long)(proj < hidden ? proj : hidden) * dirs);
+    double fill = 0; /* paddingFill points to one element of dataType: 8 bytes hold any */
     int x_vec = fz_u8(&in) < 0xf0 ? input : fz_dim(&in), y_vec = fz_u8(&in) < 0xf0 ? out_size : fz_dim(&in);
     if (FZ(cudnnSetRNNDataDescriptor(xd, dtype, layout, seq, batch, x_vec, lens, &fill)) != CUDNN_STATUS_SUCCESS ||
         FZ(cudnnSetRNNDataDescriptor(yd, dtype, layout, seq, batch, y_vec, lens, NULL)) != CUDNN_STATUS_SUCCESS)
         goto out;
-    int hdims[16] = {layers * dirs, batch, proj < hidden ? proj : hidden}, cdims[16] = {layers * dirs, batch, hidden};
+    int hdims[16] = {fz_sat((long long)layers * dirs), batch, proj < hidden ? proj : hidden};
+    int cdims[16] = {fz_sat((long long)layers * dirs), batch, hidden};
     if (fz_u8(&in) >= 0xf0)
         hdims[fz_u8(&in) % 3] = fz_dim(&in);
     if (FZ(fz_tensor_dims(&in, hd, dtype, 3, hdims)) != CUDNN_STATUS_SUCCESS ||
         FZ(fz_tensor_dims(&in, cd, dtype, 3, cdims)) != CUDNN_STATUS_SUCCESS)
         goto out;
     size_t ws = 0, rs = 0;
+    if ((double)seq * batch * layers * 2 * 8 * ((double)hidden + proj + input) > 1e17)
+        goto out; /* KNOWN (same finding): temp space sizes */
     cudnnForwardMode_t fmode = training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE;
     if (FZ(cudnnGetRNNTempSpaceSizes(handle, rnn, fmode, xd, &ws, &rs)) != CUDNN_STATUS_SUCCESS)
         goto out;

@@ -37,6 +37,12 @@ fz_range(struct fz *in, int lo, int hi)
 }
 
 int
+fz_sat(long long v)
+{
+    return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
+}
+
+int
 fz_enum(struct fz *in, int count)
 {
     uint8_t b = fz_u8(in);

@@ -34,6 +34,9 @@ uint8_t fz_u8(struct fz *in);
 uint32_t fz_u32(struct fz *in);
 /* lo..hi inclusive (hi - lo < 256). */
 int fz_range(struct fz *in, int lo, int hi);
+/* v clamped to the int range: the harnesses derive sizes from fuzzed ints
+ * (products, sums) without overflowing themselves. */
+int fz_sat(long long v);
 /* An enumerator of an enum with count values: mostly a valid one,
  * sometimes one of count-8..count+7 (negative and past-the-end values). */
 int fz_enum(struct fz *in, int count);

@@ -383,6 +383,23 @@ overlaps(const fdnn_tensor_t *a, const void *ap, const fdnn_tensor_t *b, const v
     return alo < blo + (uintptr_t)sb && blo < alo + (uintptr_t)sa;
 }
 
+/* dst = beta * dst over the channels an unfold pads (0 when beta is 0,
+ * without reading dst). */
+static void
+fill_channels(cudnnHandle_t handle, const fdnn_transform_t *p, const fdnn_tensor_t *view, void *data)
+{
+    fdnn_eltwise_t q = {.f64 = p->f64, .c = *view, .c_data = data};
+    if (p->beta == 0.0) {
+        q.op = FDNN_ELT_SET;
+    } else {
+        q.op = FDNN_ELT_COPY;
+        q.alpha1 = p->beta;
+        q.a = *view;
+        q.a_data = data;
+    }
+    fdnn_tensor_eltwise(handle, &q);
+}
+
 /* cudnnTransformTensorEx and cudnnTransformFilter: checks, then the
  * transform engine. */
 static cudnnStatus_t
@@ -433,16 +450,6 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
         RETURN_IF_ERROR(plain_view(src, &p.src));
         RETURN_IF_ERROR(plain_view(dst, &p.dst));
     }
-    /* Channel padding around a fold is measured only for pads >= 0 (the
-     * pads go around the phase blocks of C source channels); cropping
-     * channels while folding, and padding them while unfolding (its
-     * inverse), have no established meaning. */
-    if (folds && !p.unfold && (t->pad_before[1] < 0 || t->pad_after[1] < 0))
-        return FDNN_NOT_SUPPORTED("cropping C (pads %d / %d) while folding is not implemented", t->pad_before[1],
-                                  t->pad_after[1]);
-    if (folds && p.unfold && (t->pad_before[1] > 0 || t->pad_after[1] > 0))
-        return FDNN_NOT_SUPPORTED("padding C (pads %d / %d) while unfolding is not implemented", t->pad_before[1],
-                                  t->pad_after[1]);
     /* A fold pads (or crops) first, then cuts the blocks: a negative pad
      * after crops the source, so the last partial block gets zeros, not
      * the cropped elements. */
@@ -452,6 +459,34 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
                 p.src.dims[i] += i == 1 ? t->pad_after[1] / vect : t->pad_after[i];
     RETURN_IF_NULL(srcData);
     RETURN_IF_NULL(dstData);
+    /* Channels around a fold (in vectors for NCHW_VECT_C).  Positive pads
+     * go around the phase blocks (measured, docs/tensor-ops.md); negative
+     * ones crop the source channels first, so the phase blocks hold the
+     * C + crops channels that remain: F[max(pb, 0) + phase * C' + c] =
+     * U[max(-pb, 0) + c], C' = C + min(pb, 0) + min(pa, 0).  An unfold is
+     * the inverse: its negative C pads skip channels of the folded source,
+     * its positive ones are zero channels around the unfolded ones. */
+    fdnn_tensor_t lead_pad = p.dst, trail_pad = p.dst;
+    void *lead_data = NULL, *trail_data = NULL;
+    if (folds) {
+        const int64_t pb = t->pad_before[1] / vect, pa = t->pad_after[1] / vect;
+        if (!p.unfold && pb < 0) {
+            p.src.dims[1] += pb;
+            srcData = (const char *)srcData + -pb * p.src.strides[1] * (int64_t)fdnn_dtype_size(p.src.dtype);
+            p.pad_before[1] = 0;
+        }
+        if (p.unfold && (pb > 0 || pa > 0)) {
+            const int64_t lead = pb > 0 ? pb : 0, trail = pa > 0 ? pa : 0;
+            const int64_t es = (int64_t)fdnn_dtype_size(p.dst.dtype), c_all = p.dst.dims[1];
+            lead_pad.dims[1] = lead;
+            lead_data = dstData;
+            trail_pad.dims[1] = trail;
+            trail_data = (char *)dstData + (c_all - trail) * p.dst.strides[1] * es;
+            p.dst.dims[1] = c_all - lead - trail;
+            dstData = (char *)dstData + lead * p.dst.strides[1] * es;
+            p.pad_before[1] = pb < 0 ? (int32_t)pb : 0;
+        }
+    }
     RETURN_IF_ERROR(scaling(alpha, beta, p.src.dtype, p.dst.dtype, &p.f64, &p.alpha, &p.beta));
     /* In place only as the identity (same layout, nothing padded or
      * folded): every element is then read before it is written. */
@@ -467,6 +502,10 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
     p.src_data = srcData;
     p.dst_data = dstData;
     fdnn_tensor_transform(handle, &p);
+    if (lead_data != NULL && lead_pad.dims[1] > 0)
+        fill_channels(handle, &p, &lead_pad, lead_data);
+    if (trail_data != NULL && trail_pad.dims[1] > 0)
+        fill_channels(handle, &p, &trail_pad, trail_data);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -383,6 +383,99 @@ overlaps(const fdnn_tensor_t *a, const void *ap, const fdnn_tensor_t *b, const v
     return alo < blo + (uintptr_t)sb && blo < alo + (uintptr_t)sa;
 }
 
+/* A packed NCHW operand of `like`'s dims in `dtype` (a staging buffer). */
+static void
+plain_packed(const operand_t *like, cudnnDataType_t dtype, operand_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->t.dtype = dtype;
+    out->t.ndim = like->t.ndim;
+    for (int i = 0; i < CUDNN_DIM_MAX; i++)
+        out->t.dims[i] = 1;
+    int64_t s = 1;
+    for (int i = like->t.ndim - 1; i >= 0; i--) {
+        out->t.dims[i] = like->t.dims[i];
+        out->t.strides[i] = s;
+        s *= like->t.dims[i]; /* at most the descriptor's 2^31-1 elements */
+    }
+    out->vect = 1;
+    out->what = like->what;
+}
+
+/* dst = alpha * src + beta * dst between views of equal dims and any
+ * types (the transform engine with nothing padded or folded). */
+static void
+convert_copy(cudnnHandle_t handle, const fdnn_tensor_t *s, const void *sdata, const fdnn_tensor_t *d, void *ddata,
+             bool f64, double alpha, double beta)
+{
+    fdnn_transform_t p = {.f64 = f64, .alpha = alpha, .beta = beta, .src = *s, .src_data = sdata, .dst = *d,
+                          .dst_data = ddata};
+    for (int i = 0; i < CUDNN_DIM_MAX; i++)
+        p.fold[i] = 1;
+    fdnn_tensor_transform(handle, &p);
+}
+
+static cudnnStatus_t transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const void *alpha,
+                                  const operand_t *src, const void *srcData, const void *beta, const operand_t *dst,
+                                  void *dstData);
+
+/* NCHW_VECT_C with channel pads, crops or counts that are not whole
+ * vectors (a vector would straddle the padding or the phases): the
+ * vectorised side goes through a packed plain copy (lane type for a
+ * source; the source's type for a destination, so alpha and beta apply
+ * before the rounding to lanes, once), and the plain transform pads and
+ * folds.  Every element is read into the staging buffer before any is
+ * written, so overlapping operands are safe here. */
+static cudnnStatus_t
+transform_staged(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const void *alpha, const operand_t *src,
+                 const void *srcData, const void *beta, const operand_t *dst, void *dstData)
+{
+    RETURN_IF_NULL(srcData);
+    RETURN_IF_NULL(dstData);
+    bool f64;
+    double a, b;
+    RETURN_IF_ERROR(scaling(alpha, beta, lane_type(src->t.dtype), lane_type(dst->t.dtype), &f64, &a, &b));
+    operand_t s = *src, d = *dst;
+    fdnn_tensor_t from, to;
+    void *sbuf = NULL, *dbuf = NULL;
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    if (src->vect > 1) {
+        plain_packed(src, lane_type(src->t.dtype), &s);
+        sbuf = malloc((size_t)fdnn_tensor_elements(&s.t) * fdnn_dtype_size(s.t.dtype));
+        if (sbuf == NULL)
+            return FDNN_ALLOC_FAILED("cannot allocate the staging copy of %s", src->what);
+        RETURN_IF_ERROR(lane_view(src, src->vect, &from));
+        RETURN_IF_ERROR(lane_view(&s, src->vect, &to));
+        convert_copy(handle, &from, srcData, &to, sbuf, false, 1.0, 0.0);
+    }
+    if (dst->vect > 1) {
+        plain_packed(dst, s.t.dtype, &d);
+        dbuf = malloc((size_t)fdnn_tensor_elements(&d.t) * fdnn_dtype_size(d.t.dtype));
+        if (dbuf == NULL) {
+            st = FDNN_ALLOC_FAILED("cannot allocate the staging copy of %s", dst->what);
+            goto out_free;
+        }
+        /* The staged transform itself: identity scaling in d's type. */
+        const double one_d = 1.0, zero_d = 0.0;
+        const float one_f = 1.0f, zero_f = 0.0f;
+        const bool dd = d.t.dtype == CUDNN_DATA_DOUBLE;
+        st = transform_ex(handle, t, dd ? (const void *)&one_d : (const void *)&one_f, &s, sbuf ? sbuf : srcData,
+                          dd ? (const void *)&zero_d : (const void *)&zero_f, &d, dbuf);
+        if (st == CUDNN_STATUS_SUCCESS)
+            st = lane_view(&d, dst->vect, &from);
+        if (st == CUDNN_STATUS_SUCCESS)
+            st = lane_view(dst, dst->vect, &to);
+        if (st == CUDNN_STATUS_SUCCESS)
+            convert_copy(handle, &from, dbuf, &to, dstData, f64, a, b);
+    } else {
+        st = transform_ex(handle, t, alpha, &s, sbuf, beta, &d, dstData);
+    }
+out_free:
+    free(sbuf);
+    free(dbuf);
+    return st;
+}
+
 /* dst = beta * dst over the channels an unfold pads (0 when beta is 0,
  * without reading dst). */
 static void
@@ -431,17 +524,12 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
         vect = src->vect > 1 ? src->vect : dst->vect;
         if (src->vect > 1 && dst->vect > 1 && src->vect != dst->vect)
             return FDNN_NOT_SUPPORTED("%s and %s are NCHW_VECT_C of different vector widths", src->what, dst->what);
-        if (t->pad_before[1] % vect != 0 || t->pad_after[1] % vect != 0)
-            return FDNN_NOT_SUPPORTED("padding C of NCHW_VECT_C data by %d / %d, not whole vectors of %d, is not "
-                                      "implemented",
-                                      t->pad_before[1], t->pad_after[1], vect);
-        /* An unfold can leave C_U = ceil(C_F / prod(folds)) + pads that is
-         * not a whole number of vectors: its vectors would straddle the
-         * phases. */
-        if (src->t.dims[1] % vect != 0 || dst->t.dims[1] % vect != 0)
-            return FDNN_NOT_SUPPORTED("%s has C = %lld and %s C = %lld: with NCHW_VECT_C both must be multiples of %d "
-                                      "(other channel counts are not implemented)",
-                                      src->what, (long long)src->t.dims[1], dst->what, (long long)dst->t.dims[1], vect);
+        /* C pads that are not whole vectors, or an unfold to C_U =
+         * ceil(C_F / prod(folds)) + pads that is not (its vectors would
+         * straddle the phases): staged through plain copies. */
+        if (t->pad_before[1] % vect != 0 || t->pad_after[1] % vect != 0 || src->t.dims[1] % vect != 0 ||
+            dst->t.dims[1] % vect != 0)
+            return transform_staged(handle, t, alpha, src, srcData, beta, dst, dstData);
         RETURN_IF_ERROR(lane_view(src, vect, &p.src));
         RETURN_IF_ERROR(lane_view(dst, vect, &p.dst));
         p.pad_before[1] /= vect; /* the lane dim (last) is not padded */

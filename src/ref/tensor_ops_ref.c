@@ -178,7 +178,12 @@ fdnn_ref_fold_transform(double alpha, const fdnn_tensor_t *s, const double *S, d
                         bool unfold)
 {
     const int nd = d->ndim;
-    const int64_t cu = unfold ? d->dims[1] : s->dims[1];
+    /* Channels: negative C pads crop U's channels before a fold (skip
+     * first ones, drop last ones), positive ones lie around the phase
+     * blocks of F; cu counts the channels of U that take part. */
+    const int64_t lead = pad_before[1] > 0 ? pad_before[1] : 0, skip = pad_before[1] < 0 ? -pad_before[1] : 0;
+    const int64_t cu = unfold ? d->dims[1] - lead - (pad_after[1] > 0 ? pad_after[1] : 0)
+                              : s->dims[1] - skip + (pad_after[1] < 0 ? pad_after[1] : 0);
     int64_t nphase = 1;
     for (int i = 2; i < nd; i++)
         nphase *= fold[i];
@@ -188,11 +193,11 @@ fdnn_ref_fold_transform(double alpha, const fdnn_tensor_t *s, const double *S, d
         unravel(pos, nd, d->dims, idx);
         bool inside = true;
         if (!unfold) {
-            int64_t rel = idx[1] - pad_before[1];
+            int64_t rel = idx[1] - lead;
             int64_t off = fdiv(rel, cu);
             inside = off >= 0 && off < nphase;
             si[0] = idx[0] - pad_before[0];
-            si[1] = rel - off * cu;
+            si[1] = skip + rel - off * cu;
             for (int i = nd - 1; i >= 2; i--) {
                 int64_t ph = off % fold[i];
                 off /= fold[i];
@@ -206,7 +211,9 @@ fdnn_ref_fold_transform(double alpha, const fdnn_tensor_t *s, const double *S, d
                 off = off * fold[i] + (hp - si[i] * fold[i]);
             }
             si[0] = idx[0] - pad_before[0];
-            si[1] = -pad_before[1] + off * cu + idx[1];
+            const int64_t c = idx[1] - lead;
+            inside = c >= 0 && c < cu;
+            si[1] = skip + off * cu + c;
         }
         int64_t so = 0;
         for (int i = 0; i < nd; i++) {

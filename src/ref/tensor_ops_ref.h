@@ -47,7 +47,11 @@ void fdnn_ref_transform(double alpha, const fdnn_tensor_t *s, const double *S, d
  * (n + p0, p1 + off * C_U + c, (h + p) div f) with off the row-major index
  * of the phases (h + p) mod f.  Out of range: 0; for a fold also the
  * elements of U a negative pad_after crops (h >= dim + pad_after).  fold
- * has one entry per dim (1 for dims 0 and 1). */
+ * has one entry per dim (1 for dims 0 and 1).  Channels: U's channels are
+ * cropped first by negative C pads (a fold skips max(-p1, 0) and drops the
+ * last -pad_after[1]), positive C pads lie around the phase blocks, so C_U
+ * counts the channels that take part and p1 above is max(p1, 0) with the
+ * skipped channels added to U's index. */
 void fdnn_ref_fold_transform(double alpha, const fdnn_tensor_t *s, const double *S, double beta,
                              const fdnn_tensor_t *d, double *D, const int *pad_before, const int *pad_after,
                              const unsigned *fold, bool unfold);

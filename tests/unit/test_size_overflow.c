@@ -345,6 +345,33 @@ test_fold_strides(void)
     cudnnDestroyConvolutionDescriptor(fc);
 }
 
+/* ---- attention sequence data: dims whose product overflows ------------------- */
+
+static void
+test_seqdata_size(void)
+{
+    cudnnSeqDataDescriptor_t d;
+    CHECK_OK(cudnnCreateSeqDataDescriptor(&d));
+    int dims[4];
+    dims[CUDNN_SEQDATA_TIME_DIM] = INT_MAX;
+    dims[CUDNN_SEQDATA_BATCH_DIM] = 4;
+    dims[CUDNN_SEQDATA_BEAM_DIM] = 1;
+    dims[CUDNN_SEQDATA_VECT_DIM] = INT_MAX;
+    cudnnSeqDataAxis_t axes[4] = {CUDNN_SEQDATA_TIME_DIM, CUDNN_SEQDATA_BATCH_DIM, CUDNN_SEQDATA_BEAM_DIM,
+                                  CUDNN_SEQDATA_VECT_DIM};
+    int lens[4] = {1, 1, 1, 1};
+    /* 4 x (2^31-1)^2 floats: past PTRDIFF_MAX bytes. */
+    CHECK_STATUS(cudnnSetSeqDataDescriptor(d, CUDNN_DATA_FLOAT, 4, dims, axes, 4, lens, NULL),
+                 CUDNN_STATUS_BAD_PARAM);
+    /* 2^60 floats (2^62 bytes) is addressable: cuDNN 9 accepts it too. */
+    dims[CUDNN_SEQDATA_TIME_DIM] = 1 << 20;
+    dims[CUDNN_SEQDATA_VECT_DIM] = 1 << 30;
+    dims[CUDNN_SEQDATA_BATCH_DIM] = 1;
+    lens[0] = 1 << 20;
+    CHECK_OK(cudnnSetSeqDataDescriptor(d, CUDNN_DATA_FLOAT, 4, dims, axes, 1, lens, NULL));
+    cudnnDestroySeqDataDescriptor(d);
+}
+
 /* ---- finding 5: DOUBLE GEMM, alpha == 0 ------------------------------------------ */
 
 static void
@@ -430,6 +457,7 @@ main(void)
     test_rnn_ydesc_null();
     test_transform_folds();
     test_fold_strides();
+    test_seqdata_size();
     test_dgemm_alpha_zero();
     test_conv_alpha_zero();
     cudnnDestroy(handle);

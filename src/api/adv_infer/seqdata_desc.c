@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api_impl.h"
+#include "core/ckd.h"
 #include "core/fail.h"
 #include "core/seqdata_desc.h"
 #include "core/tensor.h"
@@ -104,6 +105,15 @@ fdnn_api_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDa
     for (int i = 0; i < CUDNN_SEQDATA_DIM_COUNT; i++)
         if (dimA[i] <= 0)
             return FDNN_BAD_PARAM("dimA[%s] is %d, must be positive", AXIS_NAMES[i], dimA[i]);
+    /* The buffer must be addressable: every stride and offset derived from
+     * the dims (fdnn_seqdata_stride, the attention layouts) is then exact. */
+    int64_t elements;
+    size_t bytes;
+    if (!fdnn_ckd_prod_int(dimA, CUDNN_SEQDATA_DIM_COUNT, &elements) ||
+        !fdnn_ckd_bytes(elements, fdnn_dtype_size(dataType), &bytes))
+        return FDNN_BAD_PARAM("dimA %d x %d x %d x %d: the sequence data's size overflows", dimA[0], dimA[1],
+                              dimA[2], dimA[3]);
+    /* Both below 2^31: the product fits. */
     size_t sequences = (size_t)dimA[CUDNN_SEQDATA_BATCH_DIM] * (size_t)dimA[CUDNN_SEQDATA_BEAM_DIM];
     if (seqLengthArraySize != sequences)
         return FDNN_BAD_PARAM("seqLengthArraySize is %zu, expected batch x beam = %zu", seqLengthArraySize,

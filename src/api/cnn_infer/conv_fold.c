@@ -129,7 +129,7 @@ fdnn_api_cudnnGetFoldedConvBackwardDataDescriptors(
      * reverse the order of the phases in the channel blocks, which no fold
      * transform expresses; NVIDIA's cuDNN 9 returns the cross-correlation
      * descriptors with the mode CONVOLUTION there, whose result is not the
-     * backward data (docs/conv.md), so FreeDNN declines. */
+     * backward data (docs/tensor-ops.md), so FreeDNN declines. */
     if (convDesc->mode == CUDNN_CONVOLUTION)
         for (int d = 0; d < 2; d++)
             if (convDesc->stride[d] != 1 && w.dims[2 + d] != 1)

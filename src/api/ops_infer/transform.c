@@ -394,6 +394,116 @@ overlaps(const fdnn_tensor_t *a, const void *ap, const fdnn_tensor_t *b, const v
     return alo < blo + (uintptr_t)sb && blo < alo + (uintptr_t)sa;
 }
 
+/* A packed NCHW operand of `like`'s dims in `dtype` (a staging buffer). */
+static void
+plain_packed(const operand_t *like, cudnnDataType_t dtype, operand_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->t.dtype = dtype;
+    out->t.ndim = like->t.ndim;
+    for (int i = 0; i < CUDNN_DIM_MAX; i++)
+        out->t.dims[i] = 1;
+    int64_t s = 1;
+    for (int i = like->t.ndim - 1; i >= 0; i--) {
+        out->t.dims[i] = like->t.dims[i];
+        out->t.strides[i] = s;
+        s *= like->t.dims[i]; /* at most the descriptor's 2^31-1 elements */
+    }
+    out->vect = 1;
+    out->what = like->what;
+}
+
+/* dst = alpha * src + beta * dst between views of equal dims and any
+ * types (the transform engine with nothing padded or folded). */
+static void
+convert_copy(cudnnHandle_t handle, const fdnn_tensor_t *s, const void *sdata, const fdnn_tensor_t *d, void *ddata,
+             bool f64, double alpha, double beta)
+{
+    fdnn_transform_t p = {.f64 = f64, .alpha = alpha, .beta = beta, .src = *s, .src_data = sdata, .dst = *d,
+                          .dst_data = ddata};
+    for (int i = 0; i < CUDNN_DIM_MAX; i++)
+        p.fold[i] = 1;
+    fdnn_tensor_transform(handle, &p);
+}
+
+static cudnnStatus_t transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const void *alpha,
+                                  const operand_t *src, const void *srcData, const void *beta, const operand_t *dst,
+                                  void *dstData);
+
+/* NCHW_VECT_C with channel pads, crops or counts that are not whole
+ * vectors (a vector would straddle the padding or the phases): the
+ * vectorised side goes through a packed plain copy (lane type for a
+ * source; the source's type for a destination, so alpha and beta apply
+ * before the rounding to lanes, once), and the plain transform pads and
+ * folds.  Every element is read into the staging buffer before any is
+ * written, so overlapping operands are safe here. */
+static cudnnStatus_t
+transform_staged(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const void *alpha, const operand_t *src,
+                 const void *srcData, const void *beta, const operand_t *dst, void *dstData)
+{
+    RETURN_IF_NULL(srcData);
+    RETURN_IF_NULL(dstData);
+    bool f64;
+    double a, b;
+    RETURN_IF_ERROR(scaling(alpha, beta, lane_type(src->t.dtype), lane_type(dst->t.dtype), &f64, &a, &b));
+    operand_t s = *src, d = *dst;
+    fdnn_tensor_t from, to;
+    void *sbuf = NULL, *dbuf = NULL;
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    if (src->vect > 1) {
+        plain_packed(src, lane_type(src->t.dtype), &s);
+        sbuf = malloc((size_t)fdnn_tensor_elements(&s.t) * fdnn_dtype_size(s.t.dtype));
+        if (sbuf == NULL)
+            return FDNN_ALLOC_FAILED("cannot allocate the staging copy of %s", src->what);
+        RETURN_IF_ERROR(lane_view(src, src->vect, &from));
+        RETURN_IF_ERROR(lane_view(&s, src->vect, &to));
+        convert_copy(handle, &from, srcData, &to, sbuf, false, 1.0, 0.0);
+    }
+    if (dst->vect > 1) {
+        plain_packed(dst, s.t.dtype, &d);
+        dbuf = malloc((size_t)fdnn_tensor_elements(&d.t) * fdnn_dtype_size(d.t.dtype));
+        if (dbuf == NULL) {
+            st = FDNN_ALLOC_FAILED("cannot allocate the staging copy of %s", dst->what);
+            goto out_free;
+        }
+        /* The staged transform itself: identity scaling in d's type. */
+        const double one_d = 1.0, zero_d = 0.0;
+        const float one_f = 1.0f, zero_f = 0.0f;
+        const bool dd = d.t.dtype == CUDNN_DATA_DOUBLE;
+        st = transform_ex(handle, t, dd ? (const void *)&one_d : (const void *)&one_f, &s, sbuf ? sbuf : srcData,
+                          dd ? (const void *)&zero_d : (const void *)&zero_f, &d, dbuf);
+        if (st == CUDNN_STATUS_SUCCESS)
+            st = lane_view(&d, dst->vect, &from);
+        if (st == CUDNN_STATUS_SUCCESS)
+            st = lane_view(dst, dst->vect, &to);
+        if (st == CUDNN_STATUS_SUCCESS)
+            convert_copy(handle, &from, dbuf, &to, dstData, f64, a, b);
+    } else {
+        st = transform_ex(handle, t, alpha, &s, sbuf, beta, &d, dstData);
+    }
+out_free:
+    free(sbuf);
+    free(dbuf);
+    return st;
+}
+
+/* dst = beta * dst over the channels an unfold pads (0 when beta is 0,
+ * without reading dst). */
+static void
+fill_channels(cudnnHandle_t handle, const fdnn_transform_t *p, const fdnn_tensor_t *view, void *data)
+{
+    fdnn_eltwise_t q = {.f64 = p->f64, .c = *view, .c_data = data};
+    if (p->beta == 0.0) {
+        q.op = FDNN_ELT_SET;
+    } else {
+        q.op = FDNN_ELT_COPY;
+        q.alpha1 = p->beta;
+        q.a = *view;
+        q.a_data = data;
+    }
+    fdnn_tensor_eltwise(handle, &q);
+}
+
 /* cudnnTransformTensorEx and cudnnTransformFilter: checks, then the
  * transform engine. */
 static cudnnStatus_t
@@ -425,17 +535,12 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
         vect = src->vect > 1 ? src->vect : dst->vect;
         if (src->vect > 1 && dst->vect > 1 && src->vect != dst->vect)
             return FDNN_NOT_SUPPORTED("%s and %s are NCHW_VECT_C of different vector widths", src->what, dst->what);
-        if (t->pad_before[1] % vect != 0 || t->pad_after[1] % vect != 0)
-            return FDNN_NOT_SUPPORTED("padding C of NCHW_VECT_C data by %d / %d, not whole vectors of %d, is not "
-                                      "implemented",
-                                      t->pad_before[1], t->pad_after[1], vect);
-        /* An unfold can leave C_U = ceil(C_F / prod(folds)) + pads that is
-         * not a whole number of vectors: its vectors would straddle the
-         * phases. */
-        if (src->t.dims[1] % vect != 0 || dst->t.dims[1] % vect != 0)
-            return FDNN_NOT_SUPPORTED("%s has C = %lld and %s C = %lld: with NCHW_VECT_C both must be multiples of %d "
-                                      "(other channel counts are not implemented)",
-                                      src->what, (long long)src->t.dims[1], dst->what, (long long)dst->t.dims[1], vect);
+        /* C pads that are not whole vectors, or an unfold to C_U =
+         * ceil(C_F / prod(folds)) + pads that is not (its vectors would
+         * straddle the phases): staged through plain copies. */
+        if (t->pad_before[1] % vect != 0 || t->pad_after[1] % vect != 0 || src->t.dims[1] % vect != 0 ||
+            dst->t.dims[1] % vect != 0)
+            return transform_staged(handle, t, alpha, src, srcData, beta, dst, dstData);
         RETURN_IF_ERROR(lane_view(src, vect, &p.src));
         RETURN_IF_ERROR(lane_view(dst, vect, &p.dst));
         p.pad_before[1] /= vect; /* the lane dim (last) is not padded */
@@ -444,16 +549,6 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
         RETURN_IF_ERROR(plain_view(src, &p.src));
         RETURN_IF_ERROR(plain_view(dst, &p.dst));
     }
-    /* Channel padding around a fold is measured only for pads >= 0 (the
-     * pads go around the phase blocks of C source channels); cropping
-     * channels while folding, and padding them while unfolding (its
-     * inverse), have no established meaning. */
-    if (folds && !p.unfold && (t->pad_before[1] < 0 || t->pad_after[1] < 0))
-        return FDNN_NOT_SUPPORTED("cropping C (pads %d / %d) while folding is not implemented", t->pad_before[1],
-                                  t->pad_after[1]);
-    if (folds && p.unfold && (t->pad_before[1] > 0 || t->pad_after[1] > 0))
-        return FDNN_NOT_SUPPORTED("padding C (pads %d / %d) while unfolding is not implemented", t->pad_before[1],
-                                  t->pad_after[1]);
     /* A fold pads (or crops) first, then cuts the blocks: a negative pad
      * after crops the source, so the last partial block gets zeros, not
      * the cropped elements. */
@@ -463,6 +558,34 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
                 p.src.dims[i] += i == 1 ? t->pad_after[1] / vect : t->pad_after[i];
     RETURN_IF_NULL(srcData);
     RETURN_IF_NULL(dstData);
+    /* Channels around a fold (in vectors for NCHW_VECT_C).  Positive pads
+     * go around the phase blocks (measured, docs/tensor-ops.md); negative
+     * ones crop the source channels first, so the phase blocks hold the
+     * C + crops channels that remain: F[max(pb, 0) + phase * C' + c] =
+     * U[max(-pb, 0) + c], C' = C + min(pb, 0) + min(pa, 0).  An unfold is
+     * the inverse: its negative C pads skip channels of the folded source,
+     * its positive ones are zero channels around the unfolded ones. */
+    fdnn_tensor_t lead_pad = p.dst, trail_pad = p.dst;
+    void *lead_data = NULL, *trail_data = NULL;
+    if (folds) {
+        const int64_t pb = t->pad_before[1] / vect, pa = t->pad_after[1] / vect;
+        if (!p.unfold && pb < 0) {
+            p.src.dims[1] += pb;
+            srcData = (const char *)srcData + -pb * p.src.strides[1] * (int64_t)fdnn_dtype_size(p.src.dtype);
+            p.pad_before[1] = 0;
+        }
+        if (p.unfold && (pb > 0 || pa > 0)) {
+            const int64_t lead = pb > 0 ? pb : 0, trail = pa > 0 ? pa : 0;
+            const int64_t es = (int64_t)fdnn_dtype_size(p.dst.dtype), c_all = p.dst.dims[1];
+            lead_pad.dims[1] = lead;
+            lead_data = dstData;
+            trail_pad.dims[1] = trail;
+            trail_data = (char *)dstData + (c_all - trail) * p.dst.strides[1] * es;
+            p.dst.dims[1] = c_all - lead - trail;
+            dstData = (char *)dstData + lead * p.dst.strides[1] * es;
+            p.pad_before[1] = pb < 0 ? (int32_t)pb : 0;
+        }
+    }
     RETURN_IF_ERROR(scaling(alpha, beta, p.src.dtype, p.dst.dtype, &p.f64, &p.alpha, &p.beta));
     /* In place only as the identity (same layout, nothing padded or
      * folded): every element is then read before it is written. */
@@ -478,6 +601,10 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
     p.src_data = srcData;
     p.dst_data = dstData;
     fdnn_tensor_transform(handle, &p);
+    if (lead_data != NULL && lead_pad.dims[1] > 0)
+        fill_channels(handle, &p, &lead_pad, lead_data);
+    if (trail_data != NULL && trail_pad.dims[1] > 0)
+        fill_channels(handle, &p, &trail_pad, trail_data);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -60,11 +60,10 @@ cudaStream_t fdnn_handle_stream_or_null(cudnnHandle_t handle);
  * then yielding their core to any thread that wants it), because inside one
  * call the next step comes within microseconds and between calls that
  * follow each other closely a wake-up from sleep (5-30 us) would cost more
- * than a small call's work; then they sleep on a futex by themselves.  With
- * FREEDNN_WORKER_WAIT=sleep the generated entry point of every public
- * function that may compute calls this once, after the work, and it puts
- * them to sleep at once.  Safe on any handle value (does nothing unless it
- * is a live handle with a pool). */
+ * than a small call's work; then they sleep on a futex by themselves.  The
+ * generated entry point of every public function that may compute calls
+ * this once, after the work; with FREEDNN_WORKER_WAIT=sleep it puts them to
+ * sleep at once, otherwise it does nothing.  Safe on any handle value. */
 void fdnn_handle_park_workers(cudnnHandle_t handle);
 
 /* Sets the number of worker threads (>= 1). */

@@ -166,6 +166,6 @@ dr_check_build_pairs(struct dr_ctx *ctx, int expect_major)
         }
     }
     if (bad == 0 && n_links > 0)
-        dr_verdict(DR_OK, "devlink", NULL, "the %d libcudnn.so development link%s found agree with %s headers and "
-                   "the library that loads", n_links, n_links > 1 ? "s" : "", n_links > 1 ? "their" : "its");
+        dr_verdict(DR_OK, "devlink", NULL, "%d libcudnn.so development link%s found; each agrees with the headers "
+                   "beside it and with the library that loads", n_links, n_links > 1 ? "s" : "");
 }

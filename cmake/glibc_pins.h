@@ -7,7 +7,9 @@
  * ("version `GLIBC_2.34' not found").  glibc keeps the older versions of
  * each such function, so a `.symver` directive in every object that calls
  * it binds the call to the old one instead.  CMake force-includes this
- * header (-include) in the objects of libcudnn.so.8 and libcudart.so.12;
+ * header (-include) in the objects of libcudnn.so.8, libcudart.so.12,
+ * libcublas.so.12 and bin/cudnn-doctor (which also needs
+ * cmake/glibc_exe_compat.c);
  * tests/doctor/check_portable.py checks the result with objdump -T (highest
  * GLIBC_ version <= 2.28, NVIDIA's baseline is 2.17).
  *
@@ -39,5 +41,12 @@ FDNN_PIN(pthread_key_create, GLIBC_2.2.5);
 FDNN_PIN(pthread_getspecific, GLIBC_2.2.5);
 FDNN_PIN(pthread_setspecific, GLIBC_2.2.5);
 FDNN_PIN(pthread_condattr_setclock, GLIBC_2.3.3);
+/* The dl* functions moved from libdl.so.2 into libc in 2.34 as well; a
+ * target that calls them links libdl.so.2 (bin/cudnn-doctor does). */
+FDNN_PIN(dlopen, GLIBC_2.2.5);
+FDNN_PIN(dlsym, GLIBC_2.2.5);
+FDNN_PIN(dlerror, GLIBC_2.2.5);
+FDNN_PIN(dladdr, GLIBC_2.2.5);
+FDNN_PIN(dlclose, GLIBC_2.2.5);
 #undef FDNN_PIN
 #endif

@@ -4,7 +4,7 @@
 # demo, skipping those already present.  Uses sudo when not root.
 set -euo pipefail
 packages=(cmake ninja-build gcc g++ clang python3 pkg-config xz-utils
-          libpthreadpool-dev libcpuinfo-dev libdnnl-dev
+          libdnnl-dev
           python3-numpy python3-torch dataset-fashion-mnist zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do

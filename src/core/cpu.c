@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
- * CPU detection through cpuinfo, done once.  See cpu.h. */
+ * CPU detection, done once through FreeDNN's own probe (cpu_probe.c).
+ * See cpu.h. */
 #include "core/cpu.h"
 
-#include <cpuinfo.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +13,8 @@ static struct {
     fdnn_isa_t detected;
     fdnn_isa_t capped;
     size_t count;
-    size_t l1d, l2;
-    char name[64];
-} cpu = {PTHREAD_ONCE_INIT, FDNN_ISA_SCALAR, FDNN_ISA_SCALAR, 1, 0, 0, "unknown CPU"};
+    fdnn_cpu_features_t features;
+} cpu = {.once = PTHREAD_ONCE_INIT};
 
 static const char *const isa_names[FDNN_ISA_COUNT] = {"scalar", "avx2", "avx512"};
 
@@ -24,24 +23,13 @@ cpu_detect(void)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     cpu.count = online > 0 ? (size_t)online : 1;
-    if (cpuinfo_initialize()) {
-#if defined(__x86_64__) || defined(__i386__)
-        if (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
-            cpuinfo_has_x86_avx512dq())
-            cpu.detected = FDNN_ISA_AVX512;
-        else if (cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3() && cpuinfo_has_x86_f16c())
-            cpu.detected = FDNN_ISA_AVX2;
-#endif
-        const struct cpuinfo_processor *p = cpuinfo_get_processor(0);
-        if (p != NULL && p->cache.l1d != NULL)
-            cpu.l1d = p->cache.l1d->size;
-        if (p != NULL && p->cache.l2 != NULL)
-            cpu.l2 = p->cache.l2->size / (p->cache.l2->processor_count ? p->cache.l2->processor_count : 1);
-        const struct cpuinfo_package *pkg = cpuinfo_get_package(0);
-        if (pkg != NULL && pkg->name[0] != '\0') {
-            strncpy(cpu.name, pkg->name, sizeof(cpu.name) - 1);
-        }
-    }
+    fdnn_cpu_probe(&cpu.features);
+    const fdnn_cpu_features_t *f = &cpu.features;
+    cpu.detected = FDNN_ISA_SCALAR;
+    if (f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq)
+        cpu.detected = FDNN_ISA_AVX512;
+    else if (f->avx2 && f->fma3 && f->f16c)
+        cpu.detected = FDNN_ISA_AVX2;
     cpu.capped = cpu.detected;
     const char *cap = getenv("FREEDNN_MAX_ISA");
     if (cap != NULL) {
@@ -49,6 +37,13 @@ cpu_detect(void)
         if (level >= 0 && (fdnn_isa_t)level < cpu.capped)
             cpu.capped = (fdnn_isa_t)level;
     }
+}
+
+const fdnn_cpu_features_t *
+fdnn_cpu_features(void)
+{
+    pthread_once(&cpu.once, cpu_detect);
+    return &cpu.features;
 }
 
 fdnn_isa_t
@@ -110,19 +105,19 @@ size_t
 fdnn_cpu_l1d_bytes(void)
 {
     pthread_once(&cpu.once, cpu_detect);
-    return cpu.l1d;
+    return cpu.features.l1d_bytes;
 }
 
 size_t
 fdnn_cpu_l2_bytes(void)
 {
     pthread_once(&cpu.once, cpu_detect);
-    return cpu.l2;
+    return cpu.features.l2_bytes;
 }
 
 const char *
 fdnn_cpu_name(void)
 {
     pthread_once(&cpu.once, cpu_detect);
-    return cpu.name;
+    return cpu.features.name;
 }

@@ -5,6 +5,7 @@
 #ifndef FDNN_CORE_CPU_H
 #define FDNN_CORE_CPU_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Ordered: a higher level implies every lower one. */
@@ -49,6 +50,33 @@ size_t fdnn_cpu_default_threads(void);
 size_t fdnn_cpu_affinity_count(void);
 size_t fdnn_cpu_quota_count(const char *root);
 size_t fdnn_cpu_usable_from(size_t online, size_t affinity, size_t quota);
+
+/* What the processor offers, detected once per process by FreeDNN's own
+ * probe (core/cpu_probe.c; docs/architecture.md says why not a library).
+ * FREEDNN_MAX_ISA does not change it.  An x86 flag is set only when CPUID
+ * reports the instructions AND the OS saves their registers (XCR0), so a
+ * set flag means the instructions can run; Linux's /proc/cpuinfo flags
+ * follow the same rule.  The AArch64 flags come from the Linux hwcaps. */
+typedef struct fdnn_cpu_features {
+    bool avx2, fma3, f16c;                 /* x86: the AVX2 level */
+    bool avx512f, avx512bw, avx512vl, avx512dq; /* x86: the AVX-512 level */
+    bool avx512_bf16, avx512_vnni;         /* x86: not used by a level yet */
+    bool asimd, asimdhp, asimddp, sve;     /* AArch64 */
+    size_t l1d_bytes; /* L1 data cache of one core, 0 if unknown */
+    size_t l2_bytes;  /* L2 share of one logical processor, 0 if unknown */
+    char name[64];    /* the brand string, trimmed; "unknown CPU" if none */
+} fdnn_cpu_features_t;
+
+const fdnn_cpu_features_t *fdnn_cpu_features(void);
+
+/* The probe behind fdnn_cpu_features, run afresh on each call (tests). */
+void fdnn_cpu_probe(fdnn_cpu_features_t *f);
+
+/* Cache sizes from sysfs: `root` (a fake tree for tests, "" for the real
+ * one) + /sys/devices/system/cpu/cpu0/cache/index<N>/{level,type,size,
+ * shared_cpu_list}.  Sets the L1 data size and the L2 size divided by the
+ * CPUs sharing it; returns 1 when the tree gave at least one of them. */
+int fdnn_cpu_sysfs_caches(const char *root, size_t *l1d, size_t *l2);
 
 /* Per-core data cache sizes in bytes (0 when unknown). */
 size_t fdnn_cpu_l1d_bytes(void);

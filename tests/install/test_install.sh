@@ -110,7 +110,7 @@ build_three_ways() { # tree tag [libdir name]
     if [ "$tag" = archive ]; then
         # shellcheck disable=SC2086
         $cc $extra -I"$t/include" "$consumer" -L"$t/$ld" -Wl,-Bstatic -lcudnn_ops_infer_static -lcudart_static \
-            -Wl,-Bdynamic -lcpuinfo -lpthread -lm -o "$work/static_$tag" &&
+            -Wl,-Bdynamic -lpthread -lm -o "$work/static_$tag" &&
             run_consumer "$tag static archives" "$work/static_$tag" ||
             fail "$tag static archives: build"
     fi

@@ -34,8 +34,11 @@ provider(const char *name)
         return "zlib (Debian/Ubuntu: zlib1g)";
     if (dr_starts_with(name, "libcudnn"))
         return "the same cuDNN archive";
+    /* Earlier FreeDNN builds linked these dynamically (issue #15 made the
+     * archive self-contained); the current one needs neither. */
     if (dr_starts_with(name, "libpthreadpool") || dr_starts_with(name, "libcpuinfo"))
-        return "FreeDNN's dependencies (Debian: libpthreadpool0, libcpuinfo0)";
+        return "an older FreeDNN build's dependencies (Debian: libpthreadpool0, libcpuinfo0; "
+               "a current FreeDNN needs neither)";
     return "its package";
 }
 

@@ -121,12 +121,12 @@ fdnn_tensor_from_desc(cudnnTensorDescriptor_t desc, const char *what, fdnn_tenso
     return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t
-fdnn_tensor_check_output(const fdnn_tensor_t *t, const char *what)
+int
+fdnn_tensor_dims_by_stride(const fdnn_tensor_t *t, int first, int idx[CUDNN_DIM_MAX])
 {
-    /* Insertion sort of the dims of size > 1 by stride (at most 8). */
-    int idx[CUDNN_DIM_MAX], n = 0;
-    for (int i = 0; i < t->ndim; i++) {
+    /* Insertion sort (at most 8 dims). */
+    int n = 0;
+    for (int i = first; i < t->ndim; i++) {
         if (t->dims[i] == 1)
             continue;
         int k = n++;
@@ -136,6 +136,14 @@ fdnn_tensor_check_output(const fdnn_tensor_t *t, const char *what)
         }
         idx[k] = i;
     }
+    return n;
+}
+
+cudnnStatus_t
+fdnn_tensor_check_output(const fdnn_tensor_t *t, const char *what)
+{
+    int idx[CUDNN_DIM_MAX];
+    int n = fdnn_tensor_dims_by_stride(t, 0, idx);
     int64_t extent = 1;
     for (int k = 0; k < n; k++) {
         if (t->strides[idx[k]] < extent)

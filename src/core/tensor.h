@@ -112,6 +112,11 @@ bool fdnn_tensor_same_dims(const fdnn_tensor_t *a, const fdnn_tensor_t *b);
  * overlap".  Inputs may alias freely. */
 cudnnStatus_t fdnn_tensor_check_output(const fdnn_tensor_t *t, const char *what);
 
+/* The dims from `first` on whose size is above 1, by increasing stride,
+ * into idx; returns how many.  (Density and aliasing checks walk a tensor
+ * in this order.) */
+int fdnn_tensor_dims_by_stride(const fdnn_tensor_t *t, int first, int idx[CUDNN_DIM_MAX]);
+
 /* fdnn_tensor_from_desc followed by fdnn_tensor_check_output: how the API
  * layer reads the descriptor of an output. */
 cudnnStatus_t fdnn_output_from_desc(cudnnTensorDescriptor_t desc, const char *what, fdnn_tensor_t *out);

@@ -69,17 +69,8 @@ spatial_unit(const fdnn_tensor_t *t)
 static bool
 instance_dense(const fdnn_tensor_t *t)
 {
-    int idx[CUDNN_DIM_MAX], n = 0;
-    for (int i = 1; i < t->ndim; i++) {
-        if (t->dims[i] == 1)
-            continue;
-        int k = n++;
-        while (k > 0 && t->strides[idx[k - 1]] > t->strides[i]) {
-            idx[k] = idx[k - 1];
-            k--;
-        }
-        idx[k] = i;
-    }
+    int idx[CUDNN_DIM_MAX];
+    int n = fdnn_tensor_dims_by_stride(t, 1, idx);
     int64_t expect = 1;
     for (int k = 0; k < n; k++) {
         if (t->strides[idx[k]] != expect)

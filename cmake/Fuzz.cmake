@@ -6,7 +6,8 @@
 #   ninja -C build-fuzz fuzz_harnesses
 #
 # builds the library with libFuzzer's coverage instrumentation
-# (-fsanitize=fuzzer-no-link), AddressSanitizer and UndefinedBehaviorSanitizer,
+# (-fsanitize=fuzzer-no-link), AddressSanitizer and UndefinedBehaviorSanitizer
+# with the internal assert()s on,
 # and one libFuzzer executable per harness under tests/fuzz/.
 # Included from the root CMakeLists.txt after the per-ISA flags are set and
 # before the library's targets are created.
@@ -20,6 +21,10 @@ if(FREEDNN_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
                       -fno-omit-frame-pointer -g)
   add_link_options(-fsanitize=address,undefined)
+  # Internal assert()s run while fuzzing, as in the other sanitizer builds
+  # (root CMakeLists.txt, FREEDNN_SANITIZE): -UNDEBUG comes after the build
+  # type's -DNDEBUG on the command line.
+  add_compile_options(-UNDEBUG)
 
   # clang leaves the sanitizer runtimes out of shared libraries (the
   # executable brings them), so libcudnn.so.8 and its sub-libraries would

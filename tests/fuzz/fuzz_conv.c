@@ -50,11 +50,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const void *alpha = fz_scale(&in, dtype, s1), *beta = fz_scale(&in, dtype, s2);
     if (FZ(fz_tensor(&in, x, dtype, nb, xd)) != CUDNN_STATUS_SUCCESS)
         goto out;
-    /* KNOWN, fixed by the checked-arithmetic change (issue #18, "DOUBLE conv
-     * alpha=0 NULL+0 in gemm driver"): a DOUBLE convolution with alpha == 0
-     * computes NULL + 0 in gemm_driver.inc (UBSan).  The input is kept in
-     * pending/conv/; delete this skip when that change is merged. */
-    int known_gemm_null = dtype == CUDNN_DATA_DOUBLE && ((const double *)alpha)[0] == 0;
 
     int groups = fz_u8(&in) < 0xe0 ? 1 : fz_dim(&in);
     wd[0] = fz_dim(&in);
@@ -91,8 +86,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         goto out;
     }
 
-    if (known_gemm_null)
-        goto out;
     /* Multiply-adds of the direct method; the fast algorithms cost less. */
     int cg = wd[1];
     double work = product(yd, nb) * cg * product(wd + 2, nb - 2);

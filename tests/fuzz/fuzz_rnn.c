@@ -47,14 +47,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                     (cudnnMathType_t)fz_enum(&in, 4), input, hidden, proj, layers, NULL, aux)) !=
         CUDNN_STATUS_SUCCESS)
         goto out;
-    /* KNOWN, fixed by the checked-arithmetic change (issue #18, "RNN
-     * weight-space/temp-space sizes wrap for hiddenSize 2^30 or INT_MAX"):
-     * the weight and temp space sizes are computed in int64 without checks
-     * (UBSan).  The input is kept in pending/rnn/; delete this skip when
-     * that change is merged. */
-    double big = (double)layers * 2 * 8 * ((double)hidden + proj) * ((double)input + hidden + proj + 2);
-    if (big > 1e17 || layers > 65536)
-        goto out; /* layers x directions also overflows int */
     size_t wbytes = 0;
     if (FZ(cudnnGetRNNWeightSpaceSize(handle, rnn, &wbytes)) != CUDNN_STATUS_SUCCESS)
         goto out;
@@ -81,8 +73,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FZ(fz_tensor_dims(&in, cd, dtype, 3, cdims)) != CUDNN_STATUS_SUCCESS)
         goto out;
     size_t ws = 0, rs = 0;
-    if ((double)seq * batch * layers * 2 * 8 * ((double)hidden + proj + input) > 1e17)
-        goto out; /* KNOWN (same finding): temp space sizes */
     cudnnForwardMode_t fmode = training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE;
     if (FZ(cudnnGetRNNTempSpaceSizes(handle, rnn, fmode, xd, &ws, &rs)) != CUDNN_STATUS_SUCCESS)
         goto out;

@@ -85,16 +85,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                                  fz_u8(&in) & 1 ? after : NULL, fz_u8(&in) & 1 ? fold : NULL, dir)) !=
             CUDNN_STATUS_SUCCESS)
             break;
-        /* KNOWN, fixed by the checked-arithmetic change (issue #18, "fold
-         * factors multiplying to 2^64"): cudnnInitTransformDest multiplies
-         * the fold factors in int64 without a check (UBSan).  The input is
-         * kept in pending/transform/; delete this skip when that change is
-         * merged. */
-        double fold_product = 1;
-        for (uint32_t i = 0; i < tnb && i < 8; i++)
-            fold_product *= fold[i];
-        if (fold_product > 2147483647.0)
-            break;
         size_t dest_bytes = 0;
         if (which == 1) {
             if (FZ(cudnnInitTransformDest(t, x, y, &dest_bytes)) != CUDNN_STATUS_SUCCESS)

@@ -109,6 +109,47 @@ test_rnn_weight_sizes(void)
     cudnnDestroyTensorDescriptor(md);
 }
 
+/* numLayers = INT_MAX (fuzz corpus and crashes/rnn/): numLayers x 2
+ * directions overflowed int, so a bidirectional RNN reported a 0-byte
+ * weight space with SUCCESS, and the weight size walked the 2^31 layers one
+ * by one (minutes under the sanitizers).  LSTM, input = hidden = 1, double
+ * bias: layer 0 blocks hold 4 (W) + 4 (R) + 8 (biases) = 16 floats, the
+ * blocks above 4 x dirs (W) + 4 + 8. */
+static void
+test_rnn_int_max_layers(void)
+{
+    for (int bidir = 0; bidir < 2; bidir++) {
+        cudnnRNNDescriptor_t r;
+        CHECK_OK(cudnnCreateRNNDescriptor(&r));
+        CHECK_OK(cudnnSetRNNDescriptor_v8(r, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
+                                          bidir ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT,
+                                          CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, 1, 1, 1, INT_MAX,
+                                          NULL, 0));
+        int64_t dirs = bidir ? 2 : 1, s0 = 16, s1 = 4 * dirs + 12;
+        int64_t elems = dirs * s0 + ((int64_t)INT_MAX - 1) * dirs * s1;
+        size_t bytes = 0;
+        CHECK_OK(cudnnGetRNNWeightSpaceSize(handle, r, &bytes));
+        CHECK_MSG(bytes == (size_t)elems * 4, "INT_MAX layers, %lld dirs: weight space %zu bytes, want %lld",
+                  (long long)dirs, bytes, (long long)elems * 4);
+        /* The last pseudo layer within int: its R matrix of gate 0 starts
+         * after its W (4 x dirs floats).  The space is not touched. */
+        char space[64];
+        void *m = NULL;
+        cudnnTensorDescriptor_t md;
+        CHECK_OK(cudnnCreateTensorDescriptor(&md));
+        int64_t q = bidir ? INT_MAX : INT_MAX - 1;
+        int64_t want = (dirs * s0 + (q - dirs) * s1 + 4 * dirs) * 4;
+        CHECK_OK(cudnnGetRNNWeightParams(handle, r, (int32_t)q, bytes, space, 4, md, &m, NULL, NULL));
+        CHECK_MSG((intptr_t)m - (intptr_t)space == want, "pseudo layer %lld: R at byte %lld, want %lld",
+                  (long long)q, (long long)((intptr_t)m - (intptr_t)space), (long long)want);
+        if (!bidir)
+            CHECK_STATUS(cudnnGetRNNWeightParams(handle, r, INT_MAX, bytes, space, 4, md, &m, NULL, NULL),
+                         CUDNN_STATUS_BAD_PARAM);
+        cudnnDestroyTensorDescriptor(md);
+        cudnnDestroyRNNDescriptor(r);
+    }
+}
+
 /* Weights that fit (RELU, DOUBLE, hidden ~2^29.5: 4.6e18 bytes) with a
  * maxSeqLength x batch whose reserve and workspace do not (3 x T*B*H
  * doubles, 9.8e18 bytes): the temp-space query wrapped. */
@@ -453,6 +494,7 @@ main(void)
     CHECK_OK(cudnnCreate(&handle));
     test_ckd_layer();
     test_rnn_weight_sizes();
+    test_rnn_int_max_layers();
     test_rnn_temp_sizes();
     test_rnn_ydesc_null();
     test_transform_folds();

@@ -79,8 +79,9 @@ lin_layer(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int pseudoLayer, c
     free(lens);
     RETURN_IF_ERROR(fdnn_rnn_check_wdesc(&p, wDesc, "wDesc"));
     RETURN_IF_NULL(w);
-    if (pseudoLayer < 0 || pseudoLayer >= p.layers * p.dirs)
-        return FDNN_BAD_PARAM("pseudoLayer is %d, expected 0 to %d", pseudoLayer, p.layers * p.dirs - 1);
+    int64_t pseudo_layers = (int64_t)p.layers * p.dirs; /* past INT_MAX for INT_MAX bidirectional layers */
+    if (pseudoLayer < 0 || pseudoLayer >= pseudo_layers)
+        return FDNN_BAD_PARAM("pseudoLayer is %d, expected 0 to %lld", pseudoLayer, (long long)pseudo_layers - 1);
     int max_id = p.cell == CUDNN_LSTM ? 8 : 2 * p.gates - 1;
     if (linLayerID < 0 || linLayerID > max_id)
         return FDNN_BAD_PARAM("linLayerID is %d, expected 0 to %d for this cell", linLayerID, max_id);

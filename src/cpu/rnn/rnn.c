@@ -37,34 +37,61 @@
  * assert it).  Small factors are exact by construction: gates <= 4,
  * dirs <= 2, hidden and input < 2^31, T*B < 2^30 (fdnn_rnn_problem_seq). */
 
-/* Offsets of pseudo layer `pseudo` and the end of its last part. */
+/* One pseudo layer's block of layer `layer`: the offsets of its parts from
+ * the start of the block, and the block's size. */
 static bool
-weight_walk(const fdnn_rnn_problem_t *p, int pseudo, fdnn_rnn_wofs_t *o, int64_t *end)
+block_parts(const fdnn_rnn_problem_t *p, int layer, fdnn_rnn_wofs_t *o, int64_t *size)
 {
     const int64_t H = p->hidden, P = p->proj, g = gh(p);
-    int64_t base = 0;
-    for (int q = 0; q <= pseudo; q++) {
-        int layer = q / p->dirs;
-        int64_t in = layer == 0 ? p->input : p->dirs * P;
-        bool has_w = !(layer == 0 && p->skip_input);
-        o->in = in;
-        o->w = has_w ? base : -1;
-        if (has_w && !fdnn_ckd_madd_i64(&base, g, in))
+    int64_t n = 0;
+    bool has_w = !(layer == 0 && p->skip_input);
+    o->in = layer == 0 ? p->input : p->dirs * P;
+    o->w = has_w ? 0 : -1;
+    if (has_w && !fdnn_ckd_madd_i64(&n, g, o->in))
+        return false;
+    o->r = n;
+    if (!fdnn_ckd_madd_i64(&n, g, P))
+        return false;
+    o->bw = p->bias_w ? n : -1;
+    if (p->bias_w && !fdnn_ckd_add_i64(n, g, &n))
+        return false;
+    o->br = p->bias_r ? n : -1;
+    if (p->bias_r && !fdnn_ckd_add_i64(n, g, &n))
+        return false;
+    o->pm = P < H ? n : -1;
+    if (P < H && !fdnn_ckd_madd_i64(&n, P, H))
+        return false;
+    *size = n;
+    return true;
+}
+
+/* Offsets of pseudo layer `pseudo` and the end of its block.  Every layer
+ * above layer 0 has blocks of one size, so the start of a block is a
+ * closed form: walking the layers one by one took minutes for numLayers
+ * near INT_MAX (fuzz corpus), and numLayers x dirs is counted in int64_t
+ * (it passes INT_MAX for a bidirectional INT_MAX-layer RNN). */
+static bool
+weight_walk(const fdnn_rnn_problem_t *p, int64_t pseudo, fdnn_rnn_wofs_t *o, int64_t *end)
+{
+    fdnn_rnn_wofs_t upper;
+    int64_t s0 = 0, s1 = 0, base = 0;
+    bool layer0 = pseudo < p->dirs;
+    if (!block_parts(p, 0, o, &s0) || (!layer0 && !block_parts(p, 1, &upper, &s1)))
+        return false;
+    if (layer0) {
+        if (!fdnn_ckd_mul_i64(pseudo, s0, &base) || !fdnn_ckd_add_i64(base, s0, end))
             return false;
-        o->r = base;
-        if (!fdnn_ckd_madd_i64(&base, g, P))
+    } else {
+        if (!fdnn_ckd_mul_i64(p->dirs, s0, &base) || !fdnn_ckd_madd_i64(&base, pseudo - p->dirs, s1) ||
+            !fdnn_ckd_add_i64(base, s1, end))
             return false;
-        o->bw = p->bias_w ? base : -1;
-        if (p->bias_w && !fdnn_ckd_add_i64(base, g, &base))
-            return false;
-        o->br = p->bias_r ? base : -1;
-        if (p->bias_r && !fdnn_ckd_add_i64(base, g, &base))
-            return false;
-        o->pm = P < H ? base : -1;
-        if (P < H && !fdnn_ckd_madd_i64(&base, P, H))
-            return false;
+        *o = upper;
     }
-    *end = base;
+    /* Each part starts inside the block, so base + offset < *end. */
+    int64_t *part[5] = {&o->w, &o->r, &o->bw, &o->br, &o->pm};
+    for (int i = 0; i < 5; i++)
+        if (*part[i] >= 0)
+            *part[i] += base;
     return true;
 }
 
@@ -72,7 +99,7 @@ static bool
 weight_elems(const fdnn_rnn_problem_t *p, int64_t *n)
 {
     fdnn_rnn_wofs_t o;
-    return weight_walk(p, p->layers * p->dirs - 1, &o, n);
+    return weight_walk(p, (int64_t)p->layers * p->dirs - 1, &o, n);
 }
 
 bool

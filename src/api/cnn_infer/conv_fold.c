@@ -102,9 +102,13 @@ fdnn_api_cudnnGetFoldedConvBackwardDataDescriptors(
         return FDNN_BAD_PARAM("filterDesc, diffDesc, gradDesc have %d, %d, %d dims and convDesc %d spatial dims; "
                               "folding takes 2-d convolutions",
                               w.ndim, dy.ndim, dx.ndim, convDesc->array_length);
+    /* No backward-data configuration takes vectorized INT8, so there is
+     * nothing to fold for (cuDNN 9 answers such a call with descriptors
+     * whose channel counts contradict each other; docs/tensor-ops.md). */
     if (filterDesc->format == CUDNN_TENSOR_NCHW_VECT_C || diffDesc->format == CUDNN_TENSOR_NCHW_VECT_C ||
         gradDesc->format == CUDNN_TENSOR_NCHW_VECT_C)
-        return FDNN_NOT_SUPPORTED("folding NCHW_VECT_C operands is not implemented");
+        return FDNN_NOT_SUPPORTED("NCHW_VECT_C operands: no backward data takes vectorized INT8, so nothing is "
+                                  "folded for it");
     if (w.dtype != dy.dtype || w.dtype != dx.dtype)
         return FDNN_BAD_PARAM("filterDesc, diffDesc and gradDesc are %s, %s and %s: the types must match",
                               fdnn_dtype_name(w.dtype), fdnn_dtype_name(dy.dtype), fdnn_dtype_name(dx.dtype));

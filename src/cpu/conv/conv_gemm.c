@@ -75,10 +75,14 @@ typedef struct wide_geom {
 #define PARTIAL_FILTER_BYTES (64u * 1024u * 1024u)
 
 /* One index-table entry of the precomputed variant: a position (d, h, w)
- * and its element offset in the input. */
+ * and its element offset in the input.  64-bit: an output position minus
+ * its padding, and a tap times its dilation, each fit in int64_t but not
+ * in int32_t, nor does their sum (fuzz_conv crash input
+ * crash-conv-precomp-int32-position). */
 typedef struct tab_entry {
-    int32_t d, h, w, unused;
-    int64_t off;
+    int64_t d, h, w;
+    uint64_t off; /* modulo 2^64: exact for the sum of a position and a tap
+                   * inside the input, the only sums that are read */
 } tab_entry_t;
 
 typedef struct plan {

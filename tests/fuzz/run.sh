@@ -12,6 +12,10 @@
 # corpus is read, never written); crash inputs to
 # BUILD_DIR/fuzz-artifacts/<harness>/.  Exit status 1 when a harness found
 # a crash.  FDNN_FUZZ_JOBS=N runs N fuzzing processes per harness.
+# FDNN_FUZZ_RUNS=N runs exactly N inputs per harness from the fixed seed
+# FDNN_FUZZ_SEED (default 1) instead of SECONDS: the same inputs every
+# time, so CI's run cannot fail on a finding it did not find before (long
+# random runs are for finding new bugs; docs/reliability.md).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -55,11 +59,15 @@ for h in "${harnesses[@]}"; do
     "$exe" -runs=0 "$here/crashes/$h" >"$artifacts/replay.log" 2>&1 ||
       { echo "fuzz: $h: a committed crash input fails again:"; tail -40 "$artifacts/replay.log"; status=1; }
   fi
-  echo "== fuzz_$h: ${seconds}s"
+  echo "== fuzz_$h: ${FDNN_FUZZ_RUNS:+${FDNN_FUZZ_RUNS} inputs from seed ${FDNN_FUZZ_SEED:-1}, at most }${seconds}s"
   # -timeout: one input running a second is a finding (the harness budgets
   # compute to milliseconds); -rss_limit_mb: a leak or a runaway allocation.
   jobs=()
   [ "${FDNN_FUZZ_JOBS:-1}" -le 1 ] || jobs=(-jobs="$FDNN_FUZZ_JOBS" -workers="$FDNN_FUZZ_JOBS")
+  if [ -n "${FDNN_FUZZ_RUNS:-}" ]; then
+    jobs+=(-runs="$FDNN_FUZZ_RUNS" -seed="${FDNN_FUZZ_SEED:-1}")
+    seconds=3600
+  fi
   if ! "$exe" "$corpus" "$here/corpus/$h" -dict="$here/fuzz.dict" -max_total_time="$seconds" \
         -timeout=10 -rss_limit_mb=2048 -max_len=1024 -print_final_stats=1 "${jobs[@]}" \
         -artifact_prefix="$artifacts/" >"$artifacts/fuzz.log" 2>&1; then

@@ -21,6 +21,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="${1:-build-fuzz}"
 seconds="${2:-20}"
+# With a fixed number of inputs the time is only a guard.
+[ -z "${FDNN_FUZZ_RUNS:-}" ] || seconds=3600
 shift $(( $# > 2 ? 2 : $# ))
 harnesses=("$@")
 [ "${#harnesses[@]}" -gt 0 ] || harnesses=(tensor_ops conv pool_act_norm rnn attn ctc transform)
@@ -64,10 +66,7 @@ for h in "${harnesses[@]}"; do
   # compute to milliseconds); -rss_limit_mb: a leak or a runaway allocation.
   jobs=()
   [ "${FDNN_FUZZ_JOBS:-1}" -le 1 ] || jobs=(-jobs="$FDNN_FUZZ_JOBS" -workers="$FDNN_FUZZ_JOBS")
-  if [ -n "${FDNN_FUZZ_RUNS:-}" ]; then
-    jobs+=(-runs="$FDNN_FUZZ_RUNS" -seed="${FDNN_FUZZ_SEED:-1}")
-    seconds=3600
-  fi
+  [ -z "${FDNN_FUZZ_RUNS:-}" ] || jobs+=(-runs="$FDNN_FUZZ_RUNS" -seed="${FDNN_FUZZ_SEED:-1}")
   if ! "$exe" "$corpus" "$here/corpus/$h" -dict="$here/fuzz.dict" -max_total_time="$seconds" \
         -timeout=10 -rss_limit_mb=2048 -max_len=1024 -print_final_stats=1 "${jobs[@]}" \
         -artifact_prefix="$artifacts/" >"$artifacts/fuzz.log" 2>&1; then

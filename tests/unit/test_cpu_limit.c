@@ -15,24 +15,10 @@
 
 static char root[64];
 
-/* Writes `text` to root/path, creating the directories on the way. */
 static void
 put(const char *path, const char *text)
 {
-    char full[512];
-    snprintf(full, sizeof(full), "%s/%s", root, path);
-    for (char *p = full + strlen(root) + 1; *p != '\0'; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(full, 0755);
-            *p = '/';
-        }
-    FILE *f = fopen(full, "w");
-    CHECK_MSG(f != NULL, "cannot write %s", full);
-    if (f != NULL) {
-        fputs(text, f);
-        fclose(f);
-    }
+    fdnn_test_put_file(root, path, text);
 }
 
 /* A fresh fake root for each case. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/cpu.h"
@@ -164,4 +165,23 @@ const char *
 fdnn_test_isa_name(int i)
 {
     return fdnn_isa_name((fdnn_isa_t)i);
+}
+
+void
+fdnn_test_put_file(const char *root, const char *path, const char *text)
+{
+    char full[512];
+    snprintf(full, sizeof(full), "%s/%s", root, path);
+    for (char *p = full + strlen(root) + 1; *p != '\0'; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(full, 0755);
+            *p = '/';
+        }
+    FILE *f = fopen(full, "w");
+    CHECK_MSG(f != NULL, "cannot write %s", full);
+    if (f != NULL) {
+        fputs(text, f);
+        fclose(f);
+    }
 }

@@ -72,6 +72,10 @@ void fdnn_poison_f32(float *p, size_t n);
 void fdnn_poison_f64(double *p, size_t n);
 void fdnn_poison_bytes(void *p, size_t n);
 
+/* Writes `text` to root/path, creating the folders on the way (fake /proc
+ * and /sys trees for the CPU tests); a failure is a test failure. */
+void fdnn_test_put_file(const char *root, const char *path, const char *text);
+
 /* Deterministic random numbers. */
 typedef struct fdnn_rng {
     uint64_t state;

@@ -588,6 +588,8 @@ STRING_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
 GAP_OWNERS = {
     "src/core/conv.c": ["src/api/cnn_infer/conv_fwd.c", "src/api/cnn_infer/conv_bwd_data.c",
                         "src/api/cnn_train/conv_bwd_filter.c", "src/api/cnn_infer/conv_bias_act.c"],
+    "src/core/conv_config.c": ["src/api/cnn_infer/conv_fwd.c", "src/api/cnn_infer/conv_bwd_data.c",
+                               "src/api/cnn_train/conv_bwd_filter.c", "src/api/cnn_infer/conv_bias_act.c"],
     "src/api/adv_infer/rnn_common.c": ["src/api/adv_infer/rnn_ops.c", "src/api/adv_infer/rnn_ex.c",
                                        "src/api/adv_infer/rnn_legacy.c", "src/api/adv_infer/rnn_find.c",
                                        "src/api/adv_train/rnn_bwd.c", "src/api/adv_train/rnn_ex_bwd.c",

@@ -152,9 +152,9 @@ fdnn_conv_problem_from_desc(fdnn_conv_dir_t dir, cudnnTensorDescriptor_t x_desc,
     if (w_desc->dims[0] % conv->group_count != 0)
         return FDNN_BAD_PARAM("%s has %d output channels, not a multiple of groupCount %d", wname, w_desc->dims[0],
                               conv->group_count);
-    if (x_desc->dtype != w_desc->dtype || x_desc->dtype != y_desc->dtype)
-        return FDNN_BAD_PARAM("data types differ: %s %s, %s %s, %s %s", xname, fdnn_dtype_name(x_desc->dtype),
-                              wname, fdnn_dtype_name(w_desc->dtype), yname, fdnn_dtype_name(y_desc->dtype));
+    fdnn_conv_config_t config;
+    RETURN_IF_ERROR(fdnn_conv_config_classify((int)dir, x_desc->dtype, w_desc->dtype, conv->compute_type,
+                                              y_desc->dtype, &config));
     int nb = x_desc->nb_dims;
     if (nb != 4 && nb != 5)
         return FDNN_NOT_SUPPORTED("%s has %d dims; convolutions take 4-D or 5-D tensors", xname, nb);
@@ -175,17 +175,17 @@ fdnn_conv_problem_from_desc(fdnn_conv_dir_t dir, cudnnTensorDescriptor_t x_desc,
         RETURN_IF_ERROR(dir == FDNN_CONV_FWD ? fdnn_output_from_desc(y_desc, yname, &out)
                                              : fdnn_output_from_desc(x_desc, xname, &out));
     }
-    cudnnDataType_t dt = x_desc->dtype;
-    if (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_DOUBLE)
-        return FDNN_GAP("%s data is not supported by FreeDNN convolutions yet (FLOAT and DOUBLE only)",
-                        fdnn_dtype_name(dt));
-    if (conv->compute_type != dt)
-        return FDNN_NOT_SUPPORTED("%s data with %s compute type is not a supported configuration",
-                                  fdnn_dtype_name(dt), fdnn_dtype_name(conv->compute_type));
+    RETURN_IF_ERROR(fdnn_conv_config_check((int)dir, config));
 
     memset(p, 0, sizeof(*p));
     p->dir = dir;
-    p->dtype = dt;
+    p->dtype = x_desc->dtype;
+    p->config = config;
+    p->x_dtype = x_desc->dtype;
+    p->w_dtype = w_desc->dtype;
+    p->y_dtype = y_desc->dtype;
+    p->compute_type = conv->compute_type;
+    p->math_type = conv->math_type;
     p->nsp = nb - 2;
     p->n = x_desc->dims[0];
     p->g = conv->group_count;

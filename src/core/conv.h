@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/conv_config.h"
 #include "core/tensor.h"
 #include "cudnn.h"
 
@@ -61,7 +62,13 @@ typedef enum fdnn_conv_dir {
  * filter w is dw. */
 typedef struct fdnn_conv_problem {
     fdnn_conv_dir_t dir;
-    cudnnDataType_t dtype;
+    cudnnDataType_t dtype; /* x's storage type; the solvers take FLOAT and DOUBLE */
+    /* The cuDNN data-type configuration (conv_config.h) and what chose it:
+     * the storage types of the three operands, the descriptor's compute
+     * type and math type. */
+    fdnn_conv_config_t config;
+    cudnnDataType_t x_dtype, w_dtype, y_dtype, compute_type;
+    cudnnMathType_t math_type;
     int nsp; /* spatial dimensions as given: 2 or 3 */
     int64_t n, g, c, k; /* c and k are totals over all groups */
     int64_t in[3], ker[3], out[3], pad[3], stride[3], dil[3];
@@ -89,8 +96,8 @@ cudnnStatus_t fdnn_conv_output_dims(cudnnConvolutionDescriptor_t conv, cudnnTens
  * cuDNN 8.9: BAD_PARAM for caller errors (rank, channel, group, data type
  * mismatches, output size different from the forward output size, filter
  * larger than the padded input), NOT_SUPPORTED for legal but unsupported
- * problems (rank not 4 or 5, data types other than FLOAT and DOUBLE,
- * vectorised layouts, negative strides cannot occur in descriptors). */
+ * problems (rank not 4 or 5, configurations not yet implemented:
+ * fdnn_conv_config_check; negative strides cannot occur in descriptors). */
 cudnnStatus_t fdnn_conv_problem_from_desc(fdnn_conv_dir_t dir, cudnnTensorDescriptor_t x_desc,
                                           cudnnFilterDescriptor_t w_desc, cudnnConvolutionDescriptor_t conv,
                                           cudnnTensorDescriptor_t y_desc, fdnn_conv_problem_t *p);

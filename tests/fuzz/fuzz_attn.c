@@ -42,7 +42,8 @@ seq_desc(struct fz *in, cudnnSeqDataDescriptor_t d, cudnnDataType_t dtype, int t
     *bytes = esize;
     for (int i = 0; i < 4; i++)
         *bytes *= dims[i] > 0 ? (size_t)dims[i] : 0;
-    float fill = 0;
+    /* paddingFill points to one value of dtype: room for the widest. */
+    double fill = 0;
     return cudnnSetSeqDataDescriptor(d, dtype, 4, dims, axes, n_lens, lens, fz_u8(in) & 1 ? &fill : NULL);
 }
 

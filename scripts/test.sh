@@ -35,6 +35,15 @@ ninja -C build-tsan -j"$jobs" test_threads test_pool
    ctest --output-on-failure -R '^test_(threads|pool)$')
 # ---- end threads ----
 
+# ---- Linux AArch64 (docs/platforms.md) ----------------------------------------
+# Cross build with Debian's gcc-aarch64-linux-gnu, the C unit tests under
+# qemu-aarch64-static.  FREEDNN_SKIP_ARM64=1 skips it.
+if [ "${FREEDNN_SKIP_ARM64:-0}" != 1 ]; then
+  echo "== Linux AArch64: cross build, tests under QEMU"
+  scripts/cross-arm64.sh build-arm64
+fi
+# ---- end AArch64 ----
+
 # ---- fuzzing (tests/fuzz/README.md, docs/reliability.md) ----------------------
 # clang + libFuzzer + ASan + UBSan build of the API harnesses, a bounded run
 # of each from the committed corpus, and the replay of every committed crash

@@ -8,6 +8,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Whether this build targets x86 and so compiles the AVX2/AVX-512 kernel
+ * files (the __avx2.c/__avx512.c sources; CMakeLists.txt leaves them out
+ * elsewhere, where the detected level is always SCALAR). */
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
+#define FDNN_ARCH_X86 1
+#else
+#define FDNN_ARCH_X86 0
+#endif
+
+/* An x86 kernel in a per-ISA table: the kernel on x86, NULL elsewhere (an
+ * entry no CPU of that build selects). */
+#if FDNN_ARCH_X86
+#define FDNN_X86_ONLY(fn) fn
+#else
+#define FDNN_X86_ONLY(fn) NULL
+#endif
+
 /* Ordered: a higher level implies every lower one. */
 typedef enum fdnn_isa {
     FDNN_ISA_SCALAR = 0, /* portable C, always correct */

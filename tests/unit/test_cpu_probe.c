@@ -45,7 +45,7 @@ has_flag(const char *name)
     return strstr(flags, key) != NULL;
 }
 
-static void
+static inline void
 check_flag(const char *name, bool probed)
 {
     CHECK_MSG(probed == has_flag(name), "flag %s: probe says %d, /proc/cpuinfo says %d", name, probed,

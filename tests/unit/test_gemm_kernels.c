@@ -28,8 +28,8 @@ typedef struct packs {
 } packs_t;
 
 static const packs_t pack_list[] = {
-    {FDNN_ISA_AVX2, fdnn_f32_pack_t__avx2, fdnn_f32_pack_n__avx2},
-    {FDNN_ISA_AVX512, fdnn_f32_pack_t__avx512, fdnn_f32_pack_n__avx512},
+    {FDNN_ISA_AVX2, FDNN_X86_ONLY(fdnn_f32_pack_t__avx2), FDNN_X86_ONLY(fdnn_f32_pack_n__avx2)},
+    {FDNN_ISA_AVX512, FDNN_X86_ONLY(fdnn_f32_pack_t__avx512), FDNN_X86_ONLY(fdnn_f32_pack_n__avx512)},
 };
 
 static void
@@ -96,14 +96,14 @@ typedef struct ukernel {
 
 static const ukernel_t ukernels[] = {
     {FDNN_ISA_SCALAR, 4, 16, fdnn_f32_gemm_ukernel_4x16__scalar, "4x16__scalar"},
-    {FDNN_ISA_AVX2, 6, 16, fdnn_f32_gemm_ukernel_6x16__avx2, "6x16__avx2"},
-    {FDNN_ISA_AVX2, 12, 8, fdnn_f32_gemm_ukernel_12x8__avx2, "12x8__avx2"},
-    {FDNN_ISA_AVX2, 4, 24, fdnn_f32_gemm_ukernel_4x24__avx2, "4x24__avx2"},
-    {FDNN_ISA_AVX2, 6, 8, fdnn_f32_gemm_ukernel_6x8__avx2, "6x8__avx2"},
-    {FDNN_ISA_AVX512, 14, 32, fdnn_f32_gemm_ukernel_14x32__avx512, "14x32__avx512"},
-    {FDNN_ISA_AVX512, 28, 16, fdnn_f32_gemm_ukernel_28x16__avx512, "28x16__avx512"},
-    {FDNN_ISA_AVX512, 8, 48, fdnn_f32_gemm_ukernel_8x48__avx512, "8x48__avx512"},
-    {FDNN_ISA_AVX512, 14, 16, fdnn_f32_gemm_ukernel_14x16__avx512, "14x16__avx512"},
+    {FDNN_ISA_AVX2, 6, 16, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_6x16__avx2), "6x16__avx2"},
+    {FDNN_ISA_AVX2, 12, 8, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_12x8__avx2), "12x8__avx2"},
+    {FDNN_ISA_AVX2, 4, 24, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_4x24__avx2), "4x24__avx2"},
+    {FDNN_ISA_AVX2, 6, 8, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_6x8__avx2), "6x8__avx2"},
+    {FDNN_ISA_AVX512, 14, 32, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_14x32__avx512), "14x32__avx512"},
+    {FDNN_ISA_AVX512, 28, 16, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_28x16__avx512), "28x16__avx512"},
+    {FDNN_ISA_AVX512, 8, 48, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_8x48__avx512), "8x48__avx512"},
+    {FDNN_ISA_AVX512, 14, 16, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_14x16__avx512), "14x16__avx512"},
 };
 
 /* One call: mr x nr of C, kc steps, B rows b_stride apart. */
@@ -205,13 +205,13 @@ typedef struct arows_pair {
 } arows_pair_t;
 
 static const arows_pair_t arows_list[] = {
-    {FDNN_ISA_AVX2, 6, 16, fdnn_f32_gemm_arows_ukernel_6x16__avx2, fdnn_f32_gemm_ukernel_6x16__avx2, "6x16__avx2"},
-    {FDNN_ISA_AVX2, 6, 8, fdnn_f32_gemm_arows_ukernel_6x8__avx2, fdnn_f32_gemm_ukernel_6x8__avx2, "6x8__avx2"},
-    {FDNN_ISA_AVX512, 14, 32, fdnn_f32_gemm_arows_ukernel_14x32__avx512, fdnn_f32_gemm_ukernel_14x32__avx512,
+    {FDNN_ISA_AVX2, 6, 16, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_6x16__avx2), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_6x16__avx2), "6x16__avx2"},
+    {FDNN_ISA_AVX2, 6, 8, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_6x8__avx2), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_6x8__avx2), "6x8__avx2"},
+    {FDNN_ISA_AVX512, 14, 32, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_14x32__avx512), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_14x32__avx512),
      "14x32__avx512"},
-    {FDNN_ISA_AVX512, 14, 16, fdnn_f32_gemm_arows_ukernel_14x16__avx512, fdnn_f32_gemm_ukernel_14x16__avx512,
+    {FDNN_ISA_AVX512, 14, 16, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_14x16__avx512), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_14x16__avx512),
      "14x16__avx512"},
-    {FDNN_ISA_AVX512, 8, 48, fdnn_f32_gemm_arows_ukernel_8x48__avx512, fdnn_f32_gemm_ukernel_8x48__avx512,
+    {FDNN_ISA_AVX512, 8, 48, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_8x48__avx512), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_8x48__avx512),
      "8x48__avx512"},
 };
 
@@ -269,8 +269,8 @@ typedef struct aptrs_pair {
 } aptrs_pair_t;
 
 static const aptrs_pair_t aptrs_list[] = {
-    {FDNN_ISA_AVX2, 6, 16, fdnn_f32_gemm_aptrs_ukernel_6x16__avx2, fdnn_f32_gemm_ukernel_6x16__avx2, "6x16__avx2"},
-    {FDNN_ISA_AVX512, 14, 32, fdnn_f32_gemm_aptrs_ukernel_14x32__avx512, fdnn_f32_gemm_ukernel_14x32__avx512,
+    {FDNN_ISA_AVX2, 6, 16, FDNN_X86_ONLY(fdnn_f32_gemm_aptrs_ukernel_6x16__avx2), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_6x16__avx2), "6x16__avx2"},
+    {FDNN_ISA_AVX512, 14, 32, FDNN_X86_ONLY(fdnn_f32_gemm_aptrs_ukernel_14x32__avx512), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_14x32__avx512),
      "14x32__avx512"},
 };
 
@@ -411,6 +411,9 @@ test_b_in_place(void)
 static void
 test_b49(void)
 {
+#if !FDNN_ARCH_X86
+    return;
+#else
     if (fdnn_cpu_max_isa() < FDNN_ISA_AVX512)
         return;
     static const size_t kcs[] = {0, 1, 7, 15, 16, 17, 32, 50, 100};
@@ -494,6 +497,7 @@ test_b49(void)
                 fdnn_guarded_free(br);
                 fdnn_guarded_free(bc);
             }
+#endif
 }
 
 int

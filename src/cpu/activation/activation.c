@@ -176,6 +176,7 @@ pick_kernels(cudnnHandle_t handle, act_job_t *j)
 {
     j->fwd = fdnn_act_fwd_f32__scalar;
     j->bwd = fdnn_act_bwd_f32__scalar;
+    (void)handle; /* (only x86 builds have levels to choose from) */
 #if defined(__x86_64__) || defined(__i386__)
     if (handle->isa >= FDNN_ISA_AVX512) {
         j->fwd = fdnn_act_fwd_f32__avx512;

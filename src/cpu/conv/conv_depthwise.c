@@ -657,9 +657,11 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
     j.slots = scratch + shared;
 
     static const fdnn_f32_dwconv_rows_fn rows_fns[FDNN_ISA_COUNT] = {
-        fdnn_f32_dwconv_rows__scalar, fdnn_f32_dwconv_rows__avx2, fdnn_f32_dwconv_rows__avx512};
+        fdnn_f32_dwconv_rows__scalar, FDNN_X86_ONLY(fdnn_f32_dwconv_rows__avx2),
+        FDNN_X86_ONLY(fdnn_f32_dwconv_rows__avx512)};
     static const fdnn_f32_dwconv_grad_fn grad_fns[FDNN_ISA_COUNT] = {
-        fdnn_f32_dwconv_grad__scalar, fdnn_f32_dwconv_grad__avx2, fdnn_f32_dwconv_grad__avx512};
+        fdnn_f32_dwconv_grad__scalar, FDNN_X86_ONLY(fdnn_f32_dwconv_grad__avx2),
+        FDNN_X86_ONLY(fdnn_f32_dwconv_grad__avx512)};
     fdnn_isa_t isa = e->handle->isa;
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */

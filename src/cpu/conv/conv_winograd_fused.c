@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/memory.h"
@@ -111,7 +112,8 @@ fdnn_conv_winograd_fused_execute(const fdnn_conv_exec_t *e)
     if (e->workspace_bytes < w.total || e->workspace == NULL)
         return FDNN_BAD_PARAM("workspace is %zu bytes, WINOGRAD needs %zu", e->workspace_bytes, w.total);
     static const fdnn_wino_fused_block_fn blocks[FDNN_ISA_COUNT] = {
-        fdnn_wino_fused_block__scalar, fdnn_wino_fused_block__avx2, fdnn_wino_fused_block__avx512};
+        fdnn_wino_fused_block__scalar, FDNN_X86_ONLY(fdnn_wino_fused_block__avx2),
+        FDNN_X86_ONLY(fdnn_wino_fused_block__avx512)};
     fdnn_isa_t isa = e->handle->isa;
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */

@@ -2,6 +2,7 @@
  * fdnn_dgemm: the double instance of the blocked driver (gemm_driver.inc).
  * Same contract as fdnn_sgemm, no epilogue, packing buffers allocated per
  * call. */
+#include "core/cpu.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/gemm_blocking.h"
 #include "cpu/kernels/gemm_ukernel.h"
@@ -44,6 +45,7 @@ dgemm_config(fdnn_isa_t isa)
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
     switch (isa) {
+#if FDNN_ARCH_X86
     case FDNN_ISA_AVX512:
         cfg.ukernel = fdnn_f64_gemm_ukernel_14x16__avx512;
         cfg.arows = fdnn_f64_gemm_arows_ukernel_14x16__avx512;
@@ -56,6 +58,7 @@ dgemm_config(fdnn_isa_t isa)
         cfg.mr = 6;
         cfg.nr = 8;
         break;
+#endif
     default:
         cfg.ukernel = fdnn_f64_gemm_ukernel_4x8__scalar;
         cfg.mr = 4;

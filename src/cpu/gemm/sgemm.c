@@ -3,6 +3,7 @@
  * the choice of microkernel per ISA and the block sizes from the caches. */
 #include <stdint.h>
 
+#include "core/cpu.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/gemm_blocking.h"
 #include "cpu/gemm/sgemm_thin.h"
@@ -29,7 +30,7 @@
 #include "cpu/gemm/gemm_driver.inc"
 
 /* Elements of C a tile grid of mr x nr computes for an m x n product. */
-static double
+static inline double
 padded_area(size_t m, size_t n, size_t mr, size_t nr)
 {
     return (double)((m + mr - 1) / mr * mr) * (double)((n + nr - 1) / nr * nr);
@@ -69,6 +70,7 @@ sgemm_config(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
 {
     size_t m = args->m, n = args->n;
     bool trans_a = args->trans_a;
+    (void)m, (void)n, (void)trans_a; /* (the tile choice is x86's alone so far) */
     s_config_t cfg;
     cfg.arows = NULL;
     cfg.ukernel_half = NULL;
@@ -78,6 +80,7 @@ sgemm_config(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
     switch (isa) {
+#if FDNN_ARCH_X86
     case FDNN_ISA_AVX512:
         cfg.pack_t = fdnn_f32_pack_t__avx512;
         cfg.pack_n = fdnn_f32_pack_n__avx512;
@@ -134,6 +137,7 @@ sgemm_config(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
             cfg.nr = 16;
         }
         break;
+#endif
     default:
         cfg.ukernel = fdnn_f32_gemm_ukernel_4x16__scalar;
         cfg.pack_t = NULL;

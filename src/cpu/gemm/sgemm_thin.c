@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "core/cpu.h"
 #include "core/memory.h"
 #include "cpu/kernels/gemv.h"
 
@@ -74,10 +75,12 @@ thin_task(void *ctx, size_t o0, size_t count)
 void
 fdnn_sgemm_thin(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch)
 {
-    static const fdnn_f32_gemv_fn dots[FDNN_ISA_COUNT] = {fdnn_f32_dot_rows__scalar, fdnn_f32_dot_rows__avx2,
-                                                          fdnn_f32_dot_rows__avx512};
-    static const fdnn_f32_gemv_fn axpys[FDNN_ISA_COUNT] = {fdnn_f32_axpy_rows__scalar, fdnn_f32_axpy_rows__avx2,
-                                                           fdnn_f32_axpy_rows__avx512};
+    static const fdnn_f32_gemv_fn dots[FDNN_ISA_COUNT] = {fdnn_f32_dot_rows__scalar,
+                                                          FDNN_X86_ONLY(fdnn_f32_dot_rows__avx2),
+                                                          FDNN_X86_ONLY(fdnn_f32_dot_rows__avx512)};
+    static const fdnn_f32_gemv_fn axpys[FDNN_ISA_COUNT] = {fdnn_f32_axpy_rows__scalar,
+                                                           FDNN_X86_ONLY(fdnn_f32_axpy_rows__avx2),
+                                                           FDNN_X86_ONLY(fdnn_f32_axpy_rows__avx512)};
     if (isa > fdnn_cpu_detected_isa())
         isa = fdnn_cpu_detected_isa();
     thin_plan_t pl = {.args = g};

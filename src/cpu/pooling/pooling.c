@@ -222,6 +222,7 @@ generic_bwd_task(void *ctx, size_t t)
 static const fdnn_pool_f32_kernels_t *
 pick(cudnnHandle_t handle)
 {
+    (void)handle; /* (only x86 builds have levels to choose from) */
 #if defined(__x86_64__) || defined(__i386__)
     if (handle->isa >= FDNN_ISA_AVX512)
         return &fdnn_pool_f32__avx512;

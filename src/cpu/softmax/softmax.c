@@ -234,6 +234,7 @@ generic(const sm_job_t *j)
 static const fdnn_softmax_f32_kernels_t *
 pick(cudnnHandle_t handle)
 {
+    (void)handle; /* (only x86 builds have levels to choose from) */
 #if defined(__x86_64__) || defined(__i386__)
     if (handle->isa >= FDNN_ISA_AVX512)
         return &fdnn_softmax_f32__avx512;

@@ -25,7 +25,7 @@ seconds="${2:-20}"
 [ -z "${FDNN_FUZZ_RUNS:-}" ] || seconds=3600
 shift $(( $# > 2 ? 2 : $# ))
 harnesses=("$@")
-[ "${#harnesses[@]}" -gt 0 ] || harnesses=(tensor_ops conv pool_act_norm rnn attn ctc transform)
+[ "${#harnesses[@]}" -gt 0 ] || harnesses=(tensor_ops conv pool_act_norm rnn attn ctc transform backend)
 
 # clang and its libFuzzer/sanitizer runtimes (Debian 12: libclang-rt-14-dev).
 need=()

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The data-parallel exchange of dist.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "dist.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+
+#ifdef FASHION_MNIST_MPI
+#include <mpi.h>
+#endif
+
+static double
+seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#ifdef FASHION_MNIST_MPI
+static int world_rank;
+
+/* Every MPI call is checked: with MPI_ERRORS_RETURN a failure (a peer that
+ * died, a broken connection) comes back here and ends this rank with a
+ * message instead of hanging or crashing. */
+static void
+mpi_check(int rc, const char *what)
+{
+    if (rc == MPI_SUCCESS)
+        return;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    fprintf(stderr, "fashion_mnist: rank %d: %s failed: %s (did another rank die?)\n", world_rank, what, text);
+    exit(1);
+}
+#define MPI_CHECK(call) mpi_check((call), #call)
+#endif
+
+void
+dist_init(dist_t *d, int *argc, char ***argv)
+{
+    *d = (dist_t){.rank = 0, .size = 1, .mpi = 0};
+#ifdef FASHION_MNIST_MPI
+    MPI_Init(argc, argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &d->size);
+    world_rank = d->rank;
+    d->mpi = 1;
+#else
+    (void)argc;
+    (void)argv;
+#endif
+}
+
+void
+dist_finalize(dist_t *d)
+{
+#ifdef FASHION_MNIST_MPI
+    if (d->mpi)
+        MPI_Finalize();
+#endif
+    d->mpi = 0;
+}
+
+void
+dist_abort(dist_t *d, int code)
+{
+    fflush(stdout);
+    fflush(stderr);
+#ifdef FASHION_MNIST_MPI
+    if (d->mpi && d->size > 1)
+        MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+    (void)d;
+    exit(code);
+}
+
+int
+dist_check_same(dist_t *d, uint64_t value, const char *what)
+{
+    if (d->size == 1)
+        return 0;
+#ifdef FASHION_MNIST_MPI
+    unsigned long long *all = malloc((size_t)d->size * sizeof(*all));
+    unsigned long long mine = value;
+    MPI_CHECK(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD));
+    int same = 1;
+    for (int r = 1; r < d->size; r++)
+        if (all[r] != all[0]) {
+            same = 0;
+            if (d->rank == 0)
+                fprintf(stderr, "fashion_mnist: rank %d has a different %s (%016llx) from rank 0 (%016llx)\n", r,
+                        what, all[r], all[0]);
+        }
+    free(all);
+    return same ? 0 : -1;
+#else
+    (void)value;
+    (void)what;
+    return 0;
+#endif
+}
+
+void
+dist_sum_u64(dist_t *d, uint64_t *v, int n)
+{
+#ifdef FASHION_MNIST_MPI
+    if (d->size > 1) {
+        unsigned long long *tmp = malloc((size_t)n * sizeof(*tmp));
+        for (int i = 0; i < n; i++)
+            tmp[i] = v[i];
+        MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, tmp, n, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+        for (int i = 0; i < n; i++)
+            v[i] = tmp[i];
+        free(tmp);
+    }
+#else
+    (void)d;
+    (void)v;
+    (void)n;
+#endif
+}
+
+/* ---- the gradient exchange ------------------------------------------- */
+
+/* Request slots: one per param, then the statistics, then the losses. */
+struct exchange {
+    dist_t *d;
+    model_t *m;
+    exchange_mode_t mode;
+    int overlap;
+    int chunks, local, first; /* K, K / P, this rank's first chunk */
+    int slotted;              /* K > 1: gradients go to per-chunk slots */
+    int sending;              /* the last local chunk is running: start collectives */
+    float **slots;            /* per param: gathered chunk gradients (ordered: K, allreduce: 1) x count */
+    float **sums;             /* per param: the summed gradient (ordered mode) */
+    float *stat_slots;        /* per chunk: every layer's mean and variance */
+    float *stat_sum;
+    size_t stat_count; /* floats per chunk in stat_slots */
+    cudnnTensorDescriptor_t stat_desc;
+    double *losses; /* K */
+    int nreq;
+    int started[MODEL_MAX_PARAMS + 2];
+#ifdef FASHION_MNIST_MPI
+    MPI_Request req[MODEL_MAX_PARAMS + 2];
+#endif
+    exchange_times_t times;
+};
+
+#define REQ_STATS(e) ((e)->m->nparams)
+#define REQ_LOSS(e) ((e)->m->nparams + 1)
+
+static size_t
+slot_chunks(const exchange_t *e)
+{
+    return e->mode == EXCHANGE_ORDERED ? (size_t)e->chunks : 1;
+}
+
+/* Starts the collective of request i over this rank's slots. */
+static void
+start(exchange_t *e, int i)
+{
+    if (e->started[i])
+        return;
+    e->started[i] = 1;
+#ifdef FASHION_MNIST_MPI
+    if (e->d->size == 1)
+        return;
+    double t0 = seconds();
+    void *buf;
+    int count;
+    MPI_Datatype type = MPI_FLOAT;
+    if (i < e->m->nparams) {
+        buf = e->slots[i];
+        count = (int)e->m->params[i]->count;
+    } else if (i == REQ_STATS(e)) {
+        buf = e->stat_slots;
+        count = (int)e->stat_count;
+    } else {
+        buf = e->losses;
+        count = 1;
+        type = MPI_DOUBLE;
+    }
+    if (e->mode == EXCHANGE_ORDERED)
+        MPI_CHECK(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count * e->local, type, MPI_COMM_WORLD,
+                                 &e->req[i]));
+    else
+        MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf, count, type, MPI_SUM, MPI_COMM_WORLD, &e->req[i]));
+    /* Drive the ones already started: Open MPI progresses nonblocking
+     * collectives only inside MPI calls. */
+    int flag;
+    MPI_CHECK(MPI_Testall(e->nreq, e->req, &flag, MPI_STATUSES_IGNORE));
+    e->times.start += seconds() - t0;
+#endif
+}
+
+static void
+on_ready(void *ctx, int what)
+{
+    exchange_t *e = ctx;
+    if (!e->sending || !e->overlap)
+        return;
+    start(e, what == MODEL_STATS_READY ? REQ_STATS(e) : what);
+}
+
+exchange_t *
+exchange_create(dist_t *d, model_t *m, int chunks, exchange_mode_t mode, int overlap)
+{
+    exchange_t *e = calloc(1, sizeof(*e));
+    if (e == NULL)
+        return NULL;
+    e->d = d;
+    e->m = m;
+    e->mode = mode;
+    e->overlap = overlap;
+    e->chunks = chunks;
+    e->local = chunks / d->size;
+    e->first = d->rank * e->local;
+    e->slotted = chunks > 1;
+    e->nreq = m->nparams + 2;
+#ifdef FASHION_MNIST_MPI
+    for (int i = 0; i < e->nreq; i++)
+        e->req[i] = MPI_REQUEST_NULL;
+#endif
+    e->losses = calloc((size_t)chunks, sizeof(double));
+    e->slots = calloc((size_t)m->nparams, sizeof(float *));
+    e->sums = calloc((size_t)m->nparams, sizeof(float *));
+    if (e->losses == NULL || e->slots == NULL || e->sums == NULL) {
+        exchange_destroy(e);
+        return NULL;
+    }
+    m->chunk_stats = e->slotted;
+    m->on_ready = on_ready;
+    m->on_ready_ctx = e;
+    if (!e->slotted) /* one chunk: the model's own buffers, today's program */
+        return e;
+    for (int i = 0; i < m->nparams; i++) {
+        e->slots[i] = model_alloc(slot_chunks(e) * m->params[i]->count);
+        e->sums[i] = mode == EXCHANGE_ORDERED ? model_alloc(m->params[i]->count) : e->slots[i];
+        if (e->slots[i] == NULL || e->sums[i] == NULL) {
+            exchange_destroy(e);
+            return NULL;
+        }
+    }
+    for (int s = 0; s < m->nstats; s++)
+        e->stat_count += 2 * (size_t)m->stats[s]->channels;
+    e->stat_slots = model_alloc(slot_chunks(e) * e->stat_count);
+    e->stat_sum = model_alloc(e->stat_count);
+    e->stat_desc = model_tensor4d(1, (int)e->stat_count, 1, 1);
+    if (e->stat_slots == NULL || e->stat_sum == NULL || e->stat_desc == NULL) {
+        exchange_destroy(e);
+        return NULL;
+    }
+    return e;
+}
+
+void
+exchange_destroy(exchange_t *e)
+{
+    if (e == NULL)
+        return;
+    for (int i = 0; e->slots != NULL && i < e->m->nparams; i++) {
+        if (e->sums[i] != e->slots[i])
+            cudaFree(e->sums[i]);
+        cudaFree(e->slots[i]);
+    }
+    free(e->slots);
+    free(e->sums);
+    cudaFree(e->stat_slots);
+    cudaFree(e->stat_sum);
+    if (e->stat_desc != NULL)
+        cudnnDestroyTensorDescriptor(e->stat_desc);
+    free(e->losses);
+    e->m->on_ready = NULL;
+    free(e);
+}
+
+int
+exchange_local_chunks(const exchange_t *e)
+{
+    return e->local;
+}
+
+int
+exchange_first_chunk(const exchange_t *e)
+{
+    return e->first;
+}
+
+exchange_times_t
+exchange_times(const exchange_t *e)
+{
+    return e->times;
+}
+
+void
+exchange_begin_chunk(exchange_t *e, int local)
+{
+    model_t *m = e->m;
+    e->sending = local == e->local - 1;
+    if (local == 0)
+        memset(e->started, 0, sizeof(e->started));
+    if (!e->slotted)
+        return;
+    /* ordered: the chunk's own slot; allreduce: the single local slot. */
+    size_t c = e->mode == EXCHANGE_ORDERED ? (size_t)(e->first + local) : 0;
+    for (int i = 0; i < m->nparams; i++)
+        m->params[i]->grad = e->slots[i] + c * m->params[i]->count;
+    float *s = e->stat_slots + c * e->stat_count;
+    for (int k = 0; k < m->nstats; k++) {
+        m->stats[k]->chunk_mean = s;
+        m->stats[k]->chunk_var = s + m->stats[k]->channels;
+        s += 2 * (size_t)m->stats[k]->channels;
+    }
+}
+
+static const float one = 1.0f, zero = 0.0f;
+
+/* sum = slot 0 + slot 1 + ... + slot K-1, left to right. */
+static int
+fold(exchange_t *e, cudnnTensorDescriptor_t desc, const float *slots, size_t count, float *sum)
+{
+    double t0 = seconds();
+    cudnnStatus_t s = cudnnAddTensor(e->m->handle, &one, desc, slots, &zero, desc, sum);
+    for (int c = 1; c < e->chunks && s == CUDNN_STATUS_SUCCESS; c++)
+        s = cudnnAddTensor(e->m->handle, &one, desc, slots + (size_t)c * count, &one, desc, sum);
+    e->times.fold += seconds() - t0;
+    if (s != CUDNN_STATUS_SUCCESS) {
+        fprintf(stderr, "fashion_mnist: summing the chunk gradients failed: %s\n", cudnnGetErrorString(s));
+        return -1;
+    }
+    return 0;
+}
+
+/* Waits for request i (no-op in a single process). */
+static void
+wait_for(exchange_t *e, int i)
+{
+#ifdef FASHION_MNIST_MPI
+    if (e->d->size > 1) {
+        double t0 = seconds();
+        MPI_CHECK(MPI_Wait(&e->req[i], MPI_STATUS_IGNORE));
+        e->times.wait += seconds() - t0;
+    }
+#else
+    (void)e;
+    (void)i;
+#endif
+}
+
+int
+exchange_finish(exchange_t *e, const double *local_losses, double *loss_sum)
+{
+    model_t *m = e->m;
+    e->times.steps++;
+    e->sending = 0;
+    size_t lc = e->mode == EXCHANGE_ORDERED ? (size_t)e->first : 0;
+    for (int j = 0; j < e->local; j++)
+        e->losses[lc + (size_t)j] = local_losses[j];
+    if (e->mode == EXCHANGE_ALLREDUCE)
+        for (int j = 1; j < e->local; j++) /* (one local chunk in this mode) */
+            e->losses[0] += local_losses[j];
+    /* Without overlap (or for what the backward did not report), start now,
+     * in the order every rank uses. */
+    if (e->slotted)
+        start(e, REQ_STATS(e));
+    for (int i = m->nparams - 1; i >= 0; i--)
+        start(e, i);
+    start(e, REQ_LOSS(e));
+
+    if (!e->slotted) {
+        wait_for(e, REQ_LOSS(e));
+        *loss_sum = e->losses[0];
+        return 0;
+    }
+    for (int i = m->nparams - 1; i >= 0; i--) {
+        param_t *p = m->params[i];
+        wait_for(e, i);
+        if (e->mode == EXCHANGE_ORDERED && fold(e, p->desc, e->slots[i], p->count, e->sums[i]) != 0)
+            return -1;
+        p->grad = e->sums[i];
+    }
+    wait_for(e, REQ_STATS(e));
+    const float *stat = e->stat_slots;
+    if (e->mode == EXCHANGE_ORDERED) {
+        if (fold(e, e->stat_desc, e->stat_slots, e->stat_count, e->stat_sum) != 0)
+            return -1;
+        stat = e->stat_sum;
+    }
+    /* running = (1 - f) * running + f * (sum over the chunks / K) */
+    const float keep = (float)(1.0 - BN_AVERAGE), take = (float)(BN_AVERAGE / e->chunks);
+    for (int k = 0; k < m->nstats; k++) {
+        bn_stats_t *s = m->stats[k];
+        if (cudnnAddTensor(m->handle, &take, s->desc, stat, &keep, s->desc, s->running_mean) != CUDNN_STATUS_SUCCESS ||
+            cudnnAddTensor(m->handle, &take, s->desc, stat + s->channels, &keep, s->desc, s->running_var) !=
+                CUDNN_STATUS_SUCCESS)
+            return -1;
+        stat += 2 * (size_t)s->channels;
+    }
+    wait_for(e, REQ_LOSS(e));
+    size_t nl = e->mode == EXCHANGE_ORDERED ? (size_t)e->chunks : 1;
+    double loss = 0;
+    for (size_t c = 0; c < nl; c++)
+        loss += e->losses[c];
+    *loss_sum = loss;
+    return 0;
+}

@@ -133,6 +133,18 @@ dist_sum_u64(dist_t *d, uint64_t *v, int n)
 #endif
 }
 
+double
+dist_sum_f64(dist_t *d, double v)
+{
+#ifdef FASHION_MNIST_MPI
+    if (d->size > 1)
+        MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+#else
+    (void)d;
+#endif
+    return v;
+}
+
 /* ---- the gradient exchange ------------------------------------------- */
 
 /* Request slots: one per param, then the statistics, then the losses. */
@@ -156,6 +168,7 @@ struct exchange {
 #ifdef FASHION_MNIST_MPI
     MPI_Request req[MODEL_MAX_PARAMS + 2];
 #endif
+    double timeout; /* seconds without progress before giving up; 0: never */
     exchange_times_t times;
 };
 
@@ -216,7 +229,7 @@ on_ready(void *ctx, int what)
 }
 
 exchange_t *
-exchange_create(dist_t *d, model_t *m, int chunks, exchange_mode_t mode, int overlap)
+exchange_create(dist_t *d, model_t *m, int chunks, exchange_mode_t mode, int overlap, double timeout)
 {
     exchange_t *e = calloc(1, sizeof(*e));
     if (e == NULL)
@@ -225,6 +238,7 @@ exchange_create(dist_t *d, model_t *m, int chunks, exchange_mode_t mode, int ove
     e->m = m;
     e->mode = mode;
     e->overlap = overlap;
+    e->timeout = timeout;
     e->chunks = chunks;
     e->local = chunks / d->size;
     e->first = d->rank * e->local;
@@ -344,16 +358,33 @@ fold(exchange_t *e, cudnnTensorDescriptor_t desc, const float *slots, size_t cou
     return 0;
 }
 
-/* Waits for request i (no-op in a single process). */
+/* Waits for request i (no-op in a single process).  It polls with short
+ * sleeps rather than MPI_Wait's busy loop: on a shared or oversubscribed
+ * machine a spinning rank takes the core its late peer needs.  A peer that
+ * makes no progress for e->timeout seconds (stopped, hung, unreachable)
+ * ends the job with a message. */
 static void
 wait_for(exchange_t *e, int i)
 {
 #ifdef FASHION_MNIST_MPI
-    if (e->d->size > 1) {
-        double t0 = seconds();
-        MPI_CHECK(MPI_Wait(&e->req[i], MPI_STATUS_IGNORE));
-        e->times.wait += seconds() - t0;
+    if (e->d->size == 1)
+        return;
+    double t0 = seconds();
+    int done = 0;
+    MPI_CHECK(MPI_Test(&e->req[i], &done, MPI_STATUS_IGNORE));
+    while (!done) {
+        struct timespec pause = {0, 20000};
+        nanosleep(&pause, NULL);
+        MPI_CHECK(MPI_Test(&e->req[i], &done, MPI_STATUS_IGNORE));
+        if (!done && e->timeout > 0 && seconds() - t0 > e->timeout) {
+            fprintf(stderr,
+                    "fashion_mnist: rank %d: no gradients from the other ranks for %.0f s: one is stopped, hung "
+                    "or unreachable; ending the job\n",
+                    e->d->rank, e->timeout);
+            dist_abort(e->d, 1);
+        }
     }
+    e->times.wait += seconds() - t0;
 #else
     (void)e;
     (void)i;

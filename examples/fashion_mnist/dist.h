@@ -45,6 +45,8 @@ void dist_abort(dist_t *d, int code);
 int dist_check_same(dist_t *d, uint64_t value, const char *what);
 /* Element-wise sum over the ranks, in place (integers: exact). */
 void dist_sum_u64(dist_t *d, uint64_t *v, int n);
+/* The sum of a value over the ranks (for reports only: order not fixed). */
+double dist_sum_f64(dist_t *d, double v);
 
 typedef enum { EXCHANGE_ORDERED, EXCHANGE_ALLREDUCE } exchange_mode_t;
 
@@ -57,8 +59,10 @@ typedef struct exchange_times {
 
 typedef struct exchange exchange_t;
 
-/* `chunks` is K, the global number of chunks of a step; P must divide it. */
-exchange_t *exchange_create(dist_t *d, model_t *m, int chunks, exchange_mode_t mode, int overlap);
+/* `chunks` is K, the global number of chunks of a step; P must divide it.
+ * A rank that waits `timeout` seconds (0: forever) for its peers' part of a
+ * step ends the job. */
+exchange_t *exchange_create(dist_t *d, model_t *m, int chunks, exchange_mode_t mode, int overlap, double timeout);
 void exchange_destroy(exchange_t *e);
 int exchange_local_chunks(const exchange_t *e);
 int exchange_first_chunk(const exchange_t *e);

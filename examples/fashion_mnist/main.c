@@ -6,7 +6,7 @@
  * started by mpirun trains data-parallel (dist.h, docs/distributed.md).
  *
  *   fashion_mnist [--net cnn|resnet] [--epochs N] [--batch N] [--chunk N]
- *                 [--allreduce] [--no-overlap] [--lr X] [--seed N]
+ *                 [--allreduce] [--no-overlap] [--timeout S] [--lr X] [--seed N]
  *                 [--threads N] [--data DIR] [--train-limit N]
  *                 [--test-limit N] [--save FILE] [--quiet] [--hash]
  *   fashion_mnist --infer FILE [--image INDEX] [--data DIR]
@@ -33,6 +33,7 @@
 typedef struct options {
     int epochs, batch, chunk, threads, quiet, hash, image, allreduce, no_overlap;
     float lr, momentum, weight_decay;
+    double timeout;
     unsigned long long seed;
     size_t train_limit, test_limit;
     const char *data, *save, *infer, *save_init, *net;
@@ -43,7 +44,7 @@ usage(void)
 {
     fprintf(stderr,
             "usage: fashion_mnist [--net cnn|resnet] [--epochs N] [--batch N] [--chunk N] [--allreduce]\n"
-            "                     [--no-overlap] [--lr X] [--momentum X] [--seed N] [--threads N]\n"
+            "                     [--no-overlap] [--timeout S] [--lr X] [--momentum X] [--seed N] [--threads N]\n"
             "                     [--data DIR] [--train-limit N] [--test-limit N] [--save FILE] [--save-init FILE]\n"
             "                     [--quiet] [--hash]\n"
             "       fashion_mnist --infer FILE [--image INDEX] [--data DIR]\n");
@@ -53,7 +54,8 @@ static int
 parse(int argc, char **argv, options_t *o)
 {
     *o = (options_t){.epochs = 2, .batch = 64, .threads = 0, .image = -1, .lr = 0.05f, .momentum = 0.9f,
-                     .weight_decay = 0.0f, .seed = 42, .data = DEFAULT_DATA, .save = "fashion_mnist.weights", .net = "cnn"};
+                     .weight_decay = 0.0f, .seed = 42, .data = DEFAULT_DATA, .save = "fashion_mnist.weights", .net = "cnn",
+                     .timeout = 120};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -62,6 +64,7 @@ parse(int argc, char **argv, options_t *o)
         else if (TAKE("--batch")) o->batch = atoi(v);
         else if (TAKE("--chunk")) o->chunk = atoi(v);
         else if (TAKE("--net")) o->net = v;
+        else if (TAKE("--timeout")) o->timeout = strtod(v, NULL);
         else if (strcmp(a, "--allreduce") == 0) o->allreduce = 1;
         else if (strcmp(a, "--no-overlap") == 0) o->no_overlap = 1;
         else if (TAKE("--lr")) o->lr = strtof(v, NULL);
@@ -83,7 +86,7 @@ parse(int argc, char **argv, options_t *o)
         }
 #undef TAKE
     }
-    if (o->epochs < 0 || o->batch < 1 || o->batch > 4096 || o->chunk < 0 ||
+    if (o->epochs < 0 || o->batch < 1 || o->batch > 4096 || o->chunk < 0 || o->timeout < 0 ||
         (strcmp(o->net, "cnn") != 0 && strcmp(o->net, "resnet") != 0)) {
         usage();
         return -1;
@@ -96,6 +99,16 @@ now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds of this process (all its threads): a measure of the work
+ * that a busy, shared machine disturbs less than the wall clock. */
+static double
+cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -228,16 +241,18 @@ dataset_checksum(const dataset_t *ds, uint64_t h)
     return h;
 }
 
-/* A test hook (FASHION_MNIST_DIE_AT=RANK:STEP): that rank kills itself at the
- * start of that step, as a crashed or lost process would vanish. */
+/* A test hook (FASHION_MNIST_DIE_AT=RANK:STEP[:stop]): that rank kills
+ * itself at the start of that step, as a crashed process vanishes, or stops
+ * (SIGSTOP), as a hung one no longer answers. */
 static long
-die_step(const dist_t *d)
+die_step(const dist_t *d, int *sig)
 {
     const char *v = getenv("FASHION_MNIST_DIE_AT");
-    int r;
+    int r, n = 0;
     long step;
-    if (v == NULL || sscanf(v, "%d:%ld", &r, &step) != 2 || r != d->rank)
+    if (v == NULL || sscanf(v, "%d:%ld%n", &r, &step, &n) != 2 || r != d->rank)
         return -1;
+    *sig = strcmp(v + n, ":stop") == 0 ? SIGSTOP : SIGKILL;
     return step;
 }
 
@@ -302,7 +317,7 @@ run_train(cudnnHandle_t handle, dist_t *d, const options_t *o)
     if (net == NULL)
         return 1;
     exchange_t *ex = exchange_create(d, net, chunks, o->allreduce ? EXCHANGE_ALLREDUCE : EXCHANGE_ORDERED,
-                                     !o->no_overlap);
+                                     !o->no_overlap, o->timeout);
     if (ex == NULL) {
         fprintf(stderr, "fashion_mnist: out of memory for the gradient exchange\n");
         model_destroy(net);
@@ -335,7 +350,8 @@ run_train(cudnnHandle_t handle, dist_t *d, const options_t *o)
             fprintf(stderr, "fashion_mnist: fewer training images (%zu) than one batch (%d)\n", ntrain, o->batch);
         return -1;
     }
-    long die_at = die_step(d), step = 0;
+    int die_signal = 0;
+    long die_at = die_step(d, &die_signal), step = 0;
     if (root) {
         printf("training %s on %zu images, testing on %zu, batch %d, lr %g, momentum %g, seed %llu\n", o->net, ntrain,
                ntest, o->batch, (double)o->lr, (double)o->momentum, o->seed);
@@ -356,13 +372,13 @@ run_train(cudnnHandle_t handle, dist_t *d, const options_t *o)
             order[j] = t;
         }
         exchange_times_t t0 = exchange_times(ex);
-        double start = now_seconds(), loss_sum = 0;
+        double start = now_seconds(), cpu_start = cpu_seconds(), loss_sum = 0;
         for (size_t b = 0; b < batches; b++, step++) {
             if (step == die_at) {
-                fprintf(stderr, "fashion_mnist: rank %d: dying at step %ld (FASHION_MNIST_DIE_AT)\n", d->rank,
-                        step);
+                fprintf(stderr, "fashion_mnist: rank %d: %s at step %ld (FASHION_MNIST_DIE_AT)\n", d->rank,
+                        die_signal == SIGKILL ? "dying" : "stopping", step);
                 fflush(stderr);
-                raise(SIGKILL);
+                raise(die_signal);
             }
             for (int j = 0; j < local && status == 0; j++) {
                 size_t first = b * (size_t)o->batch + (size_t)(first_chunk + j) * (size_t)model_batch;
@@ -387,19 +403,22 @@ run_train(cudnnHandle_t handle, dist_t *d, const options_t *o)
         if (status != 0)
             break;
         double train_time = now_seconds() - start;
+        double cpu = dist_sum_f64(d, cpu_seconds() - cpu_start);
         exchange_times_t t1 = exchange_times(ex);
         double acc = evaluate(d, net, &test, ntest, confusion, wrong, wrong_pred, 8, &nwrong);
         if (root) {
             printf("%sepoch %d: train loss %.4f, test accuracy %.2f%%, %.1f s training (%.0f img/s)\n",
                    quiet ? "" : "\n", epoch, loss_sum / (double)batches, 100.0 * acc, train_time,
                    (double)(batches * (size_t)o->batch) / train_time);
-            if (d->size > 1) {
+            if (d->size > 1 || chunks > 1) {
                 double per = 1e3 / (double)batches;
                 printf("  rank 0 per step: %.1f ms, of which MPI wait %.1f ms (%.0f%%), MPI starts %.1f ms, "
                        "summing %.1f ms\n",
                        1e3 * train_time / (double)batches, (t1.wait - t0.wait) * per,
                        100.0 * (t1.wait - t0.wait) / train_time, (t1.start - t0.start) * per,
                        (t1.fold - t0.fold) * per);
+                printf("  CPU time of all ranks: %.1f s (%.0f images per CPU-second)\n", cpu,
+                       (double)(batches * (size_t)o->batch) / cpu);
             }
             fflush(stdout);
         }

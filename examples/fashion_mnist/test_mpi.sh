@@ -4,7 +4,8 @@
 # training on a subset in one process and under `mpirun -np 1, 2, 3` must
 # give bitwise-identical weights, a falling loss and the same accuracy; the
 # residual network likewise for 1 and 2 processes; bad setups (a global
-# batch P does not divide, ranks with different data, a rank that dies) end
+# batch P does not divide, ranks with different data, a rank that dies or
+# hangs) end
 # with a message, never a hang.  Skips when mpirun or the data is missing.
 #   test_mpi.sh DEMO_BINARY
 set -u
@@ -72,6 +73,11 @@ out=$(timeout 60 $mpi -np 1 "$demo" "${args[@]}" : -np 1 "$demo" "${args[@]}" --
 out=$(FASHION_MNIST_DIE_AT=1:2 timeout 60 $mpi -np 2 -x FASHION_MNIST_DIE_AT "$demo" "${args[@]}" 2>&1); rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$out" | grep -q 'dying at step 2' &&
   echo "$out" | grep -qiE 'exited on signal|killed' && ok || bad "dead rank: rc=$rc: $out"
+# Rank 1 stops (hangs) at its third step: rank 0 gives up after --timeout.
+out=$(FASHION_MNIST_DIE_AT=1:2:stop timeout 60 $mpi -np 2 -x FASHION_MNIST_DIE_AT "$demo" "${args[@]}" --timeout 3 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$out" | grep -q 'no gradients from the other ranks for 3 s' && ok ||
+  bad "hung rank: rc=$rc: $out"
 
 echo "mpi demo: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -355,11 +355,15 @@ run_train(cudnnHandle_t handle, dist_t *d, const options_t *o)
     if (root) {
         printf("training %s on %zu images, testing on %zu, batch %d, lr %g, momentum %g, seed %llu\n", o->net, ntrain,
                ntest, o->batch, (double)o->lr, (double)o->momentum, o->seed);
-        if (d->size > 1 || chunks > 1)
-            printf("data-parallel: %d process%s, %d chunks of %d images per batch, %s sum%s\n", d->size,
-                   d->size > 1 ? "es" : "", chunks, model_batch,
+        if (d->size > 1 || chunks > 1) {
+            size_t floats = 0;
+            for (int i = 0; i < net->nparams; i++)
+                floats += net->params[i]->count;
+            printf("data-parallel: %d process%s, %d chunks of %d images per batch, %s sum%s, gradient %.2f MB\n",
+                   d->size, d->size > 1 ? "es" : "", chunks, model_batch,
                    o->allreduce ? "MPI_Allreduce (fast, order not fixed)" : "fixed-order (reproducible)",
-                   o->no_overlap ? ", no overlap" : "");
+                   o->no_overlap ? ", no overlap" : "", 4e-6 * (double)floats);
+        }
     }
     int status = 0;
     for (int epoch = 1; epoch <= o->epochs && status == 0; epoch++) {

@@ -54,6 +54,9 @@ typedef struct exchange_times {
     double wait;  /* seconds blocked in MPI waits (communication not hidden) */
     double fold;  /* seconds summing the gathered chunks */
     double start; /* seconds in MPI calls during the backward (starts, tests) */
+    double skew;  /* without overlap: seconds in a barrier before the exchange
+                   * (waiting for the slowest rank), so that `wait` is the
+                   * exchange alone */
     long steps;
 } exchange_times_t;
 

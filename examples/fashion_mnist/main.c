@@ -417,10 +417,13 @@ run_train(cudnnHandle_t handle, dist_t *d, const options_t *o)
             if (d->size > 1 || chunks > 1) {
                 double per = 1e3 / (double)batches;
                 printf("  rank 0 per step: %.1f ms, of which MPI wait %.1f ms (%.0f%%), MPI starts %.1f ms, "
-                       "summing %.1f ms\n",
+                       "summing %.1f ms",
                        1e3 * train_time / (double)batches, (t1.wait - t0.wait) * per,
                        100.0 * (t1.wait - t0.wait) / train_time, (t1.start - t0.start) * per,
                        (t1.fold - t0.fold) * per);
+                if (o->no_overlap && d->size > 1)
+                    printf(", waiting for the slowest rank %.1f ms", (t1.skew - t0.skew) * per);
+                printf("\n");
                 printf("  CPU time of all ranks: %.1f s (%.0f images per CPU-second)\n", cpu,
                        (double)(batches * (size_t)o->batch) / cpu);
             }

@@ -101,8 +101,8 @@ dist_check_same(dist_t *d, uint64_t value, const char *what)
         if (all[r] != all[0]) {
             same = 0;
             if (d->rank == 0)
-                fprintf(stderr, "fashion_mnist: rank %d has a different %s (%016llx) from rank 0 (%016llx)\n", r,
-                        what, all[r], all[0]);
+                fprintf(stderr, "fashion_mnist: rank %d differs from rank 0 (%016llx, %016llx): %s\n", r, all[r],
+                        all[0], what);
         }
     free(all);
     return same ? 0 : -1;

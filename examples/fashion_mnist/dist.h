@@ -41,7 +41,7 @@ void dist_finalize(dist_t *d);
 /* Ends every rank of the job (after the caller printed why). */
 void dist_abort(dist_t *d, int code);
 /* 0 when every rank passes the same value; otherwise rank 0 prints which
- * ranks differ (`what` names the value) and every rank gets -1. */
+ * ranks differ and `what` (the explanation), and every rank gets -1. */
 int dist_check_same(dist_t *d, uint64_t value, const char *what);
 /* Element-wise sum over the ranks, in place (integers: exact). */
 void dist_sum_u64(dist_t *d, uint64_t *v, int n);

@@ -306,7 +306,7 @@ run_train(cudnnHandle_t handle, dist_t *d, const options_t *o)
         return 1;
     }
     if (dist_check_same(d, dataset_checksum(&test, dataset_checksum(&train, 0xCBF29CE484222325ull)),
-                        "data set (checksum of the training and test files)") != 0) {
+                        "different data files (checksum of the training and test sets)") != 0) {
         dataset_free(&train);
         dataset_free(&test);
         return -1;
@@ -322,6 +322,30 @@ run_train(cudnnHandle_t handle, dist_t *d, const options_t *o)
         fprintf(stderr, "fashion_mnist: out of memory for the gradient exchange\n");
         model_destroy(net);
         return 1;
+    }
+    /* The ranks must also compute alike: FreeDNN's results depend on the
+     * instruction set it picks (AVX-512, AVX2, scalar), so hosts of
+     * different CPUs would each be reproducible but not equal.  A forward
+     * pass of the initial network on the first test images, hashed, shows
+     * it before any training. */
+    if (d->size > 1) {
+        uint8_t *probe = malloc((size_t)model_batch * 785), *pred = probe + (size_t)model_batch * 784;
+        float *logp = malloc((size_t)model_batch * NET_CLASSES * sizeof(float));
+        uint64_t h = 0xCBF29CE484222325ull;
+        for (int i = 0; i < model_batch; i++)
+            memcpy(probe + (size_t)i * 784, test.pixels + (size_t)(i % (int)test.count) * 784, 784);
+        if (model_predict(net, probe, pred, logp) == 0)
+            for (size_t i = 0; i < (size_t)model_batch * NET_CLASSES * sizeof(float); i++)
+                h = (h ^ ((const uint8_t *)logp)[i]) * 0x100000001B3ull;
+        free(probe);
+        free(logp);
+        if (dist_check_same(d, h,
+                            "different arithmetic (a forward pass of the initial network gives other "
+                            "bits): set FREEDNN_MAX_ISA to an instruction set every host has") != 0) {
+            exchange_destroy(ex);
+            model_destroy(net);
+            return -1;
+        }
     }
     /* The initial weights, for train_torch.py --init: PyTorch then starts
      * from the same point and replays the same shuffles. */

@@ -4,8 +4,8 @@
 # training on a subset in one process and under `mpirun -np 1, 2, 3` must
 # give bitwise-identical weights, a falling loss and the same accuracy; the
 # residual network likewise for 1 and 2 processes; bad setups (a global
-# batch P does not divide, ranks with different data, a rank that dies or
-# hangs) end
+# batch P does not divide, ranks with different data or instruction sets, a
+# rank that dies or hangs) end
 # with a message, never a hang.  Skips when mpirun or the data is missing.
 #   test_mpi.sh DEMO_BINARY
 set -u
@@ -67,8 +67,12 @@ for f in train-images-idx3-ubyte.gz train-labels-idx1-ubyte.gz t10k-images-idx3-
 gzip -dc "$data/t10k-labels-idx1-ubyte.gz" >"$tmp/other/t10k-labels-idx1-ubyte"
 printf '\011' | dd of="$tmp/other/t10k-labels-idx1-ubyte" bs=1 seek=100 conv=notrunc status=none
 out=$(timeout 60 $mpi -np 1 "$demo" "${args[@]}" : -np 1 "$demo" "${args[@]}" --data "$tmp/other" 2>&1); rc=$?
-[ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$out" | grep -q 'rank 1 has a different data set' && ok ||
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$out" | grep -q 'rank 1 differs from rank 0.*different data files' && ok ||
   bad "different data: rc=$rc: $out"
+# Rank 1 computes with the portable C path: other bits than rank 0's.
+out=$(timeout 60 $mpi -np 1 "$demo" "${args[@]}" : -np 1 -x FREEDNN_MAX_ISA=scalar "$demo" "${args[@]}" 2>&1); rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$out" | grep -q 'rank 1 differs from rank 0.*different arithmetic' && ok ||
+  bad "different instruction sets: rc=$rc: $out"
 # Rank 1 is killed at its third step: mpirun ends the others and says so.
 out=$(FASHION_MNIST_DIE_AT=1:2 timeout 60 $mpi -np 2 -x FASHION_MNIST_DIE_AT "$demo" "${args[@]}" 2>&1); rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$out" | grep -q 'dying at step 2' &&

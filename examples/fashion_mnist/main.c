@@ -261,27 +261,21 @@ die_step(const dist_t *d, int *sig)
 static int
 plan(const dist_t *d, const options_t *o, int *model_batch, int *chunks)
 {
-    const char *why = NULL;
-    char text[256];
-    int chunk = o->chunk;
-    if (o->allreduce) {
-        chunk = o->batch / d->size;
-    } else if (chunk == 0) {
-        /* A single process keeps today's program (one chunk per batch);
-         * under mpirun the default chunk is 16 images. */
-        chunk = d->size == 1 ? o->batch : 16;
-    }
-    if (o->batch % d->size != 0) {
-        snprintf(text, sizeof(text), "the global batch %d is not divisible by the %d processes", o->batch, d->size);
-        why = text;
-    } else if (chunk < 1 || o->batch / d->size % chunk != 0) {
-        snprintf(text, sizeof(text),
+    char why[256] = "";
+    int share = o->batch / d->size, chunk = o->chunk;
+    if (chunk == 0) /* one process: today's program, one chunk per batch */
+        chunk = o->allreduce || d->size == 1 ? share : 16;
+    if (o->batch % d->size != 0)
+        snprintf(why, sizeof(why), "the global batch %d is not divisible by the %d processes", o->batch, d->size);
+    else if (o->allreduce && chunk != share)
+        snprintf(why, sizeof(why), "--chunk does not apply to --allreduce (each process's %d images are one chunk)",
+                 share);
+    else if (share % chunk != 0)
+        snprintf(why, sizeof(why),
                  "each process gets %d images of the global batch %d, not a whole number of %d-image chunks "
                  "(--chunk must divide batch / processes)",
-                 o->batch / d->size, o->batch, chunk);
-        why = text;
-    }
-    if (why != NULL) {
+                 share, o->batch, chunk);
+    if (why[0] != '\0') {
         if (d->rank == 0)
             fprintf(stderr, "fashion_mnist: %s\n", why);
         return -1;

@@ -54,7 +54,8 @@ if [ -s "$tmp/r0.bin" ] && cmp -s "$tmp/r0.bin" "$tmp/r2.bin"; then ok; else bad
   bad "inference from the residual network's weights"
 
 # 3. --allreduce (fast, order not fixed) still trains.
-timeout 120 $mpi -np 2 "$demo" "${args[@]}" --allreduce --save "$tmp/a2.bin" >"$tmp/a2" 2>&1 &&
+aargs=(--data "$data" --epochs 2 --train-limit 480 --test-limit 500 --batch 48 --threads 1 --quiet --allreduce)
+timeout 120 $mpi -np 2 "$demo" "${aargs[@]}" --save "$tmp/a2.bin" >"$tmp/a2" 2>&1 &&
   grep -q '^epoch 2: ' "$tmp/a2" && ok || bad "--allreduce run failed: $(tail -5 "$tmp/a2")"
 
 # 4. Bad setups: a message and a non-zero exit, within the timeout.

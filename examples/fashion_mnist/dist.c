@@ -147,7 +147,10 @@ dist_sum_f64(dist_t *d, double v)
 
 /* ---- the gradient exchange ------------------------------------------- */
 
-/* Request slots: one per param, then the statistics, then the losses. */
+/* Per local chunk j, one request per param and one for the statistics
+ * (index nparams): chunk j's part goes out as soon as that chunk has
+ * produced it, while the later chunks and layers still compute.  The
+ * losses go once per step. */
 struct exchange {
     dist_t *d;
     model_t *m;
@@ -155,7 +158,7 @@ struct exchange {
     int overlap;
     int chunks, local, first; /* K, K / P, this rank's first chunk */
     int slotted;              /* K > 1: gradients go to per-chunk slots */
-    int sending;              /* the last local chunk is running: start collectives */
+    int cur;                  /* the local chunk running */
     float **slots;            /* per param: gathered chunk gradients (ordered: K, allreduce: 1) x count */
     float **sums;             /* per param: the summed gradient (ordered mode) */
     float *stat_slots;        /* per chunk: every layer's mean and variance */
@@ -163,17 +166,20 @@ struct exchange {
     size_t stat_count; /* floats per chunk in stat_slots */
     cudnnTensorDescriptor_t stat_desc;
     double *losses; /* K */
-    int nreq;
-    int started[MODEL_MAX_PARAMS + 2];
+    int nreq;       /* per local chunk: nparams + 1 */
+    unsigned char *started; /* [local][nreq] */
 #ifdef FASHION_MNIST_MPI
-    MPI_Request req[MODEL_MAX_PARAMS + 2];
+    MPI_Request *req; /* [local][nreq] */
+    MPI_Request loss_req;
+    MPI_Datatype *types; /* [nreq] (ordered): one chunk's part, contiguous */
+    int ntypes;          /* committed so far */
+    int *ones, *displs;  /* [P], [local][P]: where each rank's chunk j lands */
 #endif
     double timeout; /* seconds without progress before giving up; 0: never */
     exchange_times_t times;
 };
 
 #define REQ_STATS(e) ((e)->m->nparams)
-#define REQ_LOSS(e) ((e)->m->nparams + 1)
 
 static size_t
 slot_chunks(const exchange_t *e)
@@ -181,40 +187,45 @@ slot_chunks(const exchange_t *e)
     return e->mode == EXCHANGE_ORDERED ? (size_t)e->chunks : 1;
 }
 
-/* Starts the collective of request i over this rank's slots. */
-static void
-start(exchange_t *e, int i)
+#ifdef FASHION_MNIST_MPI
+static void *
+req_buffer(const exchange_t *e, int i)
 {
-    if (e->started[i])
+    return i < e->m->nparams ? (void *)e->slots[i] : (void *)e->stat_slots;
+}
+
+static size_t
+req_count(const exchange_t *e, int i)
+{
+    return i < e->m->nparams ? e->m->params[i]->count : e->stat_count;
+}
+#endif
+
+/* Starts the collective of request i for local chunk j.  Ordered: every
+ * rank's chunk j lands at its global slot (rank * local + j), with
+ * MPI_Iallgatherv in place; allreduce (one local chunk): MPI_Iallreduce. */
+static void
+start(exchange_t *e, int j, int i)
+{
+    unsigned char *started = &e->started[(size_t)j * (size_t)e->nreq + (size_t)i];
+    if (*started)
         return;
-    e->started[i] = 1;
+    *started = 1;
 #ifdef FASHION_MNIST_MPI
     if (e->d->size == 1)
         return;
     double t0 = seconds();
-    void *buf;
-    int count;
-    MPI_Datatype type = MPI_FLOAT;
-    if (i < e->m->nparams) {
-        buf = e->slots[i];
-        count = (int)e->m->params[i]->count;
-    } else if (i == REQ_STATS(e)) {
-        buf = e->stat_slots;
-        count = (int)e->stat_count;
-    } else {
-        buf = e->losses;
-        count = 1;
-        type = MPI_DOUBLE;
-    }
+    MPI_Request *req = &e->req[(size_t)j * (size_t)e->nreq + (size_t)i];
     if (e->mode == EXCHANGE_ORDERED)
-        MPI_CHECK(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count * e->local, type, MPI_COMM_WORLD,
-                                 &e->req[i]));
+        MPI_CHECK(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, req_buffer(e, i), e->ones,
+                                  e->displs + (size_t)j * (size_t)e->d->size, e->types[i], MPI_COMM_WORLD, req));
     else
-        MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf, count, type, MPI_SUM, MPI_COMM_WORLD, &e->req[i]));
+        MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, req_buffer(e, i), (int)req_count(e, i), MPI_FLOAT, MPI_SUM,
+                                 MPI_COMM_WORLD, req));
     /* Drive the ones already started: Open MPI progresses nonblocking
      * collectives only inside MPI calls. */
     int flag;
-    MPI_CHECK(MPI_Testall(e->nreq, e->req, &flag, MPI_STATUSES_IGNORE));
+    MPI_CHECK(MPI_Testall(e->local * e->nreq, e->req, &flag, MPI_STATUSES_IGNORE));
     e->times.start += seconds() - t0;
 #endif
 }
@@ -223,9 +234,8 @@ static void
 on_ready(void *ctx, int what)
 {
     exchange_t *e = ctx;
-    if (!e->sending || !e->overlap)
-        return;
-    start(e, what == MODEL_STATS_READY ? REQ_STATS(e) : what);
+    if (e->overlap && e->slotted)
+        start(e, e->cur, what == MODEL_STATS_READY ? REQ_STATS(e) : what);
 }
 
 exchange_t *
@@ -243,18 +253,25 @@ exchange_create(dist_t *d, model_t *m, int chunks, exchange_mode_t mode, int ove
     e->local = chunks / d->size;
     e->first = d->rank * e->local;
     e->slotted = chunks > 1;
-    e->nreq = m->nparams + 2;
-#ifdef FASHION_MNIST_MPI
-    for (int i = 0; i < e->nreq; i++)
-        e->req[i] = MPI_REQUEST_NULL;
-#endif
+    e->nreq = m->nparams + 1;
     e->losses = calloc((size_t)chunks, sizeof(double));
     e->slots = calloc((size_t)m->nparams, sizeof(float *));
     e->sums = calloc((size_t)m->nparams, sizeof(float *));
-    if (e->losses == NULL || e->slots == NULL || e->sums == NULL) {
+    e->started = calloc((size_t)e->local * (size_t)e->nreq, 1);
+    if (e->losses == NULL || e->slots == NULL || e->sums == NULL || e->started == NULL) {
         exchange_destroy(e);
         return NULL;
     }
+#ifdef FASHION_MNIST_MPI
+    e->loss_req = MPI_REQUEST_NULL;
+    e->req = malloc((size_t)e->local * (size_t)e->nreq * sizeof(MPI_Request));
+    if (e->req == NULL) {
+        exchange_destroy(e);
+        return NULL;
+    }
+    for (size_t i = 0; i < (size_t)e->local * (size_t)e->nreq; i++)
+        e->req[i] = MPI_REQUEST_NULL;
+#endif
     m->chunk_stats = e->slotted;
     m->on_ready = on_ready;
     m->on_ready_ctx = e;
@@ -277,6 +294,27 @@ exchange_create(dist_t *d, model_t *m, int chunks, exchange_mode_t mode, int ove
         exchange_destroy(e);
         return NULL;
     }
+#ifdef FASHION_MNIST_MPI
+    if (mode == EXCHANGE_ORDERED && d->size > 1) {
+        int p = d->size;
+        e->types = calloc((size_t)e->nreq, sizeof(MPI_Datatype));
+        e->ones = malloc((size_t)p * sizeof(int));
+        e->displs = malloc((size_t)e->local * (size_t)p * sizeof(int));
+        if (e->types == NULL || e->ones == NULL || e->displs == NULL) {
+            exchange_destroy(e);
+            return NULL;
+        }
+        for (int i = 0; i < e->nreq; i++, e->ntypes++) {
+            MPI_CHECK(MPI_Type_contiguous((int)req_count(e, i), MPI_FLOAT, &e->types[i]));
+            MPI_CHECK(MPI_Type_commit(&e->types[i]));
+        }
+        for (int r = 0; r < p; r++)
+            e->ones[r] = 1;
+        for (int j = 0; j < e->local; j++)
+            for (int r = 0; r < p; r++)
+                e->displs[j * p + r] = r * e->local + j;
+    }
+#endif
     return e;
 }
 
@@ -297,6 +335,15 @@ exchange_destroy(exchange_t *e)
     if (e->stat_desc != NULL)
         cudnnDestroyTensorDescriptor(e->stat_desc);
     free(e->losses);
+    free(e->started);
+#ifdef FASHION_MNIST_MPI
+    free(e->req);
+    for (int i = 0; i < e->ntypes; i++)
+        MPI_Type_free(&e->types[i]);
+    free(e->types);
+    free(e->ones);
+    free(e->displs);
+#endif
     e->m->on_ready = NULL;
     free(e);
 }
@@ -323,9 +370,9 @@ void
 exchange_begin_chunk(exchange_t *e, int local)
 {
     model_t *m = e->m;
-    e->sending = local == e->local - 1;
+    e->cur = local;
     if (local == 0)
-        memset(e->started, 0, sizeof(e->started));
+        memset(e->started, 0, (size_t)e->local * (size_t)e->nreq);
     if (!e->slotted)
         return;
     /* ordered: the chunk's own slot; allreduce: the single local slot. */
@@ -358,21 +405,20 @@ fold(exchange_t *e, cudnnTensorDescriptor_t desc, const float *slots, size_t cou
     return 0;
 }
 
-/* Waits for request i (no-op in a single process).  After a millisecond's
- * spin it polls with short sleeps rather than MPI_Wait's endless busy
- * loop: on a shared or oversubscribed
- * machine a spinning rank takes the core its late peer needs.  A peer that
- * makes no progress for e->timeout seconds (stopped, hung, unreachable)
- * ends the job with a message. */
-static void
-wait_for(exchange_t *e, int i)
-{
 #ifdef FASHION_MNIST_MPI
+/* Waits for a request (no-op in a single process).  After a millisecond's
+ * spin it polls with short sleeps rather than MPI_Wait's endless busy
+ * loop: on a shared or oversubscribed machine a spinning rank takes the
+ * core its late peer needs.  A peer that makes no progress for e->timeout
+ * seconds (stopped, hung, unreachable) ends the job with a message. */
+static void
+wait_request(exchange_t *e, MPI_Request *req)
+{
     if (e->d->size == 1)
         return;
     double t0 = seconds();
     int done = 0;
-    MPI_CHECK(MPI_Test(&e->req[i], &done, MPI_STATUS_IGNORE));
+    MPI_CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
     while (!done) {
         /* Spin the first millisecond (a message in flight completes within
          * it on one machine), then sleep between tests. */
@@ -380,7 +426,7 @@ wait_for(exchange_t *e, int i)
             struct timespec pause = {0, 20000};
             nanosleep(&pause, NULL);
         }
-        MPI_CHECK(MPI_Test(&e->req[i], &done, MPI_STATUS_IGNORE));
+        MPI_CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
         if (!done && e->timeout > 0 && seconds() - t0 > e->timeout) {
             fprintf(stderr,
                     "fashion_mnist: rank %d: no gradients from the other ranks for %.0f s: one is stopped, hung "
@@ -390,6 +436,16 @@ wait_for(exchange_t *e, int i)
         }
     }
     e->times.wait += seconds() - t0;
+}
+#endif
+
+/* Waits for request i of every local chunk. */
+static void
+wait_for(exchange_t *e, int i)
+{
+#ifdef FASHION_MNIST_MPI
+    for (int j = 0; j < e->local; j++)
+        wait_request(e, &e->req[(size_t)j * (size_t)e->nreq + (size_t)i]);
 #else
     (void)e;
     (void)i;
@@ -401,33 +457,36 @@ exchange_finish(exchange_t *e, const double *local_losses, double *loss_sum)
 {
     model_t *m = e->m;
     e->times.steps++;
-    e->sending = 0;
     size_t lc = e->mode == EXCHANGE_ORDERED ? (size_t)e->first : 0;
     for (int j = 0; j < e->local; j++)
         e->losses[lc + (size_t)j] = local_losses[j];
-    if (e->mode == EXCHANGE_ALLREDUCE)
-        for (int j = 1; j < e->local; j++) /* (one local chunk in this mode) */
-            e->losses[0] += local_losses[j];
-#ifdef FASHION_MNIST_MPI
-    if (!e->overlap && e->d->size > 1) {
-        double t0 = seconds();
-        MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        e->times.skew += seconds() - t0;
-    }
-#endif
-    /* Without overlap (or for what the backward did not report), start now,
-     * in the order every rank uses. */
-    if (e->slotted)
-        start(e, REQ_STATS(e));
-    for (int i = m->nparams - 1; i >= 0; i--)
-        start(e, i);
-    start(e, REQ_LOSS(e));
-
-    if (!e->slotted) {
-        wait_for(e, REQ_LOSS(e));
+    if (!e->slotted) { /* one chunk, one process */
         *loss_sum = e->losses[0];
         return 0;
     }
+#ifdef FASHION_MNIST_MPI
+    if (e->d->size > 1) {
+        if (!e->overlap) {
+            double t0 = seconds();
+            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+            e->times.skew += seconds() - t0;
+        }
+        /* Without overlap (or for what the backward did not report), start
+         * now, in the order every rank uses. */
+        for (int j = 0; j < e->local; j++) {
+            start(e, j, REQ_STATS(e));
+            for (int i = m->nparams - 1; i >= 0; i--)
+                start(e, j, i);
+        }
+        if (e->mode == EXCHANGE_ORDERED)
+            MPI_CHECK(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, e->losses, e->local, MPI_DOUBLE,
+                                     MPI_COMM_WORLD, &e->loss_req));
+        else
+            MPI_CHECK(
+                MPI_Iallreduce(MPI_IN_PLACE, e->losses, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &e->loss_req));
+    }
+#endif
+
     for (int i = m->nparams - 1; i >= 0; i--) {
         param_t *p = m->params[i];
         wait_for(e, i);
@@ -452,7 +511,10 @@ exchange_finish(exchange_t *e, const double *local_losses, double *loss_sum)
             return -1;
         stat += 2 * (size_t)s->channels;
     }
-    wait_for(e, REQ_LOSS(e));
+#ifdef FASHION_MNIST_MPI
+    if (e->d->size > 1)
+        wait_request(e, &e->loss_req);
+#endif
     size_t nl = e->mode == EXCHANGE_ORDERED ? (size_t)e->chunks : 1;
     double loss = 0;
     for (size_t c = 0; c < nl; c++)

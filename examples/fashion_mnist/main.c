@@ -360,7 +360,7 @@ run_train(cudnnHandle_t handle, dist_t *d, const options_t *o)
     size_t wrong[8];
     uint8_t wrong_pred[8];
     int nwrong = 0;
-    unsigned confusion[10][10];
+    unsigned confusion[10][10] = {{0}}; /* (printed as zeros after --epochs 0) */
     uint64_t shuffle_state = o->seed * 2654435761ull + 1;
     size_t batches = ntrain / (size_t)o->batch; /* the last partial batch is dropped */
     if (batches == 0) {

@@ -263,8 +263,11 @@ plan(const dist_t *d, const options_t *o, int *model_batch, int *chunks)
 {
     char why[256] = "";
     int share = o->batch / d->size, chunk = o->chunk;
-    if (chunk == 0) /* one process: today's program, one chunk per batch */
-        chunk = o->allreduce || d->size == 1 ? share : 16;
+    /* Default: started by hand, today's program (one chunk per batch);
+     * under mpirun, 16 images whatever the process count, so that runs
+     * with any -np give the same weights. */
+    if (chunk == 0)
+        chunk = o->allreduce || !d->mpi ? share : 16;
     if (o->batch % d->size != 0)
         snprintf(why, sizeof(why), "the global batch %d is not divisible by the %d processes", o->batch, d->size);
     else if (o->allreduce && chunk != share)

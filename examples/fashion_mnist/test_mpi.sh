@@ -45,6 +45,13 @@ for p in 1 2 3; do
     bad "-np $p: loss or accuracy differ: $(epochs "$tmp/o$p") vs $(epochs "$tmp/o0")"; fi
 done
 
+# The defaults: under mpirun the chunk is 16 images whatever -np, so a run
+# without --chunk equals a hand-started one with --chunk 16.
+dargs=(--data "$data" --epochs 1 --train-limit 256 --test-limit 100 --threads 1 --quiet)
+"$demo" "${dargs[@]}" --chunk 16 --save "$tmp/d0.bin" >/dev/null 2>&1
+timeout 120 $mpi -np 2 "$demo" "${dargs[@]}" --save "$tmp/d2.bin" >"$tmp/d2" 2>&1
+if [ -s "$tmp/d0.bin" ] && cmp -s "$tmp/d0.bin" "$tmp/d2.bin"; then ok; else bad "default chunk: -np 2 differs: $(tail -3 "$tmp/d2")"; fi
+
 # 2. The residual network, one process and 2 ranks (one epoch).
 rargs=(--net resnet --data "$data" --epochs 1 --train-limit 240 --test-limit 200 --batch 48 --chunk 8 --threads 1 --quiet)
 "$demo" "${rargs[@]}" --save "$tmp/r0.bin" >"$tmp/r0" 2>&1 || bad "resnet single process failed: $(cat "$tmp/r0")"

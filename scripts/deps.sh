@@ -5,7 +5,8 @@
 set -euo pipefail
 packages=(cmake ninja-build gcc g++ clang python3 pkg-config xz-utils
           libdnnl-dev
-          python3-numpy python3-torch dataset-fashion-mnist zlib1g-dev)
+          python3-numpy python3-torch dataset-fashion-mnist zlib1g-dev
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

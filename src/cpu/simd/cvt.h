@@ -17,8 +17,10 @@
  *     bits with the quiet bit 0x40 set).
  *   - half -> float: exact; a signalling NaN comes back quiet (its payload
  *     shifted up, quiet bit 0x400000 set), as vcvtph2ps does.
- *   - bf16 -> float: exact, the 16 bits become the top of the float (a NaN
- *     keeps its payload and quietness, as every BF16 unit does).
+ *   - bf16 -> float: exact, the 16 bits become the top of the float; a
+ *     signalling NaN comes back quiet (payload kept, quiet bit set), like
+ *     half -> float and like any float arithmetic on it (the tensor engine
+ *     multiplies by alpha), so that every path of an op gives one answer.
  * Pure integer arithmetic: the results do not depend on the rounding mode
  * or on FTZ/DAZ in MXCSR.
  *
@@ -48,11 +50,14 @@ fdnn_f32_from_bits(uint32_t u)
     return f;
 }
 
-/* bfloat16 -> float: exact. */
+/* bfloat16 -> float: exact; a signalling NaN is returned quiet. */
 static inline float
 fdnn_bf16_to_f32(uint16_t b)
 {
-    return fdnn_f32_from_bits((uint32_t)b << 16);
+    uint32_t u = (uint32_t)b << 16;
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        u |= 0x400000u;
+    return fdnn_f32_from_bits(u);
 }
 
 /* float -> bfloat16, round to nearest even; NaN stays a quiet NaN. */

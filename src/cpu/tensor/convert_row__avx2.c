@@ -5,7 +5,8 @@
  * (and the float subnormals that DAZ would flush all round to a zero half
  * anyway); vcvtph2ps is exact and quiets a signalling NaN.  Bfloat16 is
  * the integer rounding of cvt.h on 8 lanes.  Tails (n % 8 or % 16) run
- * the scalar code of cvt.h, which gives the same bits. */
+ * the scalar code of cvt.h, which gives the same bits.  bfloat16 -> float
+ * is a shift, with a NaN made quiet. */
 #include <immintrin.h>
 #include <stdint.h>
 
@@ -75,8 +76,11 @@ fdnn_convert_row_bf16_f32__avx2(const void *src, void *dst, size_t n)
     float *d = dst;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(s + i)));
-        _mm256_storeu_si256((__m256i *)(d + i), _mm256_slli_epi32(w, 16));
+        const __m256i u = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(s + i))), 16);
+        /* a NaN comes back quiet (cvt.h) */
+        const __m256i abs = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
+        const __m256i nan = _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x7f800000));
+        _mm256_storeu_si256((__m256i *)(d + i), _mm256_or_si256(u, _mm256_and_si256(nan, _mm256_set1_epi32(0x400000))));
     }
     for (; i < n; i++)
         d[i] = fdnn_bf16_to_f32(s[i]);

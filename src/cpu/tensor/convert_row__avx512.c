@@ -59,7 +59,10 @@ fdnn_convert_row_bf16_f32__avx512(const void *src, void *dst, size_t n)
     float *d = dst;
     for (size_t i = 0; i < n; i += 16) {
         const __mmask16 m = tail_mask(n - i);
-        const __m512i w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, s + i));
-        _mm512_mask_storeu_epi32(d + i, m, _mm512_slli_epi32(w, 16));
+        const __m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, s + i)), 16);
+        /* a NaN comes back quiet (cvt.h) */
+        const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+                                                      _mm512_set1_epi32(0x7f800000));
+        _mm512_mask_storeu_epi32(d + i, m, _mm512_mask_or_epi32(u, nan, u, _mm512_set1_epi32(0x400000)));
     }
 }

@@ -10,7 +10,9 @@
  * beta); the rest of the piece is padding, cut into disjoint slabs.  Every
  * element of dst is written by exactly one elementwise call, so the result
  * is what the elementwise engine makes of it: the same for any thread
- * count. */
+ * count.  Copies that are dense FLOAT <-> HALF / BFLOAT16 conversions
+ * (alpha 1, beta 0) take the row kernels instead (fdnn_tensor_convert_dense,
+ * also used by the API layer for cudnnTransformTensor): the same bits. */
 #include <assert.h>
 
 #include "core/handle.h"

@@ -15,6 +15,15 @@
 #include "cpu/tensor/convert_row.h"
 #include "cpu/tensor/convert_row_avx512.h"
 
+/* AVX512-BF16 intrinsics: GCC 10, clang 9.  Older compilers build the
+ * integer rounding of the AVX-512 path under this name (the same bits). */
+#if (defined(__clang__) && __clang_major__ >= 9) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 10)
+#define FDNN_HAVE_BF16_INTRINSICS 1
+#else
+#define FDNN_HAVE_BF16_INTRINSICS 0
+#endif
+
+#if FDNN_HAVE_BF16_INTRINSICS
 #define BF16_TARGET __attribute__((target("avx512bf16")))
 
 /* Lanes of u holding a subnormal float (exponent 0, fraction not 0). */
@@ -60,3 +69,10 @@ fdnn_convert_row_f32_bf16__avx512bf16(const void *src, void *dst, size_t n)
         _mm256_mask_storeu_epi16(d + i, m, convert16(_mm512_maskz_loadu_epi32(m, s + i)));
     }
 }
+#else
+void
+fdnn_convert_row_f32_bf16__avx512bf16(const void *src, void *dst, size_t n)
+{
+    fdnn_convert_row_f32_bf16__avx512(src, dst, n);
+}
+#endif

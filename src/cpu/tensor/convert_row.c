@@ -12,8 +12,8 @@
 void
 fdnn_convert_row_f32_f16__scalar(const void *src, void *dst, size_t n)
 {
-    const float *s = src;
-    uint16_t *d = dst;
+    const float *restrict s = src;
+    uint16_t *restrict d = dst;
     for (size_t i = 0; i < n; i++)
         d[i] = fdnn_f32_to_f16(s[i]);
 }
@@ -21,8 +21,8 @@ fdnn_convert_row_f32_f16__scalar(const void *src, void *dst, size_t n)
 void
 fdnn_convert_row_f16_f32__scalar(const void *src, void *dst, size_t n)
 {
-    const uint16_t *s = src;
-    float *d = dst;
+    const uint16_t *restrict s = src;
+    float *restrict d = dst;
     for (size_t i = 0; i < n; i++)
         d[i] = fdnn_f16_to_f32(s[i]);
 }
@@ -30,8 +30,8 @@ fdnn_convert_row_f16_f32__scalar(const void *src, void *dst, size_t n)
 void
 fdnn_convert_row_f32_bf16__scalar(const void *src, void *dst, size_t n)
 {
-    const float *s = src;
-    uint16_t *d = dst;
+    const float *restrict s = src;
+    uint16_t *restrict d = dst;
     for (size_t i = 0; i < n; i++)
         d[i] = fdnn_f32_to_bf16(s[i]);
 }
@@ -39,8 +39,8 @@ fdnn_convert_row_f32_bf16__scalar(const void *src, void *dst, size_t n)
 void
 fdnn_convert_row_bf16_f32__scalar(const void *src, void *dst, size_t n)
 {
-    const uint16_t *s = src;
-    float *d = dst;
+    const uint16_t *restrict s = src;
+    float *restrict d = dst;
     for (size_t i = 0; i < n; i++)
         d[i] = fdnn_bf16_to_f32(s[i]);
 }

@@ -87,13 +87,14 @@ def main():
     res = fdnn.Results("oracle_tensor_convert")
     rng = np.random.default_rng(13)
     types = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.uint8, torch.int32]
+    # Every ISA, 1 and 2 threads (test_tensor_convert.c covers every
+    # combination bit for bit against its reference; this keeps CI short).
     handles = []
-    for isa in ("scalar", "avx2", "avx512"):
-        for threads in (1, 2):
-            try:
-                handles.append((fdnn.Handle(threads=threads, isa=isa), f"{isa}/{threads}"))
-            except fdnn.CudnnError:
-                pass  # this ISA is not on the machine
+    for isa, threads in (("scalar", 1), ("avx2", 2), ("avx512", 1), ("avx512", 2)):
+        try:
+            handles.append((fdnn.Handle(threads=threads, isa=isa), f"{isa}/{threads}"))
+        except fdnn.CudnnError:
+            pass  # this ISA is not on the machine
     for st in types:
         x = source(rng, st, 2 * 3 * 40 * 300).reshape(2, 3, 40, 300)  # 72k: three row-kernel tiles
         for dt in types:
@@ -105,6 +106,8 @@ def main():
                 run(h, x, y)
                 res.check(same(y, want), f"dense {st} -> {dt} ({name})")
                 # strided: NHWC source, NCHW destination (the elementwise engine)
+                if name not in ("scalar/1", "avx512/2"):
+                    continue
                 xs = x.contiguous(memory_format=torch.channels_last)
                 y.zero_()
                 run(h, xs, y)

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Tensor transforms: the transform descriptor, cudnnInitTransformDest,
- * cudnnTransformTensor (same dims and type, any layouts) and
+ * cudnnTransformTensor (same dims, any layouts, any types) and
  * cudnnTransformTensorEx and cudnnTransformFilter (padding, cropping,
  * folding, unfolding, any layouts, type conversion):
- *     dest = alpha * transform(src) + beta * dest */
+ *     dest = alpha * transform(src) + beta * dest
+ * Types: FLOAT, DOUBLE, HALF, BFLOAT16, INT8, UINT8, INT32 and the vector
+ * types INT8x4, UINT8x4, INT8x32 in NCHW_VECT_C, any pair (rounding to
+ * nearest even, integers saturated, NaN to an integer 0: see the engines
+ * in src/cpu/tensor). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,37 +258,62 @@ filter_operand(cudnnFilterDescriptor_t d, const char *what, operand_t *op)
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* A view of nb + 1 dims in bytes of the lane type, with C split into
- * (C / vect, vect) and the vect lanes last: NCHW_VECT_C operands (strides in
- * vectors) and plain INT8 / UINT8 / any-type operands (C's stride per
- * channel) both become (N, C/v, spatial..., v), so one strided copy
- * converts between them. */
+/* A view in elements of the lane type with C split into (C / outer,
+ * [outer / inner,] inner) and the lanes last: channel c = q * outer + r *
+ * inner + l.  NCHW_VECT_C operands (strides count vectors of op->vect
+ * lanes, op->vect being outer or inner) and plain operands of any type (C's
+ * stride per channel) both become (N, C/outer, spatial..., [outer/inner,]
+ * inner), so one strided copy converts between any two of them.  The
+ * middle dim exists only when outer != inner (two vector widths). */
+static cudnnStatus_t
+lane_view2(const operand_t *op, int outer, int inner, fdnn_tensor_t *out)
+{
+    const fdnn_tensor_t *t = &op->t;
+    const int w = op->vect; /* 1, inner or outer */
+    const bool split = outer != inner;
+    if (w == 1 && lane_type(t->dtype) != t->dtype)
+        return FDNN_NOT_SUPPORTED("%s holds %s elements outside NCHW_VECT_C, which transforms do not take", op->what,
+                                  fdnn_dtype_name(t->dtype));
+    if (t->ndim + 1 + split > CUDNN_DIM_MAX)
+        return FDNN_NOT_SUPPORTED("%s has %d dims; NCHW_VECT_C transforms take at most %d here", op->what, t->ndim,
+                                  CUDNN_DIM_MAX - 1 - split);
+    if (t->dims[1] % outer != 0)
+        return FDNN_BAD_PARAM("%s has C = %lld, not a multiple of the vector width %d", op->what,
+                              (long long)t->dims[1], outer);
+    memset(out, 0, sizeof(*out));
+    out->dtype = lane_type(t->dtype);
+    out->ndim = t->ndim + 1 + split;
+    for (int i = 0; i < CUDNN_DIM_MAX; i++)
+        out->dims[i] = 1;
+    /* element offset of (vector or channel) index k along dim i */
+    for (int i = 0; i < t->ndim; i++) {
+        out->dims[i] = i == 1 ? t->dims[1] / outer : t->dims[i];
+        out->strides[i] = t->strides[i] * w;
+    }
+    const int64_t s1 = t->strides[1]; /* per vector (w > 1) or per channel */
+    int64_t sq, sr, sl;
+    if (w == 1) {
+        sq = s1 * outer, sr = s1 * inner, sl = s1;
+    } else if (w == outer) {
+        sq = s1 * w, sr = inner, sl = 1;
+    } else { /* w == inner: vector q * (outer / inner) + r, lane l */
+        sq = s1 * w * (outer / inner), sr = s1 * w, sl = 1;
+    }
+    out->strides[1] = sq;
+    if (split) {
+        out->dims[t->ndim] = outer / inner;
+        out->strides[t->ndim] = sr;
+    }
+    out->dims[t->ndim + split] = inner;
+    out->strides[t->ndim + split] = sl;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The view of lane_view2 with one vector width on both sides. */
 static cudnnStatus_t
 lane_view(const operand_t *op, int vect, fdnn_tensor_t *out)
 {
-    const fdnn_tensor_t *t = &op->t;
-    const bool vectorised = op->vect > 1;
-    if (!vectorised && lane_type(t->dtype) != t->dtype)
-        return FDNN_NOT_SUPPORTED("%s holds %s elements outside NCHW_VECT_C, which transforms do not take", op->what,
-                                  fdnn_dtype_name(t->dtype));
-    if (t->ndim + 1 > CUDNN_DIM_MAX)
-        return FDNN_NOT_SUPPORTED("%s has %d dims; NCHW_VECT_C transforms take at most %d", op->what, t->ndim,
-                                  CUDNN_DIM_MAX - 1);
-    if (t->dims[1] % vect != 0)
-        return FDNN_BAD_PARAM("%s has C = %lld, not a multiple of the vector width %d", op->what,
-                              (long long)t->dims[1], vect);
-    memset(out, 0, sizeof(*out));
-    out->dtype = lane_type(t->dtype);
-    out->ndim = t->ndim + 1;
-    for (int i = 0; i < CUDNN_DIM_MAX; i++)
-        out->dims[i] = 1;
-    for (int i = 0; i < t->ndim; i++) {
-        out->dims[i] = i == 1 ? t->dims[1] / vect : t->dims[i];
-        out->strides[i] = vectorised ? t->strides[i] * vect : (i == 1 ? t->strides[1] * vect : t->strides[i]);
-    }
-    out->dims[t->ndim] = vect;
-    out->strides[t->ndim] = vectorised ? 1 : t->strides[1];
-    return CUDNN_STATUS_SUCCESS;
+    return lane_view2(op, vect, vect, out);
 }
 
 /* Scaling factors (doubles for DOUBLE dest, floats otherwise) and the
@@ -315,18 +344,25 @@ copy_scaled(const void *alpha, const fdnn_tensor_t *src, const void *srcData, co
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* cudnnTransformTensor where either side is NCHW_VECT_C: INT8 <-> INT8x4 or
- * INT8x32, UINT8 <-> UINT8x4 (or between two vectorised layouts). */
+/* Runs a checked copy: the row kernels when it is a dense conversion
+ * between FLOAT and HALF / BFLOAT16, the elementwise engine otherwise (the
+ * same bits either way). */
+static void
+run_copy(cudnnHandle_t handle, const fdnn_eltwise_t *p)
+{
+    if (!fdnn_tensor_convert_dense(handle, p))
+        fdnn_tensor_eltwise(handle, p);
+}
+
+/* cudnnTransformTensor where either side is NCHW_VECT_C: between a vector
+ * type and a plain tensor of any type, or two vector types (of one width,
+ * or 4 and 32: the lanes are then split as (C/32, 8, 4) on both sides). */
 static cudnnStatus_t
 transform_vect(cudnnHandle_t handle, const void *alpha, const operand_t *x, const void *xData, const void *beta,
                const operand_t *y, void *yData)
 {
-    const int vect = x->vect > 1 ? x->vect : y->vect;
-    if (x->vect > 1 && y->vect > 1 && x->vect != y->vect)
-        return FDNN_NOT_SUPPORTED("xDesc and yDesc are NCHW_VECT_C of different vector widths");
-    if (lane_type(x->t.dtype) != lane_type(y->t.dtype))
-        return FDNN_BAD_PARAM("xDesc is %s and yDesc %s: the element types differ", fdnn_dtype_name(x->t.dtype),
-                              fdnn_dtype_name(y->t.dtype));
+    const int outer = x->vect > y->vect ? x->vect : y->vect;
+    const int inner = x->vect > 1 && y->vect > 1 ? (x->vect < y->vect ? x->vect : y->vect) : outer;
     if (x->t.ndim != y->t.ndim)
         return FDNN_BAD_PARAM("xDesc has %d dims, yDesc %d", x->t.ndim, y->t.ndim);
     for (int i = 0; i < x->t.ndim; i++)
@@ -334,13 +370,13 @@ transform_vect(cudnnHandle_t handle, const void *alpha, const operand_t *x, cons
             return FDNN_BAD_PARAM("xDesc dim %d is %lld, yDesc's %lld", i, (long long)x->t.dims[i],
                                   (long long)y->t.dims[i]);
     fdnn_tensor_t xt, yt;
-    RETURN_IF_ERROR(lane_view(x, vect, &xt));
-    RETURN_IF_ERROR(lane_view(y, vect, &yt));
+    RETURN_IF_ERROR(lane_view2(x, outer, inner, &xt));
+    RETURN_IF_ERROR(lane_view2(y, outer, inner, &yt));
     RETURN_IF_NULL(xData);
     RETURN_IF_NULL(yData);
     fdnn_eltwise_t p = {0};
     RETURN_IF_ERROR(copy_scaled(alpha, &xt, xData, beta, &yt, yData, &p));
-    fdnn_tensor_eltwise(handle, &p);
+    run_copy(handle, &p);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -359,15 +395,14 @@ fdnn_api_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cud
     fdnn_tensor_t xt, yt;
     RETURN_IF_ERROR(fdnn_tops_view(xDesc, "xDesc", FDNN_TOPS_ALL_TYPES, &xt));
     RETURN_IF_ERROR(fdnn_tops_view(yDesc, "yDesc", FDNN_TOPS_ALL_TYPES, &yt));
-    if (xt.dtype != yt.dtype)
-        return FDNN_BAD_PARAM("xDesc is %s and yDesc %s: cudnnTransformTensor does not convert types",
-                              fdnn_dtype_name(xt.dtype), fdnn_dtype_name(yt.dtype));
+    /* Any two types: NVIDIA's library converts (the 8.9 reference lists a
+     * dataType mismatch as BAD_PARAM; docs/tensor-ops.md). */
     RETURN_IF_ERROR(fdnn_tops_broadcast(&xt, "xDesc", &yt, true));
     RETURN_IF_NULL(x);
     RETURN_IF_NULL(y);
     fdnn_eltwise_t p = {0};
     RETURN_IF_ERROR(copy_scaled(alpha, &xt, x, beta, &yt, y, &p));
-    fdnn_tensor_eltwise(handle, &p);
+    run_copy(handle, &p);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -533,12 +568,10 @@ transform_ex(cudnnHandle_t handle, cudnnTensorTransformDescriptor_t t, const voi
          * q * v + l to pb1 + phase * C + q * v + l, as the fold of the
          * equivalent plain tensor does (C and pb1 multiples of v). */
         vect = src->vect > 1 ? src->vect : dst->vect;
-        if (src->vect > 1 && dst->vect > 1 && src->vect != dst->vect)
-            return FDNN_NOT_SUPPORTED("%s and %s are NCHW_VECT_C of different vector widths", src->what, dst->what);
-        /* C pads that are not whole vectors, or an unfold to C_U =
-         * ceil(C_F / prod(folds)) + pads that is not (its vectors would
-         * straddle the phases): staged through plain copies. */
-        if (t->pad_before[1] % vect != 0 || t->pad_after[1] % vect != 0 || src->t.dims[1] % vect != 0 ||
+        /* Two vector widths, C pads that are not whole vectors, or an
+         * unfold to C_U = ceil(C_F / prod(folds)) + pads that is not (its
+         * vectors would straddle the phases): staged through plain copies. */
+        if ((src->vect > 1 && dst->vect > 1 && src->vect != dst->vect) || t->pad_before[1] % vect != 0 || t->pad_after[1] % vect != 0 || src->t.dims[1] % vect != 0 ||
             dst->t.dims[1] % vect != 0)
             return transform_staged(handle, t, alpha, src, srcData, beta, dst, dstData);
         RETURN_IF_ERROR(lane_view(src, vect, &p.src));

@@ -47,6 +47,14 @@ typedef struct fdnn_eltwise {
 
 void fdnn_tensor_eltwise(cudnnHandle_t handle, const fdnn_eltwise_t *p);
 
+/* The fast path of a plain type conversion (src/cpu/tensor/transform.c):
+ * when p is a COPY with alpha 1 and beta 0 between FLOAT and HALF or
+ * BFLOAT16, and a and c have the same dims and strides and fill their
+ * span without gaps, converts with the row kernels of
+ * cpu/tensor/convert_row.h (the same bits as fdnn_tensor_eltwise) and
+ * returns true; otherwise does nothing and returns false. */
+bool fdnn_tensor_convert_dense(cudnnHandle_t handle, const fdnn_eltwise_t *p);
+
 /* One reduction: c = alpha * reduce(a) + beta * c over the dims where c has
  * extent 1 and a does not.  Indices (uint32, flattened over the reduced dims
  * in row-major order of a's dims) are written when `indices` is non-NULL

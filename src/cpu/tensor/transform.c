@@ -10,10 +10,67 @@
  * beta); the rest of the piece is padding, cut into disjoint slabs.  Every
  * element of dst is written by exactly one elementwise call, so the result
  * is what the elementwise engine makes of it: the same for any thread
- * count. */
+ * count.  Copies that are dense FLOAT <-> HALF / BFLOAT16 conversions
+ * (alpha 1, beta 0) take the row kernels instead (fdnn_tensor_convert_dense,
+ * also used by the API layer for cudnnTransformTensor): the same bits. */
 #include <assert.h>
 
+#include "core/handle.h"
+#include "core/pool.h"
+#include "cpu/tensor/convert_row.h"
 #include "cpu/tensor/tensor_ops.h"
+
+/* ---- the dense conversion fast path ------------------------------------------- */
+
+/* Elements per task of a dense conversion: a fixed split (the bits do not
+ * depend on it anyway: each element is converted alone). */
+#define DENSE_TILE 32768
+
+typedef struct dense_ctx {
+    fdnn_convert_row_fn fn;
+    const char *src;
+    char *dst;
+    size_t ses, des;
+} dense_ctx_t;
+
+static void
+dense_tile(void *arg, size_t start, size_t len)
+{
+    const dense_ctx_t *c = arg;
+    c->fn(c->src + start * c->ses, c->dst + start * c->des, len);
+}
+
+/* True when a and c address their elements in the same order and the
+ * elements fill [0, elements) without gaps: one row in memory. */
+static bool
+same_dense_layout(const fdnn_tensor_t *a, const fdnn_tensor_t *c)
+{
+    if (a->ndim != c->ndim)
+        return false;
+    for (int i = 0; i < c->ndim; i++)
+        if (a->dims[i] != c->dims[i] || (c->dims[i] > 1 && a->strides[i] != c->strides[i]))
+            return false;
+    return fdnn_tensor_span(c) == fdnn_tensor_elements(c);
+}
+
+bool
+fdnn_tensor_convert_dense(cudnnHandle_t handle, const fdnn_eltwise_t *p)
+{
+    /* With alpha 1 and beta 0 the engine's result is the plain conversion
+     * (1 * x is x, NaNs quiet in both), which the row kernels give. */
+    if (p->op != FDNN_ELT_COPY || p->alpha1 != 1.0 || p->beta != 0.0)
+        return false;
+    if (!fdnn_convert_row_supported(p->a.dtype, p->c.dtype) || !same_dense_layout(&p->a, &p->c))
+        return false;
+    const size_t n = (size_t)fdnn_tensor_elements(&p->c);
+    dense_ctx_t ctx = {fdnn_convert_row_kernel(fdnn_convert_row_path(handle->isa), p->a.dtype, p->c.dtype),
+                       p->a_data, p->c_data, fdnn_dtype_size(p->a.dtype), fdnn_dtype_size(p->c.dtype)};
+    fdnn_pool_t pool = n < 2 * DENSE_TILE ? NULL : fdnn_handle_pool(handle);
+    fdnn_parallelize_1d_tile_1d(pool, dense_tile, &ctx, n, DENSE_TILE, 0);
+    return true;
+}
+
+/* ---- the transform engine ------------------------------------------------------ */
 
 /* Floor division for a positive divisor. */
 static int64_t
@@ -93,7 +150,8 @@ copy_piece(cudnnHandle_t handle, const fdnn_transform_t *p, const fdnn_tensor_t 
         q.a.strides[i] = s->strides[i] * step[i];
     }
     q.a_data = (const char *)p->src_data + off * (int64_t)fdnn_dtype_size(s->dtype);
-    fdnn_tensor_eltwise(handle, &q);
+    if (!fdnn_tensor_convert_dense(handle, &q))
+        fdnn_tensor_eltwise(handle, &q);
     /* The border, in disjoint slabs: for dim d, the parts before and after
      * the interior along d, interior along the dims before d, whole along
      * the dims after. */

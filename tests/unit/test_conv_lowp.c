@@ -675,6 +675,60 @@ test_threads(cudnnHandle_t h)
     CHECK_OK(freednnSetNumThreads(h, 1));
 }
 
+/* Every 16-bit code through the conversions of the path: a 1x1
+ * convolution with the filter 1 over all 65536 codes gives each code back
+ * (NaN as NaN, -0 as either zero); under TENSOR_OP_MATH a HALF code comes
+ * back rounded to BF16 precision first. */
+static void
+test_all_codes(cudnnHandle_t h)
+{
+    for (int ci = 0; ci < NCFGS - 1; ci++) {
+        const cfg_t *cf = &cfgs[ci];
+        cudnnTensorDescriptor_t xd, yd;
+        cudnnFilterDescriptor_t wd;
+        cudnnConvolutionDescriptor_t cd;
+        cudnnCreateTensorDescriptor(&xd);
+        cudnnCreateTensorDescriptor(&yd);
+        cudnnCreateFilterDescriptor(&wd);
+        cudnnCreateConvolutionDescriptor(&cd);
+        CHECK_OK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, cf->dt, 1, 1, 256, 256));
+        CHECK_OK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, cf->dt, 1, 1, 256, 256));
+        CHECK_OK(cudnnSetFilter4dDescriptor(wd, cf->dt, CUDNN_TENSOR_NCHW, 1, 1, 1, 1));
+        CHECK_OK(cudnnSetConvolution2dDescriptor(cd, 0, 0, 1, 1, 1, 1, XC, cf->compute));
+        CHECK_OK(cudnnSetConvolutionMathType(cd, cf->math));
+        uint16_t *x = malloc(65536 * 2), *y = fdnn_guarded_alloc(65536 * 2);
+        uint32_t w = 0; /* (room for put's FLOAT case; the first half holds the code) */
+        put(cf->dt, &w, 0, 1.0);
+        for (int i = 0; i < 65536; i++)
+            x[i] = (uint16_t)i;
+        for (int algo = 0; algo < 2; algo++) {
+            size_t ws = 0;
+            CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, algo, &ws));
+            void *wsp = malloc(ws + 1);
+            fdnn_poison_bytes(y, 65536 * 2);
+            float one = 1, zero = 0;
+            CHECK_OK(cudnnConvolutionForward(h, &one, xd, x, wd, &w, cd, algo, wsp, ws, &zero, yd, y));
+            int bad = 0;
+            for (int i = 0; i < 65536; i++) {
+                double in = load(cf->dt, x, (size_t)i);
+                if (cf->math == CUDNN_TENSOR_OP_MATH)
+                    in = rounded(CUDNN_DATA_BFLOAT16, in);
+                double want = rounded(cf->dt, in), got = load(cf->dt, y, (size_t)i);
+                if (!(got == want || (isnan(got) && isnan(want))))
+                    bad++;
+            }
+            CHECK_MSG(bad == 0, "%s algo %d: %d of 65536 codes not given back", cf->name, algo, bad);
+            free(wsp);
+        }
+        free(x);
+        fdnn_guarded_free(y);
+        cudnnDestroyTensorDescriptor(xd);
+        cudnnDestroyTensorDescriptor(yd);
+        cudnnDestroyFilterDescriptor(wd);
+        cudnnDestroyConvolutionDescriptor(cd);
+    }
+}
+
 /* BFLOAT16_CONFIG (BFLOAT16 compute) cannot be asked for: the descriptor
  * refuses the compute type. */
 static void
@@ -695,6 +749,7 @@ main(void)
     CHECK_OK(freednnSetNumThreads(h, 1));
     unsetenv("NVIDIA_TF32_OVERRIDE");
     test_configs();
+    test_all_codes(h);
     test_against_reference(h);
     test_bias(h);
     test_allow_conversion(h);

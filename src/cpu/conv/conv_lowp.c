@@ -146,6 +146,71 @@ fdnn_conv_lowp_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *worksp
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* ---- conversions, one loop per type so that they vectorise ---- */
+
+/* HALF -> FP32 without branches: the 15 bits of exponent and mantissa
+ * shifted into a float's place and scaled by 2^112 (exact, subnormals
+ * included), Inf/NaN given the float's all-ones exponent.  Same values as
+ * fdnn_f16_to_f32. */
+static inline float
+half_to_f32(uint16_t h)
+{
+    uint32_t em = h & 0x7fffu;
+    uint32_t b = fdnn_f32_bits(fdnn_f32_from_bits(em << 13) * 0x1p112f);
+    b = em >= 0x7c00u ? b | 0x7f800000u : b;
+    return fdnn_f32_from_bits(b | ((uint32_t)(h & 0x8000u) << 16));
+}
+
+/* v rounded to BF16 precision (nearest even), as an FP32 value; NaN kept
+ * (quiet).  Same values as fdnn_bf16_to_f32(fdnn_f32_to_bf16(v)). */
+static inline float
+round_to_bf16(float v)
+{
+    uint32_t u = fdnn_f32_bits(v);
+    uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    r = (u & 0x7fffffffu) > 0x7f800000u ? (u | 0x400000u) & 0xffff0000u : r;
+    return fdnn_f32_from_bits(r);
+}
+
+static float
+load_f32(const void *src, cudnnDataType_t dtype, size_t i)
+{
+    switch (dtype) {
+    case CUDNN_DATA_HALF: return half_to_f32(((const uint16_t *)src)[i]);
+    case CUDNN_DATA_BFLOAT16: return fdnn_bf16_to_f32(((const uint16_t *)src)[i]);
+    default: return ((const float *)src)[i];
+    }
+}
+
+/* dst[j] = src[(o + j*stride)] as FP32, j < len. */
+static void
+load_row(float *dst, const void *src, cudnnDataType_t dtype, int64_t o, int64_t stride, int64_t len)
+{
+    const uint16_t *s16 = (const uint16_t *)src + o;
+    if (dtype == CUDNN_DATA_HALF)
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = half_to_f32(s16[j * stride]);
+    else if (dtype == CUDNN_DATA_BFLOAT16)
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = fdnn_bf16_to_f32(s16[j * stride]);
+    else
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = ((const float *)src)[o + j * stride];
+}
+
+/* dst[(o + j*stride)] = src[j] rounded to the type (nearest even). */
+static void
+store_row(void *dst, cudnnDataType_t dtype, int64_t o, int64_t stride, const float *src, int64_t len)
+{
+    uint16_t *d16 = (uint16_t *)dst + o;
+    if (dtype == CUDNN_DATA_HALF)
+        for (int64_t j = 0; j < len; j++)
+            d16[j * stride] = fdnn_f32_to_f16(src[j]);
+    else
+        for (int64_t j = 0; j < len; j++)
+            d16[j * stride] = fdnn_f32_to_bf16(src[j]);
+}
+
 /* ---- staging: dtype -> FP32, optionally rounded to BF16 precision ---- */
 
 typedef struct stage_ctx {
@@ -153,33 +218,17 @@ typedef struct stage_ctx {
     const void *src;
     cudnnDataType_t dtype;
     bool round_bf16;
-    size_t count;
 } stage_ctx_t;
-
-static float
-load_f32(const void *src, cudnnDataType_t dtype, size_t i)
-{
-    switch (dtype) {
-    case CUDNN_DATA_HALF: return fdnn_f16_to_f32(((const uint16_t *)src)[i]);
-    case CUDNN_DATA_BFLOAT16: return fdnn_bf16_to_f32(((const uint16_t *)src)[i]);
-    default: return ((const float *)src)[i];
-    }
-}
-
-static float
-round_to_bf16(float v)
-{
-    return fdnn_bf16_to_f32(fdnn_f32_to_bf16(v));
-}
 
 static void
 stage_tile(void *ctx, size_t start, size_t len)
 {
     const stage_ctx_t *c = ctx;
-    for (size_t i = start; i < start + len; i++) {
-        float v = load_f32(c->src, c->dtype, i);
-        c->dst[i] = c->round_bf16 ? round_to_bf16(v) : v;
-    }
+    float *d = c->dst + start;
+    load_row(d, c->src, c->dtype, (int64_t)start, 1, (int64_t)len);
+    if (c->round_bf16)
+        for (size_t i = 0; i < len; i++)
+            d[i] = round_to_bf16(d[i]);
 }
 
 /* The whole span of the operand, gaps included (they are inside the user's
@@ -187,10 +236,11 @@ stage_tile(void *ctx, size_t start, size_t len)
 static void
 stage_operand(fdnn_pool_t pool, float *dst, const fdnn_tensor_t *t, const void *src, bool round_bf16)
 {
-    stage_ctx_t c = {dst, src, t->dtype, round_bf16, (size_t)fdnn_tensor_span(t)};
-    if (c.count == 0)
+    stage_ctx_t c = {dst, src, t->dtype, round_bf16};
+    size_t count = (size_t)fdnn_tensor_span(t);
+    if (count == 0)
         return;
-    fdnn_parallelize_1d_tile_1d(c.count > LOWP_TILE ? pool : NULL, stage_tile, &c, c.count, LOWP_TILE, 0);
+    fdnn_parallelize_1d_tile_1d(count > LOWP_TILE ? pool : NULL, stage_tile, &c, count, LOWP_TILE, 0);
 }
 
 /* ---- the write pass: blend, bias, ReLU, round to the storage type ---- */
@@ -208,16 +258,7 @@ typedef struct write_ctx {
 static float
 round_to_half(float v)
 {
-    return fdnn_f16_to_f32(fdnn_f32_to_f16(v));
-}
-
-static void
-store(void *out, cudnnDataType_t dtype, int64_t i, float v)
-{
-    if (dtype == CUDNN_DATA_HALF)
-        ((uint16_t *)out)[i] = fdnn_f32_to_f16(v);
-    else
-        ((uint16_t *)out)[i] = fdnn_f32_to_bf16(v);
+    return half_to_f32(fdnn_f32_to_f16(v));
 }
 
 /* TRUE_HALF_CONFIG's blend: the FP32-accumulated sum rounded to half, then
@@ -236,7 +277,9 @@ blend_true_half(float s, float alpha, float beta, float old, const float *bias, 
     return v;
 }
 
-/* One (n, c) plane of the output. */
+#define WRITE_CHUNK 256
+
+/* One (n, c) plane of the output, W rows in chunks. */
 static void
 write_plane(void *ctx, size_t nc)
 {
@@ -247,14 +290,21 @@ write_plane(void *ctx, size_t nc)
     if (c->bias != NULL)
         b = load_f32(c->bias, t->dtype, (size_t)ch);
     const float *bp = c->bias != NULL ? &b : NULL;
+    int64_t sw = t->strides[4];
+    float old[WRITE_CHUNK], v[WRITE_CHUNK];
     for (int64_t d = 0; d < t->dims[2]; d++)
         for (int64_t h = 0; h < t->dims[3]; h++)
-            for (int64_t w = 0; w < t->dims[4]; w++) {
-                int64_t o = fdnn_conv_off5(t, n, ch, d, h, w);
-                float old = c->beta != 0 ? load_f32(c->out, t->dtype, (size_t)o) : 0.0f;
-                float v = c->true_half ? blend_true_half(c->sum[o], c->alpha, c->beta, old, bp, c->relu)
-                                       : fdnn_conv_epilogue_f32(c->sum[o], c->alpha, c->beta, &old, bp, c->relu);
-                store(c->out, t->dtype, o, v);
+            for (int64_t w0 = 0; w0 < t->dims[4]; w0 += WRITE_CHUNK) {
+                int64_t len = t->dims[4] - w0 < WRITE_CHUNK ? t->dims[4] - w0 : WRITE_CHUNK;
+                int64_t o = fdnn_conv_off5(t, n, ch, d, h, w0);
+                if (c->beta != 0)
+                    load_row(old, c->out, t->dtype, o, sw, len);
+                for (int64_t j = 0; j < len; j++) {
+                    float s = c->sum[o + j * sw];
+                    v[j] = c->true_half ? blend_true_half(s, c->alpha, c->beta, old[j], bp, c->relu)
+                                        : fdnn_conv_epilogue_f32(s, c->alpha, c->beta, &old[j], bp, c->relu);
+                }
+                store_row(c->out, t->dtype, o, sw, v, len);
             }
 }
 
@@ -356,8 +406,7 @@ fdnn_conv_lowp_bwd_bias(fdnn_pool_t pool, const fdnn_tensor_t *dy, const void *d
     fdnn_tensor_t t = *dy;
     t.dtype = CUDNN_DATA_FLOAT;
     fdnn_conv_bwd_bias(pool, &t, dyf, alpha, beta, dbf, 1);
-    for (int64_t c = 0; c < k; c++)
-        store(db, dy->dtype, c * db_stride, dbf[c]);
+    store_row(db, dy->dtype, 0, db_stride, dbf, k);
     fdnn_aligned_free(dyf);
     fdnn_aligned_free(dbf);
     return CUDNN_STATUS_SUCCESS;

@@ -7,7 +7,8 @@
  *   - every algorithm of every direction against the float64 reference fed
  *     the rounded inputs (the storage values, further rounded to BF16 under
  *     TENSOR_OP_MATH), NCHW and NHWC, strided, grouped, dilated,
- *     CONVOLUTION mode, 2-D and 3-D, DEFAULT and TENSOR_OP math, outputs
+ *     CONVOLUTION mode, 2-D and 3-D, DEFAULT, TENSOR_OP and
+ *     TENSOR_OP_ALLOW_CONVERSION math, outputs
  *     poisoned (beta 0) or blended (alpha 2, beta -1);
  *   - the same algorithms apply as for FLOAT data, and the workspace holds
  *     the FP32 one plus the staging buffers (0 for the zero-workspace
@@ -68,6 +69,7 @@ static const cfg_t cfgs[] = {
     {"TRUE_HALF", CUDNN_DATA_HALF, CUDNN_DATA_HALF, CUDNN_DEFAULT_MATH},
     {"PSEUDO_BFLOAT16", CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH},
     {"PSEUDO_BFLOAT16 tensor-op", CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH},
+    {"PSEUDO_HALF allow-conversion", CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION},
     {"FLOAT allow-conversion", CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION},
 };
 #define NCFGS (int)(sizeof(cfgs) / sizeof(cfgs[0]))
@@ -622,7 +624,7 @@ test_allow_conversion(cudnnHandle_t h)
     prob_free(&b);
     for (int ci = 0; ci < NCFGS - 1; ci++) {
         prob_init(&a, &shapes[0], &cfgs[ci], false, 9);
-        cudnnMathType_t want = cfgs[ci].math == CUDNN_TENSOR_OP_MATH ? CUDNN_TENSOR_OP_MATH : CUDNN_DEFAULT_MATH;
+        cudnnMathType_t want = cfgs[ci].math;
         CHECK_OK(cudnnFindConvolutionForwardAlgorithm(h, a.xd, a.wd, a.cd, a.yd, 8, &n, pf));
         for (int i = 0; i < n; i++)
             CHECK_MSG(pf[i].mathType == want, "%s: Find reports math type %d", cfgs[ci].name, (int)pf[i].mathType);
@@ -711,7 +713,7 @@ test_all_codes(cudnnHandle_t h)
             int bad = 0;
             for (int i = 0; i < 65536; i++) {
                 double in = load(cf->dt, x, (size_t)i);
-                if (cf->math == CUDNN_TENSOR_OP_MATH)
+                if (cf->math != CUDNN_DEFAULT_MATH)
                     in = rounded(CUDNN_DATA_BFLOAT16, in);
                 double want = rounded(cf->dt, in), got = load(cf->dt, y, (size_t)i);
                 if (!(got == want || (isnan(got) && isnan(want))))

@@ -327,7 +327,9 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
     fdnn_conv_exec_t run = *e;
     run.p = &pl.shadow;
     char *stage = NULL, *own = NULL;
-    if (pl.fallback) {
+    /* A zero-workspace fallback given a workspace large enough anyway
+     * stages there; otherwise it allocates. */
+    if (pl.fallback && (e->workspace == NULL || e->workspace_bytes < pl.stage_total)) {
         if (pl.stage_total > 0 && (own = fdnn_aligned_alloc(pl.stage_total)) == NULL)
             return FDNN_ALLOC_FAILED("cannot allocate the %zu bytes of FP32 staging buffers", pl.stage_total);
         stage = own;
@@ -336,6 +338,8 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
         run.workspace = pl.solver_ws > 0 ? stage + pl.stage_total : NULL;
         run.workspace_bytes = e->workspace_bytes - pl.stage_total;
     }
+    /* (The staging buffers and the solver's part lie at multiples of 64
+     * bytes from the workspace's start: they keep its alignment.) */
     fdnn_pool_t pool = e->handle != NULL ? fdnn_handle_pool(e->handle) : NULL;
     bool round = fdnn_conv_lowp_rounds_to_bf16(p);
     const void *user[3] = {e->x_in, e->w_in, e->y_in};

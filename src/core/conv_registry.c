@@ -9,6 +9,7 @@
 #include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_fft.h"
 #include "cpu/conv/conv_gemm.h"
+#include "cpu/conv/conv_lowp.h"
 #include "cpu/conv/conv_winograd.h"
 #include "core/handle.h"
 
@@ -225,6 +226,10 @@ fdnn_conv_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *workspace_b
     if (algo < 0 || algo >= fdnn_conv_algo_count(p->dir))
         return FDNN_BAD_PARAM("algo is %d, not an algorithm of this direction (0 to %d)", algo,
                               fdnn_conv_algo_count(p->dir) - 1);
+    /* HALF / BFLOAT16 data and BF16-rounding math types: the FP32 solvers on
+     * staged copies (their workspace includes the staging buffers). */
+    if (fdnn_conv_lowp_applies(p))
+        return fdnn_conv_lowp_algo_check(p, algo, workspace_bytes);
     const char *reason = "";
     const fdnn_conv_solver_t *s = fdnn_conv_solver_for(p->dir, algo, &reason);
     if (s == NULL)
@@ -236,6 +241,8 @@ fdnn_conv_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *workspace_b
 cudnnStatus_t
 fdnn_conv_run(const fdnn_conv_exec_t *e, int algo)
 {
+    if (fdnn_conv_lowp_applies(e->p))
+        return fdnn_conv_lowp_run(e, algo);
     size_t need = 0;
     RETURN_IF_ERROR(fdnn_conv_algo_check(e->p, algo, &need));
     /* Both sizes in the reason (CUDNN_LOGERR_DBG, the error callback): the

@@ -8,7 +8,7 @@
 
 /* A problem line: "conv <name> key=value ..." with the keys of
  * shared/bench/shapes.txt (mb ic oc g id kd sd pd dd ih iw kh kw sh sw ph pw
- * dh dw dir); dilation is cuDNN-style (1 = dense).  The problem strings
+ * dh dw dir, and dt=f32|f16|bf16); dilation is cuDNN-style (1 = dense).  The problem strings
  * FREEDNN_LOG=1 prints ("conv dir=fwd dt=f32 mb=...") parse too. */
 typedef struct bench_problem {
     char name[64];
@@ -16,6 +16,9 @@ typedef struct bench_problem {
     int mb, ic, oc, g;
     int in[3], k[3], s[3], p[3], d[3]; /* D, H, W */
     bool fwd, bwd;
+    /* dt=f32 (default), f16 or bf16: the storage type of x, w, y (compute
+     * type FLOAT); other values of logged strings (f64, s8) are ignored. */
+    int dt; /* cudnnDataType_t */
 } bench_problem_t;
 
 /* Parses one line; returns false (and says why on stderr) for lines that are

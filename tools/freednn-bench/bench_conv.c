@@ -11,6 +11,11 @@
  *     --iters N      timed runs, the median is reported (default 5)
  *     --layout L     nchw or nhwc user tensors (default nchw)
  *     --no-dnnl      skip the oneDNN comparison
+ *     --dt T         f32, f16 or bf16 storage for every problem (default:
+ *                    the line's dt key, f32 without one); f16/bf16 run as
+ *                    PSEUDO_HALF / PSEUDO_BFLOAT16, without the oneDNN side
+ *     --math M       the descriptor's math type: default, tensor_op,
+ *                    allow_conversion or fma
  *
  * One output line per problem and direction: time (median ms), GFLOP/s
  * (2 * multiply-adds of the direct formula / time), the max relative error
@@ -29,6 +34,7 @@
 #include "bench.h"
 #include "core/conv.h"
 #include "core/cpu.h"
+#include "cpu/simd/cvt.h"
 #include "cudnn.h"
 #include "freednn.h"
 #include "ref/conv_ref.h"
@@ -48,7 +54,25 @@ typedef struct options {
     int algo; /* -1: _v7's first */
     bool find, dnnl, nhwc;
     int threads, iters;
+    int dt;   /* -1: the line's dt key; else a cudnnDataType_t */
+    int math; /* cudnnMathType_t of the convolution descriptor */
 } options_t;
+
+/* FP32 <-> the 16-bit storage of the f16 / bf16 problems (round to nearest
+ * even). */
+static void
+to_storage(const float *src, uint16_t *dst, size_t n, cudnnDataType_t dt)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = dt == CUDNN_DATA_HALF ? fdnn_f32_to_f16(src[i]) : fdnn_f32_to_bf16(src[i]);
+}
+
+static void
+from_storage(const uint16_t *src, float *dst, size_t n, cudnnDataType_t dt)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = dt == CUDNN_DATA_HALF ? fdnn_f16_to_f32(src[i]) : fdnn_bf16_to_f32(src[i]);
+}
 
 /* FREEDNN_BENCH_CPU_TIME=1: the calling thread's CPU time instead of the
  * wall clock, for single-thread measurements on a shared, loaded machine
@@ -159,19 +183,32 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
     CHECK(cudnnCreateTensorDescriptor(&ydesc));
     CHECK(cudnnCreateFilterDescriptor(&wdesc));
     CHECK(cudnnCreateConvolutionDescriptor(&cdesc));
-    CHECK(cudnnSetTensorNdDescriptor(xdesc, CUDNN_DATA_FLOAT, nb, xd, xs));
-    CHECK(cudnnSetTensorNdDescriptor(ydesc, CUDNN_DATA_FLOAT, nb, yd, ys));
-    CHECK(cudnnSetFilterNdDescriptor(wdesc, CUDNN_DATA_FLOAT, o->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, nb,
-                                     wd));
+    cudnnDataType_t dt = (cudnnDataType_t)(o->dt >= 0 ? o->dt : bp->dt);
+    CHECK(cudnnSetTensorNdDescriptor(xdesc, dt, nb, xd, xs));
+    CHECK(cudnnSetTensorNdDescriptor(ydesc, dt, nb, yd, ys));
+    CHECK(cudnnSetFilterNdDescriptor(wdesc, dt, o->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, nb, wd));
     CHECK(cudnnSetConvolutionNdDescriptor(cdesc, bp->nsp, pad, str, dil, CUDNN_CROSS_CORRELATION,
                                           CUDNN_DATA_FLOAT));
     CHECK(cudnnSetConvolutionGroupCount(cdesc, bp->g));
+    CHECK(cudnnSetConvolutionMathType(cdesc, (cudnnMathType_t)o->math));
     float *x = malloc(xn * 4), *w = malloc(wn * 4), *y = malloc(yn * 4);
     fill(x, xn, 1);
     fill(w, wn, 2);
     fill(y, yn, 3);
     size_t out_n = dir == 0 ? yn : dir == 1 ? xn : wn;
     float *out = dir == 0 ? y : dir == 1 ? x : w;
+    /* The buffers the calls see: the FP32 ones, or 16-bit copies. */
+    bool half = dt != CUDNN_DATA_FLOAT;
+    void *xc = x, *wc = w, *yc = y;
+    if (half) {
+        xc = malloc(xn * 2);
+        wc = malloc(wn * 2);
+        yc = malloc(yn * 2);
+        to_storage(x, xc, xn, dt);
+        to_storage(w, wc, wn, dt);
+        to_storage(y, yc, yn, dt);
+    }
+    void *outc = dir == 0 ? yc : dir == 1 ? xc : wc;
 
     /* The algorithm. */
     int algo = o->algo, n = 0;
@@ -206,11 +243,13 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
     for (int i = -1; i < iters; i++) {
         double t0 = now_ms();
         if (dir == 0)
-            CHECK(cudnnConvolutionForward(h, &one, xdesc, x, wdesc, w, cdesc, algo, ws, wsb, &zero, ydesc, y));
+            CHECK(cudnnConvolutionForward(h, &one, xdesc, xc, wdesc, wc, cdesc, algo, ws, wsb, &zero, ydesc, yc));
         else if (dir == 1)
-            CHECK(cudnnConvolutionBackwardData(h, &one, wdesc, w, ydesc, y, cdesc, algo, ws, wsb, &zero, xdesc, x));
+            CHECK(cudnnConvolutionBackwardData(h, &one, wdesc, wc, ydesc, yc, cdesc, algo, ws, wsb, &zero, xdesc,
+                                               xc));
         else
-            CHECK(cudnnConvolutionBackwardFilter(h, &one, xdesc, x, ydesc, y, cdesc, algo, ws, wsb, &zero, wdesc, w));
+            CHECK(cudnnConvolutionBackwardFilter(h, &one, xdesc, xc, ydesc, yc, cdesc, algo, ws, wsb, &zero, wdesc,
+                                                 wc));
         if (i >= 0)
             t[i] = now_ms() - t0;
     }
@@ -221,6 +260,8 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
         macs *= (double)bp->k[i] * bench_out(bp, i);
     double gflops = 2 * macs / (ms * 1e6);
 
+    if (half) /* the output, widened (the error then includes the inputs' rounding) */
+        from_storage(outc, out, out_n, dt);
     /* Inputs again (the output overwrote one of them) for the comparison. */
     float *result = malloc(out_n * 4), *nchw = malloc(out_n * 4);
     if (o->nhwc && dir != 2)
@@ -245,7 +286,7 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
         yi = tmp[2];
     }
     double err = -1, dms = -1;
-    if (o->dnnl) {
+    if (o->dnnl && !half) {
         dms = bench_onednn(bp, dir, o->threads, o->iters, xi, wi, yi, nchw);
         if (dms >= 0)
             err = max_rel_err(result, nchw, out_n);
@@ -283,6 +324,8 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
            gflops, err);
     if (dms >= 0)
         printf(" onednn %9.3f ms ratio %.2f", dms, dms / ms);
+    if (half)
+        printf(" dt=%s math=%d", dt == CUDNN_DATA_HALF ? "f16" : "bf16", o->math);
     printf("\n");
     fflush(stdout);
     for (int i = 0; i < 3; i++)
@@ -293,6 +336,11 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
     free(x);
     free(w);
     free(y);
+    if (half) {
+        free(xc);
+        free(wc);
+        free(yc);
+    }
     cudnnDestroyTensorDescriptor(xdesc);
     cudnnDestroyTensorDescriptor(ydesc);
     cudnnDestroyFilterDescriptor(wdesc);
@@ -320,7 +368,8 @@ run_line(cudnnHandle_t h, const char *line, const options_t *o)
 int
 main(int argc, char **argv)
 {
-    options_t o = {FDNN_SHAPES_FILE, NULL, -1, -1, false, true, false, (int)fdnn_cpu_usable_count(), 5};
+    options_t o = {FDNN_SHAPES_FILE, NULL, -1, -1, false, true, false, (int)fdnn_cpu_usable_count(), 5, -1,
+                   CUDNN_DEFAULT_MATH};
     char line[1024] = "";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -344,6 +393,17 @@ main(int argc, char **argv)
             o.nhwc = strcmp(v, "nhwc") == 0, i++;
         else if (strcmp(a, "--no-dnnl") == 0)
             o.dnnl = false;
+        else if (strcmp(a, "--dt") == 0) {
+            o.dt = strcmp(v, "f16") == 0 ? CUDNN_DATA_HALF : strcmp(v, "bf16") == 0 ? CUDNN_DATA_BFLOAT16
+                                                                                   : CUDNN_DATA_FLOAT;
+            i++;
+        } else if (strcmp(a, "--math") == 0) {
+            o.math = strcmp(v, "tensor_op") == 0          ? CUDNN_TENSOR_OP_MATH
+                     : strcmp(v, "allow_conversion") == 0 ? CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION
+                     : strcmp(v, "fma") == 0              ? CUDNN_FMA_MATH
+                                                          : CUDNN_DEFAULT_MATH;
+            i++;
+        }
         else {
             /* The rest of the command line is one problem line. */
             size_t len = strlen(line);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "cudnn.h"
 
 int
 bench_out(const bench_problem_t *p, int i)
@@ -68,8 +69,18 @@ bench_parse_line(const char *line, bench_problem_t *p)
             p->fwd = strstr(val, "fwd") != NULL;
             p->bwd = strstr(val, "bwd") != NULL;
         }
-        /* dt, mode and layout keys of logged problem strings are accepted
-         * and ignored: the driver's options choose them. */
+        else if (strcmp(key, "dt") == 0) {
+            /* HALF and BFLOAT16 run as PSEUDO_HALF / PSEUDO_BFLOAT16. */
+            if (strcmp(val, "f16") == 0)
+                p->dt = CUDNN_DATA_HALF;
+            else if (strcmp(val, "bf16") == 0)
+                p->dt = CUDNN_DATA_BFLOAT16;
+            else if (strcmp(val, "f32") == 0)
+                p->dt = CUDNN_DATA_FLOAT;
+        }
+        /* mode and layout keys of logged problem strings (and dt values
+         * other than the three above) are accepted and ignored: the
+         * driver's options choose them. */
     }
     if (p->mb <= 0 || p->ic <= 0 || p->oc <= 0 || p->g <= 0 || p->ic % p->g || p->oc % p->g) {
         fprintf(stderr, "freednn-bench: bad sizes in: %s", line);

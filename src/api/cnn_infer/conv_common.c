@@ -12,6 +12,7 @@
 #include "core/handle.h"
 #include "core/timing.h"
 #include "core/memory.h"
+#include "cpu/conv/conv_lowp.h"
 
 void
 fdnn_conv_log(const fdnn_conv_problem_t *p, int algo)
@@ -48,7 +49,8 @@ workspace_cap(void)
 }
 
 static void
-fill_record(fdnn_conv_perf_t *r, int algo, cudnnStatus_t status, float time_ms, size_t memory)
+fill_record(fdnn_conv_perf_t *r, const fdnn_conv_problem_t *p, int algo, cudnnStatus_t status, float time_ms,
+            size_t memory)
 {
     memset(r, 0, sizeof(*r));
     r->algo = (cudnnConvolutionFwdAlgo_t)algo;
@@ -57,7 +59,10 @@ fill_record(fdnn_conv_perf_t *r, int algo, cudnnStatus_t status, float time_ms, 
     r->memory = memory;
     /* Every FreeDNN solver gives the same bits on every run. */
     r->determinism = CUDNN_DETERMINISTIC;
-    r->mathType = CUDNN_DEFAULT_MATH;
+    /* The math type the algorithm runs with (every algorithm of a problem
+     * runs with the same one): a TENSOR_OP type only when the descriptor
+     * allows it and the operands are rounded to BF16. */
+    r->mathType = fdnn_conv_math_used(p);
 }
 
 static void
@@ -80,6 +85,12 @@ move_to_front(int *order, int count, int algo)
 static void
 heuristic_order(const fdnn_conv_problem_t *p, int *order)
 {
+    /* Reduced-precision problems run the FP32 solvers: their order. */
+    fdnn_conv_problem_t shadow;
+    if (fdnn_conv_lowp_applies(p)) {
+        fdnn_conv_lowp_shadow(p, &shadow);
+        p = &shadow;
+    }
     int count = fdnn_conv_algo_count(p->dir);
     memcpy(order, fdnn_conv_algo_order(p->dir), sizeof(int) * (size_t)count);
     if ((p->g > 1 && fdnn_conv_cg(p) == 1 && fdnn_conv_kg(p) <= 4) || fdnn_conv_prefers_direct(p)) {
@@ -128,9 +139,9 @@ fdnn_conv_get_v7(cudnnHandle_t handle, const fdnn_conv_problem_t *p, int request
         if (st == CUDNN_STATUS_SUCCESS && ws > cap)
             st = CUDNN_STATUS_NOT_SUPPORTED; /* over the workspace cap */
         if (st == CUDNN_STATUS_SUCCESS)
-            fill_record(&all[n_ok++], order[i], st, -1.0f, ws);
+            fill_record(&all[n_ok++], p, order[i], st, -1.0f, ws);
         else
-            fill_record(&bad[n_bad++], order[i], st, -1.0f, 0);
+            fill_record(&bad[n_bad++], p, order[i], st, -1.0f, 0);
     }
     fdnn_fail_clear();
     memcpy(all + n_ok, bad, sizeof(bad[0]) * (size_t)n_bad);
@@ -232,7 +243,7 @@ fdnn_conv_find(cudnnHandle_t handle, const fdnn_conv_problem_t *p, const fdnn_co
                 st = time_algo(&run, algo, &ms);
             fdnn_aligned_free(mine);
         }
-        fill_record(&all[algo], algo, st, st == CUDNN_STATUS_SUCCESS ? ms : -1.0f,
+        fill_record(&all[algo], p, algo, st, st == CUDNN_STATUS_SUCCESS ? ms : -1.0f,
                     st == CUDNN_STATUS_SUCCESS ? ws : 0);
     }
     for (int i = 0; i < 3; i++)

@@ -7,6 +7,7 @@
 #include "core/handle.h"
 #include "core/scaling.h"
 #include "cpu/conv/conv_bias.h"
+#include "cpu/conv/conv_lowp.h"
 
 cudnnStatus_t
 fdnn_api_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc,
@@ -33,11 +34,15 @@ fdnn_api_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, c
             return FDNN_BAD_PARAM("dbDesc dim %d is %lld, expected 1 (db is 1xKx1x1)", i, (long long)b.dims[i]);
     if (t.dtype != b.dtype)
         return FDNN_BAD_PARAM("dyDesc is %s but dbDesc is %s", fdnn_dtype_name(t.dtype), fdnn_dtype_name(b.dtype));
-    if (t.dtype != CUDNN_DATA_FLOAT && t.dtype != CUDNN_DATA_DOUBLE)
-        return FDNN_GAP("%s data is not supported by the backward bias yet (FLOAT and DOUBLE only)",
-                        fdnn_dtype_name(t.dtype));
+    if (t.dtype != CUDNN_DATA_FLOAT && t.dtype != CUDNN_DATA_DOUBLE && t.dtype != CUDNN_DATA_HALF &&
+        t.dtype != CUDNN_DATA_BFLOAT16)
+        return FDNN_NOT_SUPPORTED("%s data: the backward bias takes FLOAT, DOUBLE, HALF and BFLOAT16",
+                                  fdnn_dtype_name(t.dtype));
     if (t.ndim > 5)
         return FDNN_NOT_SUPPORTED("dyDesc has %d dims; 4-D and 5-D tensors are supported", t.ndim);
+    if (t.dtype == CUDNN_DATA_HALF || t.dtype == CUDNN_DATA_BFLOAT16) /* scaling values are float */
+        return fdnn_conv_lowp_bwd_bias(fdnn_handle_pool(handle), &t, dy, fdnn_scaling_value(alpha, t.dtype),
+                                       fdnn_scaling_value(beta, t.dtype), db, b.strides[1]);
     fdnn_conv_bwd_bias(fdnn_handle_pool(handle), &t, dy, fdnn_scaling_value(alpha, t.dtype), fdnn_scaling_value(beta, t.dtype),
                        db, b.strides[1]);
     return CUDNN_STATUS_SUCCESS;

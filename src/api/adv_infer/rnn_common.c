@@ -15,15 +15,19 @@ fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_prob
 {
     RETURN_IF_ERROR(fdnn_rnn_desc_check(rnnDesc, "rnnDesc"));
     const struct cudnnRNNStruct *d = rnnDesc;
-    if (d->data_type != CUDNN_DATA_FLOAT && d->data_type != CUDNN_DATA_DOUBLE)
-        return FDNN_GAP("RNN data type %s: only FLOAT and DOUBLE are implemented on the CPU",
-                        fdnn_dtype_name(d->data_type));
-    if (d->math_prec != d->data_type)
-        return FDNN_GAP("RNN math precision %s with data type %s: only FLOAT/FLOAT and DOUBLE/DOUBLE "
-                        "are implemented",
-                        fdnn_dtype_name(d->math_prec), fdnn_dtype_name(d->data_type));
+    /* The (data, math) pairs of cuDNN 8.9: FLOAT/FLOAT, DOUBLE/DOUBLE,
+     * HALF/HALF, HALF/FLOAT, BFLOAT16/FLOAT (cudnnSetRNNDescriptor_v8 refuses
+     * the others; the v6 setter stores mathPrec as both). */
+    bool same = d->math_prec == d->data_type;
+    bool ok = (d->data_type == CUDNN_DATA_FLOAT && same) || (d->data_type == CUDNN_DATA_DOUBLE && same) ||
+              (d->data_type == CUDNN_DATA_HALF && (same || d->math_prec == CUDNN_DATA_FLOAT)) ||
+              (d->data_type == CUDNN_DATA_BFLOAT16 && d->math_prec == CUDNN_DATA_FLOAT);
+    if (!ok)
+        return FDNN_NOT_SUPPORTED("RNN data type %s with math precision %s is not supported",
+                                  fdnn_dtype_name(d->data_type), fdnn_dtype_name(d->math_prec));
     memset(p, 0, sizeof(*p));
     p->dtype = d->data_type;
+    p->mprec = d->math_prec;
     p->cell = d->cell_mode;
     p->gates = d->cell_mode == CUDNN_LSTM ? 4 : d->cell_mode == CUDNN_GRU ? 3 : 1;
     p->dirs = d->dir_mode == CUDNN_BIDIRECTIONAL ? 2 : 1;
@@ -171,7 +175,7 @@ fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t desc
 {
     if (!desc->has_padding_fill || p->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED)
         return;
-    size_t es = p->dtype == CUDNN_DATA_DOUBLE ? 8 : 4;
+    size_t es = fdnn_dtype_size(p->dtype);
     int64_t v = desc->vector_size;
     for (int64_t b = 0; b < p->B; b++)
         for (int64_t t = p->lens[b]; t < p->T; t++) {

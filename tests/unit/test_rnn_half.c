@@ -381,6 +381,28 @@ run_case(const cfg_t *c)
                                             r16[0].in[CX], wd, r16[0].in[W], d16.yd, yl, d16.hd, NULL, d16.cd, NULL,
                                             NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, wsb, wsl));
         CHECK_MSG(memcmp(yl, r16[0].out[YI], (size_t)ny * 2) == 0, "Ex forward differs from cudnnRNNForward");
+        if (dt == CUDNN_DATA_HALF && c->mp == CUDNN_DATA_FLOAT && c->proj == 0) {
+            /* cudnnSetRNNDescriptor_v6 with FLOAT mathPrec takes HALF data
+             * from xDesc (pseudo-half): the same results. */
+            cudnnRNNDescriptor_t r6;
+            cudnnDropoutDescriptor_t dd;
+            CHECK_OK(cudnnCreateRNNDescriptor(&r6));
+            CHECK_OK(cudnnCreateDropoutDescriptor(&dd));
+            CHECK_OK(cudnnSetRNNDescriptor_v6(handle, r6, c->H, c->layers, dd, CUDNN_LINEAR_INPUT, c->dir, c->cell,
+                                              CUDNN_RNN_ALGO_STANDARD, CUDNN_DATA_FLOAT));
+            size_t p6 = 0, ws6 = 0;
+            CHECK_OK(cudnnGetRNNParamsSize(handle, r6, xs[0], &p6, CUDNN_DATA_HALF));
+            CHECK(p6 == d16.wbytes);
+            CHECK_OK(cudnnGetRNNWorkspaceSize(handle, r6, c->T, xs, &ws6));
+            void *wsb6 = fdnn_guarded_alloc(ws6);
+            memset(yl, 0xff, (size_t)ny * 2);
+            CHECK_OK(cudnnRNNForwardInference(handle, r6, c->T, xs, r16[0].in[X], d16.hd, r16[0].in[HX], d16.cd,
+                                              r16[0].in[CX], wd, r16[0].in[W], ys, yl, d16.hd, NULL, d16.cd, NULL,
+                                              wsb6, ws6));
+            CHECK_MSG(memcmp(yl, r16[0].out[YI], (size_t)ny * 2) == 0, "v6 pseudo-half forward differs");
+            fdnn_guarded_free(wsb6);
+            cudnnDestroyRNNDescriptor(r6), cudnnDestroyDropoutDescriptor(dd);
+        }
         cudnnTensorDescriptor_t md;
         cudnnFilterDescriptor_t fd;
         CHECK_OK(cudnnCreateTensorDescriptor(&md));

@@ -208,6 +208,20 @@ legacy_step(cudnnTensorDescriptor_t desc, const char *what, int t, cudnnDataType
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* The data type of a legacy call: the RNN descriptor's, except that a
+ * descriptor set by cudnnSetRNNDescriptor_v6 (no input size) with FLOAT
+ * mathPrec runs HALF data when xDesc[0] is HALF (cuDNN's v6 contract: FP16
+ * input/output with HALF or FLOAT math precision). */
+static cudnnDataType_t
+legacy_data_type(cudnnRNNDescriptor_t rnnDesc, cudnnTensorDescriptor_t x0)
+{
+    fdnn_tensor_t d;
+    if (rnnDesc->input_size == 0 && rnnDesc->data_type == CUDNN_DATA_FLOAT && x0 != NULL &&
+        fdnn_tensor_from_desc(x0, "xDesc", &d) == CUDNN_STATUS_SUCCESS && d.dtype == CUDNN_DATA_HALF)
+        return CUDNN_DATA_HALF;
+    return rnnDesc->data_type;
+}
+
 static cudnnStatus_t
 problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnnTensorDescriptor_t *xDesc,
                const cudnnTensorDescriptor_t *yDesc, fdnn_rnn_problem_t *p, int **lens)
@@ -219,11 +233,13 @@ problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnnTensorDes
     if (xDesc == NULL)
         return FDNN_BAD_PARAM("xDesc is NULL");
     int64_t n0, v0;
-    RETURN_IF_ERROR(legacy_step(xDesc[0], "xDesc", 0, rnnDesc->data_type, &n0, &v0));
+    cudnnDataType_t dtype = legacy_data_type(rnnDesc, xDesc[0]);
+    RETURN_IF_ERROR(legacy_step(xDesc[0], "xDesc", 0, dtype, &n0, &v0));
     if (rnnDesc->input_size > 0 && rnnDesc->input_size != v0)
         return FDNN_BAD_PARAM("xDesc[0] has vector size %lld, the RNN descriptor's input size is %d", (long long)v0,
                               rnnDesc->input_size);
     RETURN_IF_ERROR(fdnn_rnn_problem_init(rnnDesc, v0, p));
+    p->dtype = dtype; /* smaller elements: the sizes checked for FLOAT fit */
     int64_t prev = n0;
     for (int t = 0; t < seqLength; t++) {
         int64_t n = 0, v = 0;

@@ -14,8 +14,10 @@
  *     the rounded weights and inputs, with the per-type tolerance.
  *   - Outputs poisoned: padding rows of y and dx keep the poison.
  *   - 1 and 2 threads give bitwise equal outputs.
- *   - Packed cases: the legacy cudnnRNNForwardInference and
- *     cudnnRNNForwardInferenceEx give y bitwise equal to cudnnRNNForward, and
+ *   - Packed cases: the legacy cudnnRNNForwardInference, ForwardTraining,
+ *     BackwardData, BackwardWeights and cudnnRNNForwardInferenceEx give
+ *     results bitwise equal to the v8 calls (and a v6 descriptor with FLOAT
+ *     mathPrec on HALF data, the HALF/FLOAT ones), and
  *     cudnnGetRNNLinLayerMatrixParams points where cudnnGetRNNWeightParams
  *     does.
  * Cells RELU, TANH, LSTM (with projection), GRU; uni/bidirectional; 1 and 2
@@ -381,6 +383,32 @@ run_case(const cfg_t *c)
                                             r16[0].in[CX], wd, r16[0].in[W], d16.yd, yl, d16.hd, NULL, d16.cd, NULL,
                                             NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, wsb, wsl));
         CHECK_MSG(memcmp(yl, r16[0].out[YI], (size_t)ny * 2) == 0, "Ex forward differs from cudnnRNNForward");
+        /* Legacy training: forward, backward data, backward weights (adds). */
+        size_t rsl = 0;
+        CHECK_OK(cudnnGetRNNTrainingReserveSize(handle, d16.rnn, c->T, xs, &rsl));
+        void *rsb = fdnn_guarded_alloc(rsl);
+        uint16_t *dxl = fdnn_guarded_alloc((size_t)nx * 2), *dwl = fdnn_guarded_alloc((size_t)nw * 2);
+        uint16_t *hyl = fdnn_guarded_alloc((size_t)nh * 2), *dhxl = fdnn_guarded_alloc((size_t)nh * 2);
+        memset(yl, 0xff, (size_t)ny * 2), memset(dxl, 0xff, (size_t)nx * 2), memset(hyl, 0xff, (size_t)nh * 2);
+        memset(dhxl, 0xff, (size_t)nh * 2);
+        memcpy(dwl, r16[0].in[DW0], (size_t)nw * 2);
+        CHECK_OK(cudnnRNNForwardTraining(handle, d16.rnn, c->T, xs, r16[0].in[X], d16.hd, r16[0].in[HX], d16.cd,
+                                         r16[0].in[CX], wd, r16[0].in[W], ys, yl, d16.hd, hyl, d16.cd, NULL, wsb, wsl,
+                                         rsb, rsl));
+        CHECK_MSG(memcmp(yl, r16[0].out[Y], (size_t)ny * 2) == 0 && memcmp(hyl, r16[0].out[HY], (size_t)nh * 2) == 0,
+                  "legacy training forward differs from cudnnRNNForward");
+        CHECK_OK(cudnnRNNBackwardData(handle, d16.rnn, c->T, ys, yl, ys, r16[0].in[DY], d16.hd, r16[0].in[DHY], d16.cd,
+                                      r16[0].in[DCY], wd, r16[0].in[W], d16.hd, r16[0].in[HX], d16.cd, r16[0].in[CX],
+                                      xs, dxl, d16.hd, dhxl, d16.cd, NULL, wsb, wsl, rsb, rsl));
+        CHECK_MSG(memcmp(dxl, r16[0].out[DX], (size_t)nx * 2) == 0 &&
+                      memcmp(dhxl, r16[0].out[DHX], (size_t)nh * 2) == 0,
+                  "legacy backward data differs from cudnnRNNBackwardData_v8");
+        CHECK_OK(cudnnRNNBackwardWeights(handle, d16.rnn, c->T, xs, r16[0].in[X], d16.hd, r16[0].in[HX], ys, yl, wsb,
+                                         wsl, wd, dwl, rsb, rsl));
+        CHECK_MSG(memcmp(dwl, r16[0].out[DW], (size_t)nw * 2) == 0,
+                  "legacy backward weights differs from cudnnRNNBackwardWeights_v8");
+        fdnn_guarded_free(rsb), fdnn_guarded_free(dxl), fdnn_guarded_free(dwl), fdnn_guarded_free(hyl);
+        fdnn_guarded_free(dhxl);
         if (dt == CUDNN_DATA_HALF && c->mp == CUDNN_DATA_FLOAT && c->proj == 0) {
             /* cudnnSetRNNDescriptor_v6 with FLOAT mathPrec takes HALF data
              * from xDesc (pseudo-half): the same results. */

@@ -68,13 +68,15 @@ carve(const fdnn_attn_problem_t *p, void *workspace, size_t kernel_bytes, stage_
 
 /* Widens n elements of user into buf; NULL for an absent input. */
 static float *
-in(cudnnDataType_t dt, const void *user, int64_t n, float *buf)
+in_pool(fdnn_pool_t pool, cudnnDataType_t dt, const void *user, int64_t n, float *buf)
 {
     if (user == NULL)
         return NULL;
-    fdnn_stage_load(dt, user, n, buf);
+    fdnn_stage_load_pool(pool, dt, user, n, buf);
     return buf;
 }
+
+#define in(dt, user, n, buf) in_pool(fdnn_handle_pool(handle), (dt), (user), (n), (buf))
 
 /* The weight parts of p (or the gradient parts dw) one after another in
  * buf: widened, and the FP32 pointers to them. */
@@ -94,23 +96,23 @@ weight_parts(const fdnn_attn_problem_t *p, const void *const user[8], parts_t *w
 }
 
 static void
-stage_parts(cudnnDataType_t dt, const parts_t *w, float *buf, float *out[8])
+stage_parts(fdnn_pool_t pool, cudnnDataType_t dt, const parts_t *w, float *buf, float *out[8])
 {
     for (int i = 0; i < 8; i++) {
         out[i] = w->src[i] ? buf : NULL;
-        fdnn_stage_load(dt, w->src[i], w->n[i], buf);
+        fdnn_stage_load_pool(pool, dt, w->src[i], w->n[i], buf);
         buf += w->n[i];
     }
 }
 
 static void
-stage_weights(stage_t *st, const fdnn_attn_problem_t *p)
+stage_weights(fdnn_pool_t pool, stage_t *st, const fdnn_attn_problem_t *p)
 {
     const void *user[8] = {p->wq, p->wk, p->wv, p->wo, p->bq, p->bk, p->bv, p->bo};
     parts_t w;
     float *f[8];
     weight_parts(p, user, &w);
-    stage_parts(p->dtype, &w, st->s[W0], f);
+    stage_parts(pool, p->dtype, &w, st->s[W0], f);
     st->p32.wq = f[0], st->p32.wk = f[1], st->p32.wv = f[2], st->p32.wo = f[3];
     st->p32.bq = f[4], st->p32.bk = f[5], st->p32.bv = f[6], st->p32.bo = f[7];
 }
@@ -124,7 +126,7 @@ fdnn_attn_forward_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, con
     fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
     z.staged = false, z.esize = 4;
     carve(p, workspace, fdnn_attn_workspace_bytes(&z, handle->isa), &st);
-    stage_weights(&st, p);
+    stage_weights(fdnn_handle_pool(handle), &st, p);
     in(dt, q, st.n[Q0], st.s[Q0]);
     const float *res = in(dt, residuals, st.n[Q1], st.s[Q1]);
     in(dt, k, st.n[K0], st.s[K0]);
@@ -132,7 +134,7 @@ fdnn_attn_forward_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, con
     in(dt, out, st.n[O0], st.s[O0]);
     if (!fdnn_attn_forward_f32(handle, &st.p32, st.s[Q0], res, st.s[K0], st.s[V0], st.s[O0], workspace, reserve))
         return false;
-    fdnn_stage_store(dt, st.s[O0], st.n[O0], out);
+    fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, st.s[O0], st.n[O0], out);
     return true;
 }
 
@@ -145,7 +147,7 @@ fdnn_attn_backward_data_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *
     fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
     z.staged = false, z.esize = 4;
     carve(p, workspace, fdnn_attn_bwd_workspace_bytes(&z, handle->isa), &st);
-    stage_weights(&st, p);
+    stage_weights(fdnn_handle_pool(handle), &st, p);
     fdnn_attn_bwd_data_t a32 = *a;
     a32.dout = in(dt, a->dout, st.n[O0], st.s[O0]);
     a32.q = in(dt, a->q, st.n[Q0], st.s[Q0]);
@@ -156,9 +158,9 @@ fdnn_attn_backward_data_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *
     a32.dv = in(dt, a->dv, st.n[V1], st.s[V1]);
     if (!fdnn_attn_backward_data_f32(handle, &st.p32, &a32, workspace, reserve))
         return false;
-    fdnn_stage_store(dt, st.s[Q1], st.n[Q1], a->dq);
-    fdnn_stage_store(dt, st.s[K1], st.n[K1], a->dk);
-    fdnn_stage_store(dt, st.s[V1], st.n[V1], a->dv);
+    fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, st.s[Q1], st.n[Q1], a->dq);
+    fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, st.s[K1], st.n[K1], a->dk);
+    fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, st.s[V1], st.n[V1], a->dv);
     return true;
 }
 
@@ -171,14 +173,13 @@ fdnn_attn_backward_weights_staged(cudnnHandle_t handle, const fdnn_attn_problem_
     const cudnnDataType_t dt = p->dtype;
     /* Backward weights has no workspace of its own: the staging starts at
      * the workspace's beginning. */
-    (void)handle;
     carve(p, workspace, 0, &st);
-    stage_weights(&st, p);
+    stage_weights(fdnn_handle_pool(handle), &st, p);
     const void *user[8] = {dw->wq, dw->wk, dw->wv, dw->wo, dw->bq, dw->bk, dw->bv, dw->bo};
     parts_t g;
     float *f[8];
     weight_parts(p, user, &g);
-    stage_parts(dt, &g, st.s[W1], f); /* loaded in SET mode too: see fdnn_stage_store */
+    stage_parts(fdnn_handle_pool(handle), dt, &g, st.s[W1], f); /* loaded in SET mode too: see fdnn_stage_store */
     fdnn_attn_dweights_t dw32 = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]};
     in(dt, q, st.n[Q0], st.s[Q0]);
     in(dt, k, st.n[K0], st.s[K0]);
@@ -188,6 +189,6 @@ fdnn_attn_backward_weights_staged(cudnnHandle_t handle, const fdnn_attn_problem_
                                         reserve))
         return false;
     for (int i = 0; i < 8; i++)
-        fdnn_stage_store(dt, f[i], g.n[i], (void *)(uintptr_t)user[i]);
+        fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, f[i], g.n[i], (void *)(uintptr_t)user[i]);
     return true;
 }

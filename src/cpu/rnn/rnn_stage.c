@@ -77,13 +77,15 @@ carve(const fdnn_rnn_problem_t *p, void *ws, bool training, stage_t *s)
 
 /* The staging buffer of an input, or NULL when the input is absent. */
 static float *
-in(cudnnDataType_t dt, const void *user, int64_t n, float *buf)
+in_pool(fdnn_pool_t pool, cudnnDataType_t dt, const void *user, int64_t n, float *buf)
 {
     if (user == NULL)
         return NULL;
-    fdnn_stage_load(dt, user, n, buf);
+    fdnn_stage_load_pool(pool, dt, user, n, buf);
     return buf;
 }
+
+#define in(dt, user, n, buf) in_pool(ctx->pool, (dt), (user), (n), (buf))
 
 bool
 fdnn_rnn_forward_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const void *x, void *y,
@@ -99,9 +101,9 @@ fdnn_rnn_forward_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, 
     float *cx32 = in(dt, cx, s.nc, s.c[0]), *cy32 = in(dt, cy, s.nc, s.c[1]);
     if (!fdnn_rnn_forward_f32(ctx, &s.p32, s.a, y32, hx32, hy32, cx32, cy32, s.w, s.ws, reserve))
         return false;
-    fdnn_stage_store(dt, y32, s.nb, y);
-    fdnn_stage_store(dt, hy32, s.nh, hy);
-    fdnn_stage_store(dt, cy32, s.nc, cy);
+    fdnn_stage_store_pool(ctx->pool, dt, y32, s.nb, y);
+    fdnn_stage_store_pool(ctx->pool, dt, hy32, s.nh, hy);
+    fdnn_stage_store_pool(ctx->pool, dt, cy32, s.nc, cy);
     return true;
 }
 
@@ -121,9 +123,9 @@ fdnn_rnn_backward_data_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_
     if (!fdnn_rnn_backward_data_f32(ctx, &s.p32, s.b, dx32, hx32, dhy32, dhx32, cx32, dcy32, dcx32, s.w, s.ws,
                                     reserve))
         return false;
-    fdnn_stage_store(dt, dx32, s.na, dx);
-    fdnn_stage_store(dt, dhx32, s.nh, dhx);
-    fdnn_stage_store(dt, dcx32, s.nc, dcx);
+    fdnn_stage_store_pool(ctx->pool, dt, dx32, s.na, dx);
+    fdnn_stage_store_pool(ctx->pool, dt, dhx32, s.nh, dhx);
+    fdnn_stage_store_pool(ctx->pool, dt, dcx32, s.nc, dcx);
     return true;
 }
 
@@ -141,6 +143,6 @@ fdnn_rnn_backward_weights_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_probl
     float *hx32 = in(dt, hx, s.nh, s.h[0]);
     if (!fdnn_rnn_backward_weights_f32(ctx, &s.p32, add, s.a, hx32, s.w, s.ws, reserve))
         return false;
-    fdnn_stage_store(dt, s.w, s.nw, dw);
+    fdnn_stage_store_pool(ctx->pool, dt, s.w, s.nw, dw);
     return true;
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/pool.h"
 #include "cpu/simd/cvt.h"
 #include "cudnn.h"
 
@@ -77,5 +78,11 @@ fdnn_stage_round_f16(float *v, int64_t n)
     for (int64_t i = 0; i < n; i++)
         v[i] = fdnn_f16_to_f32(fdnn_f32_to_f16(v[i]));
 }
+
+/* The same over a thread pool (stage_io.c), for whole buffers; bitwise the
+ * results of the serial forms. */
+void fdnn_stage_load_pool(fdnn_pool_t pool, cudnnDataType_t dtype, const void *src, int64_t n, float *dst);
+void fdnn_stage_store_pool(fdnn_pool_t pool, cudnnDataType_t dtype, const float *src, int64_t n, void *user);
+void fdnn_stage_round_f16_pool(fdnn_pool_t pool, float *v, int64_t n);
 
 #endif /* FDNN_CPU_RNN_STAGE_IO_H */

@@ -5,12 +5,13 @@
  * kernels run, and the FP32 results are rounded (to nearest even, cvt.h)
  * back into the user's buffers after.
  *
- * The store writes only the elements the kernel changed: the staging
+ * The store changes only the elements the kernel changed: the staging
  * buffer of an output is first loaded from the user's buffer, so an
  * element the kernel left alone (padding rows, the steps other than currIdx,
  * rows past a sequence length) still holds the exact widened user value and
- * is not written back.  Outputs thus keep the FP32 kernels' contract of
- * which elements are written, without restating it here. */
+ * keeps its bits (NaN payloads included).  Outputs thus keep the FP32
+ * kernels' contract of which elements are written, without restating it
+ * here. */
 #ifndef FDNN_CPU_RNN_STAGE_IO_H
 #define FDNN_CPU_RNN_STAGE_IO_H
 
@@ -56,19 +57,26 @@ fdnn_stage_load(cudnnDataType_t dtype, const void *src, int64_t n, float *dst)
             dst[i] = fdnn_bf16_to_f32(s[i]);
 }
 
-/* user[i] = narrow(src[i]) where src[i] differs (bitwise) from widen(user[i]);
- * user may be NULL (nothing done). */
+/* user[i] = narrow(src[i]) where src[i] differs (bitwise) from widen(user[i]),
+ * user[i] keeps its bits elsewhere; user may be NULL (nothing done). */
 static inline void
 fdnn_stage_store(cudnnDataType_t dtype, const float *src, int64_t n, void *user)
 {
     if (user == NULL)
         return;
+    /* Unchanged elements are rewritten with their own bits (a no-op): a
+     * select instead of a branch lets the loop vectorize. */
     uint16_t *u = user;
-    for (int64_t i = 0; i < n; i++) {
-        float old = fdnn_stage_widen(dtype, u[i]);
-        if (memcmp(&old, &src[i], sizeof(float)) != 0)
-            u[i] = fdnn_stage_narrow(dtype, src[i]);
-    }
+    if (dtype == CUDNN_DATA_HALF)
+        for (int64_t i = 0; i < n; i++) {
+            uint16_t nw = fdnn_f32_to_f16(src[i]);
+            u[i] = fdnn_f32_bits(fdnn_f16_to_f32(u[i])) != fdnn_f32_bits(src[i]) ? nw : u[i];
+        }
+    else
+        for (int64_t i = 0; i < n; i++) {
+            uint16_t nw = fdnn_f32_to_bf16(src[i]);
+            u[i] = fdnn_f32_bits(fdnn_bf16_to_f32(u[i])) != fdnn_f32_bits(src[i]) ? nw : u[i];
+        }
 }
 
 /* Rounds v[i] to half precision and back (HALF math precision). */

@@ -299,7 +299,9 @@ main(void)
     CHECK_OK(cudnnCreate(&handle));
     fdnn_rng_seed(&rng, 1617);
     const cudnnDataType_t types[3][2] = {
-        {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT}, {CUDNN_DATA_HALF, CUDNN_DATA_HALF}, {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}};
+        {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
+        {CUDNN_DATA_HALF, CUDNN_DATA_HALF},
+        {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}};
     const cfg_t shapes[] = {
         /* H qS kS vS qP kP vP oP biases 1:1 tmajor fill batch beam qT kT (residuals need oLen == qS) */
         {4, 16, 16, 16, 4, 4, 4, 16, true, false, false, false, 3, 1, 7, 9, 0, 0},

@@ -207,7 +207,9 @@ reference(const cfg_t *c, const descs_t *d32, const float *w, const float *ux, c
             void *ma = NULL, *ba = NULL;
             CHECK_OK(cudnnGetRNNWeightParams(handle, d32->rnn, p, d32->wbytes, w, id, md, &ma, bd, &ba));
             int cols = id < g ? in_l : P;
-            double *mdst = id < g ? W[p] + (int64_t)id * H * in_l : id < 2 * g ? R[p] + (int64_t)(id - g) * H * P : Pm[p];
+            double *mdst = id < g       ? W[p] + (int64_t)id * H * in_l
+                           : id < 2 * g ? R[p] + (int64_t)(id - g) * H * P
+                                        : Pm[p];
             int64_t n = id == 2 * g ? (int64_t)P * H : (int64_t)H * cols;
             for (int64_t i = 0; ma && i < n; i++)
                 mdst[i] = ((const float *)ma)[i];
@@ -520,7 +522,9 @@ main(void)
     CHECK_OK(cudnnCreate(&handle));
     fdnn_rng_seed(&rng, 1616);
     const cudnnDataType_t types[3][2] = {
-        {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT}, {CUDNN_DATA_HALF, CUDNN_DATA_HALF}, {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}};
+        {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
+        {CUDNN_DATA_HALF, CUDNN_DATA_HALF},
+        {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}};
     const cudnnRNNDataLayout_t layouts[3] = {CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
                                              CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
                                              CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED};

@@ -140,7 +140,8 @@ fdnn_attn_check_compute(const struct cudnnAttnStruct *d, bool training)
 {
     /* cuDNN 8.9's pairs (cudnnSetAttnDescriptor refuses the others). */
     cudnnDataType_t dt = d->data_type, cp = d->compute_prec;
-    bool ok = (dt == CUDNN_DATA_FLOAT && cp == CUDNN_DATA_FLOAT) || (dt == CUDNN_DATA_DOUBLE && cp == CUDNN_DATA_DOUBLE) ||
+    bool ok = (dt == CUDNN_DATA_FLOAT && cp == CUDNN_DATA_FLOAT) ||
+              (dt == CUDNN_DATA_DOUBLE && cp == CUDNN_DATA_DOUBLE) ||
               (dt == CUDNN_DATA_HALF && (cp == CUDNN_DATA_HALF || cp == CUDNN_DATA_FLOAT)) ||
               (dt == CUDNN_DATA_BFLOAT16 && cp == CUDNN_DATA_FLOAT);
     if (!ok)

@@ -21,7 +21,7 @@
  *     cudnnGetRNNLinLayerMatrixParams points where cudnnGetRNNWeightParams
  *     does.
  * Cells RELU, TANH, LSTM (with projection), GRU; uni/bidirectional; 1 and 2
- * layers; the three layouts.  Last, the (data, math) combinations and type
+ * layers (some with dropout between them); the three layouts.  Last, the (data, math) combinations and type
  * mismatches cuDNN refuses. */
 #include <math.h>
 #include <stdlib.h>
@@ -43,6 +43,7 @@ typedef struct cfg {
     int layers, in, H, proj, T, B;
     int lens[4];
     cudnnDataType_t dt, mp;
+    float drop; /* dropout between layers (training), or 0 */
 } cfg_t;
 
 static uint16_t
@@ -104,6 +105,10 @@ user_rows(const cfg_t *c)
 /* Descriptors of one type. */
 typedef struct descs {
     cudnnRNNDescriptor_t rnn;
+    cudnnDropoutDescriptor_t dd; /* NULL without dropout */
+    void *states;
+    size_t states_bytes;
+    float drop;
     cudnnRNNDataDescriptor_t xd, yd;
     cudnnTensorDescriptor_t hd, cd;
     size_t wbytes, ws, rs, wsinf;
@@ -114,8 +119,15 @@ make_descs(const cfg_t *c, cudnnDataType_t dt, cudnnDataType_t mp, descs_t *d)
 {
     int D = c->dir == CUDNN_BIDIRECTIONAL ? 2 : 1, P = c->proj ? c->proj : c->H;
     CHECK_OK(cudnnCreateRNNDescriptor(&d->rnn));
+    d->dd = NULL, d->states = NULL, d->drop = c->drop;
+    if (c->drop > 0) {
+        CHECK_OK(cudnnCreateDropoutDescriptor(&d->dd));
+        CHECK_OK(cudnnDropoutGetStatesSize(handle, &d->states_bytes));
+        d->states = malloc(d->states_bytes);
+        CHECK_OK(cudnnSetDropoutDescriptor(d->dd, handle, c->drop, d->states, d->states_bytes, 77));
+    }
     CHECK_OK(cudnnSetRNNDescriptor_v8(d->rnn, CUDNN_RNN_ALGO_STANDARD, c->cell, CUDNN_RNN_DOUBLE_BIAS, c->dir,
-                                      CUDNN_LINEAR_INPUT, dt, mp, CUDNN_DEFAULT_MATH, c->in, c->H, P, c->layers, NULL,
+                                      CUDNN_LINEAR_INPUT, dt, mp, CUDNN_DEFAULT_MATH, c->in, c->H, P, c->layers, d->dd,
                                       CUDNN_RNN_PADDED_IO_ENABLED));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&d->xd));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&d->yd));
@@ -136,6 +148,9 @@ static void
 free_descs(descs_t *d)
 {
     cudnnDestroyRNNDescriptor(d->rnn);
+    if (d->dd)
+        cudnnDestroyDropoutDescriptor(d->dd);
+    free(d->states);
     cudnnDestroyRNNDataDescriptor(d->xd), cudnnDestroyRNNDataDescriptor(d->yd);
     cudnnDestroyTensorDescriptor(d->hd), cudnnDestroyTensorDescriptor(d->cd);
 }
@@ -155,6 +170,8 @@ execute(const descs_t *d, const cfg_t *c, run_t *r, const int64_t *n_out, size_t
         memset(r->out[i], 0xff, (size_t)n_out[i] * es); /* NaN in all three types */
     memcpy(r->out[DW], r->in[DW0], (size_t)n_out[DW] * es);
     void *ws = fdnn_guarded_alloc(d->ws), *wsi = fdnn_guarded_alloc(d->wsinf), *rs = fdnn_guarded_alloc(d->rs);
+    if (d->dd) /* the same seed and call counter: the same masks in every run */
+        CHECK_OK(cudnnSetDropoutDescriptor(d->dd, handle, d->drop, d->states, d->states_bytes, 77));
     CHECK_OK(cudnnRNNForward(handle, d->rnn, CUDNN_FWD_MODE_TRAINING, seq, d->xd, r->in[X], d->yd, r->out[Y], d->hd,
                              r->in[HX], r->out[HY], d->cd, r->in[CX], r->out[CY], d->wbytes, r->in[W], d->ws, ws,
                              d->rs, rs));
@@ -286,6 +303,8 @@ run_case(const cfg_t *c)
     for (int i = 0; i < NOUT; i++)
         CHECK_MSG(memcmp(r16[0].out[i], r16[1].out[i], (size_t)n_out[i] * 2) == 0,
                   "output %d differs between 1 and 2 threads", i);
+    if (c->drop > 0)
+        CHECK_MSG(memcmp(r16[0].out[Y], r16[0].out[YI], (size_t)ny * 2) != 0, "dropout had no effect on y");
     /* Per output: the active elements against FP32; padding rows of y, dx
      * keep the poison. */
     double worst = 0;
@@ -319,10 +338,12 @@ run_case(const cfg_t *c)
     }
     if (c->mp == CUDNN_DATA_HALF)
         CHECK_MSG(differ > 0, "HALF math precision gave the FLOAT math results (nothing rounded to half?)");
-    /* Forward outputs against the float64 reference. */
+    /* Forward outputs against the float64 reference (without dropout: the
+     * inference outputs, YI, are the same then). */
     int64_t nyr = (int64_t)c->T * c->B * D * P;
     double *y = calloc((size_t)nyr, 8), *hy = calloc((size_t)nh, 8), *cy = calloc((size_t)nc, 8);
     reference(c, &d32, r32.in[W], r32.in[X], r32.in[HX], r32.in[CX], y, hy, cy);
+    const int yref = c->drop > 0 ? YI : Y;
     double worst_ref = 0;
     int bad = 0;
     for (int t = 0; t < c->T; t++)
@@ -330,17 +351,17 @@ run_case(const cfg_t *c)
             int64_t ur = user_row(c, t, b);
             for (int k = 0; ur >= 0 && k < D * P; k++) {
                 double want = y[((int64_t)t * c->B + b) * D * P + k];
-                double e = fabs(widen(dt, ((uint16_t *)r16[0].out[Y])[ur * D * P + k]) - want) / (1 + fabs(want));
+                double e = fabs(widen(dt, ((uint16_t *)r16[0].out[yref])[ur * D * P + k]) - want) / (1 + fabs(want));
                 worst_ref = e > worst_ref ? e : worst_ref;
                 bad += e > tol_ref(c);
             }
         }
-    for (int64_t i = 0; i < nh; i++) {
+    for (int64_t i = 0; c->drop == 0 && i < nh; i++) {
         double e = fabs(widen(dt, ((uint16_t *)r16[0].out[HY])[i]) - hy[i]) / (1 + fabs(hy[i]));
         worst_ref = e > worst_ref ? e : worst_ref;
         bad += e > tol_ref(c);
     }
-    for (int64_t i = 0; c->cell == CUDNN_LSTM && i < nc; i++) {
+    for (int64_t i = 0; c->drop == 0 && c->cell == CUDNN_LSTM && i < nc; i++) {
         double e = fabs(widen(dt, ((uint16_t *)r16[0].out[CY])[i]) - cy[i]) / (1 + fabs(cy[i]));
         worst_ref = e > worst_ref ? e : worst_ref;
         bad += e > tol_ref(c);
@@ -353,7 +374,7 @@ run_case(const cfg_t *c)
     free(y), free(hy), free(cy);
 
     /* Packed: the legacy and Ex interfaces on the same buffers. */
-    if (c->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED) {
+    if (c->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED && c->drop == 0) {
         cudnnTensorDescriptor_t xs[8], ys[8];
         for (int t = 0; t < c->T; t++) {
             int n = 0;
@@ -482,7 +503,7 @@ test_bad(void)
                  CUDNN_STATUS_NOT_SUPPORTED);
     /* A BFLOAT16 RNN given HALF data, FLOAT states or another dataType. */
     cfg_t c = {CUDNN_LSTM, CUDNN_UNIDIRECTIONAL, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, 1, 4, 4, 0, 2, 2, {2, 2},
-               CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT};
+               CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, 0};
     descs_t d, h;
     make_descs(&c, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, &d);
     make_descs(&c, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, &h);
@@ -536,8 +557,12 @@ main(void)
                 bool packed = la == 0;
                 cfg_t c = {cells[ce], k % 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, layouts[la], 1 + (k / 2) % 2,
                            5, 8, cells[ce] == CUDNN_LSTM && la != 1 ? 5 : 0, 6, 3,
-                           {6, packed ? 4 : 0, packed ? 2 : 5}, types[ty][0], types[ty][1]};
+                           {6, packed ? 4 : 0, packed ? 2 : 5}, types[ty][0], types[ty][1], 0};
                 run_case(&c);
+                if (c.layers == 2 && la == 2) { /* the same with dropout between the layers */
+                    c.drop = 0.3f;
+                    run_case(&c);
+                }
             }
     CHECK_OK(freednnSetNumThreads(handle, 1));
     test_bad();

@@ -633,7 +633,9 @@ test_bad(const cfg_t *c, const io_t *io)
     CHECK_STATUS(FWD_TRN(nopad, io->xd, io->yd, c->hd, c->wd, wsb, ws, rsb, rs), BAD);
     untouched(&s, __LINE__);
 
-    /* HALF: a legal descriptor that the CPU does not implement. */
+    /* A HALF RNN given the FLOAT weight filter (and FLOAT data buffers):
+     * the filter's type differs, BAD_PARAM with nothing written (the HALF
+     * path itself is tested in test_rnn_half). */
     cudnnRNNDescriptor_t rh;
     CHECK_OK(cudnnCreateRNNDescriptor(&rh));
     CHECK_OK(cudnnSetRNNDescriptor_v8(rh, CUDNN_RNN_ALGO_STANDARD, c->cell, CUDNN_RNN_DOUBLE_BIAS,
@@ -646,14 +648,14 @@ test_bad(const cfg_t *c, const io_t *io)
     CHECK_STATUS(cudnnRNNForwardInferenceEx(handle, rh, xh, io->x, hh, io->hx, hh, io->cx, c->wd, c->w, yh,
                                             s.out[YINF], hh, s.out[HY], hh, s.out[CY], NULL, NULL, NULL, NULL, NULL,
                                             NULL, NULL, NULL, wsb, ws),
-                 NS);
+                 BAD);
     CHECK_STATUS(cudnnRNNForwardTrainingEx(handle, rh, xh, io->x, hh, io->hx, hh, io->cx, c->wd, c->w, yh, s.out[Y],
                                            hh, s.out[HY], hh, s.out[CY], NULL, NULL, NULL, NULL, NULL, NULL, NULL,
                                            NULL, wsb, ws, rsb, rs),
-                 NS);
+                 BAD);
     CHECK_STATUS(cudnnRNNBackwardWeightsEx(handle, rh, xh, io->x, hh, io->hx, yh, io->dy, wsb, ws, c->wd, s.out[DW],
                                            rsb, rs),
-                 NS);
+                 BAD);
     untouched(&s, __LINE__);
 
     cudnnDestroyRNNDescriptor(rh), cudnnDestroyRNNDescriptor(nopad);

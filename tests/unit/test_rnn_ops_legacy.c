@@ -220,7 +220,8 @@ run(cudnnRNNMode_t cell, bool v6, int mode)
     void *ptr_out;
     CHECK_STATUS(cudnnGetRNNLinLayerMatrixParams(handle, rl, L * D, xd[0], wd, w, 0, md, &ptr_out),
                  CUDNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(cudnnGetRNNParamsSize(handle, rl, xd[0], &wbl, CUDNN_DATA_HALF), CUDNN_STATUS_NOT_SUPPORTED);
+    /* dataType must be the RNN's (FLOAT here). */
+    CHECK_STATUS(cudnnGetRNNParamsSize(handle, rl, xd[0], &wbl, CUDNN_DATA_HALF), CUDNN_STATUS_BAD_PARAM);
     for (int i = 0; i < 8; i++)
         fdnn_guarded_free(o8[i]), fdnn_guarded_free(ol[i]);
     fdnn_guarded_free(x), fdnn_guarded_free(hx), fdnn_guarded_free(cx), fdnn_guarded_free(dy);

@@ -14,6 +14,7 @@
 #include "core/handle.h"
 #include "core/tensor.h"
 #include "cpu/attn/attn_bwd.h"
+#include "cpu/simd/cvt.h"
 
 void
 fdnn_attn_shape_of(const struct cudnnAttnStruct *d, fdnn_attn_shape_t *s)
@@ -57,6 +58,9 @@ fdnn_attn_check_magnitudes(const struct cudnnAttnStruct *d)
     double tokens = seqs * ((double)d->qo_max_seq_length + d->kv_max_seq_length);
     double work = 2 * tokens * (2 * H * qP + 2 * H * vP + oLen) + seqs * H * (64.0 * d->kv_max_seq_length + 1e6) +
                   seqs * H * (double)d->qo_max_seq_length * d->kv_max_seq_length;
+    /* The FP32 staging of HALF/BFLOAT16 data: two copies of the weights and
+     * of every input (attn_stage.c). */
+    work += 2 * weights + 2 * tokens * ((double)d->q_size + d->k_size + d->v_size + oLen);
     if (weights > big || work > big)
         return FDNN_GAP("attnDesc sizes are too large (about %.3g weight and %.3g workspace elements)",
                         weights, work);
@@ -134,12 +138,15 @@ fdnn_attn_reserve_get_dropout(const void *reserveSpace, const struct cudnnAttnSt
 cudnnStatus_t
 fdnn_attn_check_compute(const struct cudnnAttnStruct *d, bool training)
 {
-    bool f32 = d->data_type == CUDNN_DATA_FLOAT && d->compute_prec == CUDNN_DATA_FLOAT;
-    bool f64 = d->data_type == CUDNN_DATA_DOUBLE && d->compute_prec == CUDNN_DATA_DOUBLE;
-    if (!f32 && !f64)
-        return FDNN_GAP("attnDesc is %s data with %s compute; attention supports FLOAT/FLOAT and "
-                        "DOUBLE/DOUBLE only",
-                        fdnn_dtype_name(d->data_type), fdnn_dtype_name(d->compute_prec));
+    /* cuDNN 8.9's pairs (cudnnSetAttnDescriptor refuses the others). */
+    cudnnDataType_t dt = d->data_type, cp = d->compute_prec;
+    bool ok = (dt == CUDNN_DATA_FLOAT && cp == CUDNN_DATA_FLOAT) ||
+              (dt == CUDNN_DATA_DOUBLE && cp == CUDNN_DATA_DOUBLE) ||
+              (dt == CUDNN_DATA_HALF && (cp == CUDNN_DATA_HALF || cp == CUDNN_DATA_FLOAT)) ||
+              (dt == CUDNN_DATA_BFLOAT16 && cp == CUDNN_DATA_FLOAT);
+    if (!ok)
+        return FDNN_NOT_SUPPORTED("attnDesc is %s data with %s compute, not a pair cuDNN supports",
+                                  fdnn_dtype_name(dt), fdnn_dtype_name(cp));
     if (training) {
         RETURN_IF_ERROR(check_dropout(d->attn_dropout, "attnDropoutDesc"));
         RETURN_IF_ERROR(check_dropout(d->post_dropout, "postDropoutDesc"));
@@ -156,7 +163,9 @@ max_sizes(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t *s)
                                .k_proj = s->k_proj, .v_proj = s->v_proj, .o_proj = s->o_proj,
                                .nq = seqs * d->qo_max_seq_length, .nk = seqs * d->kv_max_seq_length, .seqs = seqs,
                                .qT = d->qo_max_seq_length, .kT = d->kv_max_seq_length,
-                               .attn_drop = drop_rate(d->attn_dropout) > 0, .post_drop = drop_rate(d->post_dropout) > 0};
+                               .attn_drop = drop_rate(d->attn_dropout) > 0, .post_drop = drop_rate(d->post_dropout) > 0,
+                               .staged = d->data_type == CUDNN_DATA_HALF || d->data_type == CUDNN_DATA_BFLOAT16,
+                               .qS = d->q_size, .kS = d->k_size, .vS = d->v_size, .nw = s->total};
 }
 
 size_t
@@ -242,7 +251,7 @@ fdnn_attn_problem_init(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t 
     if (!same_outer(x->q, x->o))
         return FDNN_BAD_PARAM("%s differs from %s in time, batch, beam or sequence lengths", n[3], n[0]);
     *p = (fdnn_attn_problem_t){
-        .dtype = d->data_type, .H = s->H,
+        .dtype = d->data_type, .cprec = d->compute_prec, .H = s->H,
         .scaler = d->data_type == CUDNN_DATA_DOUBLE ? d->sm_scaler : (double)(float)d->sm_scaler, .one_to_one = one_to_one, .qS = d->q_size, .kS = d->k_size,
         .vS = d->v_size, .qP = s->qP, .vP = s->vP, .q_proj = s->q_proj, .k_proj = s->k_proj, .v_proj = s->v_proj,
         .o_proj = s->o_proj, .oLen = s->oLen, .batch = batch, .beam = beam, .kv_beam = kv_beam, .qT = qT, .kT = kT,
@@ -254,10 +263,24 @@ fdnn_attn_problem_init(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t 
     return CUDNN_STATUS_SUCCESS;
 }
 
+double
+fdnn_attn_fill_value(cudnnSeqDataDescriptor_t desc)
+{
+    uint16_t h;
+    float f;
+    double v;
+    switch (desc->data_type) {
+    case CUDNN_DATA_DOUBLE: memcpy(&v, desc->padding_fill, sizeof(v)); return v;
+    case CUDNN_DATA_HALF: memcpy(&h, desc->padding_fill, sizeof(h)); return fdnn_f16_to_f32(h);
+    case CUDNN_DATA_BFLOAT16: memcpy(&h, desc->padding_fill, sizeof(h)); return fdnn_bf16_to_f32(h);
+    default: memcpy(&f, desc->padding_fill, sizeof(f)); return f;
+    }
+}
+
 void
 fdnn_attn_problem_weights(fdnn_attn_problem_t *p, const fdnn_attn_shape_t *s, const void *w)
 {
-    size_t es = p->dtype == CUDNN_DATA_DOUBLE ? 8 : 4;
+    size_t es = fdnn_dtype_size(p->dtype);
 #define W(kind) (s->n_w[kind] ? (const char *)w + (size_t)s->off[kind] * es : NULL)
     p->wq = W(CUDNN_MH_ATTN_Q_WEIGHTS), p->wk = W(CUDNN_MH_ATTN_K_WEIGHTS);
     p->wv = W(CUDNN_MH_ATTN_V_WEIGHTS), p->wo = W(CUDNN_MH_ATTN_O_WEIGHTS);

@@ -25,7 +25,8 @@ void fdnn_attn_shape_of(const struct cudnnAttnStruct *d, fdnn_attn_shape_t *s);
  * about 2^52. */
 cudnnStatus_t fdnn_attn_check_magnitudes(const struct cudnnAttnStruct *d);
 
-/* NOT_SUPPORTED unless FLOAT or DOUBLE data with the same compute type;
+/* NOT_SUPPORTED unless a (data, compute) pair of cuDNN 8.9: FLOAT/FLOAT,
+ * DOUBLE/DOUBLE, HALF/HALF, HALF/FLOAT, BFLOAT16/FLOAT;
  * with `training` BAD_PARAM when a dropout descriptor with a nonzero rate
  * has no initialised states. */
 cudnnStatus_t fdnn_attn_check_compute(const struct cudnnAttnStruct *d, bool training);
@@ -48,6 +49,10 @@ typedef struct fdnn_attn_seqs {
  * field of p but the weights, windows and curr (0). */
 cudnnStatus_t fdnn_attn_problem_init(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t *s,
                                      const fdnn_attn_seqs_t *x, fdnn_attn_problem_t *p);
+
+/* The padding fill of a sequence-data descriptor as a double (exact: it is
+ * stored in the descriptor's data type). */
+double fdnn_attn_fill_value(cudnnSeqDataDescriptor_t desc);
 
 /* Points p's weights into the buffer w, elements of p->dtype (NULL for
  * absent parts). */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  * cudnnGetMultiHeadAttnBuffers, cudnnGetMultiHeadAttnWeights and
- * cudnnMultiHeadAttnForward, FP32 and FP64.  Formulas and the weight layout:
+ * cudnnMultiHeadAttnForward, FP32, FP64, and HALF/BFLOAT16 staged through FP32.  Formulas and the weight layout:
  * src/cpu/attn/attn.h; docs/attention.md.
  *
- * Supported: dataType and computePrec both FLOAT or both DOUBLE (others
- * NOT_SUPPORTED).  A
+ * Supported: the (dataType, computePrec) pairs of cuDNN 8.9: FLOAT/FLOAT,
+ * DOUBLE/DOUBLE, HALF/HALF, HALF/FLOAT, BFLOAT16/FLOAT.  A
  * reserve space asks for training mode: the forward then keeps in it what
  * cudnnMultiHeadAttnBackwardData/Weights (adv_train/attn_bwd.c) need, plus
  * a header naming the descriptors and windows it was filled with and the
@@ -166,14 +166,8 @@ fdnn_api_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescript
     fdnn_attn_problem_weights(&p, &s, weights);
     p.lo = loWinIdx, p.hi = hiWinIdx, p.curr = currIdx < 0 ? -1 : currIdx;
     p.fill = oDesc->has_padding_fill;
-    if (p.fill) {
-        float f32;
-        memcpy(&f32, oDesc->padding_fill, sizeof(f32));
-        if (p.dtype == CUDNN_DATA_DOUBLE)
-            memcpy(&p.fill_value, oDesc->padding_fill, sizeof(double));
-        else
-            p.fill_value = f32;
-    }
+    if (p.fill)
+        p.fill_value = fdnn_attn_fill_value(oDesc);
     if (training) { /* invalid until the forward completes */
         fdnn_attn_write_reserve_header(reserveSpace, 0, 0, 0);
         fdnn_attn_training_dropout(d, &p);

@@ -15,15 +15,19 @@ fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_prob
 {
     RETURN_IF_ERROR(fdnn_rnn_desc_check(rnnDesc, "rnnDesc"));
     const struct cudnnRNNStruct *d = rnnDesc;
-    if (d->data_type != CUDNN_DATA_FLOAT && d->data_type != CUDNN_DATA_DOUBLE)
-        return FDNN_GAP("RNN data type %s: only FLOAT and DOUBLE are implemented on the CPU",
-                        fdnn_dtype_name(d->data_type));
-    if (d->math_prec != d->data_type)
-        return FDNN_GAP("RNN math precision %s with data type %s: only FLOAT/FLOAT and DOUBLE/DOUBLE "
-                        "are implemented",
-                        fdnn_dtype_name(d->math_prec), fdnn_dtype_name(d->data_type));
+    /* The (data, math) pairs of cuDNN 8.9: FLOAT/FLOAT, DOUBLE/DOUBLE,
+     * HALF/HALF, HALF/FLOAT, BFLOAT16/FLOAT (cudnnSetRNNDescriptor_v8 refuses
+     * the others; the v6 setter stores mathPrec as both). */
+    bool same = d->math_prec == d->data_type;
+    bool ok = (d->data_type == CUDNN_DATA_FLOAT && same) || (d->data_type == CUDNN_DATA_DOUBLE && same) ||
+              (d->data_type == CUDNN_DATA_HALF && (same || d->math_prec == CUDNN_DATA_FLOAT)) ||
+              (d->data_type == CUDNN_DATA_BFLOAT16 && d->math_prec == CUDNN_DATA_FLOAT);
+    if (!ok)
+        return FDNN_NOT_SUPPORTED("RNN data type %s with math precision %s is not supported",
+                                  fdnn_dtype_name(d->data_type), fdnn_dtype_name(d->math_prec));
     memset(p, 0, sizeof(*p));
     p->dtype = d->data_type;
+    p->mprec = d->math_prec;
     p->cell = d->cell_mode;
     p->gates = d->cell_mode == CUDNN_LSTM ? 4 : d->cell_mode == CUDNN_GRU ? 3 : 1;
     p->dirs = d->dir_mode == CUDNN_BIDIRECTIONAL ? 2 : 1;
@@ -171,7 +175,7 @@ fdnn_rnn_fill_padding(const fdnn_rnn_problem_t *p, cudnnRNNDataDescriptor_t desc
 {
     if (!desc->has_padding_fill || p->layout == CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED)
         return;
-    size_t es = p->dtype == CUDNN_DATA_DOUBLE ? 8 : 4;
+    size_t es = fdnn_dtype_size(p->dtype);
     int64_t v = desc->vector_size;
     for (int64_t b = 0; b < p->B; b++)
         for (int64_t t = p->lens[b]; t < p->T; t++) {
@@ -204,6 +208,20 @@ legacy_step(cudnnTensorDescriptor_t desc, const char *what, int t, cudnnDataType
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* The data type of a legacy call: the RNN descriptor's, except that a
+ * descriptor set by cudnnSetRNNDescriptor_v6 (no input size) with FLOAT
+ * mathPrec runs HALF data when xDesc[0] is HALF (cuDNN's v6 contract: FP16
+ * input/output with HALF or FLOAT math precision). */
+static cudnnDataType_t
+legacy_data_type(cudnnRNNDescriptor_t rnnDesc, cudnnTensorDescriptor_t x0)
+{
+    fdnn_tensor_t d;
+    if (rnnDesc->input_size == 0 && rnnDesc->data_type == CUDNN_DATA_FLOAT && x0 != NULL &&
+        fdnn_tensor_from_desc(x0, "xDesc", &d) == CUDNN_STATUS_SUCCESS && d.dtype == CUDNN_DATA_HALF)
+        return CUDNN_DATA_HALF;
+    return rnnDesc->data_type;
+}
+
 static cudnnStatus_t
 problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnnTensorDescriptor_t *xDesc,
                const cudnnTensorDescriptor_t *yDesc, fdnn_rnn_problem_t *p, int **lens)
@@ -215,11 +233,13 @@ problem_legacy(cudnnRNNDescriptor_t rnnDesc, int seqLength, const cudnnTensorDes
     if (xDesc == NULL)
         return FDNN_BAD_PARAM("xDesc is NULL");
     int64_t n0, v0;
-    RETURN_IF_ERROR(legacy_step(xDesc[0], "xDesc", 0, rnnDesc->data_type, &n0, &v0));
+    cudnnDataType_t dtype = legacy_data_type(rnnDesc, xDesc[0]);
+    RETURN_IF_ERROR(legacy_step(xDesc[0], "xDesc", 0, dtype, &n0, &v0));
     if (rnnDesc->input_size > 0 && rnnDesc->input_size != v0)
         return FDNN_BAD_PARAM("xDesc[0] has vector size %lld, the RNN descriptor's input size is %d", (long long)v0,
                               rnnDesc->input_size);
     RETURN_IF_ERROR(fdnn_rnn_problem_init(rnnDesc, v0, p));
+    p->dtype = dtype; /* smaller elements: the sizes checked for FLOAT fit */
     int64_t prev = n0;
     for (int t = 0; t < seqLength; t++) {
         int64_t n = 0, v = 0;

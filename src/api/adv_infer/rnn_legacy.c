@@ -23,8 +23,6 @@ fdnn_api_cudnnGetRNNParamsSize(cudnnHandle_t handle, const cudnnRNNDescriptor_t 
     RETURN_IF_ERROR(fdnn_rnn_problem_legacy_x(rnnDesc, 1, &xDesc, &p, &lens));
     free(lens);
     RETURN_IF_NULL(sizeInBytes);
-    if (dataType == CUDNN_DATA_HALF || dataType == CUDNN_DATA_BFLOAT16)
-        return FDNN_GAP("dataType %s: only FLOAT and DOUBLE RNNs are implemented", fdnn_dtype_name(dataType));
     if (dataType != p.dtype)
         return FDNN_BAD_PARAM("dataType %s differs from the RNN data type %s", fdnn_dtype_name(dataType),
                               fdnn_dtype_name(p.dtype));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * The v8 RNN operations of adv_infer: cudnnGetRNNWeightSpaceSize,
  * cudnnGetRNNTempSpaceSizes, cudnnGetRNNWeightParams, cudnnRNNForward.
- * FP32 and FP64 (HALF, BFLOAT16 NOT_SUPPORTED), with the LSTM recurrent
+ * FP32, FP64, and HALF/BFLOAT16 staged through FP32 (src/cpu/rnn/rnn_stage.c), with the LSTM recurrent
  * projection and dropout between layers in training.  The weight-space layout is in
  * src/cpu/rnn/rnn.h; docs/rnn.md has the semantics. */
 #include <string.h>
@@ -118,7 +118,7 @@ fdnn_api_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnD
         rows = (int)p.proj, cols = H;
     }
     const char *base = weightSpace;
-    size_t es = p.dtype == CUDNN_DATA_DOUBLE ? 8 : 4;
+    size_t es = fdnn_dtype_size(p.dtype);
     /* The offsets lie inside the weight space, whose size in bytes was
      * checked to fit (fdnn_rnn_problem_init), so the products cannot wrap. */
     if (mDesc) {

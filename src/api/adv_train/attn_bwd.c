@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  * cudnnMultiHeadAttnBackwardData and cudnnMultiHeadAttnBackwardWeights,
- * FP32 and FP64.  Formulas: src/cpu/attn/attn_bwd.h; docs/attention.md.
+ * FP32, FP64, and HALF/BFLOAT16 staged through FP32 (src/cpu/attn/attn_stage.c).  Formulas: src/cpu/attn/attn_bwd.h; docs/attention.md.
  *
  * Both read the reserve space of a training cudnnMultiHeadAttnForward with
  * the same attention and sequence descriptors (the forward's qDesc, kDesc,
@@ -30,18 +30,12 @@ check_aligned(const void *const *ptrs, size_t n)
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* The padding fill of desc as a double (exact for FLOAT and DOUBLE). */
+/* The padding fill of desc as a double (exact). */
 static void
 fill_of(cudnnSeqDataDescriptor_t desc, bool *fill, double *value)
 {
     *fill = desc->has_padding_fill;
-    if (desc->data_type == CUDNN_DATA_DOUBLE) {
-        memcpy(value, desc->padding_fill, sizeof(double));
-    } else {
-        float f;
-        memcpy(&f, desc->padding_fill, sizeof(f));
-        *value = f;
-    }
+    *value = fdnn_attn_fill_value(desc);
 }
 
 cudnnStatus_t
@@ -145,7 +139,7 @@ fdnn_api_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttn
     p.curr = -1;
     fdnn_attn_reserve_get_dropout(reserveSpace, d, &p);
     if (!fdnn_attn_backward_weights(handle, &p, addGrad == CUDNN_WGRAD_MODE_ADD, queries, keys, values, dout, &dw,
-                                    reserveSpace))
+                                    workSpace, reserveSpace))
         return FDNN_ALLOC_FAILED("cannot allocate GEMM packing buffers");
     return CUDNN_STATUS_SUCCESS;
 }

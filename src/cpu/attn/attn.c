@@ -3,6 +3,7 @@
  * precisions, and the dispatch to the typed forward (attn_t.inc via
  * attn_f32.c and attn_f64.c).  Formulas and layouts in attn.h. */
 #include "cpu/attn/attn.h"
+#include "cpu/rnn/stage_io.h"
 
 fdnn_attn_sizes_t
 fdnn_attn_sizes_of(const fdnn_attn_problem_t *p)
@@ -10,13 +11,32 @@ fdnn_attn_sizes_of(const fdnn_attn_problem_t *p)
     return (fdnn_attn_sizes_t){.esize = p->dtype == CUDNN_DATA_DOUBLE ? 8 : 4, .H = p->H, .qP = p->qP, .vP = p->vP,
                                .oLen = p->oLen, .q_proj = p->q_proj, .k_proj = p->k_proj, .v_proj = p->v_proj,
                                .o_proj = p->o_proj, .nq = p->nq, .nk = p->nk, .seqs = (int64_t)p->batch * p->beam,
-                               .qT = p->qT, .kT = p->kT, .attn_drop = p->attn_drop > 0, .post_drop = p->post_drop > 0};
+                               .qT = p->qT, .kT = p->kT, .attn_drop = p->attn_drop > 0, .post_drop = p->post_drop > 0,
+                               .staged = fdnn_stage_is_16(p->dtype), .qS = p->qS, .kS = p->kS, .vS = p->vS,
+                               .nw = fdnn_attn_weight_elems(p)};
+}
+
+int64_t
+fdnn_attn_weight_elems(const fdnn_attn_problem_t *p)
+{
+    int64_t H = p->H, n = 0;
+    if (p->q_proj)
+        n += H * p->qP * p->qS + (p->bq ? H * p->qP : 0);
+    if (p->k_proj)
+        n += H * p->qP * p->kS + (p->bk ? H * p->qP : 0);
+    if (p->v_proj)
+        n += H * p->vP * p->vS + (p->bv ? H * p->vP : 0);
+    if (p->o_proj)
+        n += (int64_t)p->oLen * H * p->vP + (p->bo ? p->oLen : 0);
+    return n;
 }
 
 size_t
 fdnn_attn_workspace_bytes(const fdnn_attn_sizes_t *z, fdnn_isa_t isa)
 {
-    return z->esize == 8 ? fdnn_attn_workspace_bytes_f64(z, isa) : fdnn_attn_workspace_bytes_f32(z, isa);
+    if (z->esize == 8)
+        return fdnn_attn_workspace_bytes_f64(z, isa);
+    return fdnn_attn_stage_offset(fdnn_attn_workspace_bytes_f32(z, isa)) + fdnn_attn_stage_bytes(z);
 }
 
 size_t
@@ -49,6 +69,8 @@ bool
 fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const void *q, const void *residuals,
                   const void *k, const void *v, void *out, void *workspace, void *reserve)
 {
+    if (fdnn_stage_is_16(p->dtype))
+        return fdnn_attn_forward_staged(handle, p, q, residuals, k, v, out, workspace, reserve);
     if (p->dtype == CUDNN_DATA_DOUBLE)
         return fdnn_attn_forward_f64(handle, p, q, residuals, k, v, out, workspace, reserve);
     return fdnn_attn_forward_f32(handle, p, q, residuals, k, v, out, workspace, reserve);

@@ -34,6 +34,14 @@
  * same factors from the seed and call the forward recorded in the reserve
  * header, so nothing else is stored for them.
  *
+ * HALF and BFLOAT16 data (attn_stage.c): the FP32 kernels run on FP32
+ * copies of the inputs and weights, kept in the workspace after the FP32
+ * kernels' own part; results are rounded to nearest even into the user's
+ * buffers (only the elements the kernels changed) and the reserve holds
+ * FP32 values.  With HALF compute precision (round_half) the FP32 forward
+ * also rounds to half the projected Q, K, V, the softmax probabilities and
+ * the head outputs before the O projection.  The backward runs in FP32.
+ *
  * Threads: projections use the GEMM core (deterministic for any thread
  * count); the attention itself is one task per (sequence, head), whose two
  * products (Q K^T, then softmax(.) V) run through the GEMM core on that
@@ -49,7 +57,10 @@
 #include "cpu/dropout/philox.h"
 
 typedef struct fdnn_attn_problem {
-    cudnnDataType_t dtype;    /* FLOAT or DOUBLE */
+    cudnnDataType_t dtype;    /* FLOAT or DOUBLE; HALF or BFLOAT16 staged (attn_stage.c) */
+    cudnnDataType_t cprec;    /* compute precision: dtype, or FLOAT/HALF for HALF data */
+    bool round_half;          /* FP32 forward only: round to half what HALF compute
+                                 precision holds in half (set by the staging) */
     int H;
     double scaler;            /* rounded to float for FLOAT */
     bool one_to_one;          /* CUDNN_ATTN_QUERYMAP_ONE_TO_ONE: K/V beam m for Q beam m */
@@ -88,12 +99,15 @@ fdnn_attn_drop_factor(float p, uint64_t seed, uint64_t call, uint64_t i)
  * or from an attention descriptor's maxima (the API's buffer queries); a
  * layout for smaller sizes always fits in one for larger ones. */
 typedef struct fdnn_attn_sizes {
-    int esize; /* bytes per element: 4 (FLOAT) or 8 (DOUBLE) */
+    int esize; /* bytes per workspace/reserve element: 8 (DOUBLE), else 4 */
     int H, qP, vP, oLen;
     bool q_proj, k_proj, v_proj, o_proj;
     int64_t nq, nk, seqs; /* token rows of q/o and k/v; query sequences (batch * beam) */
     int qT, kT;           /* TIME dims of q/o and k/v */
     bool attn_drop, post_drop; /* the dropouts are on (training) */
+    bool staged;               /* HALF/BFLOAT16 data: the workspace sizes add the staging */
+    int qS, kS, vS;            /* input vector lengths (staging) */
+    int64_t nw;                /* weight elements, every part (staging) */
 } fdnn_attn_sizes_t;
 
 fdnn_attn_sizes_t fdnn_attn_sizes_of(const fdnn_attn_problem_t *p);
@@ -140,6 +154,24 @@ size_t fdnn_attn_reserve_layout(const fdnn_attn_sizes_t *z, void *base, fdnn_att
  * written to out then). */
 bool fdnn_attn_forward(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const void *q, const void *residuals,
                        const void *k, const void *v, void *out, void *workspace, void *reserve);
+
+/* The staged forward of HALF/BFLOAT16 data (attn_stage.c), same contract;
+ * the elements of its staging buffers (after the kernels' workspace) and
+ * the staged backward functions are in attn_bwd.h. */
+bool fdnn_attn_forward_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const void *q, const void *residuals,
+                              const void *k, const void *v, void *out, void *workspace, void *reserve);
+/* Bytes of the staging buffers of sizes z (0 unless z->staged), and where
+ * they start after `kernel_bytes` of the FP32 kernels' workspace. */
+size_t fdnn_attn_stage_bytes(const fdnn_attn_sizes_t *z);
+static inline size_t
+fdnn_attn_stage_offset(size_t kernel_bytes)
+{
+    return (kernel_bytes + 63) & ~(size_t)63;
+}
+
+/* Elements of every weight part p has (the biases counted when p->bq..bo
+ * are set, i.e. after fdnn_attn_problem_weights). */
+int64_t fdnn_attn_weight_elems(const fdnn_attn_problem_t *p);
 
 /* The typed halves (attn_f32.c, attn_f64.c) of the two functions above. */
 size_t fdnn_attn_workspace_bytes_f32(const fdnn_attn_sizes_t *z, fdnn_isa_t isa);

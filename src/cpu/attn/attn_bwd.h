@@ -56,11 +56,19 @@ typedef struct fdnn_attn_dweights {
 
 /* Sets (add == false) or adds to the weight gradients, from the forward's
  * inputs, dout and the reserve filled by the forward and backward data.
- * Returns false only when GEMM scratch could not be allocated (dw may then
- * be partly written). */
+ * The workspace (of the size fdnn_attn_bwd_workspace_bytes gives) is used
+ * by the staging of HALF/BFLOAT16 data only.  Returns false only when GEMM
+ * scratch could not be allocated (dw may then be partly written). */
 bool fdnn_attn_backward_weights(cudnnHandle_t handle, const fdnn_attn_problem_t *p, bool add, const void *q,
                                 const void *k, const void *v, const void *dout, const fdnn_attn_dweights_t *dw,
-                                void *reserve);
+                                void *workspace, void *reserve);
+
+/* The staged HALF/BFLOAT16 versions (attn_stage.c), same contracts. */
+bool fdnn_attn_backward_data_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const fdnn_attn_bwd_data_t *a,
+                                    void *workspace, void *reserve);
+bool fdnn_attn_backward_weights_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, bool add, const void *q,
+                                       const void *k, const void *v, const void *dout,
+                                       const fdnn_attn_dweights_t *dw, void *workspace, void *reserve);
 
 /* The typed halves (attn_bwd_f32.c, attn_bwd_f64.c). */
 #define FDNN_ATTN_BWD_TYPED(sfx)                                                                                    \

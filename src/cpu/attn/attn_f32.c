@@ -6,6 +6,7 @@
 
 #include "cpu/attn/attn.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/rnn/stage_io.h"
 
 #define REAL float
 #define ATTN_DOUBLE 0

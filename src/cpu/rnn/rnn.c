@@ -202,8 +202,9 @@ wgt_ws_elems(const fdnn_rnn_problem_t *p, int64_t *n)
     return fdnn_ckd_madd_i64(n, tb, p->input) && fdnn_ckd_madd_i64(n, tb, p->hidden);
 }
 
+/* The FP32/FP64 kernels' workspace. */
 static bool
-workspace_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
+kernel_ws_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
 {
     int64_t b = 0, w = 0;
     if (!fwd_ws_elems(p, training, n))
@@ -214,17 +215,39 @@ workspace_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
     return true;
 }
 
+/* The kernels' workspace, then for HALF/BFLOAT16 data the staging
+ * buffers (rnn_stage.c), in elements of the compute type. */
+static bool
+workspace_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
+{
+    int64_t stage = 0;
+    if (!kernel_ws_elems(p, training, n))
+        return false;
+    return !fdnn_rnn_staged(p) || (fdnn_rnn_stage_elems(p, &stage) && fdnn_ckd_add_i64(*n, stage, n));
+}
+
+size_t
+fdnn_rnn_kernel_ws_bytes(const fdnn_rnn_problem_t *p, bool training)
+{
+    int64_t n = 0;
+    size_t bytes = 0;
+    bool ok = kernel_ws_elems(p, training, &n) && fdnn_ckd_bytes(n, fdnn_rnn_csize(p), &bytes);
+    assert(ok && "fdnn_rnn_seq_sizes_fit was not checked");
+    (void)ok;
+    return bytes;
+}
+
 bool
 fdnn_rnn_seq_sizes_fit(const fdnn_rnn_problem_t *p)
 {
-    const size_t es = fdnn_rnn_esize(p);
+    const size_t es = fdnn_rnn_esize(p), cs = fdnn_rnn_csize(p);
     const int64_t tb = TB(p);
     int64_t n;
     size_t bytes;
     for (int training = 0; training < 2; training++)
-        if (!workspace_elems(p, training, &n) || !fdnn_ckd_bytes(n, es, &bytes))
+        if (!workspace_elems(p, training, &n) || !fdnn_ckd_bytes(n, cs, &bytes))
             return false;
-    if (!reserve_elems(p, &n) || !fdnn_ckd_bytes(n, es, &bytes))
+    if (!reserve_elems(p, &n) || !fdnn_ckd_bytes(n, cs, &bytes))
         return false;
     /* The user's x, y (and dx, dy) and state buffers, which the kernels
      * address with int64_t element offsets. */
@@ -248,7 +271,7 @@ fdnn_rnn_reserve_bytes(const fdnn_rnn_problem_t *p)
 {
     int64_t n = 0;
     size_t bytes = 0;
-    bool ok = reserve_elems(p, &n) && fdnn_ckd_bytes(n, fdnn_rnn_esize(p), &bytes);
+    bool ok = reserve_elems(p, &n) && fdnn_ckd_bytes(n, fdnn_rnn_csize(p), &bytes);
     assert(ok && "fdnn_rnn_seq_sizes_fit was not checked");
     (void)ok;
     return bytes;
@@ -259,7 +282,7 @@ fdnn_rnn_workspace_bytes(const fdnn_rnn_problem_t *p, bool training)
 {
     int64_t n = 0;
     size_t bytes = 0;
-    bool ok = workspace_elems(p, training, &n) && fdnn_ckd_bytes(n, fdnn_rnn_esize(p), &bytes);
+    bool ok = workspace_elems(p, training, &n) && fdnn_ckd_bytes(n, fdnn_rnn_csize(p), &bytes);
     assert(ok && "fdnn_rnn_seq_sizes_fit was not checked");
     (void)ok;
     return bytes;
@@ -297,6 +320,8 @@ bool
 fdnn_rnn_forward(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const void *x, void *y, const void *hx,
                  void *hy, const void *cx, void *cy, const void *w, void *ws, void *reserve)
 {
+    if (fdnn_rnn_staged(p))
+        return fdnn_rnn_forward_staged(ctx, p, x, y, hx, hy, cx, cy, w, ws, reserve);
     return p->dtype == CUDNN_DATA_DOUBLE ? fdnn_rnn_forward_f64(ctx, p, x, y, hx, hy, cx, cy, w, ws, reserve)
                                          : fdnn_rnn_forward_f32(ctx, p, x, y, hx, hy, cx, cy, w, ws, reserve);
 }
@@ -306,6 +331,8 @@ fdnn_rnn_backward_data(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, c
                        const void *hx, const void *dhy, void *dhx, const void *cx, const void *dcy, void *dcx,
                        const void *w, void *ws, void *reserve)
 {
+    if (fdnn_rnn_staged(p))
+        return fdnn_rnn_backward_data_staged(ctx, p, dy, dx, hx, dhy, dhx, cx, dcy, dcx, w, ws, reserve);
     return p->dtype == CUDNN_DATA_DOUBLE
                ? fdnn_rnn_backward_data_f64(ctx, p, dy, dx, hx, dhy, dhx, cx, dcy, dcx, w, ws, reserve)
                : fdnn_rnn_backward_data_f32(ctx, p, dy, dx, hx, dhy, dhx, cx, dcy, dcx, w, ws, reserve);
@@ -315,6 +342,8 @@ bool
 fdnn_rnn_backward_weights(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, bool add, const void *x,
                           const void *hx, void *dw, void *ws, const void *reserve)
 {
+    if (fdnn_rnn_staged(p))
+        return fdnn_rnn_backward_weights_staged(ctx, p, add, x, hx, dw, ws, reserve);
     return p->dtype == CUDNN_DATA_DOUBLE ? fdnn_rnn_backward_weights_f64(ctx, p, add, x, hx, dw, ws, reserve)
                                          : fdnn_rnn_backward_weights_f32(ctx, p, add, x, hx, dw, ws, reserve);
 }

@@ -33,6 +33,18 @@
  * mask and the dropped output are kept in the reserve space, so the
  * backward calls apply the same mask.
  *
+ * HALF and BFLOAT16 data (rnn_stage.c): the FP32 kernels run on FP32
+ * copies of the operands kept in the workspace after the FP32 workspace
+ * (weights widened once per call, x/hx/cx/dy/dhy/dcy on read) and the
+ * results are rounded to nearest even into the user's buffers; the reserve
+ * space holds FP32 values.  With HALF math precision (round_half) the FP32
+ * forward kernel also rounds to half the gate pre-activations (after the
+ * input and recurrent parts are summed, for GRU the r/z sums and the n
+ * pre-activation), the cell state c, the cell output m = o tanh(c) (h
+ * without a projection; the unprojected m with one) and the projected h:
+ * the values cuDNN holds in half between its kernels.  Backward runs in
+ * FP32 for both math precisions; its results are rounded on write.
+ *
  * Determinism: every product goes through fdnn_sgemm (fixed blocking) and the
  * elementwise kernels and bias sums have a fixed order per element, so the
  * results do not depend on the thread count. */
@@ -48,7 +60,12 @@
 #include "cudnn.h"
 
 typedef struct fdnn_rnn_problem {
-    cudnnDataType_t dtype; /* FLOAT or DOUBLE: x, y, states, weights, spaces */
+    cudnnDataType_t dtype; /* storage of x, y, states, weights: FLOAT, DOUBLE,
+                              HALF or BFLOAT16 (staged, see below) */
+    cudnnDataType_t mprec; /* math precision: dtype, or FLOAT/HALF for HALF
+                              data, FLOAT for BFLOAT16 data */
+    bool round_half;       /* FP32 kernels only: round the values HALF math
+                              precision holds in half (set by the staging) */
     cudnnRNNMode_t cell;
     int gates;       /* 1 (RELU/TANH), 4 (LSTM), 3 (GRU) */
     int dirs;        /* 1 or 2 */

@@ -8,6 +8,7 @@
 #include "cpu/simd/simd.h"
 #include "cpu/dropout/philox.h"
 #include "cpu/rnn/rnn_internal.h"
+#include "cpu/rnn/stage_io.h"
 
 #define REAL float
 #define EXP expf

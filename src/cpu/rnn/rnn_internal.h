@@ -20,11 +20,46 @@ imax(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
+/* Bytes of one element of the user's buffers (the storage type). */
 static inline size_t
 fdnn_rnn_esize(const fdnn_rnn_problem_t *p)
 {
+    return p->dtype == CUDNN_DATA_DOUBLE ? sizeof(double) : p->dtype == CUDNN_DATA_FLOAT ? sizeof(float) : 2;
+}
+
+/* Bytes of one element of the workspace and reserve (the compute type:
+ * FP32 for FLOAT, HALF and BFLOAT16 data). */
+static inline size_t
+fdnn_rnn_csize(const fdnn_rnn_problem_t *p)
+{
     return p->dtype == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
 }
+
+/* HALF and BFLOAT16 data run through the staging of rnn_stage.c. */
+static inline bool
+fdnn_rnn_staged(const fdnn_rnn_problem_t *p)
+{
+    return p->dtype == CUDNN_DATA_HALF || p->dtype == CUDNN_DATA_BFLOAT16;
+}
+
+/* Elements (FP32) of the staging buffers after the FP32 workspace; false on
+ * overflow.  See rnn_stage.c. */
+bool fdnn_rnn_stage_elems(const fdnn_rnn_problem_t *p, int64_t *n);
+
+/* The staged operations (HALF, BFLOAT16 data), same contracts as the
+ * public ones in rnn.h. */
+bool fdnn_rnn_forward_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const void *x, void *y,
+                             const void *hx, void *hy, const void *cx, void *cy, const void *w, void *ws,
+                             void *reserve);
+bool fdnn_rnn_backward_data_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const void *dy, void *dx,
+                                   const void *hx, const void *dhy, void *dhx, const void *cx, const void *dcy,
+                                   void *dcx, const void *w, void *ws, void *reserve);
+bool fdnn_rnn_backward_weights_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, bool add,
+                                      const void *x, const void *hx, void *dw, void *ws, const void *reserve);
+
+/* Bytes of the FP32/FP64 kernels' part of the workspace (the staging
+ * buffers of HALF/BFLOAT16 data follow it). */
+size_t fdnn_rnn_kernel_ws_bytes(const fdnn_rnn_problem_t *p, bool training);
 
 /* Elements of the reserve space per layer. */
 int64_t fdnn_rnn_reserve_layer_elems(const fdnn_rnn_problem_t *p);

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * HALF and BFLOAT16 multi-head attention: the one place that stages the
+ * operands of the forward and both backward functions for the FP32
+ * kernels (attn_t.inc, attn_bwd_t.inc via attn_f32.c, attn_bwd_f32.c);
+ * contract in attn.h.
+ *
+ * Staging buffers (FP32), after the kernels' workspace of the call
+ * (fdnn_attn_stage_offset), one layout for every call:
+ *   W0, W1  nw each        weights; dweights (backward weights)
+ *   Q0, Q1  nq * qS each   queries; residuals (forward) or dqueries
+ *   K0, K1  nk * kS each   keys; dkeys
+ *   V0, V1  nk * vS each   values; dvalues
+ *   O0      nq * oLen      out (forward) or dout
+ * Inputs are widened into them; outputs are loaded from the user's buffer
+ * first and stored back with fdnn_stage_store (only what the kernel
+ * changed, so rows the kernels leave alone stay untouched). */
+#include "cpu/attn/attn_bwd.h"
+#include "cpu/rnn/stage_io.h"
+
+#include "core/ckd.h"
+
+enum { W0, W1, Q0, Q1, K0, K1, V0, V1, O0, NSLOT };
+
+static void
+slot_elems(const fdnn_attn_sizes_t *z, int64_t n[NSLOT])
+{
+    n[W0] = n[W1] = z->nw;
+    n[Q0] = n[Q1] = z->nq * z->qS;
+    n[K0] = n[K1] = z->nk * z->kS;
+    n[V0] = n[V1] = z->nk * z->vS;
+    n[O0] = z->nq * z->oLen;
+}
+
+size_t
+fdnn_attn_stage_bytes(const fdnn_attn_sizes_t *z)
+{
+    if (!z->staged)
+        return 0;
+    int64_t n[NSLOT], total = 0;
+    size_t bytes = 0;
+    /* The sizes are below 2^52 elements (fdnn_attn_check_magnitudes); the
+     * checked sum keeps that an assumption that fails loudly. */
+    slot_elems(z, n);
+    for (int i = 0; i < NSLOT; i++)
+        if (!fdnn_ckd_add_i64(total, n[i], &total))
+            return SIZE_MAX;
+    return fdnn_ckd_bytes(total, sizeof(float), &bytes) ? bytes : SIZE_MAX;
+}
+
+typedef struct stage {
+    fdnn_attn_problem_t p32;
+    float *s[NSLOT];
+    int64_t n[NSLOT];
+} stage_t;
+
+static void
+carve(const fdnn_attn_problem_t *p, void *workspace, size_t kernel_bytes, stage_t *st)
+{
+    st->p32 = *p;
+    st->p32.dtype = CUDNN_DATA_FLOAT;
+    st->p32.round_half = p->dtype == CUDNN_DATA_HALF && p->cprec == CUDNN_DATA_HALF;
+    fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
+    slot_elems(&z, st->n);
+    float *q = (float *)((char *)workspace + fdnn_attn_stage_offset(kernel_bytes));
+    for (int i = 0; i < NSLOT; i++)
+        st->s[i] = q, q += st->n[i];
+}
+
+/* Widens n elements of user into buf; NULL for an absent input. */
+static float *
+in_pool(fdnn_pool_t pool, cudnnDataType_t dt, const void *user, int64_t n, float *buf)
+{
+    if (user == NULL)
+        return NULL;
+    fdnn_stage_load_pool(pool, dt, user, n, buf);
+    return buf;
+}
+
+#define in(dt, user, n, buf) in_pool(fdnn_handle_pool(handle), (dt), (user), (n), (buf))
+
+/* The weight parts of p (or the gradient parts dw) one after another in
+ * buf: widened, and the FP32 pointers to them. */
+typedef struct parts {
+    const void *src[8];
+    int64_t n[8];
+} parts_t;
+
+static void
+weight_parts(const fdnn_attn_problem_t *p, const void *const user[8], parts_t *w)
+{
+    int64_t H = p->H;
+    const int64_t n[8] = {H * p->qP * p->qS, H * p->qP * p->kS, H * p->vP * p->vS, (int64_t)p->oLen * H * p->vP,
+                          H * p->qP,         H * p->qP,         H * p->vP,         p->oLen};
+    for (int i = 0; i < 8; i++)
+        w->src[i] = user[i], w->n[i] = user[i] ? n[i] : 0;
+}
+
+static void
+stage_parts(fdnn_pool_t pool, cudnnDataType_t dt, const parts_t *w, float *buf, float *out[8])
+{
+    for (int i = 0; i < 8; i++) {
+        out[i] = w->src[i] ? buf : NULL;
+        fdnn_stage_load_pool(pool, dt, w->src[i], w->n[i], buf);
+        buf += w->n[i];
+    }
+}
+
+static void
+stage_weights(fdnn_pool_t pool, stage_t *st, const fdnn_attn_problem_t *p)
+{
+    const void *user[8] = {p->wq, p->wk, p->wv, p->wo, p->bq, p->bk, p->bv, p->bo};
+    parts_t w;
+    float *f[8];
+    weight_parts(p, user, &w);
+    stage_parts(pool, p->dtype, &w, st->s[W0], f);
+    st->p32.wq = f[0], st->p32.wk = f[1], st->p32.wv = f[2], st->p32.wo = f[3];
+    st->p32.bq = f[4], st->p32.bk = f[5], st->p32.bv = f[6], st->p32.bo = f[7];
+}
+
+bool
+fdnn_attn_forward_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const void *q, const void *residuals,
+                         const void *k, const void *v, void *out, void *workspace, void *reserve)
+{
+    stage_t st;
+    const cudnnDataType_t dt = p->dtype;
+    fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
+    z.staged = false, z.esize = 4;
+    carve(p, workspace, fdnn_attn_workspace_bytes(&z, handle->isa), &st);
+    stage_weights(fdnn_handle_pool(handle), &st, p);
+    in(dt, q, st.n[Q0], st.s[Q0]);
+    const float *res = in(dt, residuals, st.n[Q1], st.s[Q1]);
+    in(dt, k, st.n[K0], st.s[K0]);
+    in(dt, v, st.n[V0], st.s[V0]);
+    in(dt, out, st.n[O0], st.s[O0]);
+    if (!fdnn_attn_forward_f32(handle, &st.p32, st.s[Q0], res, st.s[K0], st.s[V0], st.s[O0], workspace, reserve))
+        return false;
+    fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, st.s[O0], st.n[O0], out);
+    return true;
+}
+
+bool
+fdnn_attn_backward_data_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const fdnn_attn_bwd_data_t *a,
+                               void *workspace, void *reserve)
+{
+    stage_t st;
+    const cudnnDataType_t dt = p->dtype;
+    fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
+    z.staged = false, z.esize = 4;
+    carve(p, workspace, fdnn_attn_bwd_workspace_bytes(&z, handle->isa), &st);
+    stage_weights(fdnn_handle_pool(handle), &st, p);
+    fdnn_attn_bwd_data_t a32 = *a;
+    a32.dout = in(dt, a->dout, st.n[O0], st.s[O0]);
+    a32.q = in(dt, a->q, st.n[Q0], st.s[Q0]);
+    a32.k = in(dt, a->k, st.n[K0], st.s[K0]);
+    a32.v = in(dt, a->v, st.n[V0], st.s[V0]);
+    a32.dq = in(dt, a->dq, st.n[Q1], st.s[Q1]);
+    a32.dk = in(dt, a->dk, st.n[K1], st.s[K1]);
+    a32.dv = in(dt, a->dv, st.n[V1], st.s[V1]);
+    if (!fdnn_attn_backward_data_f32(handle, &st.p32, &a32, workspace, reserve))
+        return false;
+    fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, st.s[Q1], st.n[Q1], a->dq);
+    fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, st.s[K1], st.n[K1], a->dk);
+    fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, st.s[V1], st.n[V1], a->dv);
+    return true;
+}
+
+bool
+fdnn_attn_backward_weights_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, bool add, const void *q,
+                                  const void *k, const void *v, const void *dout, const fdnn_attn_dweights_t *dw,
+                                  void *workspace, void *reserve)
+{
+    stage_t st;
+    const cudnnDataType_t dt = p->dtype;
+    /* Backward weights has no workspace of its own: the staging starts at
+     * the workspace's beginning. */
+    carve(p, workspace, 0, &st);
+    stage_weights(fdnn_handle_pool(handle), &st, p);
+    const void *user[8] = {dw->wq, dw->wk, dw->wv, dw->wo, dw->bq, dw->bk, dw->bv, dw->bo};
+    parts_t g;
+    float *f[8];
+    weight_parts(p, user, &g);
+    stage_parts(fdnn_handle_pool(handle), dt, &g, st.s[W1], f); /* loaded in SET mode too: see fdnn_stage_store */
+    fdnn_attn_dweights_t dw32 = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]};
+    in(dt, q, st.n[Q0], st.s[Q0]);
+    in(dt, k, st.n[K0], st.s[K0]);
+    in(dt, v, st.n[V0], st.s[V0]);
+    in(dt, dout, st.n[O0], st.s[O0]);
+    if (!fdnn_attn_backward_weights_f32(handle, &st.p32, add, st.s[Q0], st.s[K0], st.s[V0], st.s[O0], &dw32,
+                                        reserve))
+        return false;
+    for (int i = 0; i < 8; i++)
+        fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, f[i], g.n[i], (void *)(uintptr_t)user[i]);
+    return true;
+}

@@ -17,6 +17,15 @@
 
 static const fdnn_graph_engine_t list[] = {
     {
+        .global_index = FDNN_GRAPH_ENGINE_FUSED_EPILOGUE,
+        .name = "fused_epilogue",
+        .fallback = false,
+        .behavior_notes = 1u << CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION,
+        .supports = gx_fused_supports,
+        .workspace = gx_fused_workspace,
+        .execute = gx_fused_execute,
+    },
+    {
         .global_index = FDNN_GRAPH_ENGINE_GENERIC,
         .name = "generic",
         .fallback = true,
@@ -26,16 +35,20 @@ static const fdnn_graph_engine_t list[] = {
     },
 };
 
-const fdnn_graph_engine_t *fdnn_graph_engines(int *count) {
-  *count = (int)(sizeof(list) / sizeof(list[0]));
-  return list;
+const fdnn_graph_engine_t *
+fdnn_graph_engines(int *count)
+{
+    *count = (int)(sizeof(list) / sizeof(list[0]));
+    return list;
 }
 
-const fdnn_graph_engine_t *fdnn_graph_engine_by_index(int64_t global_index) {
-  int n = 0;
-  const fdnn_graph_engine_t *list = fdnn_graph_engines(&n);
-  for (int i = 0; i < n; i++)
-    if (list[i].global_index == global_index)
-      return &list[i];
-  return NULL;
+const fdnn_graph_engine_t *
+fdnn_graph_engine_by_index(int64_t global_index)
+{
+    int n = 0;
+    const fdnn_graph_engine_t *list = fdnn_graph_engines(&n);
+    for (int i = 0; i < n; i++)
+        if (list[i].global_index == global_index)
+            return &list[i];
+    return NULL;
 }

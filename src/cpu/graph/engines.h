@@ -8,23 +8,19 @@
 #include "core/graph_ir.h"
 
 enum {
-  /* 0: node by node, virtual tensors in the workspace (fallback) */
-  FDNN_GRAPH_ENGINE_GENERIC = 0,
-  /* 1: convolution forward or matmul + a chain of pointwise ops, one pass */
-  FDNN_GRAPH_ENGINE_FUSED_EPILOGUE = 1,
+    /* 0: node by node, virtual tensors in the workspace (fallback) */
+    FDNN_GRAPH_ENGINE_GENERIC = 0,
+    /* 1: convolution forward or matmul + a chain of pointwise ops, one pass */
+    FDNN_GRAPH_ENGINE_FUSED_EPILOGUE = 1,
 };
 
 /* The functions of each engine (graph_ir.h's fdnn_graph_engine_t). */
 cudnnStatus_t gx_generic_supports(const fdnn_graph_t *g);
-cudnnStatus_t gx_generic_workspace(const fdnn_graph_t *g,
-                                   const fdnn_graph_knobs_t *knobs,
-                                   size_t *bytes);
+cudnnStatus_t gx_generic_workspace(const fdnn_graph_t *g, const fdnn_graph_knobs_t *knobs, size_t *bytes);
 cudnnStatus_t gx_generic_execute(const fdnn_graph_exec_t *e);
 
 cudnnStatus_t gx_fused_supports(const fdnn_graph_t *g);
-cudnnStatus_t gx_fused_workspace(const fdnn_graph_t *g,
-                                 const fdnn_graph_knobs_t *knobs,
-                                 size_t *bytes);
+cudnnStatus_t gx_fused_workspace(const fdnn_graph_t *g, const fdnn_graph_knobs_t *knobs, size_t *bytes);
 cudnnStatus_t gx_fused_execute(const fdnn_graph_exec_t *e);
 
 #endif /* FDNN_CPU_GRAPH_ENGINES_H */

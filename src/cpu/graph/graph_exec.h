@@ -39,24 +39,22 @@
  * per tensor, SIZE_MAX for those it does not), then `scratch` bytes for the
  * node that needs the most (conv solver workspace, reduction partials). */
 typedef struct gx_layout {
-  size_t table_offset;
-  size_t *tensor_offset; /* ntensors entries, caller-owned */
-  size_t scratch_offset, scratch_bytes;
-  size_t total;
+    size_t table_offset;
+    size_t *tensor_offset; /* ntensors entries, caller-owned */
+    size_t scratch_offset, scratch_bytes;
+    size_t total;
 } gx_layout_t;
 
 /* Lays out the workspace: `materialize[i]` says whether virtual tensor i
  * needs a buffer (NULL: every virtual tensor).  NOT_SUPPORTED with a reason
  * when a size overflows (checked arithmetic throughout). */
-cudnnStatus_t gx_layout_init(const fdnn_graph_t *g, const bool *materialize,
-                             size_t scratch_bytes, gx_layout_t *lay);
+cudnnStatus_t gx_layout_init(const fdnn_graph_t *g, const bool *materialize, size_t scratch_bytes, gx_layout_t *lay);
 
 /* The pointers of every tensor for one execution: the user's for graph
  * inputs and outputs, the workspace slot for materialized virtual tensors,
  * the by-value bytes for scalars.  The table lives in the workspace; returns
  * it.  BAD_PARAM when a non-virtual operand has a NULL pointer. */
-cudnnStatus_t gx_bind(const fdnn_graph_exec_t *e, const gx_layout_t *lay,
-                      void ***table);
+cudnnStatus_t gx_bind(const fdnn_graph_exec_t *e, const gx_layout_t *lay, void ***table);
 
 /* The scratch region of an execution bound with gx_bind (NULL when the
  * layout has none). */
@@ -93,10 +91,9 @@ const char *gx_dtype_name(cudnnDataType_t dt);
  * node, its kind and the attribute otherwise), the scratch it needs in the
  * workspace, and its execution with the pointer table. */
 typedef struct gx_node_exec {
-  cudnnStatus_t (*supports)(const fdnn_graph_t *g, int idx);
-  cudnnStatus_t (*scratch)(const fdnn_graph_t *g, int idx, size_t *bytes);
-  cudnnStatus_t (*run)(const fdnn_graph_exec_t *e, void **ptr, int idx,
-                       void *scratch, size_t scratch_bytes);
+    cudnnStatus_t (*supports)(const fdnn_graph_t *g, int idx);
+    cudnnStatus_t (*scratch)(const fdnn_graph_t *g, int idx, size_t *bytes);
+    cudnnStatus_t (*run)(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t scratch_bytes);
 } gx_node_exec_t;
 
 /* The executor of a node kind, or NULL when the generic engine does not
@@ -114,44 +111,40 @@ struct fdnn_conv_problem;
 /* The legacy problem of conv node idx (NOT_SUPPORTED with the reason when
  * the solvers cannot take it: asymmetric padding, vectorized tensors,
  * unpacked filters, data-type configurations not done). */
-cudnnStatus_t gx_conv_problem(const fdnn_graph_t *g, int idx,
-                              struct fdnn_conv_problem *p);
+cudnnStatus_t gx_conv_problem(const fdnn_graph_t *g, int idx, struct fdnn_conv_problem *p);
 /* The algorithm cudnnGet*Algorithm_v7 would put first among the applicable
  * ones for p, and its workspace. */
-cudnnStatus_t gx_conv_pick(const struct fdnn_conv_problem *p, int *algo,
-                           size_t *ws);
+cudnnStatus_t gx_conv_pick(const struct fdnn_conv_problem *p, int *algo, size_t *ws);
 
 /* A matmul node as GEMM calls: per batch of C, the offsets of A, B, C
  * (batch dims broadcast), and the in-place layouts of the three matrices. */
 typedef struct gx_mm {
-  bool f64;
-  int64_t m, n, k;
-  int nb; /* batch dims */
-  int64_t nbatch;
-  int64_t bdims[FDNN_GRAPH_MAX_DIMS];
-  int64_t a_bstr[FDNN_GRAPH_MAX_DIMS], b_bstr[FDNN_GRAPH_MAX_DIMS],
-      c_bstr[FDNN_GRAPH_MAX_DIMS];
-  bool a_t, b_t, c_colmajor; /* column-major (unit stride down the rows) */
-  int64_t lda, ldb, ldc;
+    bool f64;
+    int64_t m, n, k;
+    int nb; /* batch dims */
+    int64_t nbatch;
+    int64_t bdims[FDNN_GRAPH_MAX_DIMS];
+    int64_t a_bstr[FDNN_GRAPH_MAX_DIMS], b_bstr[FDNN_GRAPH_MAX_DIMS], c_bstr[FDNN_GRAPH_MAX_DIMS];
+    bool a_t, b_t, c_colmajor; /* column-major (unit stride down the rows) */
+    int64_t lda, ldb, ldc;
 } gx_mm_t;
 
 cudnnStatus_t gx_mm_plan(const fdnn_graph_t *g, int idx, gx_mm_t *mm);
-void gx_mm_offsets(const gx_mm_t *mm, int64_t batch, int64_t *aoff,
-                   int64_t *boff, int64_t *coff);
+void gx_mm_offsets(const gx_mm_t *mm, int64_t batch, int64_t *aoff, int64_t *boff, int64_t *coff);
 /* Rows [r0, r0 + nr) of one batch's C = A x B into c (row-major, ldc): a
  * and b point at that batch's A and B.  False when memory ran out. */
-bool gx_mm_rows(cudnnHandle_t h, const gx_mm_t *mm, const void *a,
-                const void *b, int64_t r0, int64_t nr, void *c, int64_t ldc);
+bool gx_mm_rows(cudnnHandle_t h, const gx_mm_t *mm, const void *a, const void *b, int64_t r0, int64_t nr, void *c,
+                int64_t ldc);
 
 /* ---- pointwise rows (gx_pointwise.c) ------------------------------------ */
 
 /* The parameters of one pointwise node in the math type, resolved once. */
 typedef struct gx_pw {
-  cudnnPointwiseMode_t mode;
-  bool f64; /* math precision DOUBLE (else FLOAT) */
-  bool propagate_nan;
-  double lower, upper, slope, elu_alpha, softplus_beta, swish_beta;
-  double alpha1, alpha2;
+    cudnnPointwiseMode_t mode;
+    bool f64; /* math precision DOUBLE (else FLOAT) */
+    bool propagate_nan;
+    double lower, upper, slope, elu_alpha, softplus_beta, swish_beta;
+    double alpha1, alpha2;
 } gx_pw_t;
 
 void gx_pw_init(const fdnn_gop_pointwise_t *op, gx_pw_t *pw);
@@ -167,18 +160,15 @@ bool gx_pw_mode_known(cudnnPointwiseMode_t mode);
  * b and t are read only by the modes that take them (x for the *_BWD modes
  * is the forward input and b is dy).  alpha1 / alpha2 are applied here.
  * GEN_INDEX is not a row operation (gx_pointwise.c writes it directly). */
-void gx_pw_row_f32(const gx_pw_t *pw, int64_t n, float *y, const float *x,
-                   const float *b, const float *t);
-void gx_pw_row_f64(const gx_pw_t *pw, int64_t n, double *y, const double *x,
-                   const double *b, const double *t);
+void gx_pw_row_f32(const gx_pw_t *pw, int64_t n, float *y, const float *x, const float *b, const float *t);
+void gx_pw_row_f64(const gx_pw_t *pw, int64_t n, double *y, const double *x, const double *b, const double *t);
 
 /* The name of a pointwise mode for reasons ("RELU_FWD"), "?" unknown. */
 const char *gx_pw_mode_name(cudnnPointwiseMode_t mode);
 
 /* The operand roles of a pointwise node: its output (y or dx), the input
  * read as x (x), as b (b or dy) and as t. */
-void gx_pw_operands(const fdnn_gop_pointwise_t *op, int *out, int *in_x,
-                    int *in_b, int *in_t);
+void gx_pw_operands(const fdnn_gop_pointwise_t *op, int *out, int *in_x, int *in_b, int *in_t);
 
 /* Checks of one pointwise node (shapes broadcast to the output, types
  * storable, math precision FLOAT or DOUBLE). */
@@ -187,9 +177,9 @@ cudnnStatus_t gx_pw_supports(const fdnn_graph_t *g, int idx);
 /* Rows of an elementwise walk over a tensor's dims: the row dim is the one
  * with unit stride (else the last), rows are every position of the others. */
 typedef struct gx_rows {
-  int ndim, row_dim;
-  int64_t row_len, nrows;
-  int64_t dims[FDNN_GRAPH_MAX_DIMS];
+    int ndim, row_dim;
+    int64_t row_len, nrows;
+    int64_t dims[FDNN_GRAPH_MAX_DIMS];
 } gx_rows_t;
 
 void gx_rows_init(const fdnn_graph_tensor_t *o, gx_rows_t *r);
@@ -198,24 +188,21 @@ void gx_rows_pos(const gx_rows_t *r, int64_t row, int64_t *idx);
 
 /* n elements of storage type dt from base + off, `stride` apart (0:
  * broadcast), converted into out[]. */
-void gx_load_row_f32(cudnnDataType_t dt, const void *base, int64_t off,
-                     int64_t stride, int64_t n, float *out);
-void gx_load_row_f64(cudnnDataType_t dt, const void *base, int64_t off,
-                     int64_t stride, int64_t n, double *out);
-void gx_store_row_f32(cudnnDataType_t dt, void *base, int64_t off,
-                      int64_t stride, int64_t n, const float *in);
-void gx_store_row_f64(cudnnDataType_t dt, void *base, int64_t off,
-                      int64_t stride, int64_t n, const double *in);
+void gx_load_row_f32(cudnnDataType_t dt, const void *base, int64_t off, int64_t stride, int64_t n, float *out);
+void gx_load_row_f64(cudnnDataType_t dt, const void *base, int64_t off, int64_t stride, int64_t n, double *out);
+void gx_store_row_f32(cudnnDataType_t dt, void *base, int64_t off, int64_t stride, int64_t n, const float *in);
+void gx_store_row_f64(cudnnDataType_t dt, void *base, int64_t off, int64_t stride, int64_t n, const double *in);
 
 /* Elementwise offsets: for a position idx[] of the output's dims, the
  * offset in t, where dims of extent 1 broadcast. */
-static inline int64_t gx_bcast_offset(const fdnn_graph_tensor_t *t,
-                                      const int64_t *idx) {
-  int64_t off = 0;
-  for (int d = 0; d < t->ndim; d++)
-    if (t->dims[d] != 1)
-      off += idx[d] * t->strides[d];
-  return off;
+static inline int64_t
+gx_bcast_offset(const fdnn_graph_tensor_t *t, const int64_t *idx)
+{
+    int64_t off = 0;
+    for (int d = 0; d < t->ndim; d++)
+        if (t->dims[d] != 1)
+            off += idx[d] * t->strides[d];
+    return off;
 }
 
 #endif /* FDNN_CPU_GRAPH_EXEC_H */

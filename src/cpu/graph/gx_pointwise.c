@@ -34,9 +34,9 @@
 #undef ROW
 
 static const struct {
-  cudnnPointwiseMode_t mode;
-  const char *name;
-  int arity;
+    cudnnPointwiseMode_t mode;
+    const char *name;
+    int arity;
 } modes[] = {
     {CUDNN_POINTWISE_ADD, "ADD", 2},
     {CUDNN_POINTWISE_ADD_SQUARE, "ADD_SQUARE", 2},
@@ -90,223 +90,231 @@ static const struct {
     {CUDNN_POINTWISE_BINARY_SELECT, "BINARY_SELECT", 3},
 };
 
-static int mode_at(cudnnPointwiseMode_t m) {
-  for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-    if (modes[i].mode == m)
-      return (int)i;
-  return -1;
+static int
+mode_at(cudnnPointwiseMode_t m)
+{
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+        if (modes[i].mode == m)
+            return (int)i;
+    return -1;
 }
 
-const char *gx_pw_mode_name(cudnnPointwiseMode_t mode) {
-  int i = mode_at(mode);
-  return i < 0 ? "?" : modes[i].name;
+const char *
+gx_pw_mode_name(cudnnPointwiseMode_t mode)
+{
+    int i = mode_at(mode);
+    return i < 0 ? "?" : modes[i].name;
 }
 
-bool gx_pw_mode_known(cudnnPointwiseMode_t mode) { return mode_at(mode) >= 0; }
-
-int gx_pw_arity(cudnnPointwiseMode_t mode) {
-  int i = mode_at(mode);
-  return i < 0 ? 0 : modes[i].arity;
+bool
+gx_pw_mode_known(cudnnPointwiseMode_t mode)
+{
+    return mode_at(mode) >= 0;
 }
 
-static bool is_bwd(cudnnPointwiseMode_t m) {
-  return m >= CUDNN_POINTWISE_RELU_BWD &&
-         m <= CUDNN_POINTWISE_GELU_APPROX_TANH_BWD;
+int
+gx_pw_arity(cudnnPointwiseMode_t mode)
+{
+    int i = mode_at(mode);
+    return i < 0 ? 0 : modes[i].arity;
 }
 
-void gx_pw_init(const fdnn_gop_pointwise_t *op, gx_pw_t *pw) {
-  pw->mode = op->mode;
-  pw->f64 = op->math_prec == CUDNN_DATA_DOUBLE;
-  pw->propagate_nan = op->nan_prop == CUDNN_PROPAGATE_NAN;
-  pw->lower = op->relu_lower_clip;
-  pw->upper = op->relu_upper_clip;
-  pw->slope = op->relu_lower_clip_slope;
-  pw->elu_alpha = op->elu_alpha;
-  pw->softplus_beta = op->softplus_beta;
-  pw->swish_beta = op->swish_beta;
-  pw->alpha1 = op->alpha1;
-  pw->alpha2 = op->alpha2;
+static bool
+is_bwd(cudnnPointwiseMode_t m)
+{
+    return m >= CUDNN_POINTWISE_RELU_BWD && m <= CUDNN_POINTWISE_GELU_APPROX_TANH_BWD;
 }
 
-void gx_pw_operands(const fdnn_gop_pointwise_t *op, int *out, int *in_x,
-                    int *in_b, int *in_t) {
-  if (is_bwd(op->mode)) {
-    *out = op->dx;
-    *in_x = op->x;
-    *in_b = op->dy;
-    *in_t = FDNN_GRAPH_NONE;
-  } else {
-    int ar = gx_pw_arity(op->mode);
-    *out = op->y;
-    *in_x = op->x;
-    *in_b = ar >= 2 ? op->b : FDNN_GRAPH_NONE;
-    *in_t = ar >= 3 ? op->t : FDNN_GRAPH_NONE;
-  }
+void
+gx_pw_init(const fdnn_gop_pointwise_t *op, gx_pw_t *pw)
+{
+    pw->mode = op->mode;
+    pw->f64 = op->math_prec == CUDNN_DATA_DOUBLE;
+    pw->propagate_nan = op->nan_prop == CUDNN_PROPAGATE_NAN;
+    pw->lower = op->relu_lower_clip;
+    pw->upper = op->relu_upper_clip;
+    pw->slope = op->relu_lower_clip_slope;
+    pw->elu_alpha = op->elu_alpha;
+    pw->softplus_beta = op->softplus_beta;
+    pw->swish_beta = op->swish_beta;
+    pw->alpha1 = op->alpha1;
+    pw->alpha2 = op->alpha2;
+}
+
+void
+gx_pw_operands(const fdnn_gop_pointwise_t *op, int *out, int *in_x, int *in_b, int *in_t)
+{
+    if (is_bwd(op->mode)) {
+        *out = op->dx;
+        *in_x = op->x;
+        *in_b = op->dy;
+        *in_t = FDNN_GRAPH_NONE;
+    } else {
+        int ar = gx_pw_arity(op->mode);
+        *out = op->y;
+        *in_x = op->x;
+        *in_b = ar >= 2 ? op->b : FDNN_GRAPH_NONE;
+        *in_t = ar >= 3 ? op->t : FDNN_GRAPH_NONE;
+    }
 }
 
 /* NOT_SUPPORTED unless operand `t` (role `role`) broadcasts to `o`. */
-static cudnnStatus_t check_operand(const fdnn_graph_t *g, int idx,
-                                   const char *role, int t,
-                                   const fdnn_graph_tensor_t *o) {
-  const char *mname = gx_pw_mode_name(g->nodes[idx].u.pointwise.mode);
-  if (t == FDNN_GRAPH_NONE)
-    return FDNN_NOT_SUPPORTED("node %d (pointwise %s): operand %s is missing",
-                              idx, mname, role);
-  const fdnn_graph_tensor_t *a = &g->tensors[t];
-  if (!gx_dtype_storable(a->dtype))
-    return FDNN_NOT_SUPPORTED(
-        "node %d (pointwise %s): operand %s has data type %s", idx, mname, role,
-        gx_dtype_name(a->dtype));
-  if (a->ndim != o->ndim && !(a->by_value))
-    return FDNN_NOT_SUPPORTED(
-        "node %d (pointwise %s): operand %s has %d dims, the output %d", idx,
-        mname, role, a->ndim, o->ndim);
-  for (int d = 0; d < a->ndim && !a->by_value; d++)
-    if (a->dims[d] != 1 && a->dims[d] != o->dims[d])
-      return FDNN_NOT_SUPPORTED("node %d (pointwise %s): operand %s dim %d is "
-                                "%lld, neither 1 nor the "
-                                "output's %lld",
-                                idx, mname, role, d, (long long)a->dims[d],
-                                (long long)o->dims[d]);
-  return CUDNN_STATUS_SUCCESS;
+static cudnnStatus_t
+check_operand(const fdnn_graph_t *g, int idx, const char *role, int t, const fdnn_graph_tensor_t *o)
+{
+    const char *mname = gx_pw_mode_name(g->nodes[idx].u.pointwise.mode);
+    if (t == FDNN_GRAPH_NONE)
+        return FDNN_NOT_SUPPORTED("node %d (pointwise %s): operand %s is missing", idx, mname, role);
+    const fdnn_graph_tensor_t *a = &g->tensors[t];
+    if (!gx_dtype_storable(a->dtype))
+        return FDNN_NOT_SUPPORTED("node %d (pointwise %s): operand %s has data type %s", idx, mname, role,
+                                  gx_dtype_name(a->dtype));
+    if (a->ndim != o->ndim && !(a->by_value))
+        return FDNN_NOT_SUPPORTED("node %d (pointwise %s): operand %s has %d dims, the output %d", idx, mname, role,
+                                  a->ndim, o->ndim);
+    for (int d = 0; d < a->ndim && !a->by_value; d++)
+        if (a->dims[d] != 1 && a->dims[d] != o->dims[d])
+            return FDNN_NOT_SUPPORTED("node %d (pointwise %s): operand %s dim %d is "
+                                      "%lld, neither 1 nor the "
+                                      "output's %lld",
+                                      idx, mname, role, d, (long long)a->dims[d], (long long)o->dims[d]);
+    return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t gx_pw_supports(const fdnn_graph_t *g, int idx) {
-  const fdnn_gop_pointwise_t *op = &g->nodes[idx].u.pointwise;
-  if (!gx_pw_mode_known(op->mode))
-    return FDNN_NOT_SUPPORTED(
-        "node %d (pointwise): mode %d is not a cudnnPointwiseMode_t of 8.9",
-        idx, (int)op->mode);
-  const char *mname = gx_pw_mode_name(op->mode);
-  if (op->mode != CUDNN_POINTWISE_GEN_INDEX &&
-      op->math_prec != CUDNN_DATA_FLOAT && op->math_prec != CUDNN_DATA_DOUBLE)
-    return FDNN_NOT_SUPPORTED(
-        "node %d (pointwise %s): math precision %s; FLOAT and DOUBLE are done",
-        idx, mname, gx_dtype_name(op->math_prec));
-  if (is_bwd(op->mode) && (op->alpha1 != 1 || op->alpha2 != 1))
-    return FDNN_NOT_SUPPORTED(
-        "node %d (pointwise %s): alpha1/alpha2 other than 1 on a backward mode",
-        idx, mname);
-  int out, ix, ib, it;
-  gx_pw_operands(op, &out, &ix, &ib, &it);
-  if (out == FDNN_GRAPH_NONE)
-    return FDNN_NOT_SUPPORTED("node %d (pointwise %s): the output is missing",
-                              idx, mname);
-  const fdnn_graph_tensor_t *o = &g->tensors[out];
-  if (!gx_dtype_storable(o->dtype))
-    return FDNN_NOT_SUPPORTED("node %d (pointwise %s): output data type %s",
-                              idx, mname, gx_dtype_name(o->dtype));
-  if (o->by_value)
-    return FDNN_NOT_SUPPORTED(
-        "node %d (pointwise %s): the output is a by-value tensor", idx, mname);
-  RETURN_IF_ERROR(check_operand(g, idx, is_bwd(op->mode) ? "x" : "x", ix, o));
-  if (ib != FDNN_GRAPH_NONE || gx_pw_arity(op->mode) >= 2)
-    RETURN_IF_ERROR(
-        check_operand(g, idx, is_bwd(op->mode) ? "dy" : "b", ib, o));
-  if (it != FDNN_GRAPH_NONE || gx_pw_arity(op->mode) >= 3)
-    RETURN_IF_ERROR(check_operand(g, idx, "t", it, o));
-  if (op->mode == CUDNN_POINTWISE_GEN_INDEX &&
-      (op->axis < 0 || op->axis >= o->ndim))
-    return FDNN_NOT_SUPPORTED("node %d (pointwise GEN_INDEX): axis %lld is not "
-                              "a dim of the output (%d dims)",
-                              idx, (long long)op->axis, o->ndim);
-  return CUDNN_STATUS_SUCCESS;
+cudnnStatus_t
+gx_pw_supports(const fdnn_graph_t *g, int idx)
+{
+    const fdnn_gop_pointwise_t *op = &g->nodes[idx].u.pointwise;
+    if (!gx_pw_mode_known(op->mode))
+        return FDNN_NOT_SUPPORTED("node %d (pointwise): mode %d is not a cudnnPointwiseMode_t of 8.9", idx,
+                                  (int)op->mode);
+    const char *mname = gx_pw_mode_name(op->mode);
+    if (op->mode != CUDNN_POINTWISE_GEN_INDEX && op->math_prec != CUDNN_DATA_FLOAT &&
+        op->math_prec != CUDNN_DATA_DOUBLE)
+        return FDNN_NOT_SUPPORTED("node %d (pointwise %s): math precision %s; FLOAT and DOUBLE are done", idx, mname,
+                                  gx_dtype_name(op->math_prec));
+    if (is_bwd(op->mode) && (op->alpha1 != 1 || op->alpha2 != 1))
+        return FDNN_NOT_SUPPORTED("node %d (pointwise %s): alpha1/alpha2 other than 1 on a backward mode", idx, mname);
+    int out, ix, ib, it;
+    gx_pw_operands(op, &out, &ix, &ib, &it);
+    if (out == FDNN_GRAPH_NONE)
+        return FDNN_NOT_SUPPORTED("node %d (pointwise %s): the output is missing", idx, mname);
+    const fdnn_graph_tensor_t *o = &g->tensors[out];
+    if (!gx_dtype_storable(o->dtype))
+        return FDNN_NOT_SUPPORTED("node %d (pointwise %s): output data type %s", idx, mname, gx_dtype_name(o->dtype));
+    if (o->by_value)
+        return FDNN_NOT_SUPPORTED("node %d (pointwise %s): the output is a by-value tensor", idx, mname);
+    RETURN_IF_ERROR(check_operand(g, idx, is_bwd(op->mode) ? "x" : "x", ix, o));
+    if (ib != FDNN_GRAPH_NONE || gx_pw_arity(op->mode) >= 2)
+        RETURN_IF_ERROR(check_operand(g, idx, is_bwd(op->mode) ? "dy" : "b", ib, o));
+    if (it != FDNN_GRAPH_NONE || gx_pw_arity(op->mode) >= 3)
+        RETURN_IF_ERROR(check_operand(g, idx, "t", it, o));
+    if (op->mode == CUDNN_POINTWISE_GEN_INDEX && (op->axis < 0 || op->axis >= o->ndim))
+        return FDNN_NOT_SUPPORTED("node %d (pointwise GEN_INDEX): axis %lld is not "
+                                  "a dim of the output (%d dims)",
+                                  idx, (long long)op->axis, o->ndim);
+    return CUDNN_STATUS_SUCCESS;
 }
 
-static cudnnStatus_t pw_scratch(const fdnn_graph_t *g, int idx, size_t *bytes) {
-  (void)g, (void)idx;
-  *bytes = 0;
-  return CUDNN_STATUS_SUCCESS;
+static cudnnStatus_t
+pw_scratch(const fdnn_graph_t *g, int idx, size_t *bytes)
+{
+    (void)g, (void)idx;
+    *bytes = 0;
+    return CUDNN_STATUS_SUCCESS;
 }
 
 typedef struct pw_run {
-  const fdnn_graph_t *g;
-  gx_pw_t pw;
-  int64_t axis;
-  gx_rows_t rows;
-  int nin;
-  const fdnn_graph_tensor_t *in_t[3];
-  const void *in_p[3];
-  const fdnn_graph_tensor_t *out_t;
-  void *out_p;
+    const fdnn_graph_t *g;
+    gx_pw_t pw;
+    int64_t axis;
+    gx_rows_t rows;
+    int nin;
+    const fdnn_graph_tensor_t *in_t[3];
+    const void *in_p[3];
+    const fdnn_graph_tensor_t *out_t;
+    void *out_p;
 } pw_run_t;
 
 /* Offset and stride along the row of an operand (by-value: the scalar). */
-static void operand_row(const fdnn_graph_tensor_t *t, const gx_rows_t *r,
-                        const int64_t *idx, int64_t *off, int64_t *stride) {
-  if (t->by_value) {
-    *off = 0, *stride = 0;
-    return;
-  }
-  *off = gx_bcast_offset(t, idx);
-  *stride = t->dims[r->row_dim] == 1 ? 0 : t->strides[r->row_dim];
-}
-
-static void pw_row_task(void *ctx, size_t row) {
-  const pw_run_t *c = ctx;
-  int64_t idx[FDNN_GRAPH_MAX_DIMS];
-  gx_rows_pos(&c->rows, (int64_t)row, idx);
-  int64_t ooff, ostr, off[3], str[3];
-  operand_row(c->out_t, &c->rows, idx, &ooff, &ostr);
-  for (int i = 0; i < c->nin; i++)
-    operand_row(c->in_t[i], &c->rows, idx, &off[i], &str[i]);
-  if (c->pw.mode == CUDNN_POINTWISE_GEN_INDEX) {
-    for (int64_t j = 0; j < c->rows.row_len; j++) {
-      double v = c->axis == c->rows.row_dim ? (double)j : (double)idx[c->axis];
-      gx_store(c->out_t->dtype, c->out_p, ooff + j * ostr, v);
+static void
+operand_row(const fdnn_graph_tensor_t *t, const gx_rows_t *r, const int64_t *idx, int64_t *off, int64_t *stride)
+{
+    if (t->by_value) {
+        *off = 0, *stride = 0;
+        return;
     }
-    return;
-  }
-  for (int64_t j0 = 0; j0 < c->rows.row_len; j0 += GX_CHUNK) {
-    int64_t n =
-        c->rows.row_len - j0 < GX_CHUNK ? c->rows.row_len - j0 : GX_CHUNK;
-    if (c->pw.f64) {
-      double buf[3][GX_CHUNK], y[GX_CHUNK];
-      for (int i = 0; i < c->nin; i++)
-        gx_load_row_f64(c->in_t[i]->dtype, c->in_p[i], off[i] + j0 * str[i],
-                        str[i], n, buf[i]);
-      gx_pw_row_f64(&c->pw, n, y, buf[0], buf[1], buf[2]);
-      gx_store_row_f64(c->out_t->dtype, c->out_p, ooff + j0 * ostr, ostr, n, y);
-    } else {
-      float buf[3][GX_CHUNK], y[GX_CHUNK];
-      for (int i = 0; i < c->nin; i++)
-        gx_load_row_f32(c->in_t[i]->dtype, c->in_p[i], off[i] + j0 * str[i],
-                        str[i], n, buf[i]);
-      gx_pw_row_f32(&c->pw, n, y, buf[0], buf[1], buf[2]);
-      gx_store_row_f32(c->out_t->dtype, c->out_p, ooff + j0 * ostr, ostr, n, y);
+    *off = gx_bcast_offset(t, idx);
+    *stride = t->dims[r->row_dim] == 1 ? 0 : t->strides[r->row_dim];
+}
+
+static void
+pw_row_task(void *ctx, size_t row)
+{
+    const pw_run_t *c = ctx;
+    int64_t idx[FDNN_GRAPH_MAX_DIMS];
+    gx_rows_pos(&c->rows, (int64_t)row, idx);
+    int64_t ooff, ostr, off[3], str[3];
+    operand_row(c->out_t, &c->rows, idx, &ooff, &ostr);
+    for (int i = 0; i < c->nin; i++)
+        operand_row(c->in_t[i], &c->rows, idx, &off[i], &str[i]);
+    if (c->pw.mode == CUDNN_POINTWISE_GEN_INDEX) {
+        for (int64_t j = 0; j < c->rows.row_len; j++) {
+            double v = c->axis == c->rows.row_dim ? (double)j : (double)idx[c->axis];
+            gx_store(c->out_t->dtype, c->out_p, ooff + j * ostr, v);
+        }
+        return;
     }
-  }
+    for (int64_t j0 = 0; j0 < c->rows.row_len; j0 += GX_CHUNK) {
+        int64_t n = c->rows.row_len - j0 < GX_CHUNK ? c->rows.row_len - j0 : GX_CHUNK;
+        if (c->pw.f64) {
+            double buf[3][GX_CHUNK], y[GX_CHUNK];
+            for (int i = 0; i < c->nin; i++)
+                gx_load_row_f64(c->in_t[i]->dtype, c->in_p[i], off[i] + j0 * str[i], str[i], n, buf[i]);
+            gx_pw_row_f64(&c->pw, n, y, buf[0], buf[1], buf[2]);
+            gx_store_row_f64(c->out_t->dtype, c->out_p, ooff + j0 * ostr, ostr, n, y);
+        } else {
+            float buf[3][GX_CHUNK], y[GX_CHUNK];
+            for (int i = 0; i < c->nin; i++)
+                gx_load_row_f32(c->in_t[i]->dtype, c->in_p[i], off[i] + j0 * str[i], str[i], n, buf[i]);
+            gx_pw_row_f32(&c->pw, n, y, buf[0], buf[1], buf[2]);
+            gx_store_row_f32(c->out_t->dtype, c->out_p, ooff + j0 * ostr, ostr, n, y);
+        }
+    }
 }
 
-static cudnnStatus_t pw_run(const fdnn_graph_exec_t *e, void **ptr, int idx,
-                            void *scratch, size_t scratch_bytes) {
-  (void)scratch, (void)scratch_bytes;
-  const fdnn_graph_t *g = e->graph;
-  const fdnn_gop_pointwise_t *op = &g->nodes[idx].u.pointwise;
-  pw_run_t c;
-  memset(&c, 0, sizeof(c));
-  c.g = g;
-  gx_pw_init(op, &c.pw);
-  c.axis = op->axis;
-  int out, ins[3];
-  gx_pw_operands(op, &out, &ins[0], &ins[1], &ins[2]);
-  c.out_t = &g->tensors[out];
-  c.out_p = ptr[out];
-  c.nin = op->mode == CUDNN_POINTWISE_GEN_INDEX ? 0 : gx_pw_arity(op->mode);
-  for (int i = 0; i < c.nin; i++) {
-    c.in_t[i] = &g->tensors[ins[i]];
-    c.in_p[i] = ptr[ins[i]];
-  }
-  gx_rows_init(c.out_t, &c.rows);
-  int64_t total = c.rows.nrows * c.rows.row_len;
-  /* Small outputs on the calling thread: the same bits, no wake-up cost. */
-  fdnn_pool_t pool = total < 65536 ? NULL : fdnn_handle_pool(e->handle);
-  fdnn_parallelize_1d(pool, pw_row_task, &c, (size_t)c.rows.nrows, 0);
-  return CUDNN_STATUS_SUCCESS;
+static cudnnStatus_t
+pw_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t scratch_bytes)
+{
+    (void)scratch, (void)scratch_bytes;
+    const fdnn_graph_t *g = e->graph;
+    const fdnn_gop_pointwise_t *op = &g->nodes[idx].u.pointwise;
+    pw_run_t c;
+    memset(&c, 0, sizeof(c));
+    c.g = g;
+    gx_pw_init(op, &c.pw);
+    c.axis = op->axis;
+    int out, ins[3];
+    gx_pw_operands(op, &out, &ins[0], &ins[1], &ins[2]);
+    c.out_t = &g->tensors[out];
+    c.out_p = ptr[out];
+    c.nin = op->mode == CUDNN_POINTWISE_GEN_INDEX ? 0 : gx_pw_arity(op->mode);
+    for (int i = 0; i < c.nin; i++) {
+        c.in_t[i] = &g->tensors[ins[i]];
+        c.in_p[i] = ptr[ins[i]];
+    }
+    gx_rows_init(c.out_t, &c.rows);
+    int64_t total = c.rows.nrows * c.rows.row_len;
+    /* Small outputs on the calling thread: the same bits, no wake-up cost. */
+    fdnn_pool_t pool = total < 65536 ? NULL : fdnn_handle_pool(e->handle);
+    fdnn_parallelize_1d(pool, pw_row_task, &c, (size_t)c.rows.nrows, 0);
+    return CUDNN_STATUS_SUCCESS;
 }
 
-static cudnnStatus_t pw_supports(const fdnn_graph_t *g, int idx) {
-  return gx_pw_supports(g, idx);
+static cudnnStatus_t
+pw_supports(const fdnn_graph_t *g, int idx)
+{
+    return gx_pw_supports(g, idx);
 }
 
 const gx_node_exec_t gx_pointwise_exec = {pw_supports, pw_scratch, pw_run};

@@ -258,10 +258,15 @@ test_pointwise_all_modes(void)
 {
     size_t n = sizeof(all_modes) / sizeof(all_modes[0]);
     CHECK(n == 50);
-    for (size_t i = 0; i < n; i++) {
-        test_pointwise_mode(all_modes[i], CUDNN_DATA_FLOAT);
-        test_pointwise_mode(all_modes[i], CUDNN_DATA_DOUBLE);
+    /* every ISA level of the row kernels this machine has */
+    for (int isa = 0; isa < fdnn_test_isa_count(); isa++) {
+        CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(isa)));
+        for (size_t i = 0; i < n; i++) {
+            test_pointwise_mode(all_modes[i], CUDNN_DATA_FLOAT);
+            test_pointwise_mode(all_modes[i], CUDNN_DATA_DOUBLE);
+        }
     }
+    CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(fdnn_test_isa_count() - 1)));
 }
 
 /* MAX / MIN with NaN under both NaN options; RELU passes NaN. */

@@ -10,6 +10,9 @@
  *   - 1 vs 2 threads bitwise; outputs poisoned;
  *   - the graphs it declines, with their reasons;
  *   - the table: fused first, its notes. */
+#define _POSIX_C_SOURCE 200809L
+#include <time.h>
+
 #include "test_graph_engines.h"
 
 static cudnnHandle_t handle;
@@ -330,26 +333,224 @@ test_table(void)
     CHECK(list[1].global_index == FDNN_GRAPH_ENGINE_GENERIC && list[1].fallback);
 }
 
+/* ---- speed (FDNN_GRAPH_BENCH=1 only; prints, asserts nothing) ----------- */
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* 1 thread on a shared machine: CPU time */
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Best of `reps` runs of one engine on b (workspace allocated once). */
+static double
+time_engine(const fdnn_graph_engine_t *e, gb_t *b, int reps)
+{
+    fdnn_graph_knobs_t knobs = {0};
+    size_t ws = 0;
+    CHECK_OK(e->supports(&b->g));
+    CHECK_OK(e->workspace(&b->g, &knobs, &ws));
+    void *w = malloc(ws + 1);
+    fdnn_graph_exec_t x = {handle, &b->g, &knobs, b->data, w, ws};
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_s();
+        CHECK_OK(e->execute(&x));
+        double t = now_s() - t0;
+        best = t < best ? t : best;
+    }
+    free(w);
+    return best;
+}
+
+static cudnnTensorDescriptor_t
+nchw_desc(int n, int c, int h, int w)
+{
+    cudnnTensorDescriptor_t d;
+    cudnnCreateTensorDescriptor(&d);
+    cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w);
+    return d;
+}
+
+/* conv + scale + bias + residual add + ReLU: the fused engine against the
+ * same computation in separate legacy calls (cudnnConvolutionForward with
+ * the _v7 heuristic's first algorithm, cudnnOpTensor MUL, cudnnAddTensor,
+ * cudnnOpTensor ADD, cudnnActivationForward RELU, all in place on y), and
+ * against the generic engine (the same passes through the graph API). */
+static void
+bench_conv(int N, int C, int K, int H, int R)
+{
+    gb_t b;
+    gb_init(&b);
+    const int64_t xd[4] = {N, C, H, H}, wd[4] = {K, C, R, R}, yd[4] = {N, K, H, H}, cd[4] = {1, K, 1, 1};
+    int x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
+    int w = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, wd, false);
+    int v = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, true);
+    int scale = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false);
+    int bias = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false);
+    int res = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, false);
+    int v2 = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, true);
+    int v3 = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, true);
+    int v4 = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, true);
+    int y = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, false);
+    gb_conv(&b, FDNN_GOP_CONV_FWD, CUDNN_DATA_FLOAT, x, w, v, R / 2, 1);
+    gb_pw(&b, CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, v, scale, FDNN_GRAPH_NONE, v2);
+    gb_pw(&b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, v2, bias, FDNN_GRAPH_NONE, v3);
+    gb_pw(&b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, v3, res, FDNN_GRAPH_NONE, v4);
+    gb_pw(&b, CUDNN_POINTWISE_RELU_FWD, CUDNN_DATA_FLOAT, v4, FDNN_GRAPH_NONE, FDNN_GRAPH_NONE, y);
+    gb_fill(&b, x, &rng, -1, 1);
+    gb_fill(&b, w, &rng, -0.1, 0.1);
+    gb_fill(&b, scale, &rng, 0.5, 1.5);
+    gb_fill(&b, bias, &rng, -1, 1);
+    gb_fill(&b, res, &rng, -1, 1);
+    const int reps = 9;
+    double t_fused = time_engine(gb_engine(FDNN_GRAPH_ENGINE_FUSED_EPILOGUE), &b, reps);
+    double t_gen = time_engine(gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b, reps);
+
+    cudnnTensorDescriptor_t xdsc = nchw_desc(N, C, H, H), ydsc = nchw_desc(N, K, H, H), cdsc = nchw_desc(1, K, 1, 1);
+    cudnnFilterDescriptor_t wdsc;
+    cudnnCreateFilterDescriptor(&wdsc);
+    cudnnSetFilter4dDescriptor(wdsc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, K, C, R, R);
+    cudnnConvolutionDescriptor_t conv;
+    cudnnCreateConvolutionDescriptor(&conv);
+    cudnnSetConvolution2dDescriptor(conv, R / 2, R / 2, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+    cudnnConvolutionFwdAlgoPerf_t perf;
+    int got = 0;
+    CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle, xdsc, wdsc, conv, ydsc, 1, &got, &perf));
+    size_t wsb = 0;
+    CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, xdsc, wdsc, conv, ydsc, perf.algo, &wsb));
+    void *ws = malloc(wsb + 1);
+    cudnnOpTensorDescriptor_t mul, add;
+    cudnnCreateOpTensorDescriptor(&mul);
+    cudnnCreateOpTensorDescriptor(&add);
+    cudnnSetOpTensorDescriptor(mul, CUDNN_OP_TENSOR_MUL, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN);
+    cudnnSetOpTensorDescriptor(add, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN);
+    cudnnActivationDescriptor_t relu;
+    cudnnCreateActivationDescriptor(&relu);
+    cudnnSetActivationDescriptor(relu, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0);
+    const float one = 1, zero = 0;
+    float *Y = b.data[y];
+    double t_legacy = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_s();
+        CHECK_OK(cudnnConvolutionForward(handle, &one, xdsc, b.data[x], wdsc, b.data[w], conv, perf.algo, ws, wsb,
+                                         &zero, ydsc, Y));
+        CHECK_OK(cudnnOpTensor(handle, mul, &one, ydsc, Y, &one, cdsc, b.data[scale], &zero, ydsc, Y));
+        CHECK_OK(cudnnAddTensor(handle, &one, cdsc, b.data[bias], &one, ydsc, Y));
+        CHECK_OK(cudnnOpTensor(handle, add, &one, ydsc, Y, &one, ydsc, b.data[res], &zero, ydsc, Y));
+        CHECK_OK(cudnnActivationForward(handle, relu, &one, ydsc, Y, &zero, ydsc, Y));
+        double t = now_s() - t0;
+        t_legacy = t < t_legacy ? t : t_legacy;
+    }
+    printf("bench conv%dx%d N=%d C=%d K=%d H=W=%d + scale + bias + residual + relu (algo %d), 1 thread, best of %d:\n"
+           "  fused %.2f ms, legacy calls %.2f ms (%.2fx), generic engine %.2f ms (%.2fx)\n",
+           R, R, N, C, K, H, (int)perf.algo, reps, t_fused * 1e3, t_legacy * 1e3, t_legacy / t_fused, t_gen * 1e3,
+           t_gen / t_fused);
+    free(ws);
+    cudnnDestroyActivationDescriptor(relu);
+    cudnnDestroyOpTensorDescriptor(mul);
+    cudnnDestroyOpTensorDescriptor(add);
+    cudnnDestroyConvolutionDescriptor(conv);
+    cudnnDestroyFilterDescriptor(wdsc);
+    cudnnDestroyTensorDescriptor(xdsc);
+    cudnnDestroyTensorDescriptor(ydsc);
+    cudnnDestroyTensorDescriptor(cdsc);
+    gb_free(&b);
+}
+
+/* One pointwise pass (y = x + bias) and the conv alone, generic engine:
+ * where the time of the chains goes. */
+static void
+bench_parts(void)
+{
+    gb_t b;
+    gb_init(&b);
+    const int64_t yd[4] = {4, 64, 56, 56}, cd[4] = {1, 64, 1, 1}, xd[4] = {4, 64, 56, 56}, wd[4] = {64, 64, 3, 3};
+    int x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, false);
+    int bias = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false);
+    int y = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, false);
+    gb_pw(&b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, x, bias, FDNN_GRAPH_NONE, y);
+    gb_fill(&b, x, &rng, -1, 1);
+    gb_fill(&b, bias, &rng, -1, 1);
+    double t = time_engine(gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b, 5);
+    printf("bench one ADD pass over 4x64x56x56: %.2f ms\n", t * 1e3);
+    gb_free(&b);
+    gb_init(&b);
+    x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
+    int w = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, wd, false);
+    y = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, false);
+    gb_conv(&b, FDNN_GOP_CONV_FWD, CUDNN_DATA_FLOAT, x, w, y, 1, 1);
+    gb_fill(&b, x, &rng, -1, 1);
+    gb_fill(&b, w, &rng, -1, 1);
+    t = time_engine(gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b, 5);
+    printf("bench conv3x3 alone 4x64x56x56: %.2f ms\n", t * 1e3);
+    gb_free(&b);
+}
+
+/* matmul + bias + GELU: fused against the generic engine (the same three
+ * passes as separate calls; the legacy API has no GELU). */
+static void
+bench_matmul(int M, int N, int K)
+{
+    gb_t b;
+    gb_init(&b);
+    const int64_t ad[2] = {M, K}, bd[2] = {K, N}, cd[2] = {M, N}, biasd[2] = {1, N};
+    int a = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, ad, false);
+    int bb = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, bd, false);
+    int v = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, cd, true);
+    int bias = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, biasd, false);
+    int v2 = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, cd, true);
+    int y = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, cd, false);
+    gb_matmul(&b, CUDNN_DATA_FLOAT, a, bb, v);
+    gb_pw(&b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, v, bias, FDNN_GRAPH_NONE, v2);
+    gb_pw(&b, CUDNN_POINTWISE_GELU_FWD, CUDNN_DATA_FLOAT, v2, FDNN_GRAPH_NONE, FDNN_GRAPH_NONE, y);
+    gb_fill(&b, a, &rng, -1, 1);
+    gb_fill(&b, bb, &rng, -0.1, 0.1);
+    gb_fill(&b, bias, &rng, -1, 1);
+    const int reps = 9;
+    double t_fused = time_engine(gb_engine(FDNN_GRAPH_ENGINE_FUSED_EPILOGUE), &b, reps);
+    double t_gen = time_engine(gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b, reps);
+    printf("bench matmul M=%d N=%d K=%d + bias + GELU, 1 thread, best of %d:\n"
+           "  fused %.2f ms, generic engine (separate passes) %.2f ms (%.2fx)\n",
+           M, N, K, reps, t_fused * 1e3, t_gen * 1e3, t_gen / t_fused);
+    gb_free(&b);
+}
+
 int
 main(void)
 {
     CHECK_OK(cudnnCreate(&handle));
     CHECK_OK(freednnSetNumThreads(handle, 1));
     fdnn_rng_seed(&rng, 1414);
-    test_table();
-    test_conv_chain(false, false, 2, 8, 16, 9);
-    test_conv_chain(true, false, 2, 8, 16, 9);
-    test_conv_chain(true, true, 2, 8, 16, 9);
-    /* 32 x 24 x 24 floats = 72 KiB per image: 7 images per block, 9 = 7 + 2 */
-    test_conv_chain(true, false, 9, 8, 32, 24);
-    test_conv_chain(true, true, 9, 8, 32, 24);
-    test_matmul_chain(5, 7, 3, CUDNN_POINTWISE_GELU_FWD);
-    /* 1024 columns: 128 rows per panel, 300 = 128 + 128 + 44 */
-    test_matmul_chain(300, 1024, 24, CUDNN_POINTWISE_GELU_FWD);
-    test_matmul_chain(33, 65, 17, CUDNN_POINTWISE_GELU_APPROX_TANH_FWD);
-    test_double_chain();
-    test_threads();
-    test_declined();
+    if (getenv("FDNN_GRAPH_BENCH_ONLY") == NULL) {
+        test_table();
+        test_conv_chain(false, false, 2, 8, 16, 9);
+        test_conv_chain(true, false, 2, 8, 16, 9);
+        test_conv_chain(true, true, 2, 8, 16, 9);
+        /* 32 x 24 x 24 floats = 72 KiB per image: 7 images per block, 9 = 7 + 2 */
+        test_conv_chain(true, false, 9, 8, 32, 24);
+        test_conv_chain(true, true, 9, 8, 32, 24);
+        test_matmul_chain(5, 7, 3, CUDNN_POINTWISE_GELU_FWD);
+        /* 1024 columns: 128 rows per panel, 300 = 128 + 128 + 44 */
+        test_matmul_chain(300, 1024, 24, CUDNN_POINTWISE_GELU_FWD);
+        test_matmul_chain(33, 65, 17, CUDNN_POINTWISE_GELU_APPROX_TANH_FWD);
+        test_double_chain();
+        test_threads();
+        test_declined();
+    }
+    const char *bench = getenv("FDNN_GRAPH_BENCH"); /* "all", "conv3", "conv1" or "matmul" */
+    if (bench != NULL) {
+        CHECK_OK(freednnSetNumThreads(handle, 1));
+        if (strstr(bench, "parts"))
+            bench_parts();
+        if (strstr(bench, "all") || strstr(bench, "conv3"))
+            bench_conv(4, 64, 64, 56, 3);
+        if (strstr(bench, "all") || strstr(bench, "conv1"))
+            bench_conv(4, 64, 256, 56, 1);
+        if (strstr(bench, "all") || strstr(bench, "matmul"))
+            bench_matmul(1024, 3072, 768);
+    }
     cudnnDestroy(handle);
     return fdnn_test_finish("test_graph_fused");
 }

@@ -78,7 +78,7 @@ resolve(const fdnn_graph_t *g, chain_t *c)
                                       i, gx_pw_mode_name(op->mode));
         int k = i - 1, ins[3];
         gx_pw_operands(op, &c->out[k], &ins[0], &ins[1], &ins[2]);
-        gx_pw_init(op, &c->pw[k]);
+        gx_pw_init(op, FDNN_ISA_SCALAR, &c->pw[k]);
         c->nin[k] = gx_pw_arity(op->mode);
         if (k == 0)
             c->f64 = c->pw[k].f64;
@@ -137,7 +137,9 @@ typedef struct plan {
     int algo[2];            /* conv: for full blocks and the last one */
     size_t conv_ws;         /* conv: the larger of the two */
     gx_mm_t mm;             /* matmul */
-    int64_t rows;           /* matmul: rows per panel */
+    int64_t rows;           /* matmul: rows per panel of the chain */
+    bool mm_in_y;           /* matmul: C computed in y's memory */
+    int64_t y_ld;           /* ... with this leading dim */
     size_t block_bytes;
 } plan_t;
 
@@ -183,10 +185,23 @@ make_plan(const fdnn_graph_t *g, plan_t *pl)
         }
     } else {
         RETURN_IF_ERROR(gx_mm_plan(g, 0, &pl->mm));
+        /* When y can hold C (same type, rows of unit stride), the GEMM
+         * writes each batch straight into y's memory and the chain runs in
+         * place, panel by panel: one GEMM call per batch (no repacking of
+         * B per panel) and no buffer for C at all. */
+        const fdnn_graph_tensor_t *y = &g->tensors[pl->ch.y];
+        int nd = y->ndim;
+        if (y->dtype == v0->dtype && !pl->mm.c_colmajor && (y->dims[nd - 1] == 1 || y->strides[nd - 1] == 1) &&
+            (y->dims[nd - 2] == 1 || y->strides[nd - 2] >= y->dims[nd - 1])) {
+            pl->mm_in_y = true;
+            pl->y_ld = y->dims[nd - 2] == 1 ? y->dims[nd - 1] : y->strides[nd - 2];
+        }
         int64_t rb = (int64_t)GX_FUSED_BLOCK_BYTES / (pl->mm.n * (int64_t)es);
         pl->rows = rb < 8 ? 8 : rb;
         pl->rows = pl->rows > pl->mm.m ? pl->mm.m : pl->rows;
-        if (!fdnn_ckd_bytes(pl->rows * pl->mm.n, es, &pl->block_bytes))
+        if (pl->mm_in_y)
+            pl->block_bytes = 0;
+        else if (!fdnn_ckd_bytes(pl->rows * pl->mm.n, es, &pl->block_bytes))
             return FDNN_NOT_SUPPORTED("fused engine: node 0 (matmul): the panel overflows");
     }
     return CUDNN_STATUS_SUCCESS;
@@ -249,7 +264,8 @@ typedef struct block {
     const chain_t *ch;
     const void *buf;
     cudnnDataType_t bdt;
-    int ndim, row_dim;
+    int ndim, row_dim, row_first; /* rows span dims row_first..row_dim */
+    int64_t row_len;
     int64_t lo[FDNN_GRAPH_MAX_DIMS], cnt[FDNN_GRAPH_MAX_DIMS], bstr[FDNN_GRAPH_MAX_DIMS];
     int64_t nrows;
 } block_t;
@@ -280,58 +296,90 @@ round_f64(cudnnDataType_t dt, double *v, int64_t n)
     }
 }
 
-/* Offset and stride along the row of a chain operand at global idx. */
-static void
-operand_at(const fdnn_graph_tensor_t *t, int row_dim, const int64_t *idx, int64_t *off, int64_t *stride)
+/* The stride of t along dim d as the walk sees it (0: broadcast). */
+static int64_t
+eff_stride(const fdnn_graph_tensor_t *t, int d)
 {
-    if (t->by_value) {
-        *off = *stride = 0;
-        return;
-    }
-    *off = gx_bcast_offset(t, idx);
-    *stride = t->dims[row_dim] == 1 ? 0 : t->strides[row_dim];
+    return t->by_value || t->dims[d] == 1 ? 0 : t->strides[d];
 }
 
-#define CHAIN_ROW(T, SUF)                                                                     \
-    static void chain_row_##SUF(const block_t *b, const int64_t *idx, int64_t boff)           \
-    {                                                                                         \
-        const chain_t *ch = b->ch;                                                            \
-        const fdnn_graph_t *g = b->g;                                                         \
-        const fdnn_graph_tensor_t *y = &g->tensors[ch->y];                                    \
-        int rd = b->row_dim;                                                                  \
-        int64_t len = b->cnt[rd], bs = b->bstr[rd];                                           \
-        int64_t yoff, ystr;                                                                   \
-        operand_at(y, rd, idx, &yoff, &ystr);                                                 \
-        for (int64_t j0 = 0; j0 < len; j0 += GX_CHUNK) {                                      \
-            int64_t n = len - j0 < GX_CHUNK ? len - j0 : GX_CHUNK;                            \
-            T v[GX_CHUNK], in[3][GX_CHUNK];                                                   \
-            int64_t at[FDNN_GRAPH_MAX_DIMS];                                                  \
-            memcpy(at, idx, sizeof(int64_t) * (size_t)b->ndim);                               \
-            at[rd] += j0;                                                                     \
-            gx_load_row_##SUF(b->bdt, b->buf, boff + j0 * bs, bs, n, v);                      \
-            for (int k = 0; k < ch->nops; k++) {                                              \
-                const T *ops[3] = {NULL, NULL, NULL};                                         \
-                for (int s = 0; s < ch->nin[k]; s++) {                                        \
-                    if (s == ch->slot[k]) {                                                   \
-                        ops[s] = v;                                                           \
-                        continue;                                                             \
-                    }                                                                         \
-                    const fdnn_graph_tensor_t *t = &g->tensors[ch->other[k][s]];              \
-                    int64_t off, str;                                                         \
-                    operand_at(t, rd, at, &off, &str);                                        \
-                    gx_load_row_##SUF(t->dtype, b->ptr[ch->other[k][s]], off, str, n, in[s]); \
-                    ops[s] = in[s];                                                           \
-                }                                                                             \
-                T r[GX_CHUNK];                                                                \
-                gx_pw_row_##SUF(&ch->pw[k], n, r, ops[0], ops[1], ops[2]);                    \
-                memcpy(v, r, sizeof(T) * (size_t)n);                                          \
-                if (k + 1 < ch->nops)                                                         \
-                    round_##SUF(g->tensors[ch->out[k]].dtype, v, n);                          \
-            }                                                                                 \
-            gx_store_row_##SUF(y->dtype, b->ptr[ch->y], yoff + j0 * ystr, ystr, n, v);        \
-        }                                                                                     \
+/* Whether a row of the chain (dims [first, row_dim] of the box) can take
+ * in dim first - 1 too: every operand must go on linearly, its stride
+ * there the row stride times the row length so far. */
+static bool
+mergeable(const block_t *b, int first, int64_t len)
+{
+    int rd = b->row_dim, d = first - 1;
+    if (b->bstr[d] != b->bstr[rd] * len)
+        return false;
+    const chain_t *ch = b->ch;
+    const fdnn_graph_tensor_t *y = &b->g->tensors[ch->y];
+    if (eff_stride(y, d) != eff_stride(y, rd) * len)
+        return false;
+    for (int k = 0; k < ch->nops; k++)
+        for (int s = 0; s < ch->nin[k]; s++) {
+            if (s == ch->slot[k])
+                continue;
+            const fdnn_graph_tensor_t *t = &b->g->tensors[ch->other[k][s]];
+            if (eff_stride(t, d) != eff_stride(t, rd) * len)
+                return false;
+        }
+    return true;
+}
+
+/* One row of the box: positions idx (the row's first element) onwards,
+ * row_len elements, each operand advancing by its stride along row_dim. */
+#define CHAIN_ROW(T, SUF)                                                                               \
+    static void chain_row_##SUF(const block_t *b, const int64_t *idx, int64_t boff)                     \
+    {                                                                                                   \
+        const chain_t *ch = b->ch;                                                                      \
+        const fdnn_graph_t *g = b->g;                                                                   \
+        const fdnn_graph_tensor_t *y = &g->tensors[ch->y];                                              \
+        int rd = b->row_dim;                                                                            \
+        int64_t len = b->row_len, bs = b->bstr[rd];                                                     \
+        int64_t yoff = gx_bcast_offset(y, idx), ystr = eff_stride(y, rd);                               \
+        int64_t off[MAX_CHAIN][3], str[MAX_CHAIN][3];                                                   \
+        for (int k = 0; k < ch->nops; k++)                                                              \
+            for (int s = 0; s < ch->nin[k]; s++)                                                        \
+                if (s != ch->slot[k]) {                                                                 \
+                    const fdnn_graph_tensor_t *t = &g->tensors[ch->other[k][s]];                        \
+                    off[k][s] = t->by_value ? 0 : gx_bcast_offset(t, idx);                              \
+                    str[k][s] = eff_stride(t, rd);                                                      \
+                }                                                                                       \
+        for (int64_t j0 = 0; j0 < len; j0 += GX_CHUNK) {                                                \
+            int64_t n = len - j0 < GX_CHUNK ? len - j0 : GX_CHUNK;                                      \
+            T va[GX_CHUNK], vb[GX_CHUNK], in[3][GX_CHUNK];                                              \
+            T *v = va, *r = vb;                                                                         \
+            gx_load_row_##SUF(b->bdt, b->buf, boff + j0 * bs, bs, n, v);                                \
+            for (int k = 0; k < ch->nops; k++) {                                                        \
+                const T *ops[3] = {NULL, NULL, NULL};                                                   \
+                for (int s = 0; s < ch->nin[k]; s++) {                                                  \
+                    if (s == ch->slot[k]) {                                                             \
+                        ops[s] = v;                                                                     \
+                        continue;                                                                       \
+                    }                                                                                   \
+                    const fdnn_graph_tensor_t *t = &g->tensors[ch->other[k][s]];                        \
+                    const void *base = b->ptr[ch->other[k][s]];                                         \
+                    if (t->dtype == GX_DT_##SUF && str[k][s] == 1) { /* in place: no copy */            \
+                        ops[s] = (const T *)base + off[k][s] + j0;                                      \
+                        continue;                                                                       \
+                    }                                                                                   \
+                    gx_load_row_##SUF(t->dtype, base, off[k][s] + j0 * str[k][s], str[k][s], n, in[s]); \
+                    ops[s] = in[s];                                                                     \
+                }                                                                                       \
+                gx_pw_row_##SUF(&ch->pw[k], n, r, ops[0], ops[1], ops[2]);                              \
+                T *tmp = v;                                                                             \
+                v = r;                                                                                  \
+                r = tmp;                                                                                \
+                if (k + 1 < ch->nops)                                                                   \
+                    round_##SUF(g->tensors[ch->out[k]].dtype, v, n);                                    \
+            }                                                                                           \
+            gx_store_row_##SUF(y->dtype, b->ptr[ch->y], yoff + j0 * ystr, ystr, n, v);                  \
+        }                                                                                               \
     }
 
+#define GX_DT_f32 CUDNN_DATA_FLOAT
+#define GX_DT_f64 CUDNN_DATA_DOUBLE
 CHAIN_ROW(float, f32)
 CHAIN_ROW(double, f64)
 
@@ -342,7 +390,7 @@ block_row_task(void *ctx, size_t row)
     int64_t idx[FDNN_GRAPH_MAX_DIMS], boff = 0, r = (int64_t)row;
     for (int d = b->ndim - 1; d >= 0; d--) {
         int64_t i = 0;
-        if (d != b->row_dim) {
+        if (d < b->row_first || d > b->row_dim) {
             i = r % b->cnt[d];
             r /= b->cnt[d];
         }
@@ -364,13 +412,17 @@ run_block(cudnnHandle_t h, block_t *b)
             b->row_dim = d;
             break;
         }
-    b->nrows = 1;
-    int64_t total = 1;
-    for (int d = 0; d < b->ndim; d++) {
-        total *= b->cnt[d];
-        if (d != b->row_dim)
-            b->nrows *= b->cnt[d];
+    /* Longer rows where every operand allows: fewer calls per element. */
+    b->row_first = b->row_dim;
+    b->row_len = b->cnt[b->row_dim];
+    while (b->row_first > 0 && mergeable(b, b->row_first, b->row_len)) {
+        b->row_first--;
+        b->row_len *= b->cnt[b->row_first];
     }
+    int64_t total = 1;
+    for (int d = 0; d < b->ndim; d++)
+        total *= b->cnt[d];
+    b->nrows = total / b->row_len;
     fdnn_pool_t pool = total < 65536 ? NULL : fdnn_handle_pool(h);
     fdnn_parallelize_1d(pool, block_row_task, b, (size_t)b->nrows, 0);
 }
@@ -383,6 +435,8 @@ gx_fused_execute(const fdnn_graph_exec_t *e)
     gx_layout_t lay;
     void **ptr;
     RETURN_IF_ERROR(make_plan(g, &pl));
+    for (int k = 0; k < pl.ch.nops; k++)
+        pl.ch.pw[k].isa = e->handle->isa;
     RETURN_IF_ERROR(layout(g, &pl, &lay));
     cudnnStatus_t st = gx_bind(e, &lay, &ptr);
     free(lay.tensor_offset);
@@ -444,6 +498,23 @@ gx_fused_execute(const fdnn_graph_exec_t *e)
             }
             const char *A = (const char *)ptr[m->a] + (size_t)ao * es;
             const char *B = (const char *)ptr[m->b] + (size_t)bo * es;
+            if (pl.mm_in_y) {
+                const fdnn_graph_tensor_t *y = &g->tensors[pl.ch.y];
+                int64_t yo = 0;
+                for (int d = 0; d < nd - 2; d++)
+                    yo += b.lo[d] * eff_stride(y, d);
+                char *Y = (char *)ptr[pl.ch.y] + (size_t)yo * es;
+                if (!gx_mm_rows(e->handle, &pl.mm, A, B, 0, pl.mm.m, Y, pl.y_ld))
+                    return FDNN_ALLOC_FAILED("fused engine: the GEMM packing buffers could not be allocated");
+                b.bstr[nd - 2] = pl.y_ld;
+                for (int64_t r0 = 0; r0 < pl.mm.m; r0 += pl.rows) {
+                    b.buf = Y + (size_t)(r0 * pl.y_ld) * es;
+                    b.lo[nd - 2] = r0;
+                    b.cnt[nd - 2] = pl.mm.m - r0 < pl.rows ? pl.mm.m - r0 : pl.rows;
+                    run_block(e->handle, &b);
+                }
+                continue;
+            }
             for (int64_t r0 = 0; r0 < pl.mm.m; r0 += pl.rows) {
                 int64_t nr = pl.mm.m - r0 < pl.rows ? pl.mm.m - r0 : pl.rows;
                 if (!gx_mm_rows(e->handle, &pl.mm, A, B, r0, nr, scratch, pl.mm.n))

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/cpu.h"
 #include "core/graph_ir.h"
 #include "core/tensor.h"
 
@@ -141,13 +142,14 @@ bool gx_mm_rows(cudnnHandle_t h, const gx_mm_t *mm, const void *a, const void *b
 /* The parameters of one pointwise node in the math type, resolved once. */
 typedef struct gx_pw {
     cudnnPointwiseMode_t mode;
-    bool f64; /* math precision DOUBLE (else FLOAT) */
+    fdnn_isa_t isa; /* of the row kernels: the handle's level */
+    bool f64;       /* math precision DOUBLE (else FLOAT) */
     bool propagate_nan;
     double lower, upper, slope, elu_alpha, softplus_beta, swish_beta;
     double alpha1, alpha2;
 } gx_pw_t;
 
-void gx_pw_init(const fdnn_gop_pointwise_t *op, gx_pw_t *pw);
+void gx_pw_init(const fdnn_gop_pointwise_t *op, fdnn_isa_t isa, gx_pw_t *pw);
 
 /* Arity of the mode's inputs besides GEN_INDEX: 1 (x), 2 (x, b; or x, dy for
  * the *_BWD modes) or 3 (x, b, t). */

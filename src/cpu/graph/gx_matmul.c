@@ -125,7 +125,11 @@ gemm(cudnnHandle_t h, bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t 
     g.m = (size_t)m, g.n = (size_t)n, g.k = (size_t)k;
     g.alpha = 1.0f, g.beta = 0.0f;
     g.a = a, g.lda = (size_t)lda, g.b = b, g.ldb = (size_t)ldb, g.c = c, g.ldc = (size_t)ldc;
-    return fdnn_sgemm(&g, pool, h->isa, NULL, 0);
+    /* Packing buffers in the handle's scratch: the fused engine calls this
+     * once per panel, and an allocation each time costs page faults. */
+    size_t need = fdnn_sgemm_scratch_size(&g, fdnn_pool_threads(pool), h->isa);
+    void *scratch = fdnn_handle_scratch(h, need);
+    return fdnn_sgemm(&g, pool, h->isa, scratch, scratch != NULL ? need : 0);
 }
 
 bool

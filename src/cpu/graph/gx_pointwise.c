@@ -14,24 +14,39 @@
 #include "core/pool.h"
 #include "cpu/graph/graph_exec.h"
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
+/* The row kernels per ISA level (gx_pw_row__*.c). */
+#define ROW_DECL(isa)                                                                                     \
+    void gx_pw_row_f32__##isa(const gx_pw_t *pw, int64_t n, float *restrict y, const float *restrict x,   \
+                              const float *restrict b, const float *restrict t);                          \
+    void gx_pw_row_f64__##isa(const gx_pw_t *pw, int64_t n, double *restrict y, const double *restrict x, \
+                              const double *restrict b, const double *restrict t);
+ROW_DECL(scalar)
+ROW_DECL(avx2)
+ROW_DECL(avx512)
 
-#define T float
-#define F(fn) fn##f
-#define ROW gx_pw_row_f32
-#include "cpu/graph/gx_pw_row.inc"
-#undef T
-#undef F
-#undef ROW
+void
+gx_pw_row_f32(const gx_pw_t *pw, int64_t n, float *y, const float *x, const float *b, const float *t)
+{
+#if defined(__x86_64__)
+    if (pw->isa >= FDNN_ISA_AVX512)
+        return gx_pw_row_f32__avx512(pw, n, y, x, b, t);
+    if (pw->isa >= FDNN_ISA_AVX2)
+        return gx_pw_row_f32__avx2(pw, n, y, x, b, t);
+#endif
+    gx_pw_row_f32__scalar(pw, n, y, x, b, t);
+}
 
-#define T double
-#define F(fn) fn
-#define ROW gx_pw_row_f64
-#include "cpu/graph/gx_pw_row.inc"
-#undef T
-#undef F
-#undef ROW
+void
+gx_pw_row_f64(const gx_pw_t *pw, int64_t n, double *y, const double *x, const double *b, const double *t)
+{
+#if defined(__x86_64__)
+    if (pw->isa >= FDNN_ISA_AVX512)
+        return gx_pw_row_f64__avx512(pw, n, y, x, b, t);
+    if (pw->isa >= FDNN_ISA_AVX2)
+        return gx_pw_row_f64__avx2(pw, n, y, x, b, t);
+#endif
+    gx_pw_row_f64__scalar(pw, n, y, x, b, t);
+}
 
 static const struct {
     cudnnPointwiseMode_t mode;
@@ -126,8 +141,9 @@ is_bwd(cudnnPointwiseMode_t m)
 }
 
 void
-gx_pw_init(const fdnn_gop_pointwise_t *op, gx_pw_t *pw)
+gx_pw_init(const fdnn_gop_pointwise_t *op, fdnn_isa_t isa, gx_pw_t *pw)
 {
+    pw->isa = isa;
     pw->mode = op->mode;
     pw->f64 = op->math_prec == CUDNN_DATA_DOUBLE;
     pw->propagate_nan = op->nan_prop == CUDNN_PROPAGATE_NAN;
@@ -292,7 +308,7 @@ pw_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t sc
     pw_run_t c;
     memset(&c, 0, sizeof(c));
     c.g = g;
-    gx_pw_init(op, &c.pw);
+    gx_pw_init(op, e->handle->isa, &c.pw);
     c.axis = op->axis;
     int out, ins[3];
     gx_pw_operands(op, &out, &ins[0], &ins[1], &ins[2]);

@@ -493,6 +493,135 @@ test_matmul(void)
         }
 }
 
+/* ---- data movement, gen stats, RNG --------------------------------------- */
+
+/* reshape [2,3,4] (packed) -> [4,6] stored column-major; concat of
+ * [2,1,4] and [2,2,4] (NHWC-like strides) along dim 1. */
+static void
+test_movement(void)
+{
+    gb_t b;
+    gb_init(&b);
+    const int64_t xd[3] = {2, 3, 4}, yd[2] = {4, 6}, ys[2] = {1, 4};
+    int x = gb_tensor(&b, CUDNN_DATA_FLOAT, 3, xd, false);
+    int y = gb_tensor_s(&b, CUDNN_DATA_FLOAT, 2, yd, ys, false);
+    fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
+    memset(n, 0, sizeof(*n));
+    n->kind = FDNN_GOP_RESHAPE;
+    n->u.reshape.x = x, n->u.reshape.y = y;
+    for (int i = 0; i < 24; i++)
+        gb_set(&b, x, i, i + 1);
+    CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b));
+    int bad = 0;
+    for (int i = 0; i < 24; i++)
+        bad += gb_get(&b, y, i) != i + 1;
+    CHECK_MSG(bad == 0, "reshape: %d wrong", bad);
+    gb_free(&b);
+
+    gb_init(&b);
+    const int64_t ad[3] = {2, 1, 4}, cd[3] = {2, 2, 4}, od[3] = {2, 3, 4}, cs[3] = {8, 1, 2};
+    int a = gb_tensor(&b, CUDNN_DATA_DOUBLE, 3, ad, false);
+    int c = gb_tensor_s(&b, CUDNN_DATA_DOUBLE, 3, cd, cs, false);
+    int o = gb_tensor(&b, CUDNN_DATA_DOUBLE, 3, od, false);
+    n = &b.n[b.g.nnodes++];
+    memset(n, 0, sizeof(*n));
+    n->kind = FDNN_GOP_CONCAT;
+    n->u.concat.axis = 1;
+    n->u.concat.ninputs = 2;
+    n->u.concat.inputs[0] = a, n->u.concat.inputs[1] = c;
+    n->u.concat.inplace_index = -1;
+    n->u.concat.y = o;
+    gb_fill(&b, a, &rng, -1, 1);
+    gb_fill(&b, c, &rng, -1, 1);
+    CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b));
+    bad = 0;
+    for (int i = 0; i < 24; i++) {
+        int i0 = i / 12, i1 = i / 4 % 3, i2 = i % 4;
+        double want = i1 == 0 ? gb_get(&b, a, i0 * 4 + i2) : gb_get(&b, c, (i0 * 2 + i1 - 1) * 4 + i2);
+        bad += gb_get(&b, o, i) != want;
+    }
+    CHECK_MSG(bad == 0, "concat: %d wrong", bad);
+    gb_free(&b);
+}
+
+static void
+test_gen_stats(void)
+{
+    gb_t b;
+    gb_init(&b);
+    const int64_t xd[4] = {3, 5, 4, 2}, sd[4] = {1, 5, 1, 1};
+    int x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
+    int s = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, sd, false);
+    int q = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, sd, false);
+    fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
+    memset(n, 0, sizeof(*n));
+    n->kind = FDNN_GOP_GEN_STATS;
+    n->u.gen_stats.mode = CUDNN_GENSTATS_SUM_SQSUM;
+    n->u.gen_stats.math_prec = CUDNN_DATA_FLOAT;
+    n->u.gen_stats.x = x, n->u.gen_stats.sum = s, n->u.gen_stats.sqsum = q;
+    gb_fill(&b, x, &rng, -2, 2);
+    CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b));
+    int bad = 0;
+    for (int c = 0; c < 5; c++) {
+        double sum = 0, sq = 0;
+        for (int i = 0; i < 120; i++)
+            if (i / 8 % 5 == c) {
+                double v = gb_get(&b, x, i);
+                sum += v, sq += v * v;
+            }
+        bad += !(fabs(gb_get(&b, s, c) - sum) <= 1e-5) || !(fabs(gb_get(&b, q, c) - sq) <= 1e-12);
+    }
+    CHECK_MSG(bad == 0, "gen stats: %d channels wrong", bad);
+    gb_free(&b);
+}
+
+/* Same seed and offset: same tensor; another offset: another; moments of
+ * the three distributions. */
+static void
+test_rng(void)
+{
+    for (int dist = 0; dist < 3; dist++) {
+        float first[2][64];
+        for (int rep = 0; rep < 3; rep++) {
+            gb_t b;
+            gb_init(&b);
+            const int64_t yd[2] = {100, 100}, one[1] = {1};
+            int y = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, yd, false);
+            int off = gb_tensor(&b, CUDNN_DATA_INT64, 1, one, false);
+            fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
+            memset(n, 0, sizeof(*n));
+            n->kind = FDNN_GOP_RNG;
+            fdnn_gop_rng_t *r = &n->u.rng;
+            r->distribution = (cudnnRngDistribution_t)dist;
+            r->normal_mean = 1, r->normal_stddev = 2, r->uniform_min = -1, r->uniform_max = 3;
+            r->bernoulli_probability = 0.25;
+            r->y = y, r->seed_tensor = FDNN_GRAPH_NONE, r->seed_value = 1234, r->offset = off;
+            gb_set(&b, off, 0, rep == 2 ? 7 : 0);
+            CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b));
+            double m = 0, m2 = 0;
+            for (int i = 0; i < 10000; i++) {
+                double v = gb_get(&b, y, i);
+                m += v, m2 += v * v;
+            }
+            m /= 10000, m2 = m2 / 10000 - m * m;
+            double want_m = dist == 0   ? 0.25
+                            : dist == 1 ? 1
+                                        : 1,
+                   want_v = dist == 0   ? 0.1875
+                            : dist == 1 ? 16.0 / 12
+                                        : 4;
+            CHECK_MSG(fabs(m - want_m) < 0.06 && fabs(m2 - want_v) < 0.12 * want_v, "rng %d: mean %g var %g", dist, m,
+                      m2);
+            if (rep < 2)
+                memcpy(first[rep], b.data[y], sizeof(first[rep]));
+            else
+                CHECK(memcmp(first[0], b.data[y], sizeof(first[0])) != 0);
+            gb_free(&b);
+        }
+        CHECK(memcmp(first[0], first[1], sizeof(first[0])) == 0);
+    }
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 /* conv -> ADD bias -> GELU -> reduction, big enough to use the pool: the
@@ -563,10 +692,11 @@ test_declined(void)
     x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
     fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
     memset(n, 0, sizeof(*n));
-    n->kind = FDNN_GOP_GEN_STATS;
-    n->u.gen_stats.x = x;
-    n->u.gen_stats.sum = n->u.gen_stats.sqsum = FDNN_GRAPH_NONE;
-    expect_declined(&b, "gen_stats");
+    n->kind = FDNN_GOP_RESAMPLE_FWD;
+    n->u.resample.x = x;
+    n->u.resample.y = x;
+    n->u.resample.idx = n->u.resample.dx = n->u.resample.dy = FDNN_GRAPH_NONE;
+    expect_declined(&b, "does not run this operation kind");
     gb_free(&b);
     /* matmul with an override tensor */
     gb_init(&b);
@@ -624,6 +754,9 @@ main(void)
     test_reductions();
     test_conv_directions();
     test_matmul();
+    test_movement();
+    test_gen_stats();
+    test_rng();
     test_threads_bitwise();
     test_declined();
     cudnnDestroy(handle);

@@ -20,6 +20,10 @@ gx_node_exec_for(fdnn_graph_op_kind_t kind)
     case FDNN_GOP_MATMUL: return &gx_matmul_exec;
     case FDNN_GOP_POINTWISE: return &gx_pointwise_exec;
     case FDNN_GOP_REDUCTION: return &gx_reduction_exec;
+    case FDNN_GOP_RESHAPE: return &gx_reshape_exec;
+    case FDNN_GOP_CONCAT: return &gx_concat_exec;
+    case FDNN_GOP_GEN_STATS: return &gx_gen_stats_exec;
+    case FDNN_GOP_RNG: return &gx_rng_exec;
     default: return NULL;
     }
 }

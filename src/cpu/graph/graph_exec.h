@@ -14,6 +14,10 @@
  *   gx_conv.c         convolution nodes through the legacy solvers
  *   gx_matmul.c       matmul nodes through the GEMM core
  *   gx_reduction.c    reduction nodes through the legacy reduction
+ *   gx_movement.c     reshape and concatenation nodes
+ *   gx_stats_rng.c    gen-stats and RNG (Philox) nodes
+ *   gx_rows.c         row walks, row loads and stores of any type
+ *   gx_pw_row__*.c    the row kernels per ISA level
  *
  * Every executor trusts what its `supports` accepted: supports runs at plan
  * time (the API side calls the engine's supports before workspace/execute). */
@@ -105,6 +109,10 @@ extern const gx_node_exec_t gx_conv_exec;
 extern const gx_node_exec_t gx_matmul_exec;
 extern const gx_node_exec_t gx_pointwise_exec;
 extern const gx_node_exec_t gx_reduction_exec;
+extern const gx_node_exec_t gx_reshape_exec;
+extern const gx_node_exec_t gx_concat_exec;
+extern const gx_node_exec_t gx_gen_stats_exec;
+extern const gx_node_exec_t gx_rng_exec;
 
 /* ---- convolution and matmul pieces the fused engine reuses ------------- */
 

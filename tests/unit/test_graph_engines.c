@@ -622,6 +622,110 @@ test_rng(void)
     }
 }
 
+/* Layer norm (training, stats [N,1,1,1], scale/bias [1,C,H,W]), instance
+ * norm (inference with given stats [N,C,1,1]) and batch norm (training
+ * with running statistics, [1,C,1,1]) against float64 formulas. */
+static void
+test_norm(void)
+{
+    for (int mode = 0; mode < 3; mode++) {
+        gb_t b;
+        gb_init(&b);
+        const int64_t xd[4] = {2, 3, 4, 5};
+        int64_t sd[4] = {1, 1, 1, 1}, pd[4] = {1, 1, 1, 1};
+        if (mode == 0)
+            sd[0] = 2, pd[1] = 3, pd[2] = 4, pd[3] = 5;
+        else if (mode == 1)
+            sd[0] = 2, sd[1] = 3, pd[1] = 3;
+        else
+            sd[1] = 3, pd[1] = 3;
+        bool train = mode != 1;
+        int x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
+        int mean = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, sd, false);
+        int inv = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, sd, false);
+        int scale = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, pd, false);
+        int bias = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, pd, false);
+        int eps = gb_scalar_f32(&b, 1e-3f);
+        int fac = gb_scalar_f32(&b, 0.25f);
+        int rin = mode == 2 ? gb_tensor(&b, CUDNN_DATA_FLOAT, 4, sd, false) : FDNN_GRAPH_NONE;
+        int vin = mode == 2 ? gb_tensor(&b, CUDNN_DATA_FLOAT, 4, sd, false) : FDNN_GRAPH_NONE;
+        int rout = mode == 2 ? gb_tensor(&b, CUDNN_DATA_FLOAT, 4, sd, false) : FDNN_GRAPH_NONE;
+        int vout = mode == 2 ? gb_tensor(&b, CUDNN_DATA_FLOAT, 4, sd, false) : FDNN_GRAPH_NONE;
+        int y = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
+        fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
+        memset(n, 0, sizeof(*n));
+        n->kind = FDNN_GOP_NORM_FWD;
+        fdnn_gop_norm_fwd_t *f = &n->u.norm_fwd;
+        f->mode = mode == 0 ? CUDNN_LAYER_NORM : mode == 1 ? CUDNN_INSTANCE_NORM : CUDNN_BATCH_NORM;
+        f->phase = train ? CUDNN_NORM_FWD_TRAINING : CUDNN_NORM_FWD_INFERENCE;
+        f->x = x, f->mean = mean, f->inv_variance = inv, f->scale = scale, f->bias = bias;
+        f->epsilon = eps, f->exp_avg_factor = mode == 2 ? fac : FDNN_GRAPH_NONE;
+        f->input_running_mean = rin, f->input_running_var = vin;
+        f->output_running_mean = rout, f->output_running_var = vout;
+        f->y = y;
+        gb_fill(&b, x, &rng, -2, 3);
+        gb_fill(&b, scale, &rng, 0.5, 1.5);
+        gb_fill(&b, bias, &rng, -1, 1);
+        if (!train) {
+            gb_fill(&b, mean, &rng, -0.5, 0.5);
+            gb_fill(&b, inv, &rng, 0.5, 2);
+        }
+        if (mode == 2) {
+            gb_fill(&b, rin, &rng, -1, 1);
+            gb_fill(&b, vin, &rng, 0.5, 1.5);
+        }
+        double want_m[6], want_i[6], rin_v[3] = {0}, vin_v[3] = {0};
+        if (mode == 2)
+            for (int c = 0; c < 3; c++)
+                rin_v[c] = gb_get(&b, rin, c), vin_v[c] = gb_get(&b, vin, c);
+        int ns = mode == 0 ? 2 : mode == 1 ? 6 : 3;
+        for (int s = 0; s < ns; s++) {
+            if (!train) {
+                want_m[s] = gb_get(&b, mean, s), want_i[s] = gb_get(&b, inv, s);
+                continue;
+            }
+            double sum = 0, sq = 0;
+            int cnt = 0;
+            for (int i = 0; i < 120; i++) {
+                int in0 = i / 60, ic = i / 20 % 3;
+                int si = mode == 0 ? in0 : ic;
+                if (si == s)
+                    sum += gb_get(&b, x, i), cnt++;
+            }
+            double m = sum / cnt;
+            for (int i = 0; i < 120; i++) {
+                int si = mode == 0 ? i / 60 : i / 20 % 3;
+                if (si == s)
+                    sq += (gb_get(&b, x, i) - m) * (gb_get(&b, x, i) - m);
+            }
+            want_m[s] = m, want_i[s] = 1 / sqrt(sq / cnt + 1e-3);
+            if (mode == 2) {
+                rin_v[s] = 0.75 * rin_v[s] + 0.25 * m;
+                vin_v[s] = 0.75 * vin_v[s] + 0.25 * sq / (cnt - 1);
+            }
+        }
+        CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b));
+        int bad = 0;
+        for (int i = 0; i < 120; i++) {
+            int in0 = i / 60, ic = i / 20 % 3;
+            int s = mode == 0 ? in0 : mode == 1 ? in0 * 3 + ic : ic;
+            int p = mode == 0 ? i % 60 : ic;
+            double want = (gb_get(&b, x, i) - want_m[s]) * want_i[s] * gb_get(&b, scale, p) + gb_get(&b, bias, p);
+            bad += !(fabs(gb_get(&b, y, i) - want) <= 1e-5 * (1 + fabs(want)));
+        }
+        for (int s = 0; s < ns && train; s++) {
+            bad += !(fabs(gb_get(&b, mean, s) - want_m[s]) <= 1e-6 * (1 + fabs(want_m[s])));
+            bad += !(fabs(gb_get(&b, inv, s) - want_i[s]) <= 1e-6 * want_i[s]);
+            if (mode == 2) {
+                bad += !(fabs(gb_get(&b, rout, s) - rin_v[s]) <= 1e-6);
+                bad += !(fabs(gb_get(&b, vout, s) - vin_v[s]) <= 1e-6);
+            }
+        }
+        CHECK_MSG(bad == 0, "norm mode %d: %d wrong", mode, bad);
+        gb_free(&b);
+    }
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 /* conv -> ADD bias -> GELU -> reduction, big enough to use the pool: the
@@ -757,6 +861,7 @@ main(void)
     test_movement();
     test_gen_stats();
     test_rng();
+    test_norm();
     test_threads_bitwise();
     test_declined();
     cudnnDestroy(handle);

@@ -16,6 +16,7 @@
  *   gx_reduction.c    reduction nodes through the legacy reduction
  *   gx_movement.c     reshape and concatenation nodes
  *   gx_stats_rng.c    gen-stats and RNG (Philox) nodes
+ *   gx_norm.c         normalization forward (layer, instance, batch)
  *   gx_rows.c         row walks, row loads and stores of any type
  *   gx_pw_row__*.c    the row kernels per ISA level
  *
@@ -113,6 +114,7 @@ extern const gx_node_exec_t gx_reshape_exec;
 extern const gx_node_exec_t gx_concat_exec;
 extern const gx_node_exec_t gx_gen_stats_exec;
 extern const gx_node_exec_t gx_rng_exec;
+extern const gx_node_exec_t gx_norm_fwd_exec;
 
 /* ---- convolution and matmul pieces the fused engine reuses ------------- */
 

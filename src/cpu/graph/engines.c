@@ -2,10 +2,10 @@
  * The graph engines, best first (graph_ir.h): the order is the heuristic
  * (modes INSTANT, A, B); FALLBACK offers the engines flagged fallback.
  *
- *   index  name            notes                       runs
- *   1      fused_epilogue  RUNTIME_COMPILATION (beh.)  conv fwd / matmul +
- * pointwise chain 0      generic         -                           any graph
- * of supported nodes
+ *   index  name            behaviour notes       runs
+ *   2      sdpa_flash      -                     the attention graph, online softmax (FP32 forward)
+ *   1      fused_epilogue  RUNTIME_COMPILATION   conv fwd / matmul + a pointwise chain
+ *   0      generic         -                     any graph of supported nodes (the fallback)
  *
  * Every engine is deterministic: the same bits for any thread count (cuDNN
  * 8.9 has no DETERMINISTIC note; the absence of NONDETERMINISTIC says it).
@@ -16,6 +16,14 @@
 #include "cpu/graph/engines.h"
 
 static const fdnn_graph_engine_t list[] = {
+    {
+        .global_index = FDNN_GRAPH_ENGINE_SDPA_FLASH,
+        .name = "sdpa_flash",
+        .fallback = false,
+        .supports = gx_sdpa_supports,
+        .workspace = gx_sdpa_workspace,
+        .execute = gx_sdpa_execute,
+    },
     {
         .global_index = FDNN_GRAPH_ENGINE_FUSED_EPILOGUE,
         .name = "fused_epilogue",

@@ -9,6 +9,10 @@
  *   - K given transposed through its strides, several key blocks and a
  *     short last one; 1 vs 2 threads bitwise;
  *   - graphs that are not attention are declined with a reason. */
+#define _POSIX_C_SOURCE 200809L
+#include <sys/resource.h>
+#include <time.h>
+
 #include "test_graph_engines.h"
 
 static cudnnHandle_t handle;
@@ -161,6 +165,37 @@ test_declined(void)
     gb_free(&a.b);
 }
 
+/* FDNN_GRAPH_BENCH=sdpa: B=4, H=16, D=64, S=512 (and 2048 with
+ * FDNN_GRAPH_BENCH=sdpa2048), causal off, 1 thread, CPU time of the thread,
+ * best of 3; prints the peak RSS. */
+static void
+bench(int64_t S)
+{
+    attn_t a;
+    build(&a, 4, 16, S, S, 64, true, false);
+    fdnn_graph_knobs_t knobs = {0};
+    size_t ws = 0;
+    const fdnn_graph_engine_t *e = gb_engine(FDNN_GRAPH_ENGINE_SDPA_FLASH);
+    CHECK_OK(e->workspace(&a.b.g, &knobs, &ws));
+    void *w = malloc(ws + 1);
+    fdnn_graph_exec_t x = {handle, &a.b.g, &knobs, a.b.data, w, ws};
+    double best = 1e30;
+    for (int r = 0; r < 3; r++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+        CHECK_OK(e->execute(&x));
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+        double t = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        best = t < best ? t : best;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("bench sdpa B=4 H=16 S=%lld D=64 fp32 forward, 1 thread: %.1f ms, workspace %zu bytes, peak RSS %ld MiB\n",
+           (long long)S, best * 1e3, ws, ru.ru_maxrss / 1024);
+    free(w);
+    gb_free(&a.b);
+}
+
 int
 main(void)
 {
@@ -173,6 +208,11 @@ main(void)
     check_case(1, 2, 64, 64, 8, false, true);
     test_threads();
     test_declined();
+    const char *bn = getenv("FDNN_GRAPH_BENCH");
+    if (bn != NULL && strstr(bn, "sdpa2048"))
+        bench(2048);
+    else if (bn != NULL && strstr(bn, "sdpa"))
+        bench(512);
     cudnnDestroy(handle);
     return fdnn_test_finish("test_graph_sdpa");
 }

@@ -726,6 +726,72 @@ test_norm(void)
     }
 }
 
+/* gen stats -> BN finalize (training) -> eq_scale, eq_bias, saved and
+ * running statistics; then the inference mode from running statistics. */
+static void
+test_bn_finalize(void)
+{
+    for (int train = 1; train >= 0; train--) {
+        gb_t b;
+        gb_init(&b);
+        const int64_t xd[4] = {4, 3, 2, 5}, cd[4] = {1, 3, 1, 1}, one[1] = {1};
+        int x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
+        int sum = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, true), sq = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, true);
+        int scale = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false), bias = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false);
+        int pm = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false), pv = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false);
+        int um = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false), uv = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false);
+        int sm = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false), si = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false);
+        int es = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false), eb = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, cd, false);
+        int cnt = gb_tensor(&b, CUDNN_DATA_INT64, 1, one, false);
+        int eps = gb_scalar_f32(&b, 1e-3f), fac = gb_scalar_f32(&b, 0.1f);
+        fdnn_graph_node_t *n;
+        if (train) {
+            n = &b.n[b.g.nnodes++];
+            memset(n, 0, sizeof(*n));
+            n->kind = FDNN_GOP_GEN_STATS;
+            n->u.gen_stats.x = x, n->u.gen_stats.sum = sum, n->u.gen_stats.sqsum = sq;
+        }
+        n = &b.n[b.g.nnodes++];
+        memset(n, 0, sizeof(*n));
+        n->kind = FDNN_GOP_BN_FINALIZE;
+        fdnn_gop_bn_finalize_t *f = &n->u.bn_finalize;
+        f->mode = train ? CUDNN_BN_FINALIZE_STATISTICS_TRAINING : CUDNN_BN_FINALIZE_STATISTICS_INFERENCE;
+        f->y_sum = train ? sum : FDNN_GRAPH_NONE, f->y_sq_sum = train ? sq : FDNN_GRAPH_NONE;
+        f->scale = scale, f->bias = bias, f->prev_running_mean = pm, f->prev_running_var = pv;
+        f->updated_running_mean = train ? um : FDNN_GRAPH_NONE, f->updated_running_var = train ? uv : FDNN_GRAPH_NONE;
+        f->saved_mean = train ? sm : FDNN_GRAPH_NONE, f->saved_inv_std = train ? si : FDNN_GRAPH_NONE;
+        f->eq_scale = es, f->eq_bias = eb;
+        f->accum_count = train ? cnt : FDNN_GRAPH_NONE, f->epsilon = eps, f->exp_avg_factor = fac;
+        gb_fill(&b, x, &rng, -1, 2);
+        gb_fill(&b, scale, &rng, 0.5, 1.5);
+        gb_fill(&b, bias, &rng, -1, 1);
+        gb_fill(&b, pm, &rng, -1, 1);
+        gb_fill(&b, pv, &rng, 0.5, 1.5);
+        gb_set(&b, cnt, 0, 40);
+        CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b));
+        int bad = 0;
+        for (int c = 0; c < 3; c++) {
+            double m = gb_get(&b, pm, c), v = gb_get(&b, pv, c);
+            if (train) {
+                double s = 0, q = 0;
+                for (int i = 0; i < 120; i++)
+                    if (i / 10 % 3 == c)
+                        s += gb_get(&b, x, i), q += gb_get(&b, x, i) * gb_get(&b, x, i);
+                double bm = s / 40, bv = q / 40 - bm * bm;
+                bad += !(fabs(gb_get(&b, sm, c) - bm) < 1e-5) + !(fabs(gb_get(&b, si, c) - 1 / sqrt(bv + 1e-3)) < 1e-4);
+                bad += !(fabs(gb_get(&b, um, c) - (0.9 * m + 0.1 * bm)) < 1e-5);
+                bad += !(fabs(gb_get(&b, uv, c) - (0.9 * v + 0.1 * bv * 40 / 39)) < 1e-5);
+                m = bm, v = bv;
+            }
+            double s = gb_get(&b, scale, c) / sqrt(v + 1e-3);
+            bad += !(fabs(gb_get(&b, es, c) - s) < 1e-5) +
+                   !(fabs(gb_get(&b, eb, c) - (gb_get(&b, bias, c) - m * s)) < 1e-5);
+        }
+        CHECK_MSG(bad == 0, "bn finalize (train %d): %d wrong", train, bad);
+        gb_free(&b);
+    }
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 /* conv -> ADD bias -> GELU -> reduction, big enough to use the pool: the
@@ -862,6 +928,7 @@ main(void)
     test_gen_stats();
     test_rng();
     test_norm();
+    test_bn_finalize();
     test_threads_bitwise();
     test_declined();
     cudnnDestroy(handle);

@@ -25,6 +25,7 @@ gx_node_exec_for(fdnn_graph_op_kind_t kind)
     case FDNN_GOP_GEN_STATS: return &gx_gen_stats_exec;
     case FDNN_GOP_RNG: return &gx_rng_exec;
     case FDNN_GOP_NORM_FWD: return &gx_norm_fwd_exec;
+    case FDNN_GOP_BN_FINALIZE: return &gx_bn_finalize_exec;
     default: return NULL;
     }
 }

@@ -792,6 +792,56 @@ test_bn_finalize(void)
     }
 }
 
+/* Max (NEG_INF_PAD) and average (ZERO_PAD, counting the padding or not)
+ * pooling, 3x3 windows, stride 2, padding 1, against direct formulas. */
+static void
+test_resample(void)
+{
+    const cudnnResampleMode_t modes[3] = {CUDNN_RESAMPLE_MAXPOOL, CUDNN_RESAMPLE_AVGPOOL_INCLUDE_PADDING,
+                                          CUDNN_RESAMPLE_AVGPOOL_EXCLUDE_PADDING};
+    for (int mi = 0; mi < 3; mi++) {
+        gb_t b;
+        gb_init(&b);
+        const int64_t xd[4] = {2, 3, 9, 8}, yd[4] = {2, 3, 5, 4};
+        int x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
+        int y = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, false);
+        fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
+        memset(n, 0, sizeof(*n));
+        n->kind = FDNN_GOP_RESAMPLE_FWD;
+        fdnn_gop_resample_t *r = &n->u.resample;
+        r->mode = modes[mi];
+        r->padding_mode = mi == 0 ? CUDNN_NEG_INF_PAD : CUDNN_ZERO_PAD;
+        r->nan_prop = CUDNN_PROPAGATE_NAN;
+        r->nsp = 2;
+        for (int i = 0; i < 2; i++)
+            r->window[i] = 3, r->stride[i] = 2, r->pre_pad[i] = r->post_pad[i] = 1;
+        r->alpha = 1, r->beta = 0;
+        r->x = x, r->y = y, r->idx = r->dx = r->dy = FDNN_GRAPH_NONE;
+        gb_fill(&b, x, &rng, -1, 1);
+        CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b));
+        int bad = 0;
+        for (int i = 0; i < 2 * 3 * 5 * 4; i++) {
+            int nc = i / 20, p = i / 4 % 5, q = i % 4;
+            double best = -INFINITY, sum = 0;
+            int cnt = 0;
+            for (int dr = 0; dr < 3; dr++)
+                for (int dc = 0; dc < 3; dc++) {
+                    int h = p * 2 - 1 + dr, w = q * 2 - 1 + dc;
+                    if (h < 0 || h >= 9 || w < 0 || w >= 8)
+                        continue;
+                    double v = gb_get(&b, x, (nc * 9 + h) * 8 + w);
+                    best = v > best ? v : best;
+                    sum += v;
+                    cnt++;
+                }
+            double want = mi == 0 ? best : mi == 1 ? sum / 9 : sum / cnt;
+            bad += !(fabs(gb_get(&b, y, i) - want) <= 1e-6);
+        }
+        CHECK_MSG(bad == 0, "resample mode %d: %d wrong", (int)modes[mi], bad);
+        gb_free(&b);
+    }
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 /* conv -> ADD bias -> GELU -> reduction, big enough to use the pool: the
@@ -862,7 +912,7 @@ test_declined(void)
     x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
     fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
     memset(n, 0, sizeof(*n));
-    n->kind = FDNN_GOP_RESAMPLE_FWD;
+    n->kind = FDNN_GOP_RESAMPLE_BWD;
     n->u.resample.x = x;
     n->u.resample.y = x;
     n->u.resample.idx = n->u.resample.dx = n->u.resample.dy = FDNN_GRAPH_NONE;
@@ -929,6 +979,7 @@ main(void)
     test_rng();
     test_norm();
     test_bn_finalize();
+    test_resample();
     test_threads_bitwise();
     test_declined();
     cudnnDestroy(handle);

@@ -184,6 +184,14 @@ conv_supports(const fdnn_graph_t *g, int idx)
 {
     fdnn_conv_problem_t p;
     RETURN_IF_ERROR(gx_conv_problem(g, idx, &p));
+    const fdnn_graph_node_t *n = &g->nodes[idx];
+    int out = n->kind == FDNN_GOP_CONV_FWD        ? n->u.conv.y
+              : n->kind == FDNN_GOP_CONV_BWD_DATA ? n->u.conv.x
+                                                  : n->u.conv.w;
+    /* out = alpha conv + beta out reads out: a virtual out has no value */
+    if (n->u.conv.beta != 0 && g->tensors[out].is_virtual)
+        return FDNN_NOT_SUPPORTED("node %d (%s): beta %g blends into a virtual output, which has no value", idx,
+                                  fdnn_graph_op_name(n->kind), n->u.conv.beta);
     int algo;
     size_t ws;
     cudnnStatus_t st = gx_conv_pick(&p, &algo, &ws);

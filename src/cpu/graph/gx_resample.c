@@ -38,6 +38,9 @@ problem(const fdnn_graph_t *g, int idx, fdnn_pooling_t *pool, fdnn_tensor_t *xt,
         return FDNN_NOT_SUPPORTED("node %d (resample_fwd): mode %d (max and average pooling are done)", idx,
                                   (int)r->mode);
     }
+    if (r->beta != 0 && y->is_virtual)
+        return FDNN_NOT_SUPPORTED("node %d (resample_fwd): beta %g blends into a virtual y, which has no value", idx,
+                                  r->beta);
     if (r->idx != FDNN_GRAPH_NONE)
         return FDNN_NOT_SUPPORTED("node %d (resample_fwd): the index output of max pooling", idx);
     if (x->dtype != y->dtype || (x->dtype != CUDNN_DATA_FLOAT && x->dtype != CUDNN_DATA_DOUBLE))

@@ -842,6 +842,112 @@ test_resample(void)
     }
 }
 
+/* The loss sum(dy * norm(x)) of the normalization forward with statistics
+ * from x itself (training), in double; mode 0 layer norm, 1 batch norm. */
+static double
+norm_loss(int mode, const double *x, const double *dy, const double *scale, const double *bias)
+{
+    /* x [2,3,2,2]: layer stats over (C,H,W) per n; batch stats over (N,H,W) per c */
+    double loss = 0;
+    int ns = mode == 0 ? 2 : 3;
+    for (int s = 0; s < ns; s++) {
+        double m = 0, v = 0;
+        int cnt = 0;
+        for (int i = 0; i < 24; i++)
+            if ((mode == 0 ? i / 12 : i / 4 % 3) == s)
+                m += x[i], cnt++;
+        m /= cnt;
+        for (int i = 0; i < 24; i++)
+            if ((mode == 0 ? i / 12 : i / 4 % 3) == s)
+                v += (x[i] - m) * (x[i] - m);
+        double inv = 1 / sqrt(v / cnt + 1e-3);
+        for (int i = 0; i < 24; i++)
+            if ((mode == 0 ? i / 12 : i / 4 % 3) == s) {
+                int p = mode == 0 ? i % 12 : i / 4 % 3;
+                loss += dy[i] * ((x[i] - m) * inv * scale[p] + bias[p]);
+            }
+    }
+    return loss;
+}
+
+/* Norm backward against finite differences of the forward (dx) and direct
+ * sums (dscale, dbias), layer and batch norm, DOUBLE. */
+static void
+test_norm_bwd(void)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        gb_t b;
+        gb_init(&b);
+        const int64_t xd[4] = {2, 3, 2, 2};
+        int64_t sd[4] = {1, 1, 1, 1}, pd[4] = {1, 3, 1, 1};
+        if (mode == 0)
+            sd[0] = 2, pd[2] = 2, pd[3] = 2;
+        else
+            sd[1] = 3;
+        int x = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, xd, false);
+        int mean = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, sd, false);
+        int inv = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, sd, false);
+        int dy = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, xd, false);
+        int scale = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, pd, false);
+        int dx = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, xd, false);
+        int dscale = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, pd, false);
+        int dbias = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, pd, false);
+        fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
+        memset(n, 0, sizeof(*n));
+        n->kind = FDNN_GOP_NORM_BWD;
+        fdnn_gop_norm_bwd_t *f = &n->u.norm_bwd;
+        f->mode = mode == 0 ? CUDNN_LAYER_NORM : CUDNN_BATCH_NORM;
+        f->x = x, f->mean = mean, f->inv_variance = inv, f->dy = dy, f->scale = scale;
+        f->epsilon = FDNN_GRAPH_NONE, f->dscale = dscale, f->dbias = dbias, f->dx = dx;
+        gb_fill(&b, x, &rng, -2, 2);
+        gb_fill(&b, dy, &rng, -1, 1);
+        gb_fill(&b, scale, &rng, 0.5, 1.5);
+        double xv[24], dyv[24], sc[12], bi[12] = {0};
+        int np = mode == 0 ? 12 : 3, ns = mode == 0 ? 2 : 3;
+        for (int i = 0; i < 24; i++)
+            xv[i] = gb_get(&b, x, i), dyv[i] = gb_get(&b, dy, i);
+        for (int p = 0; p < np; p++)
+            sc[p] = gb_get(&b, scale, p);
+        for (int s = 0; s < ns; s++) { /* the training statistics */
+            double m = 0, v = 0;
+            int cnt = 0;
+            for (int i = 0; i < 24; i++)
+                if ((mode == 0 ? i / 12 : i / 4 % 3) == s)
+                    m += xv[i], cnt++;
+            m /= cnt;
+            for (int i = 0; i < 24; i++)
+                if ((mode == 0 ? i / 12 : i / 4 % 3) == s)
+                    v += (xv[i] - m) * (xv[i] - m);
+            gb_set(&b, mean, s, m);
+            gb_set(&b, inv, s, 1 / sqrt(v / cnt + 1e-3));
+        }
+        CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b));
+        int bad = 0;
+        for (int i = 0; i < 24; i++) {
+            double h = 1e-5, save = xv[i];
+            xv[i] = save + h;
+            double lp = norm_loss(mode, xv, dyv, sc, bi);
+            xv[i] = save - h;
+            double lm = norm_loss(mode, xv, dyv, sc, bi);
+            xv[i] = save;
+            double want = (lp - lm) / (2 * h);
+            bad += !(fabs(gb_get(&b, dx, i) - want) <= 1e-6);
+        }
+        for (int p = 0; p < np; p++) {
+            double ds = 0, db = 0;
+            for (int i = 0; i < 24; i++)
+                if ((mode == 0 ? i % 12 : i / 4 % 3) == p) {
+                    int s = mode == 0 ? i / 12 : i / 4 % 3;
+                    ds += dyv[i] * (xv[i] - gb_get(&b, mean, s)) * gb_get(&b, inv, s);
+                    db += dyv[i];
+                }
+            bad += !(fabs(gb_get(&b, dscale, p) - ds) <= 1e-12) + !(fabs(gb_get(&b, dbias, p) - db) <= 1e-12);
+        }
+        CHECK_MSG(bad == 0, "norm bwd mode %d: %d wrong", mode, bad);
+        gb_free(&b);
+    }
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 /* conv -> ADD bias -> GELU -> reduction, big enough to use the pool: the
@@ -980,6 +1086,7 @@ main(void)
     test_norm();
     test_bn_finalize();
     test_resample();
+    test_norm_bwd();
     test_threads_bitwise();
     test_declined();
     cudnnDestroy(handle);

@@ -17,6 +17,7 @@
  *   gx_movement.c     reshape and concatenation nodes
  *   gx_stats_rng.c    gen-stats and RNG (Philox) nodes
  *   gx_norm.c         normalization forward (layer, instance, batch)
+ *   gx_norm_bwd.c     normalization backward (layer, instance, batch)
  *   gx_bn_finalize.c  BN finalize statistics (training, inference)
  *   gx_resample.c     resample forward: max / average pooling
  *   gx_rows.c         row walks, row loads and stores of any type
@@ -119,6 +120,7 @@ extern const gx_node_exec_t gx_rng_exec;
 extern const gx_node_exec_t gx_norm_fwd_exec;
 extern const gx_node_exec_t gx_bn_finalize_exec;
 extern const gx_node_exec_t gx_resample_fwd_exec;
+extern const gx_node_exec_t gx_norm_bwd_exec;
 
 /* ---- convolution and matmul pieces the fused engine reuses ------------- */
 

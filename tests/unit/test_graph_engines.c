@@ -948,6 +948,64 @@ test_norm_bwd(void)
     }
 }
 
+/* BN backward weights: dbn_scale, dbn_bias and the dx coefficients agree
+ * with the batch-norm backward node on the same data. */
+static void
+test_bn_bwd_weights(void)
+{
+    gb_t b;
+    gb_init(&b);
+    const int64_t xd[4] = {3, 4, 2, 3}, cd[4] = {1, 4, 1, 1};
+    int x = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, xd, false), dy = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, xd, false);
+    int mean = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, cd, false), inv = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, cd, false);
+    int sc = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, cd, false);
+    int ds = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, cd, false), db = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, cd, false);
+    int edy = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, cd, false), ex = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, cd, false);
+    int eb = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, cd, false);
+    int dx = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, xd, false);
+    int ds2 = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, cd, false), db2 = gb_tensor(&b, CUDNN_DATA_DOUBLE, 4, cd, false);
+    fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
+    memset(n, 0, sizeof(*n));
+    n->kind = FDNN_GOP_BN_BWD_WEIGHTS;
+    fdnn_gop_bn_bwd_weights_t *w = &n->u.bn_bwd_weights;
+    w->mean = mean, w->inv_std = inv, w->bn_scale = sc, w->x = x, w->dy = dy;
+    w->dbn_scale = ds, w->dbn_bias = db, w->eq_dy_scale = edy, w->eq_x_scale = ex, w->eq_bias = eb;
+    n = &b.n[b.g.nnodes++];
+    memset(n, 0, sizeof(*n));
+    n->kind = FDNN_GOP_NORM_BWD;
+    fdnn_gop_norm_bwd_t *f = &n->u.norm_bwd;
+    f->mode = CUDNN_BATCH_NORM;
+    f->x = x, f->mean = mean, f->inv_variance = inv, f->dy = dy, f->scale = sc;
+    f->epsilon = FDNN_GRAPH_NONE, f->dscale = ds2, f->dbias = db2, f->dx = dx;
+    gb_fill(&b, x, &rng, -2, 2);
+    gb_fill(&b, dy, &rng, -1, 1);
+    gb_fill(&b, sc, &rng, 0.5, 1.5);
+    for (int c = 0; c < 4; c++) {
+        double m = 0, v = 0;
+        for (int i = 0; i < 72; i++)
+            if (i / 6 % 4 == c)
+                m += gb_get(&b, x, i);
+        m /= 18;
+        for (int i = 0; i < 72; i++)
+            if (i / 6 % 4 == c)
+                v += (gb_get(&b, x, i) - m) * (gb_get(&b, x, i) - m);
+        gb_set(&b, mean, c, m);
+        gb_set(&b, inv, c, 1 / sqrt(v / 18 + 1e-5));
+    }
+    CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b));
+    int bad = 0;
+    for (int c = 0; c < 4; c++)
+        bad += !(fabs(gb_get(&b, ds, c) - gb_get(&b, ds2, c)) <= 1e-12) +
+               !(fabs(gb_get(&b, db, c) - gb_get(&b, db2, c)) <= 1e-12);
+    for (int i = 0; i < 72; i++) {
+        int c = i / 6 % 4;
+        double v = gb_get(&b, edy, c) * gb_get(&b, dy, i) + gb_get(&b, ex, c) * gb_get(&b, x, i) + gb_get(&b, eb, c);
+        bad += !(fabs(v - gb_get(&b, dx, i)) <= 1e-12);
+    }
+    CHECK_MSG(bad == 0, "bn bwd weights: %d wrong", bad);
+    gb_free(&b);
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 /* conv -> ADD bias -> GELU -> reduction, big enough to use the pool: the
@@ -1087,6 +1145,7 @@ main(void)
     test_bn_finalize();
     test_resample();
     test_norm_bwd();
+    test_bn_bwd_weights();
     test_threads_bitwise();
     test_declined();
     cudnnDestroy(handle);

@@ -19,6 +19,7 @@
  *   gx_norm.c         normalization forward (layer, instance, batch)
  *   gx_norm_bwd.c     normalization backward (layer, instance, batch)
  *   gx_bn_finalize.c  BN finalize statistics (training, inference)
+ *   gx_bn_bwd_weights.c  BN backward weights (dscale, dbias, dx coefficients)
  *   gx_resample.c     resample forward: max / average pooling
  *   gx_rows.c         row walks, row loads and stores of any type
  *   gx_pw_row__*.c    the row kernels per ISA level
@@ -121,6 +122,7 @@ extern const gx_node_exec_t gx_norm_fwd_exec;
 extern const gx_node_exec_t gx_bn_finalize_exec;
 extern const gx_node_exec_t gx_resample_fwd_exec;
 extern const gx_node_exec_t gx_norm_bwd_exec;
+extern const gx_node_exec_t gx_bn_bwd_weights_exec;
 
 /* ---- convolution and matmul pieces the fused engine reuses ------------- */
 

@@ -28,10 +28,14 @@ void
 gx_pw_row_f32(const gx_pw_t *pw, int64_t n, float *y, const float *x, const float *b, const float *t)
 {
 #if defined(__x86_64__)
-    if (pw->isa >= FDNN_ISA_AVX512)
-        return gx_pw_row_f32__avx512(pw, n, y, x, b, t);
-    if (pw->isa >= FDNN_ISA_AVX2)
-        return gx_pw_row_f32__avx2(pw, n, y, x, b, t);
+    if (pw->isa >= FDNN_ISA_AVX512) {
+        gx_pw_row_f32__avx512(pw, n, y, x, b, t);
+        return;
+    }
+    if (pw->isa >= FDNN_ISA_AVX2) {
+        gx_pw_row_f32__avx2(pw, n, y, x, b, t);
+        return;
+    }
 #endif
     gx_pw_row_f32__scalar(pw, n, y, x, b, t);
 }
@@ -40,10 +44,14 @@ void
 gx_pw_row_f64(const gx_pw_t *pw, int64_t n, double *y, const double *x, const double *b, const double *t)
 {
 #if defined(__x86_64__)
-    if (pw->isa >= FDNN_ISA_AVX512)
-        return gx_pw_row_f64__avx512(pw, n, y, x, b, t);
-    if (pw->isa >= FDNN_ISA_AVX2)
-        return gx_pw_row_f64__avx2(pw, n, y, x, b, t);
+    if (pw->isa >= FDNN_ISA_AVX512) {
+        gx_pw_row_f64__avx512(pw, n, y, x, b, t);
+        return;
+    }
+    if (pw->isa >= FDNN_ISA_AVX2) {
+        gx_pw_row_f64__avx2(pw, n, y, x, b, t);
+        return;
+    }
 #endif
     gx_pw_row_f64__scalar(pw, n, y, x, b, t);
 }

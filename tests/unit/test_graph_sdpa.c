@@ -17,6 +17,9 @@
 
 static cudnnHandle_t handle;
 static fdnn_rng_t rng;
+/* K^T stored packed [B,H,D,Sk] instead of K [B,H,Sk,D] (the engine's
+ * strided path) */
+static bool kt_packed;
 
 typedef struct attn {
     gb_t b;
@@ -33,7 +36,7 @@ build(attn_t *a, int64_t B, int64_t H, int64_t S, int64_t Sk, int64_t D, bool sc
     const int64_t qd[4] = {B, H, S, D}, ktd[4] = {B, H, D, Sk}, kts[4] = {H * Sk * D, Sk * D, 1, D},
                   vd[4] = {B, H, Sk, D}, sd[4] = {B, H, S, Sk}, rd[4] = {B, H, S, 1};
     a->q = gb_tensor(b, CUDNN_DATA_FLOAT, 4, qd, false);
-    a->kt = gb_tensor_s(b, CUDNN_DATA_FLOAT, 4, ktd, kts, false);
+    a->kt = gb_tensor_s(b, CUDNN_DATA_FLOAT, 4, ktd, kt_packed ? NULL : kts, false);
     a->v = gb_tensor(b, CUDNN_DATA_FLOAT, 4, vd, false);
     int s = gb_tensor(b, CUDNN_DATA_FLOAT, 4, sd, true);
     gb_matmul(b, CUDNN_DATA_FLOAT, a->q, a->kt, s);
@@ -206,6 +209,9 @@ main(void)
     check_case(2, 3, 33, 33, 16, true, false);
     check_case(2, 2, 70, 130, 64, true, true); /* keys in blocks of 64: 64 + 64 + 2 */
     check_case(1, 2, 64, 64, 8, false, true);
+    kt_packed = true;
+    check_case(2, 2, 40, 100, 12, true, true);
+    kt_packed = false;
     test_threads();
     test_declined();
     const char *bn = getenv("FDNN_GRAPH_BENCH");

@@ -1006,6 +1006,66 @@ test_bn_bwd_weights(void)
     gb_free(&b);
 }
 
+/* Pooling backward: max (from x) and average (padding counted or not),
+ * 3x3 windows, stride 2, padding 1, against direct loops. */
+static void
+test_resample_bwd(void)
+{
+    const cudnnResampleMode_t modes[3] = {CUDNN_RESAMPLE_MAXPOOL, CUDNN_RESAMPLE_AVGPOOL_INCLUDE_PADDING,
+                                          CUDNN_RESAMPLE_AVGPOOL_EXCLUDE_PADDING};
+    for (int mi = 0; mi < 3; mi++) {
+        gb_t b;
+        gb_init(&b);
+        const int64_t xd[4] = {2, 3, 9, 8}, yd[4] = {2, 3, 5, 4};
+        int x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
+        int dy = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, yd, false);
+        int dx = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
+        fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
+        memset(n, 0, sizeof(*n));
+        n->kind = FDNN_GOP_RESAMPLE_BWD;
+        fdnn_gop_resample_t *r = &n->u.resample;
+        r->mode = modes[mi];
+        r->padding_mode = mi == 0 ? CUDNN_NEG_INF_PAD : CUDNN_ZERO_PAD;
+        r->nsp = 2;
+        for (int i = 0; i < 2; i++)
+            r->window[i] = 3, r->stride[i] = 2, r->pre_pad[i] = r->post_pad[i] = 1;
+        r->alpha = 1, r->beta = 0;
+        r->x = x, r->dy = dy, r->dx = dx, r->y = r->idx = FDNN_GRAPH_NONE;
+        gb_fill(&b, x, &rng, -1, 1);
+        gb_fill(&b, dy, &rng, -1, 1);
+        double want[432] = {0};
+        for (int i = 0; i < 120; i++) {
+            int nc = i / 20, p = i / 4 % 5, q = i % 4, cnt = 0, arg = -1;
+            double best = -INFINITY;
+            for (int t = 0; t < 9; t++) {
+                int h = p * 2 - 1 + t / 3, w = q * 2 - 1 + t % 3;
+                if (h < 0 || h >= 9 || w < 0 || w >= 8)
+                    continue;
+                cnt++;
+                double v = gb_get(&b, x, (nc * 9 + h) * 8 + w);
+                if (v > best)
+                    best = v, arg = (nc * 9 + h) * 8 + w;
+            }
+            for (int t = 0; t < 9; t++) {
+                int h = p * 2 - 1 + t / 3, w = q * 2 - 1 + t % 3;
+                if (h < 0 || h >= 9 || w < 0 || w >= 8)
+                    continue;
+                int at = (nc * 9 + h) * 8 + w;
+                if (mi == 0)
+                    want[at] += at == arg ? gb_get(&b, dy, i) : 0;
+                else
+                    want[at] += gb_get(&b, dy, i) / (mi == 1 ? 9 : cnt);
+            }
+        }
+        CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b));
+        int bad = 0;
+        for (int i = 0; i < 432; i++)
+            bad += !(fabs(gb_get(&b, dx, i) - want[i]) <= 1e-6);
+        CHECK_MSG(bad == 0, "resample bwd mode %d: %d wrong", (int)modes[mi], bad);
+        gb_free(&b);
+    }
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 /* conv -> ADD bias -> GELU -> reduction, big enough to use the pool: the
@@ -1076,10 +1136,10 @@ test_declined(void)
     x = gb_tensor(&b, CUDNN_DATA_FLOAT, 4, xd, false);
     fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
     memset(n, 0, sizeof(*n));
-    n->kind = FDNN_GOP_RESAMPLE_BWD;
-    n->u.resample.x = x;
-    n->u.resample.y = x;
-    n->u.resample.idx = n->u.resample.dx = n->u.resample.dy = FDNN_GRAPH_NONE;
+    n->kind = FDNN_GOP_SIGNAL;
+    n->u.signal.x = x;
+    n->u.signal.y = FDNN_GRAPH_NONE;
+    n->u.signal.flag = FDNN_GRAPH_NONE;
     expect_declined(&b, "does not run this operation kind");
     gb_free(&b);
     /* matmul with an override tensor */
@@ -1146,6 +1206,7 @@ main(void)
     test_resample();
     test_norm_bwd();
     test_bn_bwd_weights();
+    test_resample_bwd();
     test_threads_bitwise();
     test_declined();
     cudnnDestroy(handle);

@@ -21,6 +21,7 @@
  *   gx_bn_finalize.c  BN finalize statistics (training, inference)
  *   gx_bn_bwd_weights.c  BN backward weights (dscale, dbias, dx coefficients)
  *   gx_resample.c     resample forward: max / average pooling
+ *   gx_resample_bwd.c resample backward: max / average pooling
  *   gx_rows.c         row walks, row loads and stores of any type
  *   gx_pw_row__*.c    the row kernels per ISA level
  *
@@ -123,6 +124,7 @@ extern const gx_node_exec_t gx_bn_finalize_exec;
 extern const gx_node_exec_t gx_resample_fwd_exec;
 extern const gx_node_exec_t gx_norm_bwd_exec;
 extern const gx_node_exec_t gx_bn_bwd_weights_exec;
+extern const gx_node_exec_t gx_resample_bwd_exec;
 
 /* ---- convolution and matmul pieces the fused engine reuses ------------- */
 

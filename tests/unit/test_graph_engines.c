@@ -1066,6 +1066,44 @@ test_resample_bwd(void)
     }
 }
 
+/* Signal: SET writes the flag and passes x through; a WAIT on the value
+ * just set succeeds; a WAIT on another value fails with the reason. */
+static void
+test_signal(void)
+{
+    for (int wait_ok = 0; wait_ok < 2; wait_ok++) {
+        gb_t b;
+        gb_init(&b);
+        const int64_t d[2] = {3, 4}, one[1] = {1};
+        int x = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, d, false), y = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, d, false);
+        int flag = gb_tensor(&b, CUDNN_DATA_INT64, 1, one, false);
+        fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
+        memset(n, 0, sizeof(*n));
+        n->kind = FDNN_GOP_SIGNAL;
+        n->u.signal.mode = CUDNN_SIGNAL_SET;
+        n->u.signal.flag = flag, n->u.signal.value = 42, n->u.signal.x = x, n->u.signal.y = y;
+        n = &b.n[b.g.nnodes++];
+        memset(n, 0, sizeof(*n));
+        n->kind = FDNN_GOP_SIGNAL;
+        n->u.signal.mode = CUDNN_SIGNAL_WAIT;
+        n->u.signal.flag = flag, n->u.signal.value = wait_ok ? 42 : 43;
+        n->u.signal.x = n->u.signal.y = FDNN_GRAPH_NONE;
+        gb_fill(&b, x, &rng, -1, 1);
+        gb_set(&b, flag, 0, 0);
+        fdnn_fail_clear();
+        CHECK_STATUS(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_GENERIC), &b),
+                     wait_ok ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_EXECUTION_FAILED);
+        CHECK(gb_get(&b, flag, 0) == 42);
+        int bad = 0;
+        for (int i = 0; i < 12; i++)
+            bad += gb_get(&b, y, i) != gb_get(&b, x, i);
+        CHECK(bad == 0);
+        if (!wait_ok)
+            CHECK(strstr(fdnn_fail_reason(), "signal WAIT") != NULL);
+        gb_free(&b);
+    }
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 /* conv -> ADD bias -> GELU -> reduction, big enough to use the pool: the
@@ -1137,10 +1175,11 @@ test_declined(void)
     fdnn_graph_node_t *n = &b.n[b.g.nnodes++];
     memset(n, 0, sizeof(*n));
     n->kind = FDNN_GOP_SIGNAL;
+    n->u.signal.mode = CUDNN_SIGNAL_SET;
     n->u.signal.x = x;
     n->u.signal.y = FDNN_GRAPH_NONE;
     n->u.signal.flag = FDNN_GRAPH_NONE;
-    expect_declined(&b, "does not run this operation kind");
+    expect_declined(&b, "flag");
     gb_free(&b);
     /* matmul with an override tensor */
     gb_init(&b);
@@ -1207,6 +1246,7 @@ main(void)
     test_norm_bwd();
     test_bn_bwd_weights();
     test_resample_bwd();
+    test_signal();
     test_threads_bitwise();
     test_declined();
     cudnnDestroy(handle);

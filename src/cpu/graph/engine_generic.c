@@ -30,8 +30,10 @@ gx_node_exec_for(fdnn_graph_op_kind_t kind)
     case FDNN_GOP_BN_FINALIZE: return &gx_bn_finalize_exec;
     case FDNN_GOP_RESAMPLE_FWD: return &gx_resample_fwd_exec;
     case FDNN_GOP_RESAMPLE_BWD: return &gx_resample_bwd_exec;
-    default: return NULL;
+    case FDNN_GOP_SIGNAL: return &gx_signal_exec;
+    case FDNN_GOP_COUNT: break;
     }
+    return NULL;
 }
 
 cudnnStatus_t

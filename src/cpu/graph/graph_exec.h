@@ -14,7 +14,7 @@
  *   gx_conv.c         convolution nodes through the legacy solvers
  *   gx_matmul.c       matmul nodes through the GEMM core
  *   gx_reduction.c    reduction nodes through the legacy reduction
- *   gx_movement.c     reshape and concatenation nodes
+ *   gx_movement.c     reshape, concatenation and signal nodes
  *   gx_stats_rng.c    gen-stats and RNG (Philox) nodes
  *   gx_norm.c         normalization forward (layer, instance, batch)
  *   gx_norm_bwd.c     normalization backward (layer, instance, batch)
@@ -125,6 +125,7 @@ extern const gx_node_exec_t gx_resample_fwd_exec;
 extern const gx_node_exec_t gx_norm_bwd_exec;
 extern const gx_node_exec_t gx_bn_bwd_weights_exec;
 extern const gx_node_exec_t gx_resample_bwd_exec;
+extern const gx_node_exec_t gx_signal_exec;
 
 /* ---- convolution and matmul pieces the fused engine reuses ------------- */
 

@@ -117,3 +117,62 @@ concat_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_
 }
 
 const gx_node_exec_t gx_concat_exec = {concat_supports, no_scratch, concat_run};
+
+/* Signal nodes: y = x (a pass-through, when the graph has them); SET then
+ * writes `value` into the flag tensor (INT64 or INT32), WAIT checks that
+ * the flag holds `value`.  Execution is synchronous on the CPU: nothing
+ * else can set the flag while the graph runs, so a WAIT that does not hold
+ * fails (EXECUTION_FAILED with the reason) instead of hanging. */
+static cudnnStatus_t
+signal_supports(const fdnn_graph_t *g, int idx)
+{
+    const fdnn_gop_signal_t *s = &g->nodes[idx].u.signal;
+    if (s->mode != CUDNN_SIGNAL_SET && s->mode != CUDNN_SIGNAL_WAIT)
+        return FDNN_NOT_SUPPORTED("node %d (signal): mode %d", idx, (int)s->mode);
+    if (s->flag == FDNN_GRAPH_NONE ||
+        (g->tensors[s->flag].dtype != CUDNN_DATA_INT64 && g->tensors[s->flag].dtype != CUDNN_DATA_INT32))
+        return FDNN_NOT_SUPPORTED("node %d (signal): the flag must be an INT64 or INT32 tensor", idx);
+    if ((s->x == FDNN_GRAPH_NONE) != (s->y == FDNN_GRAPH_NONE))
+        return FDNN_NOT_SUPPORTED("node %d (signal): x without y or y without x", idx);
+    if (s->x != FDNN_GRAPH_NONE) {
+        const fdnn_graph_tensor_t *x = &g->tensors[s->x], *y = &g->tensors[s->y];
+        if (x->dtype != y->dtype || x->ndim != y->ndim ||
+            memcmp(x->dims, y->dims, sizeof(int64_t) * (size_t)x->ndim) != 0 || gx_dtype_size(x->dtype) == 0)
+            return FDNN_NOT_SUPPORTED("node %d (signal): x and y differ in type or dims", idx);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+signal_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t scratch_bytes)
+{
+    (void)scratch, (void)scratch_bytes;
+    const fdnn_gop_signal_t *s = &e->graph->nodes[idx].u.signal;
+    const fdnn_graph_tensor_t *f = &e->graph->tensors[s->flag];
+    if (s->x != FDNN_GRAPH_NONE) {
+        const fdnn_graph_tensor_t *x = &e->graph->tensors[s->x], *y = &e->graph->tensors[s->y];
+        size_t es = gx_dtype_size(x->dtype);
+        int64_t n;
+        gx_tensor_elements(x, &n);
+        for (int64_t i = 0; i < n; i++)
+            memmove((char *)ptr[s->y] + (size_t)offset_of(y, i) * es,
+                    (const char *)ptr[s->x] + (size_t)offset_of(x, i) * es, es);
+    }
+    int64_t have = f->dtype == CUDNN_DATA_INT32 ? ((const int32_t *)ptr[s->flag])[0] : 0;
+    if (f->dtype == CUDNN_DATA_INT64)
+        memcpy(&have, ptr[s->flag], sizeof(have));
+    if (s->mode == CUDNN_SIGNAL_SET) {
+        if (f->dtype == CUDNN_DATA_INT32)
+            ((int32_t *)ptr[s->flag])[0] = (int32_t)s->value;
+        else
+            memcpy(ptr[s->flag], &s->value, sizeof(s->value));
+    } else if (have != s->value) {
+        return fdnn_fail(CUDNN_STATUS_EXECUTION_FAILED,
+                         "node %d (signal WAIT): the flag holds %lld, not %lld, and nothing can set it while the "
+                         "graph runs",
+                         idx, (long long)have, (long long)s->value);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+const gx_node_exec_t gx_signal_exec = {signal_supports, no_scratch, signal_run};

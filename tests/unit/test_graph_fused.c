@@ -205,6 +205,45 @@ test_double_chain(void)
     gb_free(&b);
 }
 
+/* HALF and BFLOAT16 storage: matmul (FLOAT) -> ADD bias -> GELU with the
+ * intermediate after the ADD stored as HALF / BFLOAT16 and y HALF /
+ * BFLOAT16: both engines round through the same types (bitwise equal), and
+ * the result is the float64 composition within the storage precision. */
+static void
+test_reduced_storage(cudnnDataType_t dt)
+{
+    gb_t b;
+    gb_init(&b);
+    const int64_t ad[2] = {20, 16}, bd[2] = {16, 24}, cd[2] = {20, 24}, biasd[2] = {1, 24};
+    int a = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, ad, false);
+    int bb = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, bd, false);
+    int v = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, cd, true);
+    int bias = gb_tensor(&b, dt, 2, biasd, false);
+    int v2 = gb_tensor(&b, dt, 2, cd, true);
+    int y = gb_tensor(&b, dt, 2, cd, false);
+    gb_matmul(&b, CUDNN_DATA_FLOAT, a, bb, v);
+    gb_pw(&b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, v, bias, FDNN_GRAPH_NONE, v2);
+    gb_pw(&b, CUDNN_POINTWISE_GELU_FWD, CUDNN_DATA_FLOAT, v2, FDNN_GRAPH_NONE, FDNN_GRAPH_NONE, y);
+    gb_fill(&b, a, &rng, -1, 1);
+    gb_fill(&b, bb, &rng, -1, 1);
+    gb_fill(&b, bias, &rng, -1, 1);
+    double *got = run_both(&b, y);
+    double eps = dt == CUDNN_DATA_HALF ? 1.0 / 1024 : 1.0 / 128; /* 2 ulps of the storage at 1 */
+    int bad = 0;
+    for (int i = 0; i < 20; i++)
+        for (int j = 0; j < 24; j++) {
+            double s = 0;
+            for (int p = 0; p < 16; p++)
+                s += gb_get(&b, a, i * 16 + p) * gb_get(&b, bb, p * 24 + j);
+            s += gb_get(&b, bias, j);
+            s = 0.5 * s * (1 + erf(s / sqrt(2.0)));
+            bad += !(fabs(got[i * 24 + j] - s) <= 2 * eps * (1 + fabs(s)));
+        }
+    CHECK_MSG(bad == 0, "%s storage chain: %d wrong", gx_dtype_name(dt), bad);
+    free(got);
+    gb_free(&b);
+}
+
 static void
 test_threads(void)
 {
@@ -538,6 +577,8 @@ main(void)
         test_matmul_chain(300, 1024, 24, CUDNN_POINTWISE_GELU_FWD);
         test_matmul_chain(33, 65, 17, CUDNN_POINTWISE_GELU_APPROX_TANH_FWD);
         test_double_chain();
+        test_reduced_storage(CUDNN_DATA_HALF);
+        test_reduced_storage(CUDNN_DATA_BFLOAT16);
         test_threads();
         test_declined();
     }

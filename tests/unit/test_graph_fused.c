@@ -244,6 +244,54 @@ test_reduced_storage(cudnnDataType_t dt)
     gb_free(&b);
 }
 
+/* A 3-D grouped convolution (5-D tensors, 2 groups) + bias + ReLU over
+ * several image blocks: fused equals generic bit for bit. */
+static void
+test_conv3d_grouped(void)
+{
+    gb_t b;
+    gb_init(&b);
+    const int64_t xd[5] = {5, 8, 6, 20, 20}, wd[5] = {16, 4, 3, 3, 3}, yd[5] = {5, 16, 6, 20, 20},
+                  cd[5] = {1, 16, 1, 1, 1};
+    int x = gb_tensor(&b, CUDNN_DATA_FLOAT, 5, xd, false);
+    int w = gb_tensor(&b, CUDNN_DATA_FLOAT, 5, wd, false);
+    int v = gb_tensor(&b, CUDNN_DATA_FLOAT, 5, yd, true);
+    int bias = gb_tensor(&b, CUDNN_DATA_FLOAT, 5, cd, false);
+    int v2 = gb_tensor(&b, CUDNN_DATA_FLOAT, 5, yd, true);
+    int y = gb_tensor(&b, CUDNN_DATA_FLOAT, 5, yd, false);
+    gb_conv(&b, FDNN_GOP_CONV_FWD, CUDNN_DATA_FLOAT, x, w, v, 1, 1);
+    gb_pw(&b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, v, bias, FDNN_GRAPH_NONE, v2);
+    gb_pw(&b, CUDNN_POINTWISE_RELU_FWD, CUDNN_DATA_FLOAT, v2, FDNN_GRAPH_NONE, FDNN_GRAPH_NONE, y);
+    gb_fill(&b, x, &rng, -1, 1);
+    gb_fill(&b, w, &rng, -1, 1);
+    gb_fill(&b, bias, &rng, -1, 1);
+    /* 16 x 6 x 20 x 20 floats = 150 KiB per image: 3 images per block, 5 = 3 + 2 */
+    double *got = run_both(&b, y);
+    /* spot checks against a direct formula */
+    int bad = 0;
+    for (int t = 0; t < 64; t++) {
+        int64_t n = t % 5, k = (t * 7) % 16, dd = (t * 3) % 6, h = (t * 5) % 20, ww = (t * 11) % 20;
+        int64_t gi = k / 8;
+        double s = 0;
+        for (int64_t c = 0; c < 4; c++)
+            for (int64_t a = 0; a < 3; a++)
+                for (int64_t r = 0; r < 3; r++)
+                    for (int64_t q = 0; q < 3; q++) {
+                        int64_t id = dd - 1 + a, ih = h - 1 + r, iw = ww - 1 + q;
+                        if (id < 0 || id >= 6 || ih < 0 || ih >= 20 || iw < 0 || iw >= 20)
+                            continue;
+                        s += gb_get(&b, x, (((n * 8 + gi * 4 + c) * 6 + id) * 20 + ih) * 20 + iw) *
+                             gb_get(&b, w, (((k * 4 + c) * 3 + a) * 3 + r) * 3 + q);
+                    }
+        s += gb_get(&b, bias, k);
+        s = s > 0 ? s : 0;
+        bad += !(fabs(got[(((n * 16 + k) * 6 + dd) * 20 + h) * 20 + ww] - s) <= 1e-4);
+    }
+    CHECK_MSG(bad == 0, "3-D grouped conv chain: %d of 64 spot checks wrong", bad);
+    free(got);
+    gb_free(&b);
+}
+
 static void
 test_threads(void)
 {
@@ -579,6 +627,7 @@ main(void)
         test_double_chain();
         test_reduced_storage(CUDNN_DATA_HALF);
         test_reduced_storage(CUDNN_DATA_BFLOAT16);
+        test_conv3d_grouped();
         test_threads();
         test_declined();
     }

@@ -337,7 +337,7 @@ test_ftz_boundary(void)
 static void
 test_pack(void)
 {
-    enum { K = 37, W = 13, WIDTH = 16 };
+    enum { K = 37, W = 37, WIDTH = 16 }; /* three strips, the last one 5 wide */
     float src[K * W];
     uint16_t h16[K * W];
     static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
@@ -368,12 +368,14 @@ test_pack(void)
                     for (int pk = 0; pk < 3; pk++) {
                         if (packs[pk] == NULL)
                             continue;
-                        size_t words = (K + 1) / 2 * WIDTH * (wide ? 2 : 1);
+                        size_t strip_words = (K + 1) / 2 * WIDTH * (wide ? 2 : 1);
+                        size_t words = (W + WIDTH - 1) / WIDTH * strip_words;
                         uint32_t *dst = galloc(words * sizeof(uint32_t));
                         packs[pk](type, kcontig, K, W, data, ld, WIDTH, wide, dst);
                         int bad = 0;
                         for (size_t p = 0; p < K + 1 && bad < 3; p++) {
-                            for (size_t j = 0; j < WIDTH && bad < 3; j++) {
+                            for (size_t jj = 0; jj < (W + WIDTH - 1) / WIDTH * WIDTH && bad < 3; jj++) {
+                                size_t j = jj; /* column of X; strip jj / WIDTH, entry jj % WIDTH */
                                 uint16_t want = 0;
                                 if (p < K && j < W) {
                                     size_t at = kcontig ? j * K + p : p * W + j;
@@ -382,7 +384,7 @@ test_pack(void)
                                                           : fdnn_bf16_to_f32(h16[at]);
                                     want = type == 2 ? h16[at] : fdnn_f32_to_bf16(f);
                                 }
-                                size_t word = p / 2 * WIDTH + j;
+                                size_t word = (jj / WIDTH) * ((K + 1) / 2 * WIDTH) + p / 2 * WIDTH + jj % WIDTH;
                                 uint16_t got;
                                 if (wide)
                                     got = (uint16_t)(dst[2 * word + p % 2] >> 16);

@@ -10,6 +10,9 @@
  *                 and the B strips when ib == 0, converting to bfloat16
  *         pass 2 (parallel over MC x NT tiles of C): the microkernels
  *
+ * An operand whose strips have a single user (A when n fits one column
+ * tile, B when m fits one row tile) is packed by that user in pass 2.
+ *
  * The k blocks depend on k only (at most KC_MAX, equal, multiples of 8, so
  * a pair never straddles two blocks) and the rest of the blocking changes
  * which thread computes an element, never how: results are bitwise the same
@@ -44,6 +47,8 @@ typedef struct bf16_plan {
     uint32_t *apack, *bpack;
     size_t jc, nc, pc, kc, ib, mb;
     size_t a_strips, b_strips;
+    bool a_fused; /* one column tile: each compute item packs its own A strips */
+    bool b_fused; /* one row tile: each compute item packs its own B strips */
     bool first_k, last_k;
 } bf16_plan_t;
 
@@ -177,26 +182,41 @@ fdnn_gemm_bf16dot_scratch_size(const fdnn_gemm_bf16dot_args_t *args, fdnn_isa_t 
     return fdnn_gemm_bf16dot_scratch_size_on(args, fdnn_gemm_bf16dot_kernel(isa));
 }
 
+/* A strip s of the panel (rows ib + s * mr ..). */
+static void
+pack_a_strip(const bf16_plan_t *pl, size_t s)
+{
+    const fdnn_gemm_bf16dot_args_t *g = pl->args;
+    const bf16_config_t *cfg = &pl->cfg;
+    const size_t kp = (pl->kc + 1) / 2;
+    size_t i0 = pl->ib + s * cfg->mr, rows = min_size(cfg->mr, g->m - i0);
+    size_t off = g->trans_a ? pl->pc * g->lda + i0 : i0 * g->lda + pl->pc; /* op(A)(i0, pc) */
+    cfg->pack((int)g->a_type, !g->trans_a, pl->kc, rows, (const char *)g->a + off * elem_bytes(g->a_type), g->lda,
+              cfg->mr, cfg->a_wide, pl->apack + s * kp * cfg->mr * (cfg->a_wide ? 2 : 1));
+}
+
+/* `count` B strips of the panel from strip s (columns jc + s * nr ..). */
+static void
+pack_b_strips(const bf16_plan_t *pl, size_t s, size_t count)
+{
+    const fdnn_gemm_bf16dot_args_t *g = pl->args;
+    const bf16_config_t *cfg = &pl->cfg;
+    const size_t kp = (pl->kc + 1) / 2;
+    size_t j0 = pl->jc + s * cfg->nr, cols = min_size(count * cfg->nr, g->n - j0);
+    size_t off = g->trans_b ? j0 * g->ldb + pl->pc : pl->pc * g->ldb + j0; /* op(B)(pc, j0) */
+    cfg->pack((int)g->b_type, g->trans_b, pl->kc, cols, (const char *)g->b + off * elem_bytes(g->b_type), g->ldb,
+              cfg->nr, false, pl->bpack + s * kp * cfg->nr);
+}
+
 /* Pass 1 item: A strip s of the panel, or B strip s - a_strips. */
 static void
 pack_task(void *ctx, size_t s)
 {
     const bf16_plan_t *pl = ctx;
-    const fdnn_gemm_bf16dot_args_t *g = pl->args;
-    const bf16_config_t *cfg = &pl->cfg;
-    const size_t kp = (pl->kc + 1) / 2;
-    if (s < pl->a_strips) {
-        size_t i0 = pl->ib + s * cfg->mr, rows = min_size(cfg->mr, g->m - i0);
-        size_t off = g->trans_a ? pl->pc * g->lda + i0 : i0 * g->lda + pl->pc; /* op(A)(i0, pc) */
-        cfg->pack((int)g->a_type, !g->trans_a, pl->kc, rows, (const char *)g->a + off * elem_bytes(g->a_type),
-                  g->lda, cfg->mr, cfg->a_wide, pl->apack + s * kp * cfg->mr * (cfg->a_wide ? 2 : 1));
-    } else {
-        s -= pl->a_strips;
-        size_t j0 = pl->jc + s * cfg->nr, cols = min_size(cfg->nr, g->n - j0);
-        size_t off = g->trans_b ? j0 * g->ldb + pl->pc : pl->pc * g->ldb + j0; /* op(B)(pc, j0) */
-        cfg->pack((int)g->b_type, g->trans_b, pl->kc, cols, (const char *)g->b + off * elem_bytes(g->b_type),
-                  g->ldb, cfg->nr, false, pl->bpack + s * kp * cfg->nr);
-    }
+    if (s < pl->a_strips)
+        pack_a_strip(pl, s);
+    else
+        pack_b_strips(pl, s - pl->a_strips, 1);
 }
 
 /* Pass 2 item: the C tile rows ib+i0 .. +ti, columns jc+j0 .. +tj. */
@@ -208,6 +228,13 @@ compute_task(void *ctx, size_t i0, size_t j0, size_t ti, size_t tj)
     const bf16_config_t *cfg = &pl->cfg;
     const size_t mr = cfg->mr, nr = cfg->nr, kp = (pl->kc + 1) / 2;
     const size_t a_words = kp * mr * (cfg->a_wide ? 2 : 1), b_words = kp * nr;
+    /* The only user of these strips packs them: they are then hot in this
+     * core's caches instead of written to L3 by pass 1 and read back. */
+    if (pl->a_fused && pl->kc > 0)
+        for (size_t i = i0; i < i0 + ti; i += mr)
+            pack_a_strip(pl, i / mr);
+    if (pl->b_fused && pl->kc > 0)
+        pack_b_strips(pl, j0 / nr, (tj + nr - 1) / nr);
     fdnn_f32_gemm_epilogue_t ep = {
         .alpha = pl->kc == 0 ? 0.0f : g->alpha, /* no product: op(A) op(B) is not referenced */
         .beta = pl->first_k ? g->beta : 1.0f,
@@ -264,6 +291,8 @@ fdnn_gemm_bf16dot_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdn
     const size_t k = kc_max == 0 ? 0 : args->k;
     for (pl.jc = 0; pl.jc < args->n; pl.jc += cfg->nc) {
         pl.nc = min_size(cfg->nc, args->n - pl.jc);
+        pl.a_fused = pl.nc <= cfg->nt;
+        pl.b_fused = args->m <= cfg->mc;
         pl.pc = 0;
         do { /* one block even when k == 0: beta and the epilogue still apply */
             pl.kc = min_size(kc_max, k - pl.pc);
@@ -272,9 +301,10 @@ fdnn_gemm_bf16dot_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdn
             for (pl.ib = 0; pl.ib < args->m; pl.ib += cfg->mb) {
                 pl.mb = min_size(cfg->mb, args->m - pl.ib);
                 if (pl.kc > 0) {
-                    pl.a_strips = (pl.mb + cfg->mr - 1) / cfg->mr;
-                    pl.b_strips = pl.ib == 0 ? (pl.nc + cfg->nr - 1) / cfg->nr : 0;
-                    fdnn_parallelize_1d(pool, pack_task, &pl, pl.a_strips + pl.b_strips, 0);
+                    pl.a_strips = pl.a_fused ? 0 : (pl.mb + cfg->mr - 1) / cfg->mr;
+                    pl.b_strips = pl.ib == 0 && !pl.b_fused ? (pl.nc + cfg->nr - 1) / cfg->nr : 0;
+                    if (pl.a_strips + pl.b_strips > 0)
+                        fdnn_parallelize_1d(pool, pack_task, &pl, pl.a_strips + pl.b_strips, 0);
                 }
                 fdnn_parallelize_2d_tile_2d(pool, compute_task, &pl, pl.mb, pl.nc,
                                             balanced(pl.mb, cfg->mc, cfg->mr), balanced(pl.nc, cfg->nt, cfg->nr),

@@ -65,19 +65,19 @@ void fdnn_bf16_gemm_ukernel_4x16__avx2(size_t mr, size_t nr, size_t kc, const ui
 void fdnn_bf16_gemm_ukernel_4x16__scalar(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
                                          float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 
-/* Packs one strip: the kc x w block X(p, j) (p < kc, j < w <= width <= 64)
+/* Packs strips: the kc x w block X(p, j) (p < kc, j < w; width <= 64)
  * of a matrix of `type` stored at src with leading dimension ld, where
  *
  *   X(p, j) = src[j * ld + p]   when k_contig (k runs along the rows:
  *                               A not transposed, B transposed)
  *           = src[p * ld + j]   otherwise (A transposed, B not)
  *
- * into the pair layout above with `width` entries per pair row (MR or NR),
- * wide or not; columns w .. width-1 are +0.  Each value is converted to
+ * into ceil(w / width) strips of the pair layout above, `width` entries
+ * per pair row (MR or NR), wide or not, strip s at dst + s * kp * width
+ * (twice that when wide); columns past w in the last strip are +0.  Each value is converted to
  * bfloat16 once, rounding to nearest even (NaN stays a quiet NaN, overflow
  * goes to Inf); HALF goes through its exact float value.  Reads only the
- * elements of the block, writes only the strip (kp * width words, twice that
- * when wide). */
+ * elements of the block, writes only the strips. */
 typedef void (*fdnn_bf16_pack_fn)(int type, bool k_contig, size_t kc, size_t w, const void *src, size_t ld,
                                   size_t width, bool wide, uint32_t *dst);
 void fdnn_bf16_pack__scalar(int type, bool k_contig, size_t kc, size_t w, const void *src, size_t ld, size_t width,

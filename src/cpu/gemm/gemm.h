@@ -25,6 +25,7 @@
 #include "core/pool.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/cpu.h"
 
@@ -157,5 +158,53 @@ bool fdnn_gemm_bf16dot(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, f
 size_t fdnn_gemm_bf16dot_scratch_size_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_bf16dot_kernel_t kernel);
 bool fdnn_gemm_bf16dot_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdnn_bf16dot_kernel_t kernel,
                           void *scratch, size_t scratch_bytes);
+
+/* ---- INT8 dot-product GEMM: integer convolutions' engine (lowp_i8_gemm.c) ----
+ *
+ *   C[m x n] (int32) = op(A) * op(B)          (accumulate: C += op(A) op(B))
+ *
+ * A and B each int8 or uint8 (any combination), transposed or not, row-major
+ * with their leading dimensions; exact int32 arithmetic (wrapping modulo
+ * 2^32 only past its range: |sum| >= 2^31 needs k > 66000 extreme values).
+ * When accumulate is false C is not read.  vpdpbusd (u8 x s8) where the CPU
+ * has AVX512-VNNI: an int8 A is stored as a + 128 and a uint8 B as b - 128,
+ * the difference is restored from row/column sums taken while packing.
+ * Bitwise the same on every kernel and thread count (integers). */
+typedef enum fdnn_gemm_i8_type {
+    FDNN_GEMM_S8 = 0, /* int8 */
+    FDNN_GEMM_U8 = 1, /* uint8 */
+} fdnn_gemm_i8_type_t;
+
+typedef struct fdnn_gemm_i8dot_args {
+    bool trans_a, trans_b;
+    size_t m, n, k;
+    fdnn_gemm_i8_type_t a_type;
+    const void *a;
+    size_t lda;
+    fdnn_gemm_i8_type_t b_type;
+    const void *b;
+    size_t ldb;
+    bool accumulate;
+    int32_t *c;
+    size_t ldc;
+} fdnn_gemm_i8dot_args_t;
+
+typedef enum fdnn_i8dot_kernel {
+    FDNN_I8DOT_PORTABLE = 0,
+    FDNN_I8DOT_AVX2 = 1,
+    FDNN_I8DOT_AVX512 = 2,      /* AVX-512 BW: bytes widened, vpmaddwd */
+    FDNN_I8DOT_AVX512_VNNI = 3, /* vpdpbusd: level AVX512 and the CPU's avx512_vnni flag */
+} fdnn_i8dot_kernel_t;
+
+fdnn_i8dot_kernel_t fdnn_gemm_i8dot_kernel(fdnn_isa_t isa);
+const char *fdnn_gemm_i8dot_kernel_name(fdnn_i8dot_kernel_t kernel);
+size_t fdnn_gemm_i8dot_scratch_size(const fdnn_gemm_i8dot_args_t *args, fdnn_isa_t isa);
+/* Returns false only when scratch was too small and allocation failed. */
+bool fdnn_gemm_i8dot(const fdnn_gemm_i8dot_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch,
+                     size_t scratch_bytes);
+/* On one kernel (tests, benchmarks); false also when this CPU cannot run it. */
+size_t fdnn_gemm_i8dot_scratch_size_on(const fdnn_gemm_i8dot_args_t *args, fdnn_i8dot_kernel_t kernel);
+bool fdnn_gemm_i8dot_on(const fdnn_gemm_i8dot_args_t *args, fdnn_pool_t pool, fdnn_i8dot_kernel_t kernel,
+                        void *scratch, size_t scratch_bytes);
 
 #endif /* FDNN_CPU_GEMM_H */

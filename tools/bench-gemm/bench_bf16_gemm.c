@@ -10,7 +10,8 @@
  * Columns: sgemm (FLOAT), bf16dot with FLOAT operands (converted in the
  * packing pass: TENSOR_OP_MATH_ALLOW_CONVERSION), with BFLOAT16 and HALF
  * operands (TENSOR_OP_MATH on 16-bit data), and the AVX-512 FMA fallback
- * kernel on BFLOAT16 operands.  Flops are 2 M N K over the calling
+ * kernel on BFLOAT16 operands; then the INT8 GEMM (fdnn_gemm_i8dot, int32
+ * C) with uint8 x int8 and int8 x int8 operands (GOP/s, 2MNK).  Flops are 2 M N K over the calling
  * thread's CPU time (the peaks: wall clock of 1 ms loops); each number is
  * the best run.  Asserts nothing. */
 #define _POSIX_C_SOURCE 200809L
@@ -83,6 +84,7 @@ static const shape_t shapes[] = {
 
 typedef struct job {
     const fdnn_sgemm_args_t *s;        /* FP32 when set */
+    const fdnn_gemm_i8dot_args_t *q;   /* INT8 when set */
     const fdnn_gemm_bf16dot_args_t *b; /* otherwise BF16 dot */
     fdnn_bf16dot_kernel_t kernel;
     void *scratch;
@@ -95,8 +97,9 @@ gflops(const job_t *j, size_t m, size_t n, size_t k)
     double best = 1e30, spent = 0;
     for (int rep = 0; rep < 5 || spent < min_time; rep++) {
         double t0 = cpu_now();
-        bool ok = j->s != NULL ? fdnn_sgemm(j->s, NULL, fdnn_cpu_max_isa(), j->scratch, j->scratch_bytes)
-                               : fdnn_gemm_bf16dot_on(j->b, NULL, j->kernel, j->scratch, j->scratch_bytes);
+        bool ok = j->s != NULL   ? fdnn_sgemm(j->s, NULL, fdnn_cpu_max_isa(), j->scratch, j->scratch_bytes)
+                  : j->q != NULL ? fdnn_gemm_i8dot(j->q, NULL, fdnn_cpu_max_isa(), j->scratch, j->scratch_bytes)
+                                 : fdnn_gemm_bf16dot_on(j->b, NULL, j->kernel, j->scratch, j->scratch_bytes);
         double t = cpu_now() - t0;
         if (!ok)
             return 0;
@@ -140,8 +143,15 @@ run_shape(size_t m, size_t n, size_t k, const char *what)
     size_t sbytes = fdnn_sgemm_scratch_size(&sg, 1, fdnn_cpu_max_isa());
     size_t bbytes = fdnn_gemm_bf16dot_scratch_size_on(&bf, best);
     size_t fbytes = fdnn_gemm_bf16dot_scratch_size_on(&bf, FDNN_BF16DOT_AVX512);
+    int32_t *ci = fdnn_aligned_alloc(m * n * sizeof(int32_t));
+    fdnn_gemm_i8dot_args_t qu = {.m = m, .n = n, .k = k, .a_type = FDNN_GEMM_U8, .a = a16, .lda = k,
+                                 .b_type = FDNN_GEMM_S8, .b = b16, .ldb = n, .c = ci, .ldc = n};
+    fdnn_gemm_i8dot_args_t qs = qu;
+    qs.a_type = FDNN_GEMM_S8;
+    size_t qbytes = fdnn_gemm_i8dot_scratch_size(&qs, fdnn_cpu_max_isa());
     size_t most = sbytes > bbytes ? sbytes : bbytes;
     most = most > fbytes ? most : fbytes;
+    most = most > qbytes ? most : qbytes;
     void *scratch = fdnn_aligned_alloc(most);
     job_t js = {.s = &sg, .scratch = scratch, .scratch_bytes = most};
     job_t jf = {.b = &bf, .kernel = best, .scratch = scratch, .scratch_bytes = most};
@@ -150,10 +160,15 @@ run_shape(size_t m, size_t n, size_t k, const char *what)
     job_t jfb = {.b = &bb, .kernel = FDNN_BF16DOT_AVX512, .scratch = scratch, .scratch_bytes = most};
     double gs = gflops(&js, m, n, k), gf = gflops(&jf, m, n, k), gb = gflops(&jb, m, n, k);
     double gh = gflops(&jh, m, n, k), gfb = gflops(&jfb, m, n, k);
-    printf("| %zux%zux%zu %s | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) |\n", m, n, k, what, gs,
-           gf, gf / gs, gb, gb / gs, gh, gh / gs, gfb, gfb / gs);
+    job_t jqu = {.q = &qu, .scratch = scratch, .scratch_bytes = most};
+    job_t jqs = {.q = &qs, .scratch = scratch, .scratch_bytes = most};
+    double gqu = gflops(&jqu, m, n, k), gqs = gflops(&jqs, m, n, k);
+    printf("| %zux%zux%zu %s | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | "
+           "%.0f (%.2fx) |\n",
+           m, n, k, what, gs, gf, gf / gs, gb, gb / gs, gh, gh / gs, gfb, gfb / gs, gqu, gqu / gs, gqs, gqs / gs);
     fflush(stdout);
     fdnn_aligned_free(scratch);
+    fdnn_aligned_free(ci);
     fdnn_aligned_free(a);
     fdnn_aligned_free(b);
     fdnn_aligned_free(c);
@@ -185,9 +200,12 @@ main(int argc, char **argv)
         double pb = peak(bench_dpbf16_loop_avx512);
         printf(", vdpbf16ps peak %.0f GFLOP/s (%.2fx)", pb, pb / pf);
     }
-    printf("; bf16dot kernel: %s\n\n", fdnn_gemm_bf16dot_kernel_name(fdnn_gemm_bf16dot_kernel(fdnn_cpu_max_isa())));
+    printf("; bf16dot kernel: %s; i8dot kernel: %s\n\n",
+           fdnn_gemm_bf16dot_kernel_name(fdnn_gemm_bf16dot_kernel(fdnn_cpu_max_isa())),
+           fdnn_gemm_i8dot_kernel_name(fdnn_gemm_i8dot_kernel(fdnn_cpu_max_isa())));
     printf("| M x N x K | sgemm GFLOP/s | bf16dot, FLOAT operands | BFLOAT16 operands | HALF operands | "
-           "AVX-512 FMA fallback, BFLOAT16 |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+           "AVX-512 FMA fallback, BFLOAT16 | i8dot u8 x s8 (GOP/s) | i8dot s8 x s8 |\n"
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     if (first_shape < argc) {
         for (int i = first_shape; i < argc; i++) {
             size_t m, n, k;

@@ -266,6 +266,10 @@ test_types(void)
             for (int t = 0; t < 4; t++) {
                 variant_t v = {.trans_a = t & 1, .trans_b = t >> 1, .ta = ta, .tb = tb, .alpha = 1, .beta = 0};
                 run_case((shape_t){19, 37, 45}, &v);
+                /* even k: a BFLOAT16 A (not transposed) is read in place */
+                v.pad_a = (size_t)(t >> 1); /* t = 2: odd lda, packed after all */
+                run_case((shape_t){33, 49, 46}, &v);
+                run_case((shape_t){15, 250, 1032}, &v); /* two k blocks */
             }
 }
 

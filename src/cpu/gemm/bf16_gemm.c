@@ -11,7 +11,9 @@
  *         pass 2 (parallel over MC x NT tiles of C): the microkernels
  *
  * An operand whose strips have a single user (A when n fits one column
- * tile, B when m fits one row tile) is packed by that user in pass 2.
+ * tile, B when m fits one row tile) is packed by that user in pass 2; a
+ * bfloat16 A (not transposed) in that case is not packed at all: the
+ * vdpbf16ps kernel's "arows" twin reads its pairs in place.
  *
  * The k blocks depend on k only (at most KC_MAX, equal, multiples of 8, so
  * a pair never straddles two blocks) and the rest of the blocking changes
@@ -34,6 +36,7 @@
 
 typedef struct bf16_config {
     fdnn_bf16_gemm_ukernel_fn ukernel;
+    fdnn_bf16_gemm_arows_ukernel_fn arows; /* the same tile reading bfloat16 A in place, or NULL */
     fdnn_bf16_pack_fn pack;
     size_t mr, nr;
     bool a_wide;   /* A packed as floats (two words per pair) */
@@ -49,6 +52,7 @@ typedef struct bf16_plan {
     size_t a_strips, b_strips;
     bool a_fused; /* one column tile: each compute item packs its own A strips */
     bool b_fused; /* one row tile: each compute item packs its own B strips */
+    bool a_direct; /* one column tile, A bfloat16 rows: the arows kernel reads A in place */
     bool first_k, last_k;
 } bf16_plan_t;
 
@@ -111,8 +115,9 @@ config_for(fdnn_bf16dot_kernel_t kernel)
     switch (kernel) {
 #if defined(__x86_64__) || defined(__i386__)
     case FDNN_BF16DOT_AVX512_BF16:
-        cfg = (bf16_config_t){.ukernel = fdnn_bf16_gemm_ukernel_14x32__avx512bf16, .pack = fdnn_bf16_pack__avx512,
-                              .mr = 14, .nr = 32, .a_wide = false};
+        cfg = (bf16_config_t){.ukernel = fdnn_bf16_gemm_ukernel_14x32__avx512bf16,
+                              .arows = fdnn_bf16_gemm_arows_ukernel_14x32__avx512bf16,
+                              .pack = fdnn_bf16_pack__avx512, .mr = 14, .nr = 32, .a_wide = false};
         break;
     case FDNN_BF16DOT_AVX512:
         cfg = (bf16_config_t){.ukernel = fdnn_bf16_gemm_ukernel_12x32__avx512, .pack = fdnn_bf16_pack__avx512,
@@ -230,7 +235,7 @@ compute_task(void *ctx, size_t i0, size_t j0, size_t ti, size_t tj)
     const size_t a_words = kp * mr * (cfg->a_wide ? 2 : 1), b_words = kp * nr;
     /* The only user of these strips packs them: they are then hot in this
      * core's caches instead of written to L3 by pass 1 and read back. */
-    if (pl->a_fused && pl->kc > 0)
+    if (pl->a_fused && !pl->a_direct && pl->kc > 0)
         for (size_t i = i0; i < i0 + ti; i += mr)
             pack_a_strip(pl, i / mr);
     if (pl->b_fused && pl->kc > 0)
@@ -247,6 +252,12 @@ compute_task(void *ctx, size_t i0, size_t j0, size_t ti, size_t tj)
         for (size_t i = i0; i < i0 + ti; i += mr) {
             size_t rows = min_size(mr, i0 + ti - i), row = pl->ib + i;
             ep.bias_row = pl->last_k && g->bias_row != NULL ? g->bias_row + row : NULL;
+            if (pl->a_direct && pl->kc > 0) {
+                const uint16_t *arow = (const uint16_t *)g->a + row * g->lda + pl->pc;
+                cfg->arows(rows, cols, pl->kc, (const uint32_t *)(const void *)arow, g->lda / 2, bp,
+                           g->c + row * g->ldc + col, g->ldc, &ep);
+                continue;
+            }
             const uint32_t *ap = pl->kc > 0 ? pl->apack + i / mr * a_words : NULL;
             cfg->ukernel(rows, cols, pl->kc, ap, bp, g->c + row * g->ldc + col, g->ldc, &ep);
         }
@@ -292,6 +303,13 @@ fdnn_gemm_bf16dot_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdn
     for (pl.jc = 0; pl.jc < args->n; pl.jc += cfg->nc) {
         pl.nc = min_size(cfg->nc, args->n - pl.jc);
         pl.a_fused = pl.nc <= cfg->nt;
+        /* A read in place: its pairs are the 32-bit words of bfloat16 rows
+         * when A is not transposed, the rows start 4-byte aligned (even
+         * lda) and every block has whole pairs (even k; the blocks are
+         * multiples of 8).  Only with one column tile: otherwise each A
+         * strip serves many B strips and is worth packing. */
+        pl.a_direct = pl.a_fused && cfg->arows != NULL && args->a_type == FDNN_GEMM_BF16 && !args->trans_a &&
+                      args->k % 2 == 0 && args->lda % 2 == 0 && ((uintptr_t)args->a & 3u) == 0;
         pl.b_fused = args->m <= cfg->mc;
         pl.pc = 0;
         do { /* one block even when k == 0: beta and the epilogue still apply */

@@ -55,6 +55,15 @@ typedef void (*fdnn_bf16_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const
 void fdnn_bf16_gemm_ukernel_14x32__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
                                               const uint32_t *b, float *c, size_t ldc,
                                               const fdnn_f32_gemm_epilogue_t *ep);
+/* The same reading A in place: pair (q, i) = a[i * lda_words + q], i.e.
+ * the 32-bit words of bfloat16 rows of A (not transposed, even offset);
+ * kc even (no half pair past the row).  Rows past mr repeat row mr - 1. */
+typedef void (*fdnn_bf16_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                                size_t lda_words, const uint32_t *b, float *c, size_t ldc,
+                                                const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_bf16_gemm_arows_ukernel_14x32__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                                    size_t lda_words, const uint32_t *b, float *c, size_t ldc,
+                                                    const fdnn_f32_gemm_epilogue_t *ep);
 /* AVX-512 F (FP32 FMA), A wide. */
 void fdnn_bf16_gemm_ukernel_12x32__avx512(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
                                           float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);

@@ -32,6 +32,7 @@
 
 typedef struct i8_config {
     fdnn_i8_gemm_ukernel_fn ukernel;
+    fdnn_i8_gemm_arows_ukernel_fn arows; /* the same tile reading A in place, or NULL */
     fdnn_i8_pack_fn pack;
     size_t mr, nr;
     size_t mc, nt, mb, nc;
@@ -46,6 +47,7 @@ typedef struct i8_plan {
     size_t jc, nc, pc, kc, ib, mb;
     size_t a_strips, b_strips;
     bool a_fused, b_fused, first_k;
+    bool a_direct; /* one column tile: the arows kernel reads A's quads in place */
 } i8_plan_t;
 
 static size_t
@@ -101,7 +103,8 @@ config_for(fdnn_i8dot_kernel_t kernel)
     switch (kernel) {
 #if defined(__x86_64__) || defined(__i386__)
     case FDNN_I8DOT_AVX512_VNNI:
-        cfg = (i8_config_t){.ukernel = fdnn_i8_gemm_ukernel_14x32__avx512vnni, .pack = fdnn_i8_pack__avx512,
+        cfg = (i8_config_t){.ukernel = fdnn_i8_gemm_ukernel_14x32__avx512vnni,
+                            .arows = fdnn_i8_gemm_arows_ukernel_14x32__avx512vnni, .pack = fdnn_i8_pack__avx512,
                             .mr = 14, .nr = 32};
         break;
     case FDNN_I8DOT_AVX512:
@@ -212,7 +215,7 @@ compute_task(void *ctx, size_t i0, size_t j0, size_t ti, size_t tj)
     const fdnn_gemm_i8dot_args_t *g = pl->args;
     const i8_config_t *cfg = &pl->cfg;
     const size_t mr = cfg->mr, nr = cfg->nr, kq = (pl->kc + 3) / 4;
-    if (pl->a_fused && pl->kc > 0)
+    if (pl->a_fused && !pl->a_direct && pl->kc > 0)
         for (size_t i = i0; i < i0 + ti; i += mr)
             pack_a_strip(pl, i / mr);
     if (pl->b_fused && pl->kc > 0)
@@ -225,6 +228,13 @@ compute_task(void *ctx, size_t i0, size_t j0, size_t ti, size_t tj)
         const int32_t *col_add = pl->kc > 0 && pl->s_a ? (const int32_t *)(bp + kq * nr) : NULL;
         for (size_t i = i0; i < i0 + ti; i += mr) {
             size_t rows = min_size(mr, i0 + ti - i), row = pl->ib + i;
+            if (pl->a_direct && pl->kc > 0) {
+                const uint8_t *arow = (const uint8_t *)g->a + row * g->lda + pl->pc;
+                cfg->arows(rows, cols, pl->kc, (const uint32_t *)(const void *)arow, g->lda / 4,
+                           pl->s_a ? 0x80808080u : 0u, bp, NULL, col_add, accumulate, g->c + row * g->ldc + pl->jc + j,
+                           g->ldc);
+                continue;
+            }
             const uint32_t *ap = pl->kc > 0 ? pl->apack + i / mr * pl->a_words : NULL;
             const int32_t *row_add = pl->kc > 0 && pl->u_b ? (const int32_t *)(ap + kq * mr) : NULL;
             cfg->ukernel(rows, cols, pl->kc, ap, bp, row_add, col_add, accumulate,
@@ -275,6 +285,12 @@ fdnn_gemm_i8dot_on(const fdnn_gemm_i8dot_args_t *args, fdnn_pool_t pool, fdnn_i8
     for (pl.jc = 0; pl.jc < args->n; pl.jc += cfg->nc) {
         pl.nc = min_size(cfg->nc, args->n - pl.jc);
         pl.a_fused = pl.nc <= cfg->nt;
+        /* A read in place (as in bf16_gemm.c): its quads are the words of
+         * the rows when A is not transposed, lda and k are multiples of 4
+         * (the blocks are multiples of 16) and rows are 4-byte aligned; not
+         * when B is uint8, whose correction needs the row sums of A. */
+        pl.a_direct = pl.a_fused && cfg->arows != NULL && !args->trans_a && !pl.u_b && args->k % 4 == 0 &&
+                      args->lda % 4 == 0 && ((uintptr_t)args->a & 3u) == 0;
         pl.b_fused = args->m <= cfg->mc;
         pl.pc = 0;
         do {

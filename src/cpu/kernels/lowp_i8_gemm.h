@@ -38,6 +38,16 @@ typedef void (*fdnn_i8_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const u
 void fdnn_i8_gemm_ukernel_14x32__avx512vnni(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
                                             const int32_t *row_add, const int32_t *col_add, bool accumulate,
                                             int32_t *c, size_t ldc);
+/* The same reading A in place: quad (q, i) = a[i * lda_words + q] ^ a_xor
+ * (the words of byte rows of A, not transposed; a_xor 0x80808080 makes
+ * int8 unsigned); kc a multiple of 4.  Rows past mr repeat row mr - 1. */
+typedef void (*fdnn_i8_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc, const uint32_t *a, size_t lda_words,
+                                              uint32_t a_xor, const uint32_t *b, const int32_t *row_add,
+                                              const int32_t *col_add, bool accumulate, int32_t *c, size_t ldc);
+void fdnn_i8_gemm_arows_ukernel_14x32__avx512vnni(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                                  size_t lda_words, uint32_t a_xor, const uint32_t *b,
+                                                  const int32_t *row_add, const int32_t *col_add, bool accumulate,
+                                                  int32_t *c, size_t ldc);
 /* AVX-512 BW (bytes widened to 16 bits, vpmaddwd). */
 void fdnn_i8_gemm_ukernel_12x32__avx512(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
                                         const int32_t *row_add, const int32_t *col_add, bool accumulate, int32_t *c,

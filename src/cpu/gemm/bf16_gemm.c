@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * fdnn_gemm_bf16dot: the BF16 dot-product GEMM (contract in gemm.h, design
  * in README.md).  A blocked, packed, parallel driver in the loop order of
- * gemm_driver.inc, simpler than it (one packed path, no in-place reads):
+ * gemm_driver.inc, simpler than it (every operand converted and packed,
+ * except a bfloat16 A on narrow products, read in place):
  *
  *   for jc in 0..n step NC
  *     for pc in 0..k step KC              the only blocking the sums see

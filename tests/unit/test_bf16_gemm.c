@@ -16,6 +16,7 @@
  * - vdpbf16ps's flushes: operands near 2^-63 whose products and sums fall
  *   below FLT_MIN, every kernel bitwise against the first.
  * Every buffer ends at a guard page. */
+#include <fenv.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +337,40 @@ test_ftz_boundary(void)
     }
 }
 
+/* The caller's rounding mode does not change the dot products (vdpbf16ps
+ * always rounds to nearest even): under FE_TOWARDZERO every kernel gives
+ * the same bits as every other (the epilogue, alpha = 1 and beta = 0,
+ * does no rounding). */
+static void
+test_rounding_mode(void)
+{
+    enum { M = 9, N = 40, K = 301 };
+    float *a = random_mat(FDNN_GEMM_F32, M * K, 1, false), *b = random_mat(FDNN_GEMM_F32, K * N, 1, false);
+    float first[M * N], c[M * N], nearest[M * N];
+    for (int kk = 0; kk < n_kernels; kk++) {
+        fdnn_gemm_bf16dot_args_t g = {.m = M, .n = N, .k = K, .alpha = 1, .a = a, .lda = K, .b = b, .ldb = N,
+                                      .c = c, .ldc = N};
+        if (kk == 0)
+            CHECK(fdnn_gemm_bf16dot_on(&g, NULL, (fdnn_bf16dot_kernel_t)kernels[kk], NULL, 0));
+        if (kk == 0)
+            memcpy(nearest, c, sizeof(c));
+        fesetround(FE_TOWARDZERO);
+        bool ok = fdnn_gemm_bf16dot_on(&g, NULL, (fdnn_bf16dot_kernel_t)kernels[kk], NULL, 0);
+        fesetround(FE_TONEAREST);
+        CHECK(ok);
+        if (kk == 0) {
+            memcpy(first, c, sizeof(c));
+            CHECK_MSG(memcmp(first, nearest, sizeof(c)) == 0, "%s: the rounding mode changed the result",
+                      fdnn_gemm_bf16dot_kernel_name(kernels[kk]));
+        } else {
+            CHECK_MSG(memcmp(first, c, sizeof(c)) == 0, "%s differs from %s under FE_TOWARDZERO",
+                      fdnn_gemm_bf16dot_kernel_name(kernels[kk]), fdnn_gemm_bf16dot_kernel_name(kernels[0]));
+        }
+    }
+    fdnn_guarded_free(a);
+    fdnn_guarded_free(b);
+}
+
 /* The packing pass against fdnn_f32_to_bf16, bit for bit, on special and
  * random float bits and on every HALF value, both layouts, both directions. */
 static void
@@ -455,6 +490,7 @@ main(void)
     test_epilogues();
     test_flushes();
     test_ftz_boundary();
+    test_rounding_mode();
     fdnn_pool_destroy(pool2);
     fdnn_pool_destroy(pool3);
     return fdnn_test_finish("test_bf16_gemm");

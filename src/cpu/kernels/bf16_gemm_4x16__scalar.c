@@ -13,6 +13,7 @@
  * double (exact there: see fma_ftz), decides.
  */
 #include <assert.h>
+#include <fenv.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -73,6 +74,10 @@ fdnn_bf16_gemm_ukernel_4x16__scalar(size_t mr, size_t nr, size_t kc, const uint3
     assert(mr >= 1 && mr <= MR && nr >= 1 && nr <= NR);
     const size_t kp = (kc + 1) / 2;
     float acc[MR][NR] = {{0}};
+    /* vdpbf16ps rounds to nearest even whatever the caller's mode. */
+    const int mode = fegetround();
+    if (kp > 0 && mode != FE_TONEAREST)
+        fesetround(FE_TONEAREST);
     for (size_t q = 0; q < kp; q++) {
         float be[NR], bo[NR];
         for (size_t j = 0; j < NR; j++) {
@@ -87,6 +92,8 @@ fdnn_bf16_gemm_ukernel_4x16__scalar(size_t mr, size_t nr, size_t kc, const uint3
             }
         }
     }
+    if (kp > 0 && mode != FE_TONEAREST)
+        fesetround(mode);
     for (size_t i = 0; i < mr; i++) {
         float *ci = c + i * ldc;
         for (size_t j = 0; j < nr; j++) {

@@ -34,6 +34,7 @@ typedef struct i8_config {
     fdnn_i8_gemm_ukernel_fn ukernel;
     fdnn_i8_gemm_arows_ukernel_fn arows; /* the same tile reading A in place, or NULL */
     fdnn_i8_pack_fn pack;
+    fdnn_i8_row_sums_fn row_sums; /* the row corrections of an A read in place */
     size_t mr, nr;
     size_t mc, nt, mb, nc;
 } i8_config_t;
@@ -105,7 +106,7 @@ config_for(fdnn_i8dot_kernel_t kernel)
     case FDNN_I8DOT_AVX512_VNNI:
         cfg = (i8_config_t){.ukernel = fdnn_i8_gemm_ukernel_14x32__avx512vnni,
                             .arows = fdnn_i8_gemm_arows_ukernel_14x32__avx512vnni, .pack = fdnn_i8_pack__avx512,
-                            .mr = 14, .nr = 32};
+                            .row_sums = fdnn_i8_row_sums__avx512, .mr = 14, .nr = 32};
         break;
     case FDNN_I8DOT_AVX512:
         cfg = (i8_config_t){.ukernel = fdnn_i8_gemm_ukernel_12x32__avx512, .pack = fdnn_i8_pack__avx512,
@@ -230,9 +231,13 @@ compute_task(void *ctx, size_t i0, size_t j0, size_t ti, size_t tj)
             size_t rows = min_size(mr, i0 + ti - i), row = pl->ib + i;
             if (pl->a_direct && pl->kc > 0) {
                 const uint8_t *arow = (const uint8_t *)g->a + row * g->lda + pl->pc;
+                int32_t radd[32]; /* a uint8 B: the row sums an A pack would have stored */
+                if (pl->u_b)
+                    cfg->row_sums(rows, pl->kc, arow, g->lda, pl->s_a ? 0x80 : 0, 128,
+                                  pl->s_a ? (int32_t)(0u - 16384u * (uint32_t)pl->kc) : 0, radd);
                 cfg->arows(rows, cols, pl->kc, (const uint32_t *)(const void *)arow, g->lda / 4,
-                           pl->s_a ? 0x80808080u : 0u, bp, NULL, col_add, accumulate, g->c + row * g->ldc + pl->jc + j,
-                           g->ldc);
+                           pl->s_a ? 0x80808080u : 0u, bp, pl->u_b ? radd : NULL, col_add, accumulate,
+                           g->c + row * g->ldc + pl->jc + j, g->ldc);
                 continue;
             }
             const uint32_t *ap = pl->kc > 0 ? pl->apack + i / mr * pl->a_words : NULL;
@@ -287,9 +292,10 @@ fdnn_gemm_i8dot_on(const fdnn_gemm_i8dot_args_t *args, fdnn_pool_t pool, fdnn_i8
         pl.a_fused = pl.nc <= cfg->nt;
         /* A read in place (as in bf16_gemm.c): its quads are the words of
          * the rows when A is not transposed, lda and k are multiples of 4
-         * (the blocks are multiples of 16) and rows are 4-byte aligned; not
-         * when B is uint8, whose correction needs the row sums of A. */
-        pl.a_direct = pl.a_fused && cfg->arows != NULL && !args->trans_a && !pl.u_b && args->k % 4 == 0 &&
+         * (the blocks are multiples of 16) and rows are 4-byte aligned.  A
+         * uint8 B's correction then takes the row sums of A for each tile
+         * (they are recomputed per B strip: cheap next to the product). */
+        pl.a_direct = pl.a_fused && cfg->arows != NULL && !args->trans_a && args->k % 4 == 0 &&
                       args->lda % 4 == 0 && ((uintptr_t)args->a & 3u) == 0;
         pl.b_fused = args->m <= cfg->mc;
         pl.pc = 0;

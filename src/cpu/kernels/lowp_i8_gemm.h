@@ -84,4 +84,16 @@ void fdnn_i8_pack__avx2(bool k_contig, size_t kc, size_t w, const uint8_t *src, 
 void fdnn_i8_pack__avx512(bool k_contig, size_t kc, size_t w, const uint8_t *src, size_t ld, size_t width,
                           uint8_t flip, bool as_signed, int32_t scale, int32_t add, uint32_t *dst, int32_t *sums);
 
+/* The row corrections of an A read in place (the "add" words an A pack
+ * would store): out[r] = scale * S(r) + add (mod 2^32) for r < rows, where
+ * S(r) = sum over p < kc of (a[r * lda + p] ^ flip) as uint8. */
+typedef void (*fdnn_i8_row_sums_fn)(size_t rows, size_t kc, const uint8_t *a, size_t lda, uint8_t flip,
+                                    int32_t scale, int32_t add, int32_t *out);
+void fdnn_i8_row_sums__scalar(size_t rows, size_t kc, const uint8_t *a, size_t lda, uint8_t flip, int32_t scale,
+                              int32_t add, int32_t *out);
+void fdnn_i8_row_sums__avx2(size_t rows, size_t kc, const uint8_t *a, size_t lda, uint8_t flip, int32_t scale,
+                            int32_t add, int32_t *out);
+void fdnn_i8_row_sums__avx512(size_t rows, size_t kc, const uint8_t *a, size_t lda, uint8_t flip, int32_t scale,
+                              int32_t add, int32_t *out);
+
 #endif /* FDNN_CPU_KERNELS_LOWP_I8_GEMM_H */

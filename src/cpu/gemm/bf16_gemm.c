@@ -38,6 +38,8 @@
 typedef struct bf16_config {
     fdnn_bf16_gemm_ukernel_fn ukernel;
     fdnn_bf16_gemm_arows_ukernel_fn arows; /* the same tile reading bfloat16 A in place, or NULL */
+    fdnn_bf16_gemm_ukernel_fn ukernel_half; /* nr/2-wide twins for a last strip at most half full, or NULL */
+    fdnn_bf16_gemm_arows_ukernel_fn arows_half;
     fdnn_bf16_pack_fn pack;
     size_t mr, nr;
     bool a_wide;   /* A packed as floats (two words per pair) */
@@ -118,6 +120,8 @@ config_for(fdnn_bf16dot_kernel_t kernel)
     case FDNN_BF16DOT_AVX512_BF16:
         cfg = (bf16_config_t){.ukernel = fdnn_bf16_gemm_ukernel_14x32__avx512bf16,
                               .arows = fdnn_bf16_gemm_arows_ukernel_14x32__avx512bf16,
+                              .ukernel_half = fdnn_bf16_gemm_ukernel_14x16__avx512bf16,
+                              .arows_half = fdnn_bf16_gemm_arows_ukernel_14x16__avx512bf16,
                               .pack = fdnn_bf16_pack__avx512, .mr = 14, .nr = 32, .a_wide = false};
         break;
     case FDNN_BF16DOT_AVX512:
@@ -250,17 +254,20 @@ compute_task(void *ctx, size_t i0, size_t j0, size_t ti, size_t tj)
         size_t cols = min_size(nr, j0 + tj - j), col = pl->jc + j;
         ep.bias_col = pl->last_k && g->bias_col != NULL ? g->bias_col + col : NULL;
         const uint32_t *bp = pl->kc > 0 ? pl->bpack + j / nr * b_words : NULL;
+        /* a last strip at most half full: the half-width twin (same sums) */
+        bool half = 2 * cols <= nr && cfg->ukernel_half != NULL;
         for (size_t i = i0; i < i0 + ti; i += mr) {
             size_t rows = min_size(mr, i0 + ti - i), row = pl->ib + i;
             ep.bias_row = pl->last_k && g->bias_row != NULL ? g->bias_row + row : NULL;
             if (pl->a_direct && pl->kc > 0) {
                 const uint16_t *arow = (const uint16_t *)g->a + row * g->lda + pl->pc;
-                cfg->arows(rows, cols, pl->kc, (const uint32_t *)(const void *)arow, g->lda / 2, bp,
-                           g->c + row * g->ldc + col, g->ldc, &ep);
+                (half ? cfg->arows_half : cfg->arows)(rows, cols, pl->kc, (const uint32_t *)(const void *)arow,
+                                                      g->lda / 2, bp, g->c + row * g->ldc + col, g->ldc, &ep);
                 continue;
             }
             const uint32_t *ap = pl->kc > 0 ? pl->apack + i / mr * a_words : NULL;
-            cfg->ukernel(rows, cols, pl->kc, ap, bp, g->c + row * g->ldc + col, g->ldc, &ep);
+            (half ? cfg->ukernel_half : cfg->ukernel)(rows, cols, pl->kc, ap, bp, g->c + row * g->ldc + col, g->ldc,
+                                                      &ep);
         }
     }
 }

@@ -64,6 +64,14 @@ typedef void (*fdnn_bf16_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc,
 void fdnn_bf16_gemm_arows_ukernel_14x32__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
                                                     size_t lda_words, const uint32_t *b, float *c, size_t ldc,
                                                     const fdnn_f32_gemm_epilogue_t *ep);
+/* Half-width twins: 14 x 16 reading the first 16 columns of 32-wide B
+ * strips (pair rows 32 words apart), for a last strip at most half full. */
+void fdnn_bf16_gemm_ukernel_14x16__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                              const uint32_t *b, float *c, size_t ldc,
+                                              const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_bf16_gemm_arows_ukernel_14x16__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                                    size_t lda_words, const uint32_t *b, float *c, size_t ldc,
+                                                    const fdnn_f32_gemm_epilogue_t *ep);
 /* AVX-512 F (FP32 FMA), A wide. */
 void fdnn_bf16_gemm_ukernel_12x32__avx512(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
                                           float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);

@@ -25,6 +25,7 @@
 #include "core/pool.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/cpu.h"
 
@@ -83,5 +84,127 @@ void fdnn_dgemm(const fdnn_dgemm_args_t *args, fdnn_pool_t pool);
  * fdnn_dgemm uses fdnn_cpu_max_isa().  Returns false only when the packing
  * buffers could not be allocated (fdnn_dgemm then leaves C unchanged). */
 bool fdnn_dgemm_isa(const fdnn_dgemm_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa);
+
+/* ---- BF16 dot-product GEMM: the CPU's Tensor Core math (bf16_gemm.c) ----
+ *
+ *   C[m x n] (FLOAT) = alpha * op(A) * op(B) + beta * C, then the epilogue
+ *
+ * with the layout, leading dimensions, beta == 0 (C not read), epilogue
+ * and thread contract of fdnn_sgemm, but A and B each stored as FLOAT, HALF
+ * or BFLOAT16 (any combination) and every product taken in bfloat16: each
+ * element of op(A) and op(B) is rounded to bfloat16 (nearest even) as it is
+ * packed, the products are exact in FP32 and summed in FP32, two k steps at
+ * a time in vdpbf16ps order (odd, then even; subnormal inputs and results
+ * flushed to zero), in k blocks of at most 512.  This is what
+ * CUDNN_TENSOR_OP_MATH runs on HALF/BFLOAT16 data and
+ * CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION on FLOAT data.
+ *
+ * Error against the exact product of the bf16-rounded operands: at most
+ * about k * 2^-24 * sum_p |a(i,p) b(p,j)| (FP32 accumulation); against the
+ * unrounded operands add 2^-8 * sum_p |a b| (two bf16 roundings).
+ *
+ * Results are bitwise identical for every thread count and on every kernel
+ * (AVX-512 BF16, AVX-512, AVX2, portable C), except in the portable
+ * kernel's one flush corner (bf16_gemm_4x16__scalar.c).  NaN results may
+ * carry different payloads. */
+typedef enum fdnn_gemm_dtype {
+    FDNN_GEMM_F32 = 0,  /* IEEE single */
+    FDNN_GEMM_F16 = 1,  /* IEEE half */
+    FDNN_GEMM_BF16 = 2, /* bfloat16 */
+} fdnn_gemm_dtype_t;
+
+typedef struct fdnn_gemm_bf16dot_args {
+    bool trans_a, trans_b;
+    size_t m, n, k;
+    float alpha;
+    fdnn_gemm_dtype_t a_type;
+    const void *a;
+    size_t lda;
+    fdnn_gemm_dtype_t b_type;
+    const void *b;
+    size_t ldb;
+    float beta;
+    float *c;
+    size_t ldc;
+    const float *bias_row; /* m entries or NULL */
+    const float *bias_col; /* n entries or NULL */
+    fdnn_gemm_act_t act;
+} fdnn_gemm_bf16dot_args_t;
+
+/* The microkernels; fdnn_gemm_bf16dot_kernel picks the best one the ISA
+ * level allows and the CPU has (AVX512_BF16 needs the level AVX512 and the
+ * CPU's avx512_bf16 flag). */
+typedef enum fdnn_bf16dot_kernel {
+    FDNN_BF16DOT_PORTABLE = 0,
+    FDNN_BF16DOT_AVX2 = 1,
+    FDNN_BF16DOT_AVX512 = 2,
+    FDNN_BF16DOT_AVX512_BF16 = 3,
+} fdnn_bf16dot_kernel_t;
+
+fdnn_bf16dot_kernel_t fdnn_gemm_bf16dot_kernel(fdnn_isa_t isa);
+const char *fdnn_gemm_bf16dot_kernel_name(fdnn_bf16dot_kernel_t kernel);
+
+/* Bytes of scratch that fdnn_gemm_bf16dot needs to run without allocating
+ * (any thread count). */
+size_t fdnn_gemm_bf16dot_scratch_size(const fdnn_gemm_bf16dot_args_t *args, fdnn_isa_t isa);
+
+/* Returns false only when scratch was too small and allocation failed (C
+ * is then unchanged). */
+bool fdnn_gemm_bf16dot(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch,
+                       size_t scratch_bytes);
+
+/* The same on one kernel (tests, benchmarks); false also when this CPU
+ * cannot run it. */
+size_t fdnn_gemm_bf16dot_scratch_size_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_bf16dot_kernel_t kernel);
+bool fdnn_gemm_bf16dot_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdnn_bf16dot_kernel_t kernel,
+                          void *scratch, size_t scratch_bytes);
+
+/* ---- INT8 dot-product GEMM: integer convolutions' engine (lowp_i8_gemm.c) ----
+ *
+ *   C[m x n] (int32) = op(A) * op(B)          (accumulate: C += op(A) op(B))
+ *
+ * A and B each int8 or uint8 (any combination), transposed or not, row-major
+ * with their leading dimensions; exact int32 arithmetic (wrapping modulo
+ * 2^32 only past its range: |sum| >= 2^31 needs k > 66000 extreme values).
+ * When accumulate is false C is not read.  vpdpbusd (u8 x s8) where the CPU
+ * has AVX512-VNNI: an int8 A is stored as a + 128 and a uint8 B as b - 128,
+ * the difference is restored from row/column sums taken while packing.
+ * Bitwise the same on every kernel and thread count (integers). */
+typedef enum fdnn_gemm_i8_type {
+    FDNN_GEMM_S8 = 0, /* int8 */
+    FDNN_GEMM_U8 = 1, /* uint8 */
+} fdnn_gemm_i8_type_t;
+
+typedef struct fdnn_gemm_i8dot_args {
+    bool trans_a, trans_b;
+    size_t m, n, k;
+    fdnn_gemm_i8_type_t a_type;
+    const void *a;
+    size_t lda;
+    fdnn_gemm_i8_type_t b_type;
+    const void *b;
+    size_t ldb;
+    bool accumulate;
+    int32_t *c;
+    size_t ldc;
+} fdnn_gemm_i8dot_args_t;
+
+typedef enum fdnn_i8dot_kernel {
+    FDNN_I8DOT_PORTABLE = 0,
+    FDNN_I8DOT_AVX2 = 1,
+    FDNN_I8DOT_AVX512 = 2,      /* AVX-512 BW: bytes widened, vpmaddwd */
+    FDNN_I8DOT_AVX512_VNNI = 3, /* vpdpbusd: level AVX512 and the CPU's avx512_vnni flag */
+} fdnn_i8dot_kernel_t;
+
+fdnn_i8dot_kernel_t fdnn_gemm_i8dot_kernel(fdnn_isa_t isa);
+const char *fdnn_gemm_i8dot_kernel_name(fdnn_i8dot_kernel_t kernel);
+size_t fdnn_gemm_i8dot_scratch_size(const fdnn_gemm_i8dot_args_t *args, fdnn_isa_t isa);
+/* Returns false only when scratch was too small and allocation failed. */
+bool fdnn_gemm_i8dot(const fdnn_gemm_i8dot_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch,
+                     size_t scratch_bytes);
+/* On one kernel (tests, benchmarks); false also when this CPU cannot run it. */
+size_t fdnn_gemm_i8dot_scratch_size_on(const fdnn_gemm_i8dot_args_t *args, fdnn_i8dot_kernel_t kernel);
+bool fdnn_gemm_i8dot_on(const fdnn_gemm_i8dot_args_t *args, fdnn_pool_t pool, fdnn_i8dot_kernel_t kernel,
+                        void *scratch, size_t scratch_bytes);
 
 #endif /* FDNN_CPU_GEMM_H */

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Graphs built and run as NVIDIA's frontend does: operation graph, engine
+ * heuristics (count query, then finalized engine configs), the engine of a
+ * config with its knobs and notes, execution plan with its workspace,
+ * variant pack, cudnnBackendExecute; results checked against a float64
+ * computation of the composed ops; the plan's JSON turned back into a plan
+ * that gives the same bits; use-before-finalize and variant-pack errors.
+ * Graphs: conv fwd + bias + ReLU, and matmul + GELU.  While the engine table
+ * is empty, heuristics must answer NOT_SUPPORTED with a reason. */
+#include <math.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "core/graph_ir.h"
+#include "test_backend_build.h"
+
+enum { N = 2, C = 3, H = 6, W = 5, K = 4, R = 3, S = 3 };
+enum { MB = 2, MM = 5, MK = 7, MN = 3 };
+
+static cudnnHandle_t handle;
+
+static bd_t
+heur_for(bd_t graph, cudnnBackendHeurMode_t mode, cudnnStatus_t *st)
+{
+    bd_t heur = be_create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    CHECK_OK(cudnnBackendSetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                      &graph));
+    CHECK_OK(cudnnBackendSetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode));
+    *st = cudnnBackendFinalize(heur);
+    return heur;
+}
+
+/* The plan of the heuristics' first result (NULL when none); checks the
+ * config's engine on the way. */
+static bd_t
+plan_for(bd_t graph, int64_t *workspace)
+{
+    cudnnStatus_t st;
+    bd_t heur = heur_for(graph, CUDNN_HEUR_MODE_INSTANT, &st);
+    int nengines = 0;
+    fdnn_graph_engines(&nengines);
+    if (nengines == 0) {
+        CHECK_STATUS(st, CUDNN_STATUS_NOT_SUPPORTED);
+        CHECK(strstr(fdnn_fail_reason(), "no engine") != NULL);
+        cudnnBackendDestroyDescriptor(heur);
+        return NULL;
+    }
+    CHECK_OK(st);
+    int64_t count = 0;
+    CHECK_OK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
+                                      NULL));
+    CHECK(count >= 1 && count <= nengines);
+    bd_t cfgs[8];
+    int64_t want = count < 8 ? count : 8;
+    for (int64_t i = 0; i < want; i++)
+        cfgs[i] = be_create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+    CHECK_OK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, want, &count,
+                                      cfgs));
+    /* the first config's engine: index, knobs, notes */
+    bd_t eng = be_create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    int64_t n = 0, gidx = -1;
+    CHECK_OK(cudnnBackendGetAttribute(cfgs[0], CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &eng));
+    CHECK_OK(cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &n, &gidx));
+    const fdnn_graph_engine_t *e = fdnn_graph_engine_by_index(gidx);
+    CHECK(e != NULL);
+    int64_t nknobs = -1, nnotes = -1;
+    CHECK_OK(cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_KNOB_INFO, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &nknobs,
+                                      NULL));
+    CHECK(e == NULL || nknobs == e->nknobs);
+    CHECK_OK(cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, 0, &nnotes,
+                                      NULL));
+    CHECK(e == NULL || nnotes == __builtin_popcount(e->numerical_notes));
+    CHECK_OK(cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE, 0, &nnotes,
+                                      NULL));
+    CHECK(e == NULL || nnotes == __builtin_popcount(e->behavior_notes));
+    /* the plan */
+    bd_t plan = be_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    CHECK_OK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle));
+    CHECK_OK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                      &cfgs[0]));
+    CHECK_OK(cudnnBackendFinalize(plan));
+    CHECK_OK(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n,
+                                      workspace));
+    CHECK(*workspace >= 0);
+    /* the plan owns what it needs: everything else may go */
+    for (int64_t i = 0; i < want; i++)
+        cudnnBackendDestroyDescriptor(cfgs[i]);
+    cudnnBackendDestroyDescriptor(eng);
+    cudnnBackendDestroyDescriptor(heur);
+    return plan;
+}
+
+static bd_t
+pack_for(const int64_t *uids, void **ptrs, int n, void *workspace)
+{
+    bd_t vp = be_create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+    CHECK_OK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, n, uids));
+    CHECK_OK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, n, ptrs));
+    CHECK_OK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace));
+    CHECK_OK(cudnnBackendFinalize(vp));
+    return vp;
+}
+
+/* The plan rebuilt from its JSON, finalized. */
+static bd_t
+plan_from_json(bd_t plan)
+{
+    int64_t len = 0;
+    CHECK_OK(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, &len,
+                                      NULL));
+    CHECK(len > 10);
+    char *text = calloc((size_t)len + 1, 1);
+    CHECK_OK(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, len, &len,
+                                      text));
+    CHECK(text[len - 1] == 0 && strstr(text, "\"engine_config\"") != NULL);
+    bd_t p2 = be_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    CHECK_OK(cudnnBackendSetAttribute(p2, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle));
+    CHECK_OK(cudnnBackendSetAttribute(p2, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, len, text));
+    CHECK_OK(cudnnBackendFinalize(p2));
+    /* the JSON of the rebuilt plan is the same text */
+    int64_t len2 = 0;
+    char *text2 = calloc((size_t)len + 1, 1);
+    CHECK_OK(cudnnBackendGetAttribute(p2, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, len, &len2,
+                                      text2));
+    CHECK(len2 == len && strcmp(text, text2) == 0);
+    /* a broken text is refused with BAD_PARAM */
+    bd_t p3 = be_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    text[len / 2] = '#';
+    CHECK_OK(cudnnBackendSetAttribute(p3, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle));
+    CHECK_OK(cudnnBackendSetAttribute(p3, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, len, text));
+    CHECK_STATUS(cudnnBackendFinalize(p3), CUDNN_STATUS_BAD_PARAM);
+    CHECK(strstr(fdnn_fail_reason(), "CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION") != NULL);
+    cudnnBackendDestroyDescriptor(p3);
+    free(text), free(text2);
+    return p2;
+}
+
+static double
+fill(float *p, size_t n, unsigned seed)
+{
+    fdnn_rng_t r;
+    fdnn_rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (float)fdnn_rng_uniform(&r, -1, 1);
+    return 0;
+}
+
+static void
+test_conv_bias_relu(void)
+{
+    int64_t xd[4] = {N, C, H, W}, wd[4] = {K, C, R, S}, yd[4] = {N, K, H, W}, bd4[4] = {1, K, 1, 1};
+    bd_t x = be_tensor(1, 4, xd, false), w = be_tensor(2, 4, wd, false), b = be_tensor(3, 4, bd4, false);
+    bd_t v1 = be_tensor(10, 4, yd, true), v2 = be_tensor(11, 4, yd, true), y = be_tensor(4, 4, yd, false);
+    bd_t conv = be_conv_desc(2, 1, 1, 1);
+    bd_t add = be_pw_desc(CUDNN_POINTWISE_ADD), relu = be_pw_desc(CUDNN_POINTWISE_RELU_FWD);
+    bd_t ops[3] = {be_conv_fwd(x, w, v1, conv, true), be_pw_op(add, v1, b, v2), be_pw_op(relu, v2, NULL, y)};
+    bd_t graph = be_graph(handle, ops, 3, NULL);
+    bd_t parts[] = {x, w, b, v1, v2, y, conv, add, relu, ops[0], ops[1], ops[2]};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        cudnnBackendDestroyDescriptor(parts[i]); /* the graph owns copies */
+
+    int64_t wsb = 0;
+    bd_t plan = plan_for(graph, &wsb);
+    if (plan == NULL) {
+        cudnnBackendDestroyDescriptor(graph);
+        return;
+    }
+    float xs[N * C * H * W], ws[K * C * R * S], bs[K], ys[N * K * H * W], ys2[N * K * H * W];
+    fill(xs, sizeof(xs) / 4, 1), fill(ws, sizeof(ws) / 4, 2), fill(bs, K, 3);
+    fdnn_poison_f32(ys, N * K * H * W);
+    void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;
+    int64_t uids[4] = {1, 2, 3, 4};
+    void *ptrs[4] = {xs, ws, bs, ys};
+    bd_t vp = pack_for(uids, ptrs, 4, wsp);
+    CHECK_OK(cudnnBackendExecute(handle, plan, vp));
+    double maxerr = 0;
+    for (int n = 0; n < N; n++)
+        for (int k = 0; k < K; k++)
+            for (int h = 0; h < H; h++)
+                for (int w0 = 0; w0 < W; w0++) {
+                    double acc = 0;
+                    for (int c = 0; c < C; c++)
+                        for (int r = 0; r < R; r++)
+                            for (int s = 0; s < S; s++) {
+                                int ih = h + r - 1, iw = w0 + s - 1;
+                                if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+                                    acc += (double)xs[((n * C + c) * H + ih) * W + iw] *
+                                           ws[((k * C + c) * R + r) * S + s];
+                            }
+                    acc += bs[k];
+                    acc = acc > 0 ? acc : 0;
+                    double got = ys[((n * K + k) * H + h) * W + w0];
+                    double err = fabs(got - acc) / (1 + fabs(acc));
+                    maxerr = err > maxerr || isnan(got) ? (isnan(got) ? INFINITY : err) : maxerr;
+                }
+    CHECK_MSG(maxerr < 1e-5, "conv+bias+relu max relative error %g", maxerr);
+
+    /* the plan from its JSON gives the same bits */
+    bd_t plan2 = plan_from_json(plan);
+    fdnn_poison_f32(ys2, N * K * H * W);
+    ptrs[3] = ys2;
+    bd_t vp2 = pack_for(uids, ptrs, 4, wsp);
+    CHECK_OK(cudnnBackendExecute(handle, plan2, vp2));
+    CHECK(memcmp(ys, ys2, sizeof(ys)) == 0);
+
+    /* a variant pack without the bias; a NULL pointer; a plan not finalized */
+    bd_t vp3 = pack_for(uids, ptrs, 3, wsp);
+    CHECK_STATUS(cudnnBackendExecute(handle, plan, vp3), CUDNN_STATUS_BAD_PARAM);
+    CHECK(strstr(fdnn_fail_reason(), "uid 4") != NULL);
+    ptrs[0] = NULL;
+    bd_t vp4 = pack_for(uids, ptrs, 4, wsp);
+    CHECK_STATUS(cudnnBackendExecute(handle, plan, vp4), CUDNN_STATUS_BAD_PARAM);
+    bd_t raw = be_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    CHECK_STATUS(cudnnBackendExecute(handle, raw, vp), CUDNN_STATUS_NOT_INITIALIZED);
+    CHECK_STATUS(cudnnBackendExecute(handle, vp, plan), CUDNN_STATUS_BAD_PARAM);
+    if (wsb > 0) {
+        bd_t vp5 = pack_for(uids, (void *[]){xs, ws, bs, ys}, 4, NULL);
+        CHECK_STATUS(cudnnBackendExecute(handle, plan, vp5), CUDNN_STATUS_BAD_PARAM);
+        cudnnBackendDestroyDescriptor(vp5);
+    }
+
+    /* FALLBACK heuristics offer the fallback engines only */
+    cudnnStatus_t st;
+    bd_t fb = heur_for(graph, CUDNN_HEUR_MODE_FALLBACK, &st);
+    CHECK_OK(st);
+    cudnnBackendDestroyDescriptor(fb);
+
+    bd_t rest[] = {raw, vp, vp2, vp3, vp4, plan, plan2, graph};
+    for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+        cudnnBackendDestroyDescriptor(rest[i]);
+    fdnn_guarded_free(wsp);
+}
+
+static void
+test_matmul_gelu(void)
+{
+    int64_t ad[3] = {MB, MM, MK}, bdm[3] = {1, MK, MN}, cd[3] = {MB, MM, MN};
+    bd_t a = be_tensor(1, 3, ad, false), b = be_tensor(2, 3, bdm, false), v = be_tensor(9, 3, cd, true);
+    bd_t c = be_tensor(3, 3, cd, false);
+    bd_t gelu = be_pw_desc(CUDNN_POINTWISE_GELU_FWD);
+    bd_t ops[2] = {be_matmul_op(a, b, v), be_pw_op(gelu, v, NULL, c)};
+    bd_t graph = be_graph(handle, ops, 2, NULL);
+    int64_t wsb = 0;
+    bd_t plan = plan_for(graph, &wsb);
+    if (plan != NULL) {
+        float as[MB * MM * MK], bs[MK * MN], cs[MB * MM * MN];
+        fill(as, sizeof(as) / 4, 4), fill(bs, sizeof(bs) / 4, 5);
+        fdnn_poison_f32(cs, sizeof(cs) / 4);
+        void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;
+        int64_t uids[3] = {1, 2, 3};
+        void *ptrs[3] = {as, bs, cs};
+        bd_t vp = pack_for(uids, ptrs, 3, wsp);
+        CHECK_OK(cudnnBackendExecute(handle, plan, vp));
+        double maxerr = 0;
+        for (int bb = 0; bb < MB; bb++)
+            for (int m = 0; m < MM; m++)
+                for (int n = 0; n < MN; n++) {
+                    double acc = 0;
+                    for (int k = 0; k < MK; k++)
+                        acc += (double)as[(bb * MM + m) * MK + k] * bs[k * MN + n];
+                    double ref = 0.5 * acc * (1 + erf(acc / sqrt(2.0)));
+                    double got = cs[(bb * MM + m) * MN + n];
+                    double err = isnan(got) ? INFINITY : fabs(got - ref) / (1 + fabs(ref));
+                    maxerr = err > maxerr ? err : maxerr;
+                }
+        CHECK_MSG(maxerr < 1e-5, "matmul+gelu max relative error %g", maxerr);
+        cudnnBackendDestroyDescriptor(vp);
+        cudnnBackendDestroyDescriptor(plan);
+        fdnn_guarded_free(wsp);
+    }
+    bd_t parts[] = {a, b, v, c, gelu, ops[0], ops[1], graph};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        cudnnBackendDestroyDescriptor(parts[i]);
+}
+
+/* Every engine of the table by global index: a graph the engine does not
+ * run is NOT_SUPPORTED at the ENGINE's finalize, with the engine's reason;
+ * an index no engine has is NOT_SUPPORTED too. */
+static void
+test_engines_by_index(void)
+{
+    int64_t d[2] = {3, 4};
+    bd_t x = be_tensor(1, 2, d, false), y = be_tensor(2, 2, d, false);
+    bd_t sig = be_pw_desc(CUDNN_POINTWISE_SIGMOID_FWD);
+    bd_t op = be_pw_op(sig, x, NULL, y);
+    bd_t graph = be_graph(handle, &op, 1, NULL);
+    int64_t count = 0, n = 0;
+    CHECK_OK(cudnnBackendGetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT, CUDNN_TYPE_INT64, 1, &n,
+                                      &count));
+    int ne = 0;
+    const fdnn_graph_engine_t *list = fdnn_graph_engines(&ne);
+    CHECK(count == ne);
+    for (int i = 0; i < ne; i++) {
+        bd_t e = be_create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+        int64_t gi = list[i].global_index;
+        CHECK_OK(cudnnBackendSetAttribute(e, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                          &graph));
+        CHECK_OK(cudnnBackendSetAttribute(e, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &gi));
+        cudnnStatus_t st = cudnnBackendFinalize(e);
+        CHECK(st == CUDNN_STATUS_SUCCESS || st == CUDNN_STATUS_NOT_SUPPORTED);
+        if (st == CUDNN_STATUS_NOT_SUPPORTED)
+            CHECK(strstr(fdnn_fail_reason(), list[i].name) != NULL);
+        cudnnBackendDestroyDescriptor(e);
+    }
+    bd_t e = be_create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    int64_t bad = 1000;
+    CHECK_OK(cudnnBackendSetAttribute(e, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph));
+    CHECK_OK(cudnnBackendSetAttribute(e, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &bad));
+    CHECK_STATUS(cudnnBackendFinalize(e), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK(strstr(fdnn_fail_reason(), "CUDNN_ATTR_ENGINE_GLOBAL_INDEX 1000") != NULL);
+    bd_t parts[] = {e, x, y, sig, op, graph};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        cudnnBackendDestroyDescriptor(parts[i]);
+}
+
+int
+main(void)
+{
+    CHECK_OK(cudnnCreate(&handle));
+    test_conv_bias_relu();
+    test_matmul_gelu();
+    test_engines_by_index();
+    cudnnDestroy(handle);
+    return fdnn_test_finish("test_backend_exec");
+}

@@ -98,8 +98,6 @@ fdnn_be_finalize_tensor(fdnn_be_desc_t *d)
     if (t->by_value && fdnn_dtype_size(t->dtype) > sizeof(t->value))
         return FDNN_BAD_PARAM("%s (uid %lld): a by-value tensor of %s", dn, (long long)t->uid,
                               fdnn_dtype_name(t->dtype));
-    if (t->vector_count > 1 && t->dims[t->vector_dim] % 1 != 0)
-        return FDNN_BAD_PARAM("%s: vectorized dimension", dn);
     return CUDNN_STATUS_SUCCESS;
 }
 

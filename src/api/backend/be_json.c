@@ -128,6 +128,7 @@ fdnn_be_plan_json(const fdnn_be_desc_t *plan, char **text, size_t *len)
 
 typedef struct rd {
     const char *p, *end;
+    const char *start; /* for offsets in reasons */
     cudnnHandle_t handle;
     int depth;
 } rd_t;
@@ -140,14 +141,11 @@ ws(rd_t *r)
 }
 
 static cudnnStatus_t
-bad(const rd_t *r, const char *what, const char *start)
+bad(const rd_t *r, const char *what)
 {
-    (void)start;
     return FDNN_BAD_PARAM("CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION: %s at offset %ld", what,
-                          (long)(r->p - start));
+                          (long)(r->p - r->start));
 }
-
-static const char *g_start; /* for offsets in reasons; set per parse */
 
 static cudnnStatus_t
 expect(rd_t *r, const char *tok)
@@ -157,7 +155,7 @@ expect(rd_t *r, const char *tok)
     if ((size_t)(r->end - r->p) < n || memcmp(r->p, tok, n) != 0) {
         char what[64];
         snprintf(what, sizeof(what), "expected '%s'", tok);
-        return bad(r, what, g_start);
+        return bad(r, what);
     }
     r->p += n;
     return CUDNN_STATUS_SUCCESS;
@@ -179,7 +177,7 @@ number(rd_t *r, bool integral, long long *i, double *d)
     while (r->p + n < r->end && n < sizeof(tmp) - 1 && strchr("+-0123456789.eEinfINFaA", r->p[n]))
         n++;
     if (n == 0)
-        return bad(r, "expected a number", g_start);
+        return bad(r, "expected a number");
     memcpy(tmp, r->p, n);
     tmp[n] = 0;
     char *e = NULL;
@@ -189,7 +187,7 @@ number(rd_t *r, bool integral, long long *i, double *d)
     else
         *d = strtod(tmp, &e);
     if (e != tmp + n || errno == ERANGE)
-        return bad(r, "a malformed number", g_start);
+        return bad(r, "a malformed number");
     r->p += n;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -210,7 +208,7 @@ read_attr(rd_t *r, fdnn_be_desc_t *d)
     cudnnBackendAttributeType_t t = (cudnnBackendAttributeType_t)type;
     size_t es = fdnn_be_type_size(t);
     if (es == 0 || t == CUDNN_TYPE_HANDLE || t == CUDNN_TYPE_VOID_PTR)
-        return bad(r, "an attribute of an unknown or unserializable type", g_start);
+        return bad(r, "an attribute of an unknown or unserializable type");
     size_t cap = 8, n = 0;
     unsigned char *buf = malloc(cap * es);
     cudnnStatus_t st = buf ? CUDNN_STATUS_SUCCESS : FDNN_ALLOC_FAILED("no memory to read JSON");
@@ -324,7 +322,7 @@ static cudnnStatus_t
 read_desc(rd_t *r, fdnn_be_desc_t **out)
 {
     if (++r->depth > 32)
-        return bad(r, "descriptors nested too deep", g_start);
+        return bad(r, "descriptors nested too deep");
     long long type = 0;
     RETURN_IF_ERROR(expect(r, "{"));
     RETURN_IF_ERROR(expect(r, "\"type\""));
@@ -336,7 +334,7 @@ read_desc(rd_t *r, fdnn_be_desc_t **out)
     RETURN_IF_ERROR(expect(r, "["));
     fdnn_be_desc_t *d = NULL;
     if (type < 0 || type >= FDNN_BE_NTYPES)
-        return bad(r, "an unknown descriptor type", g_start);
+        return bad(r, "an unknown descriptor type");
     RETURN_IF_ERROR(fdnn_be_create((cudnnBackendDescriptorType_t)type, &d));
     cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
     bool first = true;
@@ -395,8 +393,7 @@ fdnn_be_cfg_from_json(const char *text, size_t len, cudnnHandle_t handle, fdnn_b
         return FDNN_BAD_PARAM("CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION is empty");
     const char *nul = memchr(text, 0, len); /* the count may include the NUL */
     size_t n = nul ? (size_t)(nul - text) : len;
-    rd_t r = {text, text + n, handle, 0};
-    g_start = text;
+    rd_t r = {text, text + n, text, handle, 0};
     RETURN_IF_ERROR(expect(&r, "{"));
     RETURN_IF_ERROR(expect(&r, "\"freednn_plan\""));
     RETURN_IF_ERROR(expect(&r, ":"));
@@ -409,7 +406,7 @@ fdnn_be_cfg_from_json(const char *text, size_t len, cudnnHandle_t handle, fdnn_b
     cudnnStatus_t st = expect(&r, "}");
     ws(&r);
     if (st == CUDNN_STATUS_SUCCESS && r.p != r.end)
-        st = bad(&r, "text after the plan", text);
+        st = bad(&r, "text after the plan");
     if (st == CUDNN_STATUS_SUCCESS && d->type != CUDNN_BACKEND_ENGINECFG_DESCRIPTOR)
         st = FDNN_BAD_PARAM("CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION: the engine_config is a %s",
                             fdnn_be_type_name(d->type));

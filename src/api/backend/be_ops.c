@@ -452,6 +452,15 @@ build_matmul(const build_t *b, fdnn_graph_node_t *n)
     m->k_override = tix(b, ATTR(OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC));
     m->irregular_batch_count = 0;
     fdnn_be_get_i64(b->op, ATTR(OPERATION_MATMUL_IRREGULARLY_STRIDED_BATCH_COUNT), &m->irregular_batch_count);
+    static const cudnnBackendAttributeName_t overrides[3] = {ATTR(OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC),
+                                                             ATTR(OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC),
+                                                             ATTR(OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC)};
+    for (int i = 0; i < 3; i++) {
+        const fdnn_graph_tensor_t *o = tensor(b, overrides[i]);
+        if (o != NULL && o->dtype != CUDNN_DATA_INT32 && o->dtype != CUDNN_DATA_INT64)
+            return FDNN_BAD_PARAM("%s: %s (uid %lld) is %s, must be CUDNN_DATA_INT32 or CUDNN_DATA_INT64", b->dn,
+                                  an(overrides[i]), (long long)o->uid, fdnn_dtype_name(o->dtype));
+    }
     const fdnn_graph_tensor_t *A = tensor(b, ATTR(OPERATION_MATMUL_ADESC)), *B = tensor(b, ATTR(OPERATION_MATMUL_BDESC)),
                               *C = tensor(b, ATTR(OPERATION_MATMUL_CDESC));
     int r = C->ndim;

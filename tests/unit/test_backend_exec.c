@@ -132,6 +132,20 @@ plan_from_json(bd_t plan)
     CHECK_STATUS(cudnnBackendFinalize(p3), CUDNN_STATUS_BAD_PARAM);
     CHECK(strstr(fdnn_fail_reason(), "CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION") != NULL);
     cudnnBackendDestroyDescriptor(p3);
+    /* every strict prefix of the text is refused, none crashes */
+    text[len / 2] = text2[len / 2];
+    int refused = 0;
+    for (int64_t cut = 1; cut < len - 1; cut += 1 + cut / 16) {
+        bd_t p4 = be_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+        cudnnBackendSetAttribute(p4, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+        cudnnBackendSetAttribute(p4, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, cut, text);
+        refused += cudnnBackendFinalize(p4) == CUDNN_STATUS_BAD_PARAM;
+        cudnnBackendDestroyDescriptor(p4);
+    }
+    int tries = 0;
+    for (int64_t cut = 1; cut < len - 1; cut += 1 + cut / 16)
+        tries++;
+    CHECK_MSG(refused == tries, "%d of %d truncated JSON texts refused", refused, tries);
     free(text), free(text2);
     return p2;
 }
@@ -273,6 +287,45 @@ test_matmul_gelu(void)
         cudnnBackendDestroyDescriptor(parts[i]);
 }
 
+/* y = x * s with s a by-value scalar: its value comes from the variant
+ * pack's host pointer at execute. */
+static void
+test_by_value_scale(void)
+{
+    int64_t d[2] = {3, 4}, one[2] = {1, 1};
+    bd_t x = be_tensor(1, 2, d, false), y = be_tensor(2, 2, d, false);
+    bd_t sc = be_tensor_full(3, CUDNN_DATA_FLOAT, 2, one, NULL, false, true);
+    bd_t mul = be_pw_desc(CUDNN_POINTWISE_MUL);
+    bd_t op = be_pw_op(mul, x, sc, y);
+    bd_t graph = be_graph(handle, &op, 1, NULL);
+    cudnnStatus_t st;
+    bd_t heur = heur_for(graph, CUDNN_HEUR_MODE_INSTANT, &st);
+    if (st == CUDNN_STATUS_SUCCESS) {
+        int64_t wsb = 0;
+        bd_t plan = plan_for(graph, &wsb);
+        float xs[12], ys[12], s = 2.5f;
+        fill(xs, 12, 9);
+        fdnn_poison_f32(ys, 12);
+        void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;
+        int64_t uids[3] = {1, 2, 3};
+        void *ptrs[3] = {xs, ys, &s};
+        bd_t vp = pack_for(uids, ptrs, 3, wsp);
+        CHECK_OK(cudnnBackendExecute(handle, plan, vp));
+        bool ok = true;
+        for (int i = 0; i < 12; i++)
+            ok = ok && fabsf(ys[i] - xs[i] * 2.5f) <= 1e-6f * (1 + fabsf(xs[i]));
+        CHECK(ok);
+        cudnnBackendDestroyDescriptor(vp);
+        cudnnBackendDestroyDescriptor(plan);
+        fdnn_guarded_free(wsp);
+    } else {
+        CHECK_STATUS(st, CUDNN_STATUS_NOT_SUPPORTED);
+    }
+    bd_t parts[] = {heur, x, y, sc, mul, op, graph};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        cudnnBackendDestroyDescriptor(parts[i]);
+}
+
 /* Every engine of the table by global index: a graph the engine does not
  * run is NOT_SUPPORTED at the ENGINE's finalize, with the engine's reason;
  * an index no engine has is NOT_SUPPORTED too. */
@@ -319,6 +372,7 @@ main(void)
     CHECK_OK(cudnnCreate(&handle));
     test_conv_bias_relu();
     test_matmul_gelu();
+    test_by_value_scale();
     test_engines_by_index();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_backend_exec");

@@ -518,6 +518,12 @@ build_resample(const build_t *b, fdnn_graph_node_t *n, bool fwd)
         r->idx = tix(b, ATTR(OPERATION_RESAMPLE_BWD_IDXDESC));
         r->x = tix(b, ATTR(OPERATION_RESAMPLE_BWD_XDESC)), r->y = tix(b, ATTR(OPERATION_RESAMPLE_BWD_YDESC));
         in_n = ATTR(OPERATION_RESAMPLE_BWD_DXDESC), out_n = ATTR(OPERATION_RESAMPLE_BWD_DYDESC);
+        if (r->mode == CUDNN_RESAMPLE_MAXPOOL && r->idx == FDNN_GRAPH_NONE &&
+            (r->x == FDNN_GRAPH_NONE || r->y == FDNN_GRAPH_NONE))
+            return FDNN_BAD_PARAM("%s: max pooling backward needs CUDNN_ATTR_OPERATION_RESAMPLE_BWD_IDXDESC, or both "
+                                  "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_XDESC and CUDNN_ATTR_OPERATION_RESAMPLE_BWD_YDESC "
+                                  "to find the maxima",
+                                  b->dn);
     }
     const fdnn_graph_tensor_t *in = tensor(b, in_n), *out = tensor(b, out_n);
     RETURN_IF_ERROR(same_rank(b, in, in_n, r->nsp + 2, "CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS + 2"));

@@ -306,7 +306,30 @@ test_operation_shapes(void)
     CHECK_STATUS(cudnnBackendFinalize(rs), CUDNN_STATUS_BAD_PARAM);
     cudnnBackendSetAttribute(rs, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &ra);
     CHECK_OK(cudnnBackendFinalize(rs));
-    bd_t all[] = {x, bb, bbad, y, pw, ok, op, op2, ra, rb, rs};
+    /* max pooling backward without indices nor x and y */
+    int64_t pd[4] = {2, 3, 2, 2};
+    bd_t pdy = be_tensor(20, 4, pd, false);
+    bd_t rsd = be_create(CUDNN_BACKEND_RESAMPLE_DESCRIPTOR);
+    int mode = CUDNN_RESAMPLE_MAXPOOL, ctype = CUDNN_DATA_FLOAT;
+    int64_t two = 2, w2[2] = {2, 2}, z2[2] = {0, 0};
+    cudnnBackendSetAttribute(rsd, CUDNN_ATTR_RESAMPLE_MODE, CUDNN_TYPE_RESAMPLE_MODE, 1, &mode);
+    cudnnBackendSetAttribute(rsd, CUDNN_ATTR_RESAMPLE_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &ctype);
+    cudnnBackendSetAttribute(rsd, CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &two);
+    cudnnBackendSetAttribute(rsd, CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_INT64, 2, w2);
+    cudnnBackendSetAttribute(rsd, CUDNN_ATTR_RESAMPLE_STRIDES, CUDNN_TYPE_INT64, 2, w2);
+    cudnnBackendSetAttribute(rsd, CUDNN_ATTR_RESAMPLE_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, z2);
+    cudnnBackendSetAttribute(rsd, CUDNN_ATTR_RESAMPLE_POST_PADDINGS, CUDNN_TYPE_INT64, 2, z2);
+    CHECK_OK(cudnnBackendFinalize(rsd));
+    bd_t rbw = be_create(CUDNN_BACKEND_OPERATION_RESAMPLE_BWD_DESCRIPTOR);
+    cudnnBackendSetAttribute(rbw, CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DXDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    cudnnBackendSetAttribute(rbw, CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DYDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pdy);
+    cudnnBackendSetAttribute(rbw, CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &rsd);
+    CHECK_STATUS(cudnnBackendFinalize(rbw), CUDNN_STATUS_BAD_PARAM);
+    CHECK(reason_has("CUDNN_ATTR_OPERATION_RESAMPLE_BWD_IDXDESC", "CUDNN_BACKEND_OPERATION_RESAMPLE_BWD_DESCRIPTOR"));
+    cudnnBackendSetAttribute(rbw, CUDNN_ATTR_OPERATION_RESAMPLE_BWD_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    cudnnBackendSetAttribute(rbw, CUDNN_ATTR_OPERATION_RESAMPLE_BWD_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pdy);
+    CHECK_OK(cudnnBackendFinalize(rbw));
+    bd_t all[] = {x, bb, bbad, y, pw, ok, op, op2, ra, rb, rs, pdy, rsd, rbw};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         cudnnBackendDestroyDescriptor(all[i]);
 }

@@ -233,6 +233,33 @@ test_conv_bias_relu(void)
         cudnnBackendDestroyDescriptor(vp5);
     }
 
+    /* a knob choice the engine does not have */
+    {
+        cudnnStatus_t hs;
+        bd_t hh = heur_for(graph, CUDNN_HEUR_MODE_INSTANT, &hs);
+        bd_t cfg = be_create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR), eng = be_create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+        int64_t n = 0;
+        CHECK_OK(cudnnBackendGetAttribute(hh, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &cfg));
+        CHECK_OK(cudnnBackendGetAttribute(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &eng));
+        int64_t nknobs = 0;
+        CHECK_OK(cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_KNOB_INFO, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &nknobs,
+                                          NULL));
+        bd_t kc = be_create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR);
+        int type = CUDNN_KNOB_TYPE_COUNTS - 1; /* no FreeDNN engine has this one */
+        int64_t value = 1;
+        CHECK_OK(cudnnBackendSetAttribute(kc, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &type));
+        CHECK_OK(cudnnBackendSetAttribute(kc, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &value));
+        CHECK_OK(cudnnBackendFinalize(kc));
+        bd_t cfg2 = be_create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+        CHECK_OK(cudnnBackendSetAttribute(cfg2, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &eng));
+        CHECK_OK(cudnnBackendSetAttribute(cfg2, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &kc));
+        CHECK_STATUS(cudnnBackendFinalize(cfg2), CUDNN_STATUS_BAD_PARAM);
+        CHECK(strstr(fdnn_fail_reason(), "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES") != NULL);
+        bd_t tmp[] = {hh, cfg, eng, kc, cfg2};
+        for (size_t i = 0; i < sizeof(tmp) / sizeof(tmp[0]); i++)
+            cudnnBackendDestroyDescriptor(tmp[i]);
+    }
+
     /* FALLBACK heuristics offer the fallback engines only */
     cudnnStatus_t st;
     bd_t fb = heur_for(graph, CUDNN_HEUR_MODE_FALLBACK, &st);

@@ -397,6 +397,48 @@ test_graph_rules(cudnnHandle_t h)
         cudnnBackendDestroyDescriptor(all[i]);
 }
 
+/* Every attribute name on every descriptor type with every element type,
+ * one zeroed element, then finalize and a read of everything: statuses only,
+ * never a crash (run under valgrind / ASan). */
+static void
+test_everything_zeroed(void)
+{
+    static const int names[] = {
+        0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    100,  101,  102,  103,  104,  105,  106,  200,
+        201,  202,  300,  301,  302,  400,  401,  402,  403,  404,  405,  500,  501,  502,  503,  600,  601,  700,
+        701,  702,  703,  704,  705,  706,  707,  708,  709,  710,  711,  712,  713,  714,  715,  716,  717,  750,
+        751,  752,  753,  754,  755,  756,  757,  758,  770,  771,  772,  773,  774,  780,  781,  782,  783,  784,
+        785,  786,  787,  788,  789,  790,  791,  792,  793,  794,  795,  796,  800,  801,  802,  900,  901,  902,
+        903,  904,  905,  906,  907,  908,  909,  913,  1000, 1001, 1002, 1003, 1100, 1101, 1200, 1201, 1202, 1203,
+        1300, 1301, 1302, 1303, 1304, 1305, 1500, 1503, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1600, 1601,
+        1610, 1611, 1612, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1700, 1701, 1702, 1703,
+        1704, 1705, 1706, 1707, 1708, 1710, 1711, 1712, 1713, 1714, 1716, 1720, 1721, 1722, 1723, 1724, 1725, 1726,
+        1727, 1800, 1801, 1802, 1803, 1900, 1901, 1902, 1903, 1904, 2000, 2001, 2002, 2003, 2004, 2005, 2006, 2007,
+        2008, 2009, 2010, 2011, 2012, 2013, 2014, 2100, 2101, 2102, 2103, 2104, 2105, 2106, 2107, 2108, 2109, 2110,
+        2200, 2201, 2300, 2301, 2302, 2303, 2304, 2305, 2310, 2311, 2312, 2313};
+    CHECK(sizeof(names) / sizeof(names[0]) == 210);
+    unsigned char zero[64] = {0}, out[64];
+    int accepted = 0;
+    for (int t = 0; t < 34; t++) {
+        bd_t d = be_create((cudnnBackendDescriptorType_t)t);
+        for (size_t a = 0; a < sizeof(names) / sizeof(names[0]); a++)
+            for (int y = 0; y <= CUDNN_TYPE_RNG_DISTRIBUTION; y++)
+                accepted += cudnnBackendSetAttribute(d, (cudnnBackendAttributeName_t)names[a],
+                                                     (cudnnBackendAttributeType_t)y, 1, zero) == CUDNN_STATUS_SUCCESS;
+        cudnnStatus_t st = cudnnBackendFinalize(d);
+        CHECK(st == CUDNN_STATUS_SUCCESS || st == CUDNN_STATUS_BAD_PARAM || st == CUDNN_STATUS_NOT_SUPPORTED);
+        for (size_t a = 0; a < sizeof(names) / sizeof(names[0]); a++)
+            for (int y = 0; y <= CUDNN_TYPE_RNG_DISTRIBUTION; y++) {
+                int64_t n = 0;
+                if (y != CUDNN_TYPE_BACKEND_DESCRIPTOR)
+                    cudnnBackendGetAttribute(d, (cudnnBackendAttributeName_t)names[a],
+                                             (cudnnBackendAttributeType_t)y, 1, &n, out);
+            }
+        cudnnBackendDestroyDescriptor(d);
+    }
+    CHECK(accepted > 100);
+}
+
 int
 main(void)
 {
@@ -408,6 +450,7 @@ main(void)
     test_tensor_rules();
     test_operation_shapes();
     test_graph_rules(h);
+    test_everything_zeroed();
     cudnnDestroy(h);
     return fdnn_test_finish("test_backend_api");
 }

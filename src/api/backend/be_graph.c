@@ -201,9 +201,12 @@ fdnn_be_finalize_engine(fdnn_be_desc_t *d)
     }
     const fdnn_graph_t *g = graph_of(d, ATTR(ENGINE_OPERATION_GRAPH));
     cudnnStatus_t st = e->supports(g);
-    if (st != CUDNN_STATUS_SUCCESS)
+    if (st != CUDNN_STATUS_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof(why), "%s", fdnn_fail_reason()); /* fdnn_fail writes the same buffer */
         return fdnn_fail(st, "CUDNN_BACKEND_ENGINE_DESCRIPTOR: engine %lld (%s) does not run this graph: %s",
-                         (long long)idx, e->name, fdnn_fail_reason());
+                         (long long)idx, e->name, why);
+    }
     d->u.engine.eng = e, d->u.engine.g = g;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -322,9 +325,12 @@ fdnn_be_finalize_plan(fdnn_be_desc_t *d)
     d->u.plan.knobs = cfg->u.cfg.knobs;
     size_t ws = 0;
     cudnnStatus_t st = d->u.plan.eng->workspace(d->u.plan.g, &d->u.plan.knobs, &ws);
-    if (st != CUDNN_STATUS_SUCCESS)
+    if (st != CUDNN_STATUS_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof(why), "%s", fdnn_fail_reason()); /* fdnn_fail writes the same buffer */
         return fdnn_fail(st, "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: the workspace of engine %s: %s",
-                         d->u.plan.eng->name, fdnn_fail_reason());
+                         d->u.plan.eng->name, why);
+    }
     if (ws > (size_t)INT64_MAX)
         return FDNN_BAD_PARAM("CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: workspace of %zu bytes", ws);
     d->u.plan.workspace = ws;

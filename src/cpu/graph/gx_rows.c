@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Row walks and row loads / stores of any storage type for the elementwise
+ * parts of the engines (pointwise nodes, fused epilogues).  See
+ * graph_exec.h. */
+#include <string.h>
+
+#include "cpu/graph/graph_exec.h"
+
+void
+gx_rows_init(const fdnn_graph_tensor_t *o, gx_rows_t *r)
+{
+    r->ndim = o->ndim;
+    r->row_dim = o->ndim - 1;
+    for (int d = o->ndim - 1; d >= 0; d--)
+        if (o->strides[d] == 1 && o->dims[d] > 1) {
+            r->row_dim = d;
+            break;
+        }
+    r->nrows = 1;
+    for (int d = 0; d < o->ndim; d++) {
+        r->dims[d] = o->dims[d];
+        if (d != r->row_dim)
+            r->nrows *= o->dims[d];
+    }
+    r->row_len = o->dims[r->row_dim];
+}
+
+void
+gx_rows_pos(const gx_rows_t *r, int64_t row, int64_t *idx)
+{
+    for (int d = r->ndim - 1; d >= 0; d--) {
+        if (d == r->row_dim) {
+            idx[d] = 0;
+            continue;
+        }
+        idx[d] = row % r->dims[d];
+        row /= r->dims[d];
+    }
+}
+
+void
+gx_load_row_f32(cudnnDataType_t dt, const void *base, int64_t off, int64_t stride, int64_t n, float *out)
+{
+    if (dt == CUDNN_DATA_FLOAT) {
+        const float *p = (const float *)base + off;
+        /* unit and zero strides apart: those loops vectorize */
+        if (stride == 1)
+            for (int64_t i = 0; i < n; i++)
+                out[i] = (float)p[i];
+        else if (stride == 0)
+            for (int64_t i = 0; i < n; i++)
+                out[i] = (float)p[0];
+        else
+            for (int64_t i = 0; i < n; i++)
+                out[i] = (float)p[i * stride];
+    } else if (dt == CUDNN_DATA_DOUBLE) {
+        const double *p = (const double *)base + off;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = (float)p[i * stride];
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            out[i] = (float)gx_load(dt, base, off + i * stride);
+    }
+}
+
+void
+gx_store_row_f32(cudnnDataType_t dt, void *base, int64_t off, int64_t stride, int64_t n, const float *in)
+{
+    if (dt == CUDNN_DATA_FLOAT) {
+        float *p = (float *)base + off;
+        if (stride == 1)
+            for (int64_t i = 0; i < n; i++)
+                p[i] = (float)in[i];
+        else
+            for (int64_t i = 0; i < n; i++)
+                p[i * stride] = (float)in[i];
+    } else if (dt == CUDNN_DATA_DOUBLE) {
+        double *p = (double *)base + off;
+        for (int64_t i = 0; i < n; i++)
+            p[i * stride] = (double)in[i];
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            gx_store(dt, base, off + i * stride, (double)in[i]);
+    }
+}
+
+void
+gx_load_row_f64(cudnnDataType_t dt, const void *base, int64_t off, int64_t stride, int64_t n, double *out)
+{
+    if (dt == CUDNN_DATA_FLOAT) {
+        const float *p = (const float *)base + off;
+        /* unit and zero strides apart: those loops vectorize */
+        if (stride == 1)
+            for (int64_t i = 0; i < n; i++)
+                out[i] = (double)p[i];
+        else if (stride == 0)
+            for (int64_t i = 0; i < n; i++)
+                out[i] = (double)p[0];
+        else
+            for (int64_t i = 0; i < n; i++)
+                out[i] = (double)p[i * stride];
+    } else if (dt == CUDNN_DATA_DOUBLE) {
+        const double *p = (const double *)base + off;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = (double)p[i * stride];
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            out[i] = (double)gx_load(dt, base, off + i * stride);
+    }
+}
+
+void
+gx_store_row_f64(cudnnDataType_t dt, void *base, int64_t off, int64_t stride, int64_t n, const double *in)
+{
+    if (dt == CUDNN_DATA_FLOAT) {
+        float *p = (float *)base + off;
+        if (stride == 1)
+            for (int64_t i = 0; i < n; i++)
+                p[i] = (float)in[i];
+        else
+            for (int64_t i = 0; i < n; i++)
+                p[i * stride] = (float)in[i];
+    } else if (dt == CUDNN_DATA_DOUBLE) {
+        double *p = (double *)base + off;
+        for (int64_t i = 0; i < n; i++)
+            p[i * stride] = (double)in[i];
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            gx_store(dt, base, off + i * stride, (double)in[i]);
+    }
+}

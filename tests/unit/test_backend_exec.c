@@ -233,6 +233,43 @@ test_conv_bias_relu(void)
         cudnnBackendDestroyDescriptor(vp5);
     }
 
+    /* every engine the heuristics offer gives the same bits (the engines
+     * promise it; checked through the API) */
+    {
+        cudnnStatus_t hs;
+        bd_t hh = heur_for(graph, CUDNN_HEUR_MODE_INSTANT, &hs);
+        int64_t nres = 0;
+        CHECK_OK(cudnnBackendGetAttribute(hh, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &nres,
+                                          NULL));
+        for (int64_t r = 0; r < nres && r < 8; r++) {
+            bd_t cfgs[8];
+            for (int64_t i = 0; i <= r; i++)
+                cfgs[i] = be_create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+            int64_t got = 0;
+            CHECK_OK(cudnnBackendGetAttribute(hh, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, r + 1,
+                                              &got, cfgs));
+            bd_t pr = be_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+            CHECK_OK(cudnnBackendSetAttribute(pr, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle));
+            CHECK_OK(cudnnBackendSetAttribute(pr, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfgs[r]));
+            CHECK_OK(cudnnBackendFinalize(pr));
+            int64_t wr = 0, n = 0;
+            CHECK_OK(cudnnBackendGetAttribute(pr, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n,
+                                              &wr));
+            void *wrp = wr ? fdnn_guarded_alloc((size_t)wr) : NULL;
+            fdnn_poison_f32(ys2, N * K * H * W);
+            bd_t vpr = pack_for(uids, (void *[]){xs, ws, bs, ys2}, 4, wrp);
+            CHECK_OK(cudnnBackendExecute(handle, pr, vpr));
+            CHECK_MSG(memcmp(ys, ys2, sizeof(ys)) == 0, "heuristics result %lld gives other bits", (long long)r);
+            cudnnBackendDestroyDescriptor(vpr);
+            cudnnBackendDestroyDescriptor(pr);
+            fdnn_guarded_free(wrp);
+            for (int64_t i = 0; i <= r; i++)
+                cudnnBackendDestroyDescriptor(cfgs[i]);
+        }
+        cudnnBackendDestroyDescriptor(hh);
+    }
+
     /* a knob choice the engine does not have */
     {
         cudnnStatus_t hs;
@@ -353,6 +390,51 @@ test_by_value_scale(void)
         cudnnBackendDestroyDescriptor(parts[i]);
 }
 
+/* y[n,c] = sum over h,w of x (a reduction to [N,C,1,1]). */
+static void
+test_reduction_sum(void)
+{
+    int64_t xd[4] = {N, C, H, W}, yd[4] = {N, C, 1, 1};
+    bd_t x = be_tensor(1, 4, xd, false), y = be_tensor(2, 4, yd, false);
+    bd_t red = be_create(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
+    int op = CUDNN_REDUCE_TENSOR_ADD, ct = CUDNN_DATA_FLOAT;
+    CHECK_OK(cudnnBackendSetAttribute(red, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &op));
+    CHECK_OK(cudnnBackendSetAttribute(red, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &ct));
+    CHECK_OK(cudnnBackendFinalize(red));
+    bd_t ro = be_create(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR);
+    CHECK_OK(cudnnBackendSetAttribute(ro, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x));
+    CHECK_OK(cudnnBackendSetAttribute(ro, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y));
+    CHECK_OK(cudnnBackendSetAttribute(ro, CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &red));
+    CHECK_OK(cudnnBackendFinalize(ro));
+    bd_t graph = be_graph(handle, &ro, 1, NULL);
+    int64_t wsb = 0;
+    bd_t plan = plan_for(graph, &wsb);
+    if (plan != NULL) {
+        float xs[N * C * H * W], ys[N * C];
+        fill(xs, N * C * H * W, 11);
+        fdnn_poison_f32(ys, N * C);
+        void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;
+        int64_t uids[2] = {1, 2};
+        bd_t vp = pack_for(uids, (void *[]){xs, ys}, 2, wsp);
+        CHECK_OK(cudnnBackendExecute(handle, plan, vp));
+        double maxerr = 0;
+        for (int i = 0; i < N * C; i++) {
+            double ref = 0;
+            for (int j = 0; j < H * W; j++)
+                ref += xs[i * H * W + j];
+            double err = isnan(ys[i]) ? INFINITY : fabs(ys[i] - ref) / (1 + fabs(ref));
+            maxerr = err > maxerr ? err : maxerr;
+        }
+        CHECK_MSG(maxerr < 1e-5, "reduction max relative error %g", maxerr);
+        cudnnBackendDestroyDescriptor(vp);
+        cudnnBackendDestroyDescriptor(plan);
+        fdnn_guarded_free(wsp);
+    }
+    bd_t parts[] = {x, y, red, ro, graph};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        cudnnBackendDestroyDescriptor(parts[i]);
+}
+
 /* Every engine of the table by global index: a graph the engine does not
  * run is NOT_SUPPORTED at the ENGINE's finalize, with the engine's reason;
  * an index no engine has is NOT_SUPPORTED too. */
@@ -400,6 +482,7 @@ main(void)
     test_conv_bias_relu();
     test_matmul_gelu();
     test_by_value_scale();
+    test_reduction_sum();
     test_engines_by_index();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_backend_exec");

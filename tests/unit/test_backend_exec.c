@@ -390,6 +390,89 @@ test_by_value_scale(void)
         cudnnBackendDestroyDescriptor(parts[i]);
 }
 
+/* The fused pattern of issue 14: y = relu(conv(x, w) * s + b) + z, with s a
+ * by-value scalar and z a residual; checked against float64 on every engine
+ * the heuristics offer. */
+static void
+test_conv_scale_bias_relu_add(void)
+{
+    int64_t xd[4] = {N, C, H, W}, wd[4] = {K, C, R, S}, yd[4] = {N, K, H, W}, bd4[4] = {1, K, 1, 1};
+    int64_t one[4] = {1, 1, 1, 1};
+    bd_t x = be_tensor(1, 4, xd, false), w = be_tensor(2, 4, wd, false), b = be_tensor(3, 4, bd4, false);
+    bd_t z = be_tensor(5, 4, yd, false), y = be_tensor(4, 4, yd, false);
+    bd_t sc = be_tensor_full(6, CUDNN_DATA_FLOAT, 4, one, NULL, false, true);
+    bd_t v[4];
+    for (int i = 0; i < 4; i++)
+        v[i] = be_tensor(20 + i, 4, yd, true);
+    bd_t conv = be_conv_desc(2, 1, 1, 1);
+    bd_t mul = be_pw_desc(CUDNN_POINTWISE_MUL), add = be_pw_desc(CUDNN_POINTWISE_ADD);
+    bd_t relu = be_pw_desc(CUDNN_POINTWISE_RELU_FWD);
+    bd_t ops[5] = {be_conv_fwd(x, w, v[0], conv, true), be_pw_op(mul, v[0], sc, v[1]), be_pw_op(add, v[1], b, v[2]),
+                   be_pw_op(relu, v[2], NULL, v[3]), be_pw_op(add, v[3], z, y)};
+    bd_t graph = be_graph(handle, ops, 5, NULL);
+    cudnnStatus_t st;
+    bd_t heur = heur_for(graph, CUDNN_HEUR_MODE_INSTANT, &st);
+    int64_t nres = 0;
+    if (st == CUDNN_STATUS_SUCCESS)
+        CHECK_OK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &nres,
+                                          NULL));
+    float xs[N * C * H * W], ws[K * C * R * S], bs[K], zs[N * K * H * W], ys[N * K * H * W], s = 0.75f;
+    fill(xs, N * C * H * W, 21), fill(ws, K * C * R * S, 22), fill(bs, K, 23), fill(zs, N * K * H * W, 24);
+    fdnn_conv_problem_t p = {0};
+    p.nsp = 2, p.n = N, p.g = 1, p.c = C, p.k = K;
+    int64_t in[3] = {1, H, W}, ker[3] = {1, R, S}, pad[3] = {0, 1, 1}, one3[3] = {1, 1, 1};
+    memcpy(p.in, in, sizeof(in)), memcpy(p.out, in, sizeof(in)), memcpy(p.ker, ker, sizeof(ker));
+    memcpy(p.pad, pad, sizeof(pad)), memcpy(p.stride, one3, sizeof(one3)), memcpy(p.dil, one3, sizeof(one3));
+    double xd64[N * C * H * W], wd64[K * C * R * S], ref[N * K * H * W];
+    for (int i = 0; i < N * C * H * W; i++)
+        xd64[i] = xs[i];
+    for (int i = 0; i < K * C * R * S; i++)
+        wd64[i] = ws[i];
+    fdnn_ref_conv_fwd(&p, xd64, wd64, ref);
+    for (int i = 0; i < N * K * H * W; i++) {
+        double t = ref[i] * s + bs[(i / (H * W)) % K];
+        ref[i] = (t > 0 ? t : 0) + zs[i];
+    }
+    for (int64_t r = 0; r < nres && r < 8; r++) {
+        bd_t cfgs[8];
+        for (int64_t i = 0; i <= r; i++)
+            cfgs[i] = be_create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+        int64_t got = 0, n = 0, wb = 0;
+        CHECK_OK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, r + 1,
+                                          &got, cfgs));
+        bd_t plan = be_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+        CHECK_OK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle));
+        CHECK_OK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                          1, &cfgs[r]));
+        CHECK_OK(cudnnBackendFinalize(plan));
+        CHECK_OK(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n,
+                                          &wb));
+        void *wsp = wb ? fdnn_guarded_alloc((size_t)wb) : NULL;
+        fdnn_poison_f32(ys, N * K * H * W);
+        int64_t uids[6] = {1, 2, 3, 4, 5, 6};
+        bd_t vp = pack_for(uids, (void *[]){xs, ws, bs, ys, zs, &s}, 6, wsp);
+        CHECK_OK(cudnnBackendExecute(handle, plan, vp));
+        double maxerr = 0;
+        for (int i = 0; i < N * K * H * W; i++) {
+            double err = isnan(ys[i]) ? INFINITY : fabs(ys[i] - ref[i]) / (1 + fabs(ref[i]));
+            maxerr = err > maxerr ? err : maxerr;
+        }
+        CHECK_MSG(maxerr < 1e-5, "conv*s+b, relu, +z on result %lld: max relative error %g", (long long)r, maxerr);
+        cudnnBackendDestroyDescriptor(vp);
+        cudnnBackendDestroyDescriptor(plan);
+        fdnn_guarded_free(wsp);
+        for (int64_t i = 0; i <= r; i++)
+            cudnnBackendDestroyDescriptor(cfgs[i]);
+    }
+    int ne = 0;
+    fdnn_graph_engines(&ne);
+    CHECK(ne == 0 || nres >= 1);
+    bd_t parts[] = {heur, x, w, b, z, y, sc, v[0], v[1], v[2], v[3], conv, mul, add, relu,
+                    ops[0], ops[1], ops[2], ops[3], ops[4], graph};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        cudnnBackendDestroyDescriptor(parts[i]);
+}
+
 /* y[n,c] = sum over h,w of x (a reduction to [N,C,1,1]). */
 static void
 test_reduction_sum(void)
@@ -483,6 +566,7 @@ main(void)
     test_matmul_gelu();
     test_by_value_scale();
     test_reduction_sum();
+    test_conv_scale_bias_relu_add();
     test_engines_by_index();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_backend_exec");

@@ -473,6 +473,132 @@ test_conv_scale_bias_relu_add(void)
         cudnnBackendDestroyDescriptor(parts[i]);
 }
 
+static bd_t
+be_reduce_op(cudnnReduceTensorOp_t op, bd_t x, bd_t y)
+{
+    bd_t red = be_create(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
+    int ct = CUDNN_DATA_FLOAT;
+    CHECK_OK(cudnnBackendSetAttribute(red, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &op));
+    CHECK_OK(cudnnBackendSetAttribute(red, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &ct));
+    CHECK_OK(cudnnBackendFinalize(red));
+    bd_t ro = be_create(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR);
+    CHECK_OK(cudnnBackendSetAttribute(ro, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x));
+    CHECK_OK(cudnnBackendSetAttribute(ro, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y));
+    CHECK_OK(cudnnBackendSetAttribute(ro, CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &red));
+    CHECK_OK(cudnnBackendFinalize(ro));
+    cudnnBackendDestroyDescriptor(red);
+    return ro;
+}
+
+/* Scaled dot-product attention as the 8.9 frontend builds it: S = Q K^T,
+ * S * scale (by value), softmax as MAX / SUB / EXP / ADD / DIV, O = P V;
+ * against float64 on every engine the heuristics offer. */
+static void
+test_sdpa(void)
+{
+    enum { AB = 1, AH = 2, AS = 5, AK = 7, AD = 4 };
+    int64_t qd[4] = {AB, AH, AS, AD}, ktd[4] = {AB, AH, AD, AK}, kts[4] = {AH * AK * AD, AK * AD, 1, AD};
+    int64_t vd[4] = {AB, AH, AK, AD}, sd[4] = {AB, AH, AS, AK}, rd[4] = {AB, AH, AS, 1}, one[4] = {1, 1, 1, 1};
+    bd_t q = be_tensor(1, 4, qd, false), kt = be_tensor_full(2, CUDNN_DATA_FLOAT, 4, ktd, kts, false, false);
+    bd_t v = be_tensor(3, 4, vd, false), o = be_tensor(4, 4, qd, false);
+    bd_t scale = be_tensor_full(5, CUDNN_DATA_FLOAT, 4, one, NULL, false, true);
+    bd_t s0 = be_tensor(10, 4, sd, true), s1 = be_tensor(11, 4, sd, true), mx = be_tensor(12, 4, rd, true);
+    bd_t e1 = be_tensor(13, 4, sd, true), e2 = be_tensor(14, 4, sd, true), sm = be_tensor(15, 4, rd, true);
+    bd_t pr = be_tensor(16, 4, sd, true);
+    bd_t mul = be_pw_desc(CUDNN_POINTWISE_MUL), sub = be_pw_desc(CUDNN_POINTWISE_SUB);
+    bd_t ex = be_pw_desc(CUDNN_POINTWISE_EXP), dv = be_pw_desc(CUDNN_POINTWISE_DIV);
+    bd_t ops[7] = {be_matmul_op(q, kt, s0),           be_pw_op(mul, s0, scale, s1),
+                   be_reduce_op(CUDNN_REDUCE_TENSOR_MAX, s1, mx), be_pw_op(sub, s1, mx, e1),
+                   be_pw_op(ex, e1, NULL, e2),        be_reduce_op(CUDNN_REDUCE_TENSOR_ADD, e2, sm),
+                   be_pw_op(dv, e2, sm, pr)};
+    bd_t mm2 = be_matmul_op(pr, v, o);
+    bd_t all_ops[8];
+    memcpy(all_ops, ops, sizeof(ops));
+    all_ops[7] = mm2;
+    bd_t graph = be_graph(handle, all_ops, 8, NULL);
+    cudnnStatus_t st;
+    bd_t heur = heur_for(graph, CUDNN_HEUR_MODE_INSTANT, &st);
+    int64_t nres = 0;
+    if (st == CUDNN_STATUS_SUCCESS)
+        CHECK_OK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &nres,
+                                          NULL));
+    float qs[AB * AH * AS * AD], ks[AB * AH * AK * AD], vs[AB * AH * AK * AD], os[AB * AH * AS * AD], sc = 0.5f;
+    fill(qs, sizeof(qs) / 4, 31), fill(ks, sizeof(ks) / 4, 32), fill(vs, sizeof(vs) / 4, 33);
+    double ref[AB * AH * AS * AD];
+    for (int h = 0; h < AB * AH; h++)
+        for (int i = 0; i < AS; i++) {
+            double srow[AK], m = -INFINITY, sum = 0;
+            for (int j = 0; j < AK; j++) {
+                double acc = 0;
+                for (int d = 0; d < AD; d++) /* K stored [.., AK, AD] */
+                    acc += (double)qs[(h * AS + i) * AD + d] * ks[(h * AK + j) * AD + d];
+                srow[j] = acc * sc;
+                m = srow[j] > m ? srow[j] : m;
+            }
+            for (int j = 0; j < AK; j++)
+                sum += exp(srow[j] - m);
+            for (int d = 0; d < AD; d++) {
+                double acc = 0;
+                for (int j = 0; j < AK; j++)
+                    acc += exp(srow[j] - m) / sum * vs[(h * AK + j) * AD + d];
+                ref[(h * AS + i) * AD + d] = acc;
+            }
+        }
+    for (int64_t r = 0; r < nres && r < 8; r++) {
+        bd_t cfgs[8];
+        for (int64_t i = 0; i <= r; i++)
+            cfgs[i] = be_create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+        int64_t got = 0, n = 0, wb = 0;
+        CHECK_OK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, r + 1,
+                                          &got, cfgs));
+        bd_t plan = be_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+        CHECK_OK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle));
+        CHECK_OK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                          1, &cfgs[r]));
+        CHECK_OK(cudnnBackendFinalize(plan));
+        CHECK_OK(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n,
+                                          &wb));
+        void *wsp = wb ? fdnn_guarded_alloc((size_t)wb) : NULL;
+        fdnn_poison_f32(os, sizeof(os) / 4);
+        int64_t uids[5] = {1, 2, 3, 4, 5};
+        bd_t vp = pack_for(uids, (void *[]){qs, ks, vs, os, &sc}, 5, wsp);
+        CHECK_OK(cudnnBackendExecute(handle, plan, vp));
+        double maxerr = 0;
+        for (size_t i = 0; i < sizeof(os) / 4; i++) {
+            double err = isnan(os[i]) ? INFINITY : fabs(os[i] - ref[i]);
+            maxerr = err > maxerr ? err : maxerr;
+        }
+        CHECK_MSG(maxerr < 1e-5, "attention on result %lld: max error %g", (long long)r, maxerr);
+        if (r == 0) { /* an attention engine, where the table has one, comes first */
+            bd_t eng = be_create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+            int64_t gi = -1;
+            CHECK_OK(cudnnBackendGetAttribute(cfgs[0], CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n,
+                                              &eng));
+            CHECK_OK(cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &n, &gi));
+            int ne = 0;
+            const fdnn_graph_engine_t *list = fdnn_graph_engines(&ne);
+            for (int i = 0; i < ne; i++)
+                if (strstr(list[i].name, "sdpa") != NULL)
+                    CHECK_MSG(gi == list[i].global_index, "the attention graph went to engine %lld first",
+                              (long long)gi);
+            cudnnBackendDestroyDescriptor(eng);
+        }
+        cudnnBackendDestroyDescriptor(vp);
+        cudnnBackendDestroyDescriptor(plan);
+        fdnn_guarded_free(wsp);
+        for (int64_t i = 0; i <= r; i++)
+            cudnnBackendDestroyDescriptor(cfgs[i]);
+    }
+    int ne = 0;
+    fdnn_graph_engines(&ne);
+    CHECK(ne == 0 || nres >= 1);
+    bd_t parts[] = {heur, q, kt, v, o, scale, s0, s1, mx, e1, e2, sm, pr, mul, sub, ex, dv, graph};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        cudnnBackendDestroyDescriptor(parts[i]);
+    for (int i = 0; i < 8; i++)
+        cudnnBackendDestroyDescriptor(all_ops[i]);
+}
+
 /* y[n,c] = sum over h,w of x (a reduction to [N,C,1,1]). */
 static void
 test_reduction_sum(void)
@@ -567,6 +693,7 @@ main(void)
     test_by_value_scale();
     test_reduction_sum();
     test_conv_scale_bias_relu_add();
+    test_sdpa();
     test_engines_by_index();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_backend_exec");

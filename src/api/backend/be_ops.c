@@ -7,7 +7,8 @@
  *                 o = (s + pre + post - ((f-1)*dilation+1)) / stride + 1
  *   matmul        a [B...,M,K] x b [B...,K,N] = c [B...,M,N], a batch dim of
  *                 a or b is c's or 1
- *   pointwise     every input dim is the output's or 1 (same rank)
+ *   pointwise     every input dim is the output's or 1 (same rank; a
+ *                 one-element input of any rank broadcasts)
  *   reduction     every y dim is x's or 1
  *   reshape       the same element count; concat: equal dims off the axis
  * Every refusal names the descriptor type and the attribute. */
@@ -344,13 +345,24 @@ build_conv(const build_t *b, fdnn_graph_node_t *n, cudnnBackendAttributeName_t a
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Every dim of `in` is `out`'s or 1; same rank. */
+static int64_t
+elements(const fdnn_graph_tensor_t *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; i++)
+        n *= t->dims[i];
+    return n;
+}
+
+/* Every dim of `in` is `out`'s or 1; same rank, unless `in` is a scalar. */
 static cudnnStatus_t
 broadcasts_to(const build_t *b, cudnnBackendAttributeName_t in_name, cudnnBackendAttributeName_t out_name)
 {
     const fdnn_graph_tensor_t *in = tensor(b, in_name), *out = tensor(b, out_name);
     if (in == NULL || out == NULL)
         return CUDNN_STATUS_SUCCESS;
+    if (elements(in) == 1)
+        return CUDNN_STATUS_SUCCESS; /* a scalar (e.g. a by-value [1]) goes with any rank */
     if (in->ndim != out->ndim)
         return FDNN_BAD_PARAM("%s: %s has %d dimensions, %s %d", b->dn, an(in_name), in->ndim, an(out_name),
                               out->ndim);
@@ -540,15 +552,6 @@ build_resample(const build_t *b, fdnn_graph_node_t *n, bool fwd)
                                   an(out_n), (long long)out->dims[2 + i], (long long)o);
     }
     return CUDNN_STATUS_SUCCESS;
-}
-
-static int64_t
-elements(const fdnn_graph_tensor_t *t)
-{
-    int64_t n = 1;
-    for (int i = 0; i < t->ndim; i++)
-        n *= t->dims[i];
-    return n;
 }
 
 static cudnnStatus_t

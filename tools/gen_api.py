@@ -413,6 +413,18 @@ def short_sublib(sublib):
     return sublib.replace("cudnn_", "")
 
 
+# The sub-library whose .so.8 exports a function.  NVIDIA's 8.x ships the
+# backend (graph) API in libcudnn_cnn_infer.so.8: cudnn_backend.h includes
+# cudnn_cnn_infer.h, and the graph engines (runtime fusion, NVRTC) live in
+# that library.
+EXPORTED_BY = {"backend": "cnn_infer"}
+
+
+def exporting_sublib(fn):
+    sub = short_sublib(fn["sublib"])
+    return EXPORTED_BY.get(sub, sub)
+
+
 def base_type(t):
     return re.sub(r"\bconst\b", "", t).replace("*", "").strip()
 
@@ -531,7 +543,7 @@ def render_forwarders(api, sublib):
            " * functions to libcudnn.so.8, which holds the one process-wide state. */\n",
            "#include \"cudnn.h\"\n"]
     for fn in api["functions"]:
-        if short_sublib(fn["sublib"]) != sublib:
+        if exporting_sublib(fn) != sublib:
             continue
         name = fn["name"]
         params = ", ".join(c_param(t, n) for t, n in fn["params"]) or "void"
@@ -564,7 +576,7 @@ def build(out_dir, src_dir):
                              "FREEDNN_1 {\n  global:\n" + "".join(f"    {n};\n" for n in ext) +
                              "  local:\n    *;\n};\n")
     for sub in SUBLIBS:
-        subnames = [fn["name"] for fn in api["functions"] if short_sublib(fn["sublib"]) == sub]
+        subnames = [fn["name"] for fn in api["functions"] if exporting_sublib(fn) == sub]
         files[f"forward_{sub}.c"] = render_forwarders(api, sub)
         files[f"libcudnn_{sub}.map"] = render_version_script(subnames, f"libcudnn_{sub}.so.8")
     for name, text in files.items():
@@ -595,6 +607,7 @@ GAP_OWNERS = {
                                        "src/api/adv_train/rnn_bwd.c", "src/api/adv_train/rnn_ex_bwd.c",
                                        "src/api/adv_train/rnn_legacy_bwd.c", "src/api/adv_train/rnn_find_bwd.c"],
     "src/api/adv_infer/attn_common.c": ["src/api/adv_infer/attn_ops.c", "src/api/adv_train/attn_bwd.c"],
+    "src/api/backend/be_values.c": ["src/api/backend/be_finalize_api.c"],
 }
 
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  * The problem-line grammar of shared/bench/shapes.txt.  See bench.h. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -608,6 +608,7 @@ GAP_OWNERS = {
                                        "src/api/adv_train/rnn_legacy_bwd.c", "src/api/adv_train/rnn_find_bwd.c"],
     "src/api/adv_infer/attn_common.c": ["src/api/adv_infer/attn_ops.c", "src/api/adv_train/attn_bwd.c"],
     "src/api/backend/be_values.c": ["src/api/backend/be_finalize_api.c"],
+    "src/api/backend/be_graph.c": ["src/api/backend/be_finalize_api.c"],
 }
 
 

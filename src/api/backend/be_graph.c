@@ -276,8 +276,10 @@ fdnn_be_finalize_heur(fdnn_be_desc_t *d)
             used += w > 0 ? (size_t)w : 0;
         }
     }
+    /* The graph is well formed (its finalize checked cuDNN 8.9's rules), so
+     * a graph no engine runs is a gap of FreeDNN's, listed as such. */
     if (d->u.heur.nresults == 0)
-        return FDNN_NOT_SUPPORTED("CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR: no engine of FreeDNN runs this graph "
+        return FDNN_GAP("CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR: no engine of FreeDNN runs this graph "
                                   "(%d engines%s): %s",
                                   n, mode == CUDNN_HEUR_MODE_FALLBACK ? ", fallback mode" : "",
                                   n ? why : "the engine table is empty");

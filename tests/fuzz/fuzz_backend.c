@@ -184,6 +184,16 @@ span_bytes(const tensor_spec_t *t)
     return fz_fits((size_t)(bytes < 1e18 ? bytes : 1e18)) ? (size_t)bytes : SIZE_MAX;
 }
 
+/* Elements of a tensor (its dims' product). */
+static double
+elems(const tensor_spec_t *t)
+{
+    double n = 1;
+    for (int i = 0; i < t->nd; i++)
+        n *= t->dims[i] > 0 ? (double)t->dims[i] : 0.0;
+    return n;
+}
+
 static int64_t
 fuzz_extent(struct fz *in)
 {
@@ -211,7 +221,8 @@ fuzz_tensor(struct fz *in, tensor_spec_t *t, int64_t uid, int nd, const int64_t 
     for (int k = nd - 1; k >= 0; k--) {
         int i = layout < 0x80 ? k : layout < 0xe0 ? (k == nd - 1 ? 1 % nd : k == 1 ? nd - 1 : k) : k;
         t->strides[i] = s;
-        s *= t->dims[i] > 0 ? t->dims[i] : 1;
+        int64_t d = t->dims[i] > 0 ? t->dims[i] : 1;
+        s = s > INT64_MAX / d ? INT64_MAX : s * d; /* (the library must refuse such strides) */
     }
     if (layout >= 0xe0)
         t->strides[fz_u8(in) % nd] = fz_small(in);
@@ -442,9 +453,12 @@ run_graph(struct fz *in, cudnnHandle_t handle)
             goto out;
         uids[nptr++] = t[i].uid;
     }
-    /* Element visits: y's (times the filter's for a convolution, times K
-     * for a matmul, both bounded by the spans). */
-    double visits = (double)span_bytes(&t[2]) * (kind == 0 ? 1.0 : (double)span_bytes(&t[1]));
+    /* Element visits: every element of every operand (aliasing strides
+     * make elements outnumber the bytes), times the filter's or B's
+     * elements for a convolution or a matmul. */
+    double visits = elems(&t[0]) + elems(&t[1]) + elems(&t[2]);
+    if (kind != 0)
+        visits += elems(&t[2]) * elems(&t[1]);
     if (!fz_cheap(visits))
         goto out;
     void *wsp = fz_alloc((size_t)ws, 1);

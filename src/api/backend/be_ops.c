@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "api/backend/be_desc.h"
+#include "core/ckd.h"
 #include "core/fail.h"
 #include "core/tensor.h"
 
@@ -87,8 +88,7 @@ fdnn_be_finalize_tensor(fdnn_be_desc_t *d)
         if (t->strides[i] <= 0)
             return FDNN_BAD_PARAM("%s (uid %lld): CUDNN_ATTR_TENSOR_STRIDES[%d] is %lld", dn, (long long)t->uid, i,
                                   (long long)t->strides[i]);
-        int64_t step = 0;
-        if (__builtin_mul_overflow(t->dims[i] - 1, t->strides[i], &step) || __builtin_add_overflow(span, step, &span))
+        if (!fdnn_ckd_madd_i64(&span, t->dims[i] - 1, t->strides[i]))
             return FDNN_BAD_PARAM("%s (uid %lld): the dimensions and strides span more than 2^63 elements", dn,
                                   (long long)t->uid);
         if (t->by_value && t->dims[i] != 1)
@@ -96,6 +96,14 @@ fdnn_be_finalize_tensor(fdnn_be_desc_t *d)
                                   "%lld",
                                   dn, (long long)t->uid, i, (long long)t->dims[i]);
     }
+    /* Every count derived from a finalized tensor is then exact: its
+     * elements (strides may alias, so they can outnumber the span) and the
+     * bytes it spans. */
+    int64_t count = 0;
+    size_t bytes = 0;
+    if (!fdnn_ckd_prod_i64(t->dims, nd, &count) || !fdnn_ckd_bytes(span, fdnn_dtype_size(t->dtype), &bytes))
+        return FDNN_BAD_PARAM("%s (uid %lld): the element count or the byte size of the tensor overflows", dn,
+                              (long long)t->uid);
     if (t->by_value && fdnn_dtype_size(t->dtype) > sizeof(t->value))
         return FDNN_BAD_PARAM("%s (uid %lld): a by-value tensor of %s", dn, (long long)t->uid,
                               fdnn_dtype_name(t->dtype));

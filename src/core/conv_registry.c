@@ -9,6 +9,7 @@
 #include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_fft.h"
 #include "cpu/conv/conv_gemm.h"
+#include "cpu/conv/conv_int8.h"
 #include "cpu/conv/conv_winograd.h"
 #include "core/handle.h"
 
@@ -225,6 +226,8 @@ fdnn_conv_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *workspace_b
     if (algo < 0 || algo >= fdnn_conv_algo_count(p->dir))
         return FDNN_BAD_PARAM("algo is %d, not an algorithm of this direction (0 to %d)", algo,
                               fdnn_conv_algo_count(p->dir) - 1);
+    if (fdnn_conv_config_is_integer(p->config))
+        return fdnn_conv_int8_algo_check(p, algo, workspace_bytes);
     const char *reason = "";
     const fdnn_conv_solver_t *s = fdnn_conv_solver_for(p->dir, algo, &reason);
     if (s == NULL)
@@ -254,5 +257,7 @@ fdnn_conv_run(const fdnn_conv_exec_t *e, int algo)
      * mbv1_dw_128_56s2 (0.9 M) runs about 0.25 ms. */
     double small = fdnn_conv_cg(e->p) == 1 ? SMALL_MACS / 16 : SMALL_MACS;
     run.pool = fdnn_conv_macs(e->p) < small ? NULL : fdnn_handle_pool(e->handle);
+    if (fdnn_conv_config_is_integer(e->p->config))
+        return fdnn_conv_int8_execute(&run);
     return s->execute(&run);
 }

@@ -28,7 +28,6 @@
 #include "core/handle.h"
 #include "core/pool.h"
 #include "cpu/kernels/s8_conv.h"
-#include "cpu/tensor/convert.h"
 
 /* Below this many multiply-adds the workers cost more than the work. */
 #define INT8_SMALL_MACS (1 << 20)
@@ -118,6 +117,10 @@ typedef struct plan {
     uint8_t *wpk;      /* [g][npair * 2][taps][units][vk][4] */
     int32_t *comp;     /* [g][npair * 2 * vk]; NULL: none */
     int64_t *tap_off;  /* [taps] */
+    int64_t *x_coff;   /* [C] byte offset of input channel c within a pixel of x */
+    int64_t *y_koff;   /* [K] byte offset of output channel k within a pixel of y */
+    int64_t *y_run;    /* [K] channels from k on stored next to each other in y */
+    int64_t y_pix[3];  /* bytes per step of d, h, w in y */
     int64_t n;         /* the current image */
     float alpha, beta;
     const float *bias;
@@ -212,11 +215,12 @@ pack_input_row(void *ctx, size_t task)
     for (int64_t wq = 0; wq < pl->wp; wq++) {
         const int64_t iw = wq - p->pad[2];
         const bool in = row_in && iw >= 0 && iw < p->in[2];
+        const int64_t pix = in ? operand_off(&p->x, pl->xv, 1, pl->n, 0, id, ih, iw) : 0;
         for (int64_t g = 0; g < p->g; g++)
             for (int64_t c = 0; c < pl->units * pl->cpu; c++, dst += pl->vnni ? 1 : 2) {
                 int v = 0;
                 if (in && c < pl->cg) {
-                    uint8_t b = x[operand_off(&p->x, pl->xv, 1, pl->n, g * pl->cg + c, id, ih, iw)];
+                    uint8_t b = x[pix + pl->x_coff[g * pl->cg + c]];
                     v = pl->x_signed ? (int)(int8_t)b : (int)b;
                 }
                 if (pl->vnni) {
@@ -229,31 +233,76 @@ pack_input_row(void *ctx, size_t task)
     }
 }
 
-/* The epilogue of one output element from its exact sum s. */
-static inline void
-store_output(const plan_t *pl, int64_t ko, int64_t od, int64_t oh, int64_t ow, int32_t s)
+/* v rounded half to even and saturated to [lo, hi] (NaN: 0), as
+ * fdnn_sat_round but without a libm call: after the clamp |v| <= 255, and
+ * adding and subtracting 1.5 * 2^23 rounds to an integer in the current
+ * (default: nearest-even) rounding mode. */
+static inline int32_t
+round_sat(float v, float lo, float hi)
 {
-    const fdnn_conv_problem_t *p = pl->p;
-    const bool fl = p->y_dtype == CUDNN_DATA_FLOAT;
-    const int64_t off = operand_off(&p->y, pl->yv, fl ? 4 : 1, pl->n, ko, od, oh, ow);
-    float old = 0;
-    if (pl->beta != 0) {
-        if (fl)
-            memcpy(&old, pl->y0 + off, 4);
-        else if (p->y_dtype == CUDNN_DATA_UINT8x4)
-            old = (float)pl->y0[off];
-        else
-            old = (float)(int8_t)pl->y0[off];
+    v = v == v ? v : 0.0f;
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    return (int32_t)((v + 12582912.0f) - 12582912.0f);
+}
+
+/* The epilogue of the lanes of one pixel's sums: output channels ko0 ..
+ * ko0 + count - 1 (count <= 16) of y at byte offset pix.  The steps are
+ * those of fdnn_conv_epilogue_f32, each a loop over the lanes that the
+ * compiler vectorizes; the stores scatter through y_koff. */
+static inline void
+store_outputs(const plan_t *pl, int64_t pix, int64_t ko0, int count, const int32_t *sums, const int32_t *comp)
+{
+    static const int32_t no_comp[16];
+    const cudnnDataType_t yt = pl->p->y_dtype;
+    const int64_t *koff = pl->y_koff + ko0;
+    const int32_t *cp = comp != NULL ? comp : no_comp;
+    const float alpha = pl->alpha, beta = pl->beta;
+    float v[16];
+    for (int l = 0; l < count; l++)
+        v[l] = alpha * (float)(sums[l] - cp[l]);
+    if (beta != 0) {
+        for (int l = 0; l < count; l++) {
+            float old;
+            if (yt == CUDNN_DATA_FLOAT)
+                memcpy(&old, pl->y0 + pix + koff[l], 4);
+            else if (yt == CUDNN_DATA_UINT8x4)
+                old = (float)pl->y0[pix + koff[l]];
+            else
+                old = (float)(int8_t)pl->y0[pix + koff[l]];
+            v[l] += beta * old;
+        }
     }
-    float v = fdnn_conv_epilogue_f32((float)s, pl->alpha, pl->beta, &old, pl->bias != NULL ? pl->bias + ko : NULL,
-                                     pl->relu);
-    uint8_t *y = pl->e->out;
-    if (fl)
-        memcpy(y + off, &v, 4);
-    else if (p->y_dtype == CUDNN_DATA_UINT8x4)
-        y[off] = (uint8_t)fdnn_sat_round(v, 0.0, 255.0);
-    else
-        y[off] = (uint8_t)(int8_t)fdnn_sat_round(v, -128.0, 127.0);
+    if (pl->bias != NULL) {
+        const float *b = pl->bias + ko0;
+        for (int l = 0; l < count; l++)
+            v[l] += b[l];
+    }
+    if (pl->relu)
+        for (int l = 0; l < count; l++)
+            v[l] = v[l] > 0 || v[l] != v[l] ? v[l] : 0; /* (keeps NaN) */
+    /* The stored bytes, then copied out in runs of adjacent channels. */
+    uint8_t q[16 * 4];
+    size_t es = 1;
+    if (yt == CUDNN_DATA_FLOAT) {
+        memcpy(q, v, (size_t)count * 4);
+        es = 4;
+    } else {
+        const float lo = yt == CUDNN_DATA_UINT8x4 ? 0.0f : -128.0f, hi = yt == CUDNN_DATA_UINT8x4 ? 255.0f : 127.0f;
+        int32_t r[16];
+        for (int l = 0; l < count; l++)
+            r[l] = round_sat(v[l], lo, hi);
+        for (int l = 0; l < count; l++)
+            q[l] = (uint8_t)r[l];
+    }
+    uint8_t *y = (uint8_t *)pl->e->out + pix;
+    for (int l = 0; l < count;) {
+        int run = (int)pl->y_run[ko0 + l];
+        if (run > count - l)
+            run = count - l;
+        memcpy(y + koff[l], q + (size_t)l * es, (size_t)run * es);
+        l += run;
+    }
 }
 
 /* One output row (od, oh) of the current image, for one group and one pair
@@ -271,6 +320,7 @@ compute_row(void *ctx, size_t i, size_t j)
     const uint8_t *row = pl->xp + ((od * p->stride[0]) * pl->hp + oh * p->stride[1]) * pl->wp * pl->pix_bytes +
                          g * pl->units * 4;
     const int32_t *comp = pl->comp != NULL ? pl->comp + (g * pl->npair * 2 + kb0) * pl->vk : NULL;
+    const int64_t ybase = operand_off(&p->y, pl->yv, p->y_dtype == CUDNN_DATA_FLOAT ? 4 : 1, pl->n, 0, od, oh, 0);
     for (int64_t ow0 = 0; ow0 < p->out[2]; ow0 += pl->mr) {
         const int m = (int)(p->out[2] - ow0 < pl->mr ? p->out[2] - ow0 : pl->mr);
         fdnn_s8_conv_args_t a = {
@@ -286,17 +336,15 @@ compute_row(void *ctx, size_t i, size_t j)
             .acc = acc,
         };
         pl->fn(&a);
-        for (int px = 0; px < m; px++)
-            for (int b = 0; b < nkb; b++)
-                for (int l = 0; l < pl->vk; l++) {
-                    const int64_t k = (kb0 + b) * pl->vk + l;
-                    if (k >= pl->kg)
-                        break;
-                    int32_t s = acc[(px * 2 + b) * pl->vk + l];
-                    if (comp != NULL)
-                        s -= comp[b * pl->vk + l];
-                    store_output(pl, g * pl->kg + k, od, oh, ow0 + px, s);
-                }
+        for (int px = 0; px < m; px++) {
+            const int64_t pix = ybase + (ow0 + px) * pl->y_pix[2];
+            for (int b = 0; b < nkb; b++) {
+                const int64_t k0 = (kb0 + b) * pl->vk;
+                const int count = (int)(pl->kg - k0 < pl->vk ? pl->kg - k0 : pl->vk);
+                store_outputs(pl, pix, g * pl->kg + k0, count, acc + (px * 2 + b) * pl->vk,
+                              comp != NULL ? comp + b * pl->vk : NULL);
+            }
+        }
     }
 }
 
@@ -363,7 +411,7 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
 
     const size_t wbytes = (size_t)(p->g * pl.npair * 2 * pl.wblock);
     const size_t cbytes = pl.vnni && pl.x_signed ? (size_t)(p->g * pl.npair * 2 * pl.vk) * 4 : 0;
-    const size_t tbytes = (size_t)pl.taps * 8;
+    const size_t tbytes = (size_t)(pl.taps + p->c + 2 * p->k) * 8;
     const size_t xbytes = (size_t)(pl.dp * pl.hp * pl.wp * pl.pix_bytes);
     char *scratch = fdnn_handle_scratch(e->handle, wbytes + cbytes + tbytes + xbytes + 64);
     if (scratch == NULL)
@@ -372,6 +420,18 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
     pl.comp = cbytes > 0 ? (int32_t *)(scratch + wbytes) : NULL;
     pl.tap_off = (int64_t *)(scratch + wbytes + cbytes);
     pl.xp = (uint8_t *)(scratch + wbytes + cbytes + tbytes);
+    pl.x_coff = pl.tap_off + pl.taps;
+    pl.y_koff = pl.x_coff + p->c;
+    for (int64_t c = 0; c < p->c; c++)
+        pl.x_coff[c] = operand_off(&p->x, pl.xv, 1, 0, c, 0, 0, 0);
+    const int64_t yes = p->y_dtype == CUDNN_DATA_FLOAT ? 4 : 1;
+    for (int64_t k = 0; k < p->k; k++)
+        pl.y_koff[k] = operand_off(&p->y, pl.yv, yes, 0, k, 0, 0, 0);
+    pl.y_run = pl.y_koff + p->k;
+    for (int64_t k = p->k - 1; k >= 0; k--)
+        pl.y_run[k] = k + 1 < p->k && pl.y_koff[k + 1] == pl.y_koff[k] + yes ? pl.y_run[k + 1] + 1 : 1;
+    for (int i = 0; i < 3; i++)
+        pl.y_pix[i] = p->y.strides[2 + i] * pl.yv * yes;
     int64_t t = 0;
     for (int64_t qd = 0; qd < p->ker[0]; qd++)
         for (int64_t qh = 0; qh < p->ker[1]; qh++)

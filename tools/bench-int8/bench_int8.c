@@ -3,6 +3,10 @@
  *
  *   bench-int8 [--match S] [--threads T] [--iters N] [--file shapes.txt]
  *
+ * Times are the calling thread's CPU time (run with --threads 1 and
+ * OMP_NUM_THREADS=1: every run then stays on that thread), so that other
+ * processes on a shared machine do not inflate them.
+ *
  * For every forward problem line (the grammar of shared/bench/shapes.txt)
  * whose name contains S: the median time of
  *   f32      cudnnConvolutionForward, FLOAT NCHW, _v7's first algorithm;
@@ -31,7 +35,7 @@ static double
 now_ms(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* 1 thread: robust to a shared machine */
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 

@@ -106,6 +106,7 @@ typedef struct plan {
     const fdnn_conv_exec_t *e;
     const fdnn_conv_problem_t *p;
     fdnn_s8_conv_fn fn;
+    fdnn_s8_conv_epilogue_fn epi; /* NULL: epilogue_c */
     bool vnni;      /* encoding: vnni (uint8 quads) or wide (int16 pairs) */
     bool x_signed;  /* x is INT8 (else UINT8) */
     int vk, mr, cpu; /* lanes, pixels per call, channels per unit */
@@ -120,6 +121,9 @@ typedef struct plan {
     int64_t *x_coff;   /* [C] byte offset of input channel c within a pixel of x */
     int64_t *y_koff;   /* [K] byte offset of output channel k within a pixel of y */
     int64_t *y_run;    /* [K] channels from k on stored next to each other in y */
+    int64_t *w_ct;     /* [taps][C/g] byte offset of (c, stored tap) in an output channel's filter;
+                        * NULL for reordered INT8x32 filters (filter_off) */
+    int64_t w_kstride; /* bytes from one output channel's filter to the next */
     int64_t y_pix[3];  /* bytes per step of d, h, w in y */
     int64_t n;         /* the current image */
     float alpha, beta;
@@ -170,30 +174,55 @@ pack_filter(void *ctx, size_t task)
     uint8_t *dst = pl->wpk + (int64_t)task * pl->wblock;
     int32_t *comp = pl->comp != NULL ? pl->comp + (int64_t)task * pl->vk : NULL;
     int32_t sums[16] = {0};
+    /* The output channels of the block (NULL past K/g) and, per formula
+     * tap, where its stored tap is (reversed for CUDNN_CONVOLUTION). */
+    const int8_t *rows[16];
+    for (int l = 0; l < pl->vk; l++) {
+        const int64_t k = kb * pl->vk + l;
+        rows[l] = k < pl->kg ? w + (g * pl->kg + k) * pl->w_kstride : NULL;
+    }
+    int64_t t = 0;
     for (int64_t qd = 0; qd < p->ker[0]; qd++)
         for (int64_t qh = 0; qh < p->ker[1]; qh++)
-            for (int64_t qw = 0; qw < p->ker[2]; qw++) {
-                /* The formula's tap (qd, qh, qw) reads stored tap q' (reversed
-                 * for CUDNN_CONVOLUTION). */
+            for (int64_t qw = 0; qw < p->ker[2]; qw++, t++) {
                 const int64_t sd = p->flip ? p->ker[0] - 1 - qd : qd, sh = p->flip ? p->ker[1] - 1 - qh : qh,
                               sw = p->flip ? p->ker[2] - 1 - qw : qw;
-                for (int64_t u = 0; u < pl->units; u++)
+                const int64_t *ct = pl->w_ct + t * pl->cg;
+                for (int64_t u = 0; u < pl->units; u++) {
+                    const int64_t c0 = u * pl->cpu;
+                    /* The common case: a whole quad adjacent in the filter
+                     * (NHWC, NCHW_VECT_C), copied as one word. */
+                    if (pl->vnni && pl->w_ct != NULL && c0 + 3 < pl->cg && ct[c0 + 1] == ct[c0] + 1 &&
+                        ct[c0 + 2] == ct[c0] + 2 && ct[c0 + 3] == ct[c0] + 3) {
+                        for (int l = 0; l < pl->vk; l++, dst += 4) {
+                            int8_t v[4] = {0, 0, 0, 0};
+                            if (rows[l] != NULL)
+                                memcpy(v, rows[l] + ct[c0], 4);
+                            memcpy(dst, v, 4);
+                            sums[l] += v[0] + v[1] + v[2] + v[3];
+                        }
+                        continue;
+                    }
                     for (int l = 0; l < pl->vk; l++, dst += 4) {
-                        const int64_t k = kb * pl->vk + l;
+                        int8_t v[4] = {0, 0, 0, 0};
                         for (int j = 0; j < pl->cpu; j++) {
                             const int64_t c = u * pl->cpu + j;
-                            int8_t v = 0;
-                            if (k < pl->kg && c < pl->cg)
-                                v = w[filter_off(p, g * pl->kg + k, c, sd, sh, sw)];
-                            sums[l] += v;
-                            if (pl->vnni) {
-                                dst[j] = (uint8_t)v;
-                            } else {
-                                int16_t v16 = v;
-                                memcpy(dst + 2 * j, &v16, 2);
-                            }
+                            if (rows[l] == NULL || c >= pl->cg)
+                                continue;
+                            if (pl->w_ct != NULL)
+                                v[j] = rows[l][ct[c]];
+                            else /* reordered INT8x32 */
+                                v[j] = w[filter_off(p, g * pl->kg + kb * pl->vk + l, c, sd, sh, sw)];
+                            sums[l] += v[j];
+                        }
+                        if (pl->vnni) {
+                            memcpy(dst, v, 4);
+                        } else {
+                            const int16_t v16[2] = {v[0], v[1]};
+                            memcpy(dst, v16, 4);
                         }
                     }
+                }
             }
     if (comp != NULL)
         for (int l = 0; l < pl->vk; l++)
@@ -211,25 +240,42 @@ pack_input_row(void *ctx, size_t task)
     const int64_t id = d - p->pad[0], ih = h - p->pad[1];
     uint8_t *dst = pl->xp + (int64_t)task * pl->wp * pl->pix_bytes;
     const bool row_in = id >= 0 && id < p->in[0] && ih >= 0 && ih < p->in[1];
-    const int bias = pl->vnni && pl->x_signed ? 128 : 0;
-    for (int64_t wq = 0; wq < pl->wp; wq++) {
+    /* VNNI: INT8 biased to uint8 (x ^ 0x80 = x + 128); padding holds the
+     * encoded zero. */
+    const uint8_t flip = pl->vnni && pl->x_signed ? 0x80 : 0;
+    const int64_t cu = pl->units * pl->cpu; /* channels per group, padded */
+    for (int64_t wq = 0; wq < pl->wp; wq++, dst += pl->pix_bytes) {
         const int64_t iw = wq - p->pad[2];
-        const bool in = row_in && iw >= 0 && iw < p->in[2];
-        const int64_t pix = in ? operand_off(&p->x, pl->xv, 1, pl->n, 0, id, ih, iw) : 0;
-        for (int64_t g = 0; g < p->g; g++)
-            for (int64_t c = 0; c < pl->units * pl->cpu; c++, dst += pl->vnni ? 1 : 2) {
-                int v = 0;
-                if (in && c < pl->cg) {
-                    uint8_t b = x[pix + pl->x_coff[g * pl->cg + c]];
-                    v = pl->x_signed ? (int)(int8_t)b : (int)b;
-                }
-                if (pl->vnni) {
-                    *dst = (uint8_t)(v + bias);
-                } else {
-                    int16_t v16 = (int16_t)v;
-                    memcpy(dst, &v16, 2);
-                }
+        if (!row_in || iw < 0 || iw >= p->in[2]) {
+            if (pl->vnni)
+                memset(dst, flip, (size_t)pl->pix_bytes);
+            else
+                memset(dst, 0, (size_t)pl->pix_bytes);
+            continue;
+        }
+        const uint8_t *src = x + operand_off(&p->x, pl->xv, 1, pl->n, 0, id, ih, iw);
+        for (int64_t g = 0; g < p->g; g++) {
+            const int64_t *co = pl->x_coff + g * pl->cg;
+            if (pl->vnni) {
+                uint8_t *o = dst + g * cu;
+                int64_t c = 0;
+                for (; c < pl->cg; c++)
+                    o[c] = src[co[c]] ^ flip;
+                for (; c < cu; c++)
+                    o[c] = flip;
+            } else {
+                int16_t *o = (int16_t *)(void *)(dst + g * cu * 2);
+                int64_t c = 0;
+                if (pl->x_signed)
+                    for (; c < pl->cg; c++)
+                        o[c] = (int8_t)src[co[c]];
+                else
+                    for (; c < pl->cg; c++)
+                        o[c] = src[co[c]];
+                for (; c < cu; c++)
+                    o[c] = 0;
             }
+        }
     }
 }
 
@@ -246,61 +292,60 @@ round_sat(float v, float lo, float hi)
     return (int32_t)((v + 12582912.0f) - 12582912.0f);
 }
 
-/* The epilogue of the lanes of one pixel's sums: output channels ko0 ..
- * ko0 + count - 1 (count <= 16) of y at byte offset pix.  The steps are
- * those of fdnn_conv_epilogue_f32, each a loop over the lanes that the
- * compiler vectorizes; the stores scatter through y_koff. */
-static inline void
-store_outputs(const plan_t *pl, int64_t pix, int64_t ko0, int count, const int32_t *sums, const int32_t *comp)
+/* The portable epilogue of `count` lanes (fdnn_s8_conv_epilogue_fn's
+ * contract, with the blend): the bytes to store into q. */
+static void
+epilogue_c(const plan_t *pl, int64_t pix, int64_t ko0, int count, const int32_t *sums, const int32_t *comp,
+           uint8_t *q)
 {
-    static const int32_t no_comp[16];
     const cudnnDataType_t yt = pl->p->y_dtype;
     const int64_t *koff = pl->y_koff + ko0;
-    const int32_t *cp = comp != NULL ? comp : no_comp;
-    const float alpha = pl->alpha, beta = pl->beta;
-    float v[16];
-    for (int l = 0; l < count; l++)
-        v[l] = alpha * (float)(sums[l] - cp[l]);
-    if (beta != 0) {
-        for (int l = 0; l < count; l++) {
-            float old;
+    for (int l = 0; l < count; l++) {
+        float old = 0;
+        if (pl->beta != 0) {
             if (yt == CUDNN_DATA_FLOAT)
                 memcpy(&old, pl->y0 + pix + koff[l], 4);
             else if (yt == CUDNN_DATA_UINT8x4)
                 old = (float)pl->y0[pix + koff[l]];
             else
                 old = (float)(int8_t)pl->y0[pix + koff[l]];
-            v[l] += beta * old;
         }
+        const int32_t s = sums[l] - (comp != NULL ? comp[l] : 0);
+        const float v = fdnn_conv_epilogue_f32((float)s, pl->alpha, pl->beta, &old,
+                                               pl->bias != NULL ? pl->bias + ko0 + l : NULL, pl->relu);
+        if (yt == CUDNN_DATA_FLOAT)
+            memcpy(q + 4 * l, &v, 4);
+        else if (yt == CUDNN_DATA_UINT8x4)
+            q[l] = (uint8_t)round_sat(v, 0.0f, 255.0f);
+        else
+            q[l] = (uint8_t)round_sat(v, -128.0f, 127.0f);
     }
-    if (pl->bias != NULL) {
-        const float *b = pl->bias + ko0;
-        for (int l = 0; l < count; l++)
-            v[l] += b[l];
-    }
-    if (pl->relu)
-        for (int l = 0; l < count; l++)
-            v[l] = v[l] > 0 || v[l] != v[l] ? v[l] : 0; /* (keeps NaN) */
-    /* The stored bytes, then copied out in runs of adjacent channels. */
+}
+
+/* The outputs of one pixel's sums: output channels ko0 .. ko0 + count - 1
+ * (count <= 16) of y at byte offset pix, stored in runs of adjacent
+ * channels. */
+static inline void
+store_outputs(const plan_t *pl, int64_t pix, int64_t ko0, int count, const int32_t *sums, const int32_t *comp)
+{
+    const cudnnDataType_t yt = pl->p->y_dtype;
     uint8_t q[16 * 4];
-    size_t es = 1;
-    if (yt == CUDNN_DATA_FLOAT) {
-        memcpy(q, v, (size_t)count * 4);
-        es = 4;
-    } else {
-        const float lo = yt == CUDNN_DATA_UINT8x4 ? 0.0f : -128.0f, hi = yt == CUDNN_DATA_UINT8x4 ? 255.0f : 127.0f;
-        int32_t r[16];
-        for (int l = 0; l < count; l++)
-            r[l] = round_sat(v[l], lo, hi);
-        for (int l = 0; l < count; l++)
-            q[l] = (uint8_t)r[l];
-    }
+    if (pl->epi != NULL && pl->beta == 0)
+        pl->epi(sums, comp, pl->bias != NULL ? pl->bias + ko0 : NULL, pl->alpha, pl->relu,
+                yt == CUDNN_DATA_FLOAT ? 2 : yt == CUDNN_DATA_UINT8x4 ? 1 : 0, count, q);
+    else
+        epilogue_c(pl, pix, ko0, count, sums, comp, q);
+    const size_t es = yt == CUDNN_DATA_FLOAT ? 4 : 1;
+    const int64_t *koff = pl->y_koff + ko0;
     uint8_t *y = (uint8_t *)pl->e->out + pix;
     for (int l = 0; l < count;) {
         int run = (int)pl->y_run[ko0 + l];
         if (run > count - l)
             run = count - l;
-        memcpy(y + koff[l], q + (size_t)l * es, (size_t)run * es);
+        if (run == 4 && es == 1)
+            memcpy(y + koff[l], q + l, 4); /* (INT8x4 vectors: a fixed-size copy) */
+        else
+            memcpy(y + koff[l], q + (size_t)l * es, (size_t)run * es);
         l += run;
     }
 }
@@ -354,20 +399,24 @@ choose_kernel(const fdnn_conv_exec_t *e, plan_t *pl)
 {
     fdnn_isa_t isa = e->handle != NULL ? e->handle->isa : FDNN_ISA_SCALAR;
     pl->fn = fdnn_s8_conv_wide__scalar;
+    pl->epi = NULL;
     pl->vnni = false;
     pl->vk = 16;
     pl->mr = 4;
 #if defined(__x86_64__) || defined(__i386__)
     if (isa >= FDNN_ISA_AVX512 && fdnn_cpu_features()->avx512_vnni && !atomic_load(&vnni_disallowed)) {
+        pl->epi = fdnn_s8_conv_epilogue__avx512;
         pl->fn = fdnn_s8_conv_vnni__avx512vnni;
         pl->vnni = true;
         pl->vk = 16;
         pl->mr = 8;
     } else if (isa >= FDNN_ISA_AVX512) {
+        pl->epi = fdnn_s8_conv_epilogue__avx512;
         pl->fn = fdnn_s8_conv_wide__avx512;
         pl->vk = 16;
         pl->mr = 8;
     } else if (isa >= FDNN_ISA_AVX2) {
+        pl->epi = fdnn_s8_conv_epilogue__avx2;
         pl->fn = fdnn_s8_conv_wide__avx2;
         pl->vk = 8;
         pl->mr = 6;
@@ -411,7 +460,7 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
 
     const size_t wbytes = (size_t)(p->g * pl.npair * 2 * pl.wblock);
     const size_t cbytes = pl.vnni && pl.x_signed ? (size_t)(p->g * pl.npair * 2 * pl.vk) * 4 : 0;
-    const size_t tbytes = (size_t)(pl.taps + p->c + 2 * p->k) * 8;
+    const size_t tbytes = (size_t)(pl.taps + p->c + 2 * p->k + pl.taps * pl.cg) * 8;
     const size_t xbytes = (size_t)(pl.dp * pl.hp * pl.wp * pl.pix_bytes);
     char *scratch = fdnn_handle_scratch(e->handle, wbytes + cbytes + tbytes + xbytes + 64);
     if (scratch == NULL)
@@ -428,6 +477,20 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
     for (int64_t k = 0; k < p->k; k++)
         pl.y_koff[k] = operand_off(&p->y, pl.yv, yes, 0, k, 0, 0, 0);
     pl.y_run = pl.y_koff + p->k;
+    pl.w_ct = pl.y_run + p->k;
+    pl.w_kstride = filter_off(p, 1, 0, 0, 0, 0) - filter_off(p, 0, 0, 0, 0, 0);
+    if (p->w_dtype == CUDNN_DATA_INT8x32 && p->reorder == CUDNN_NO_REORDER) {
+        pl.w_ct = NULL;
+    } else {
+        int64_t tt = 0;
+        for (int64_t qd = 0; qd < p->ker[0]; qd++)
+            for (int64_t qh = 0; qh < p->ker[1]; qh++)
+                for (int64_t qw = 0; qw < p->ker[2]; qw++, tt++)
+                    for (int64_t c = 0; c < pl.cg; c++)
+                        pl.w_ct[tt * pl.cg + c] = filter_off(p, 0, c, p->flip ? p->ker[0] - 1 - qd : qd,
+                                                             p->flip ? p->ker[1] - 1 - qh : qh,
+                                                             p->flip ? p->ker[2] - 1 - qw : qw);
+    }
     for (int64_t k = p->k - 1; k >= 0; k--)
         pl.y_run[k] = k + 1 < p->k && pl.y_koff[k + 1] == pl.y_koff[k] + yes ? pl.y_run[k + 1] + 1 : 1;
     for (int i = 0; i < 3; i++)

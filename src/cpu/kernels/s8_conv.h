@@ -53,4 +53,18 @@ void fdnn_s8_conv_wide__avx512(const fdnn_s8_conv_args_t *a);
  * AVX512_VNNI (fdnn_cpu_features). */
 void fdnn_s8_conv_vnni__avx512vnni(const fdnn_s8_conv_args_t *a);
 
+/* The epilogue of `count` (<= 16) lanes without a blend (beta 0):
+ *   v[l] = alpha * (float)(s[l] - comp[l]) + bias[l]   (bias NULL: no add)
+ *   v[l] = relu && !(v[l] > 0) && v[l] == v[l] ? 0 : v[l]
+ * then q receives, by `out`: 0 int8 or 1 uint8 (v rounded half to even and
+ * saturated, NaN 0), 2 the floats.  Each step is one IEEE single operation
+ * (no fused multiply-add), so every ISA gives the bits of the portable
+ * epilogue in conv_int8.c. */
+typedef void (*fdnn_s8_conv_epilogue_fn)(const int32_t *s, const int32_t *comp, const float *bias, float alpha,
+                                         int relu, int out, int count, void *q);
+void fdnn_s8_conv_epilogue__avx2(const int32_t *s, const int32_t *comp, const float *bias, float alpha, int relu,
+                                 int out, int count, void *q);
+void fdnn_s8_conv_epilogue__avx512(const int32_t *s, const int32_t *comp, const float *bias, float alpha, int relu,
+                                   int out, int count, void *q);
+
 #endif /* FDNN_CPU_KERNELS_S8_CONV_H */

@@ -329,15 +329,20 @@ static inline void
 store_outputs(const plan_t *pl, int64_t pix, int64_t ko0, int count, const int32_t *sums, const int32_t *comp)
 {
     const cudnnDataType_t yt = pl->p->y_dtype;
-    uint8_t q[16 * 4];
+    const size_t es = yt == CUDNN_DATA_FLOAT ? 4 : 1;
+    const int64_t *koff = pl->y_koff + ko0;
+    uint8_t *y = (uint8_t *)pl->e->out + pix;
+    uint8_t tmp[16 * 4];
+    /* Adjacent channels (NHWC, INT8x32) are written in place. */
+    const bool direct = pl->y_run[ko0] >= count;
+    uint8_t *q = direct ? y + koff[0] : tmp;
     if (pl->epi != NULL && pl->beta == 0)
         pl->epi(sums, comp, pl->bias != NULL ? pl->bias + ko0 : NULL, pl->alpha, pl->relu,
                 yt == CUDNN_DATA_FLOAT ? 2 : yt == CUDNN_DATA_UINT8x4 ? 1 : 0, count, q);
     else
         epilogue_c(pl, pix, ko0, count, sums, comp, q);
-    const size_t es = yt == CUDNN_DATA_FLOAT ? 4 : 1;
-    const int64_t *koff = pl->y_koff + ko0;
-    uint8_t *y = (uint8_t *)pl->e->out + pix;
+    if (direct)
+        return;
     for (int l = 0; l < count;) {
         int run = (int)pl->y_run[ko0 + l];
         if (run > count - l)

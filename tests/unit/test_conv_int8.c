@@ -390,6 +390,9 @@ test_configurations(void)
             shape2(1, v, kv, 1, 7, 13, 1, 1, 0, 2, 1, false),
             /* grouped, dilated, CONVOLUTION mode, asymmetric kernel */
             shape2(2, 2 * v, 2 * kv, 2, 8, 9, 2, 3, 2, 1, 2, true),
+            /* 1x3 filter, stride 2 both ways, padded: the packing keeps
+             * every other row only (a 1-tall filter) */
+            {2, 1, v, kv, 1, {1, 9, 10}, {1, 1, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}, false},
             /* 3-D */
             {3, 1, v, kv, 1, {4, 5, 6}, {2, 3, 2}, {1, 1, 0}, {1, 2, 1}, {1, 1, 2}, false},
         };

@@ -111,7 +111,9 @@ typedef struct plan {
     bool x_signed;  /* x is INT8 (else UINT8) */
     int vk, mr, cpu; /* lanes, pixels per call, channels per unit */
     int64_t cg, kg, units, nkb, npair, taps;
-    int64_t dp, hp, wp, pix_bytes;
+    int64_t dp, hp, wp, pix_bytes; /* the packed input's extents and pixel size */
+    int64_t sub[3]; /* packed pixel i is input pixel i * sub - pad (per D, H, W) */
+    int64_t st[3];  /* the stride in packed pixels */
     int64_t xv, yv;    /* channels per vector of x and y (1: plain) */
     int64_t wblock;    /* bytes of one packed k block */
     uint8_t *xp;       /* the current image, packed */
@@ -237,7 +239,7 @@ pack_input_row(void *ctx, size_t task)
     const fdnn_conv_problem_t *p = pl->p;
     const uint8_t *x = pl->e->x_in;
     const int64_t d = (int64_t)task / pl->hp, h = (int64_t)task % pl->hp;
-    const int64_t id = d - p->pad[0], ih = h - p->pad[1];
+    const int64_t id = d * pl->sub[0] - p->pad[0], ih = h * pl->sub[1] - p->pad[1];
     uint8_t *dst = pl->xp + (int64_t)task * pl->wp * pl->pix_bytes;
     const bool row_in = id >= 0 && id < p->in[0] && ih >= 0 && ih < p->in[1];
     /* VNNI: INT8 biased to uint8 (x ^ 0x80 = x + 128); padding holds the
@@ -245,7 +247,7 @@ pack_input_row(void *ctx, size_t task)
     const uint8_t flip = pl->vnni && pl->x_signed ? 0x80 : 0;
     const int64_t cu = pl->units * pl->cpu; /* channels per group, padded */
     for (int64_t wq = 0; wq < pl->wp; wq++, dst += pl->pix_bytes) {
-        const int64_t iw = wq - p->pad[2];
+        const int64_t iw = wq * pl->sub[2] - p->pad[2];
         if (!row_in || iw < 0 || iw >= p->in[2]) {
             if (pl->vnni)
                 memset(dst, flip, (size_t)pl->pix_bytes);
@@ -367,15 +369,15 @@ compute_row(void *ctx, size_t i, size_t j)
     const int64_t kb0 = pair * 2;
     const int nkb = kb0 + 1 < pl->nkb ? 2 : 1;
     int32_t acc[8 * 2 * 16];
-    const uint8_t *row = pl->xp + ((od * p->stride[0]) * pl->hp + oh * p->stride[1]) * pl->wp * pl->pix_bytes +
+    const uint8_t *row = pl->xp + ((od * pl->st[0]) * pl->hp + oh * pl->st[1]) * pl->wp * pl->pix_bytes +
                          g * pl->units * 4;
     const int32_t *comp = pl->comp != NULL ? pl->comp + (g * pl->npair * 2 + kb0) * pl->vk : NULL;
     const int64_t ybase = operand_off(&p->y, pl->yv, p->y_dtype == CUDNN_DATA_FLOAT ? 4 : 1, pl->n, 0, od, oh, 0);
     for (int64_t ow0 = 0; ow0 < p->out[2]; ow0 += pl->mr) {
         const int m = (int)(p->out[2] - ow0 < pl->mr ? p->out[2] - ow0 : pl->mr);
         fdnn_s8_conv_args_t a = {
-            .x = row + ow0 * p->stride[2] * pl->pix_bytes,
-            .x_step = p->stride[2] * pl->pix_bytes,
+            .x = row + ow0 * pl->st[2] * pl->pix_bytes,
+            .x_step = pl->st[2] * pl->pix_bytes,
             .tap_off = pl->tap_off,
             .taps = pl->taps,
             .units = pl->units,
@@ -448,9 +450,16 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
     pl.nkb = (pl.kg + pl.vk - 1) / pl.vk;
     pl.npair = (pl.nkb + 1) / 2;
     pl.taps = fdnn_conv_taps(p);
-    pl.dp = (p->out[0] - 1) * p->stride[0] + (p->ker[0] - 1) * p->dil[0] + 1;
-    pl.hp = (p->out[1] - 1) * p->stride[1] + (p->ker[1] - 1) * p->dil[1] + 1;
-    pl.wp = (p->out[2] - 1) * p->stride[2] + (p->ker[2] - 1) * p->dil[2] + 1;
+    /* Along a dimension with a 1-wide filter only every stride-th input
+     * is read: the packing keeps just those (strided 1x1 layers), and the
+     * kernels step by 1 there. */
+    for (int i = 0; i < 3; i++) {
+        pl.sub[i] = p->ker[i] == 1 ? p->stride[i] : 1;
+        pl.st[i] = p->stride[i] / pl.sub[i];
+    }
+    pl.dp = (p->out[0] - 1) * pl.st[0] + (p->ker[0] - 1) * p->dil[0] + 1;
+    pl.hp = (p->out[1] - 1) * pl.st[1] + (p->ker[1] - 1) * p->dil[1] + 1;
+    pl.wp = (p->out[2] - 1) * pl.st[2] + (p->ker[2] - 1) * p->dil[2] + 1;
     pl.pix_bytes = p->g * pl.units * 4;
     pl.xv = operand_vect(p->x_dtype, p->x_format);
     pl.yv = p->y_dtype == CUDNN_DATA_FLOAT ? 1 : operand_vect(p->y_dtype, p->y_format);

@@ -205,6 +205,17 @@ pack_filter(void *ctx, size_t task)
                         }
                         continue;
                     }
+                    /* ... and a whole pair for the wide encoding. */
+                    if (!pl->vnni && pl->w_ct != NULL && c0 + 1 < pl->cg && ct[c0 + 1] == ct[c0] + 1) {
+                        for (int l = 0; l < pl->vk; l++, dst += 4) {
+                            int8_t v[2] = {0, 0};
+                            if (rows[l] != NULL)
+                                memcpy(v, rows[l] + ct[c0], 2);
+                            const int16_t v16[2] = {v[0], v[1]};
+                            memcpy(dst, v16, 4);
+                        }
+                        continue;
+                    }
                     for (int l = 0; l < pl->vk; l++, dst += 4) {
                         int8_t v[4] = {0, 0, 0, 0};
                         for (int j = 0; j < pl->cpu; j++) {

@@ -540,6 +540,12 @@ test_statuses(void)
                  CUDNN_STATUS_NOT_SUPPORTED);
     CHECK_OK(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW_VECT_C, CUDNN_DATA_INT8x4, 1, 8, 5, 5));
     CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, pg, &ws));
+    /* cudnnIm2Col of vectorized data: not implemented (and nothing read) */
+    {
+        int8_t xi[200], col[8 * 9 * 25];
+        memset(xi, 1, sizeof(xi));
+        CHECK_STATUS(cudnnIm2Col(handle, x, xi, w, conv, col), CUDNN_STATUS_NOT_SUPPORTED);
+    }
     /* Integer configurations have no backward calls. */
     CHECK_STATUS(cudnnGetConvolutionBackwardDataWorkspaceSize(handle, w, y, conv, x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
                                                               &ws),

@@ -483,6 +483,13 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
     if (fdnn_conv_out_spatial(p) == 0 || p->n == 0 || p->k == 0)
         return CUDNN_STATUS_SUCCESS;
 
+    /* Sizes that do not fit the address space (descriptors allow dims up
+     * to 2^31 each) are refused before any product can wrap. */
+    const double need = (double)p->g * (double)pl.npair * 2 * (double)pl.wblock +
+                        (double)pl.dp * (double)pl.hp * (double)pl.wp * (double)pl.pix_bytes +
+                        ((double)pl.taps * (double)(pl.cg + 1) + (double)p->c + 2 * (double)p->k) * 8;
+    if (need > (double)(SIZE_MAX / 4))
+        return FDNN_ALLOC_FAILED("the packed operands would take %.3g bytes", need);
     const size_t wbytes = (size_t)(p->g * pl.npair * 2 * pl.wblock);
     const size_t cbytes = pl.vnni && pl.x_signed ? (size_t)(p->g * pl.npair * 2 * pl.vk) * 4 : 0;
     const size_t tbytes = (size_t)(pl.taps + p->c + 2 * p->k + pl.taps * pl.cg) * 8;

@@ -417,6 +417,22 @@ test_configurations(void)
     }
 }
 
+/* INT8 NHWC with 2 channels per group (C and K multiples of 4 as cuDNN
+ * asks, the groups not): the packing pads each group's channels. */
+static void
+test_small_groups(void)
+{
+    for (int ci = 0; ci < 3; ci++) {
+        shape_t s = shape2(2, 8, 12, 4, 6, 7, 3, 3, 1, 1, 1, true);
+        problem_t P;
+        make_problem(&P, &cfgs[ci], &s);
+        epi_t E = {0.25f, 0.0f, false, false, 0, 0, false};
+        fill_values(&P, &E, 99 + ci);
+        run_case(&P, &E, "4 groups of 2 channels");
+        free_problem(&P);
+    }
+}
+
 /* All products at the extremes: the sums saturate INT8 / UINT8 outputs and
  * test the VNNI bias at its limits (x = -128 encodes as 0). */
 static void
@@ -593,6 +609,7 @@ main(void)
     CHECK_OK(cudnnCreate(&handle));
     test_statuses();
     test_round_half_even();
+    test_small_groups();
     test_saturation();
     test_reordered_int8x32();
     test_configurations();

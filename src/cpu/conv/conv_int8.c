@@ -121,6 +121,8 @@ typedef struct plan {
     int32_t *comp;     /* [g][npair * 2 * vk]; NULL: none */
     int64_t *tap_off;  /* [taps] */
     int64_t *x_coff;   /* [C] byte offset of input channel c within a pixel of x */
+    bool x_dense;      /* x_coff[c] == c: every group's channels adjacent */
+    bool x_quads;      /* each group's channels in adjacent quads (C/g a multiple of 4) */
     int64_t *y_koff;   /* [K] byte offset of output channel k within a pixel of y */
     int64_t *y_run;    /* [K] channels from k on stored next to each other in y */
     int64_t *w_ct;     /* [taps][C/g] byte offset of (c, stored tap) in an output channel's filter;
@@ -272,6 +274,19 @@ pack_input_row(void *ctx, size_t task)
             if (pl->vnni) {
                 uint8_t *o = dst + g * cu;
                 int64_t c = 0;
+                if (pl->x_dense) { /* channels adjacent: a loop the compiler vectorizes */
+                    const uint8_t *sg = src + co[0];
+                    for (; c < pl->cg; c++)
+                        o[c] = sg[c] ^ flip;
+                } else if (pl->x_quads) { /* NCHW_VECT_C: one word per quad */
+                    const uint32_t flip4 = 0x01010101u * flip;
+                    for (; c < pl->cg; c += 4) {
+                        uint32_t v;
+                        memcpy(&v, src + co[c], 4);
+                        v ^= flip4;
+                        memcpy(o + c, &v, 4);
+                    }
+                }
                 for (; c < pl->cg; c++)
                     o[c] = src[co[c]] ^ flip;
                 for (; c < cu; c++)
@@ -505,6 +520,13 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
     pl.y_koff = pl.x_coff + p->c;
     for (int64_t c = 0; c < p->c; c++)
         pl.x_coff[c] = operand_off(&p->x, pl.xv, 1, 0, c, 0, 0, 0);
+    pl.x_dense = true;
+    pl.x_quads = pl.cg % 4 == 0;
+    for (int64_t c = 0; c < p->c; c++) {
+        pl.x_dense = pl.x_dense && pl.x_coff[c] == c;
+        if (c % 4 != 0)
+            pl.x_quads = pl.x_quads && pl.x_coff[c] == pl.x_coff[c - 1] + 1;
+    }
     const int64_t yes = p->y_dtype == CUDNN_DATA_FLOAT ? 4 : 1;
     for (int64_t k = 0; k < p->k; k++)
         pl.y_koff[k] = operand_off(&p->y, pl.yv, yes, 0, k, 0, 0, 0);

@@ -193,6 +193,9 @@ fdnn_conv_problem_from_desc(fdnn_conv_dir_t dir, cudnnTensorDescriptor_t x_desc,
     p->k = w_desc->dims[0];
     p->flip = conv->mode == CUDNN_CONVOLUTION;
     p->w_format = w_desc->format;
+    p->x_format = x_desc->format;
+    p->y_format = y_desc->format;
+    p->reorder = conv->reorder;
     int off = 3 - p->nsp; /* 2-D problems fill D with the identity */
     for (int i = 0; i < 3; i++) {
         p->in[i] = p->ker[i] = p->out[i] = 1;

@@ -75,6 +75,11 @@ typedef struct fdnn_conv_problem {
     bool flip; /* CUDNN_CONVOLUTION (kernel reversed) */
     fdnn_tensor_t x, w, y;
     cudnnTensorFormat_t w_format;
+    /* The integer configurations: x's and y's descriptor formats
+     * (NCHW_VECT_C: x.dims[1] counts channels, strides count vectors) and
+     * the descriptor's reorder type (INT8x32 filters). */
+    cudnnTensorFormat_t x_format, y_format;
+    cudnnReorderType_t reorder;
 } fdnn_conv_problem_t;
 
 /* BAD_PARAM unless desc is a created (and, with need_set, set) descriptor. */

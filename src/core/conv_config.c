@@ -100,14 +100,15 @@ fdnn_conv_config_check(int dir, fdnn_conv_config_t cfg)
         return FDNN_NOT_SUPPORTED("%s (BFLOAT16 compute type) is in no convolution table of cuDNN 8.9; "
                                   "BFLOAT16 data computes in FLOAT (PSEUDO_BFLOAT16_CONFIG)",
                                   fdnn_conv_config_name(cfg));
+    /* Forward only (classify refuses them backward); layouts and
+     * algorithms: fdnn_conv_int8_algo_check (src/cpu/conv/conv_int8.c). */
     case FDNN_CONV_CFG_INT8:
     case FDNN_CONV_CFG_INT8_EXT:
     case FDNN_CONV_CFG_INT8x4:
     case FDNN_CONV_CFG_INT8x4_EXT:
     case FDNN_CONV_CFG_UINT8x4:
     case FDNN_CONV_CFG_UINT8x4_EXT:
-    case FDNN_CONV_CFG_INT8x32:
-        return FDNN_GAP("%s integer convolutions are not implemented in FreeDNN yet", fdnn_conv_config_name(cfg));
+    case FDNN_CONV_CFG_INT8x32: return CUDNN_STATUS_SUCCESS;
     case FDNN_CONV_CFG_COUNT: break;
     }
     return FDNN_INTERNAL_ERROR("unknown convolution configuration %d", (int)cfg);

@@ -10,6 +10,7 @@
 #include "cpu/conv/conv_fft.h"
 #include "cpu/conv/conv_gemm.h"
 #include "cpu/conv/conv_lowp.h"
+#include "cpu/conv/conv_int8.h"
 #include "cpu/conv/conv_winograd.h"
 #include "core/handle.h"
 
@@ -230,6 +231,8 @@ fdnn_conv_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *workspace_b
      * staged copies (their workspace includes the staging buffers). */
     if (fdnn_conv_lowp_applies(p))
         return fdnn_conv_lowp_algo_check(p, algo, workspace_bytes);
+    if (fdnn_conv_config_is_integer(p->config))
+        return fdnn_conv_int8_algo_check(p, algo, workspace_bytes);
     const char *reason = "";
     const fdnn_conv_solver_t *s = fdnn_conv_solver_for(p->dir, algo, &reason);
     if (s == NULL)
@@ -261,5 +264,7 @@ fdnn_conv_run(const fdnn_conv_exec_t *e, int algo)
      * mbv1_dw_128_56s2 (0.9 M) runs about 0.25 ms. */
     double small = fdnn_conv_cg(e->p) == 1 ? SMALL_MACS / 16 : SMALL_MACS;
     run.pool = fdnn_conv_macs(e->p) < small ? NULL : fdnn_handle_pool(e->handle);
+    if (fdnn_conv_config_is_integer(e->p->config))
+        return fdnn_conv_int8_execute(&run);
     return s->execute(&run);
 }

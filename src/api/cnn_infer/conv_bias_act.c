@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/cnn_infer/conv_bias_act_int8.h"
 #include "api/cnn_infer/conv_common.h"
 #include "api_impl.h"
 #include "core/activation.h"
@@ -51,6 +52,9 @@ fdnn_api_cudnnConvolutionBiasActivationForward(
     RETURN_IF_NULL(y);
     fdnn_conv_problem_t p;
     RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, xDesc, wDesc, convDesc, yDesc, &p));
+    if (fdnn_conv_config_is_integer(p.config)) /* INT8 configurations: their own types and blend */
+        return fdnn_conv_bias_act_int8(handle, &p, alpha1, x, w, (int)algo, workSpace, workSpaceSizeInBytes,
+                                       alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     fdnn_tensor_t zt, bt, yt;
     RETURN_IF_ERROR(fdnn_tensor_from_desc(zDesc, "zDesc", &zt));
     RETURN_IF_ERROR(fdnn_tensor_from_desc(biasDesc, "biasDesc", &bt));

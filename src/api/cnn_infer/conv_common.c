@@ -188,7 +188,6 @@ fdnn_conv_find(cudnnHandle_t handle, const fdnn_conv_problem_t *p, const fdnn_co
         return FDNN_BAD_PARAM("requestedAlgoCount is %d, must be positive", requested);
     RETURN_IF_NULL(returned);
     RETURN_IF_NULL(perf);
-    size_t es = fdnn_dtype_size(p->dtype);
     fdnn_conv_exec_t e;
     memset(&e, 0, sizeof(e));
     void *own[3] = {NULL, NULL, NULL};
@@ -198,7 +197,9 @@ fdnn_conv_find(cudnnHandle_t handle, const fdnn_conv_problem_t *p, const fdnn_co
         /* Zero-filled operands of the problem's own strides. */
         const fdnn_tensor_t *ts[3] = {&p->x, &p->w, &p->y};
         for (int i = 0; i < 3; i++) {
-            own[i] = calloc((size_t)fdnn_tensor_span(ts[i]) + 1, es);
+            /* (Each operand's own element size: the _EXT integer
+             * configurations have FLOAT y and INT8 x.) */
+            own[i] = calloc((size_t)fdnn_tensor_span(ts[i]) + 1, fdnn_dtype_size(ts[i]->dtype));
             if (own[i] == NULL) {
                 free(own[0]);
                 free(own[1]);

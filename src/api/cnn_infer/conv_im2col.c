@@ -19,6 +19,10 @@ fdnn_api_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, 
     RETURN_IF_NULL(colBuffer);
     fdnn_conv_problem_t p;
     RETURN_IF_ERROR(fdnn_conv_problem_without_y(xDesc, wDesc, convDesc, &p));
+    /* (The vector types' strides count vectors, the matrix's columns
+     * channels: not defined here yet.) */
+    if (fdnn_dtype_vect(p.x_dtype) > 0)
+        return FDNN_GAP("cudnnIm2Col of %s data (vectorized) is not implemented", fdnn_dtype_name(p.x_dtype));
     if (p.g != 1)
         return FDNN_GAP("cudnnIm2Col with groupCount %lld: only one group is supported", (long long)p.g);
     fdnn_conv_im2col_matrix(fdnn_handle_pool(handle), &p, x, colBuffer);

@@ -348,6 +348,18 @@ zip2(float *restrict dst, const float *restrict a, const float *restrict b, int6
         dst[width - 1] = a != NULL ? a[pairs] : 0.0f;
 }
 
+/* Backward data's stride phases along dimension d that hold dx positions:
+ * a phase a < stride exists for a < dx's size only, so a stride larger
+ * than dx (legal) costs no phases beyond dx's own positions.  1 for the
+ * other directions. */
+static int64_t
+phase_grid(const fdnn_conv_problem_t *p, int d)
+{
+    if (p->dir != FDNN_CONV_BWD_DATA)
+        return 1;
+    return p->stride[d] < p->in[d] ? p->stride[d] : p->in[d];
+}
+
 /* dx's planes c0 .. c0+planes-1 of image n, row by row (rows outside,
  * planes inside, see copy_planes), each row from its phases' buffers: the
  * s_w phase rows interleaved into a contiguous row (a phase no tap reaches
@@ -359,6 +371,8 @@ blend_bwd_data(const dw_job_t *j, char *slot, int64_t planes, int64_t n, int64_t
     const fdnn_conv_problem_t *p = j->p;
     const fdnn_conv_exec_t *e = j->e;
     int64_t s0 = p->stride[0], s1 = p->stride[1], s2 = p->stride[2], width = p->in[2];
+    /* The phase grid (phase_grid): id % s0 < c0 and so on. */
+    int64_t c1 = phase_grid(p, 1), c2 = phase_grid(p, 2);
     /* Plain results into a dense row: interleaved straight into dx. */
     bool direct = e->alpha == 1.0 && e->beta == 0.0 && p->x.strides[4] == 1;
     for (int64_t id = 0; id < p->in[0]; id++)
@@ -366,12 +380,12 @@ blend_bwd_data(const dw_job_t *j, char *slot, int64_t planes, int64_t n, int64_t
             for (int64_t i = 0; i < planes; i++) {
                 float *dst = (float *)e->out + fdnn_conv_off5(&p->x, n, c0 + i, id, ih, 0);
                 float *tmp = direct ? dst : (float *)(slot + j->row_offset);
-                const dw_phase_t *ph = &j->phases[((id % s0) * s1 + ih % s1) * s2];
+                const dw_phase_t *ph = &j->phases[((id % s0) * c1 + ih % s1) * c2];
                 size_t at = (size_t)(id / s0 * j->ld_d + ih / s1 * j->ld_h);
                 const float *src = ph->taps > 0 ? out_plane(j, slot, ph, i) + at : NULL, *line = tmp;
                 if (s2 == 1 && src != NULL) {
                     line = src;
-                } else if (s2 == 2) {
+                } else if (s2 == 2 && c2 == 2) {
                     const float *src1 = ph[1].taps > 0 ? out_plane(j, slot, &ph[1], i) + at : NULL;
                     zip2(tmp, src, src1, width);
                 } else {
@@ -518,9 +532,9 @@ make_offsets(dw_job_t *j, int64_t *row_off, int64_t *dy_off, dw_phase_t *phases,
         }
     int64_t a[3], q[3], used = 0, nph = 0;
     size_t phase_floats = (size_t)(j->planes * j->k_rows * j->ld_out);
-    for (a[0] = 0; a[0] < (bwd_data ? p->stride[0] : 1); a[0]++)
-        for (a[1] = 0; a[1] < (bwd_data ? p->stride[1] : 1); a[1]++)
-            for (a[2] = 0; a[2] < (bwd_data ? p->stride[2] : 1); a[2]++) {
+    for (a[0] = 0; a[0] < phase_grid(p, 0); a[0]++)
+        for (a[1] = 0; a[1] < phase_grid(p, 1); a[1]++)
+            for (a[2] = 0; a[2] < phase_grid(p, 2); a[2]++) {
                 dw_phase_t *ph = &phases[nph];
                 bool empty = false;
                 for (int d = 0; d < 3; d++) {
@@ -595,7 +609,7 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
      * before anything is computed in size_t. */
     double plane_f = (double)j.g.ext[0] * (double)j.g.ext[1] * (double)j.g.phases * (double)j.g.wq +
                      FDNN_DWCONV_VL_MAX;
-    double max_phases = bwd_data ? (double)p->stride[0] * (double)p->stride[1] * (double)p->stride[2] : 1;
+    double max_phases = (double)phase_grid(p, 0) * (double)phase_grid(p, 1) * (double)phase_grid(p, 2);
     if (plane_f > (double)MAX_SCRATCH_BYTES || max_phases > (double)MAX_SCRATCH_BYTES / 64)
         return FDNN_NOT_SUPPORTED("depthwise convolution: a plane buffer of %.3g floats is too large", plane_f);
     double stride_f = (double)ceil_div((int64_t)plane_f, vec) * vec;

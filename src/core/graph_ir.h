@@ -50,7 +50,7 @@ typedef struct fdnn_graph_tensor {
     int64_t alignment; /* CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT */
     bool is_virtual;
     bool by_value;
-    unsigned char value[16]; /* by_value: the scalar (of dtype), as set */
+    _Alignas(16) unsigned char value[16]; /* by_value: the scalar (of dtype), as set; aligned for any type */
     int64_t vector_count;    /* 1 when not vectorized */
     int64_t vector_dim;      /* meaningful when vector_count > 1 */
     cudnnBackendTensorReordering_t reordering;

@@ -180,7 +180,7 @@ test_conv_bias_relu(void)
         cudnnBackendDestroyDescriptor(graph);
         return;
     }
-    float xs[N * C * H * W], ws[K * C * R * S], bs[K], ys[N * K * H * W], ys2[N * K * H * W];
+    _Alignas(16) float xs[N * C * H * W], ws[K * C * R * S], bs[K], ys[N * K * H * W], ys2[N * K * H * W];
     fill(xs, sizeof(xs) / 4, 1), fill(ws, sizeof(ws) / 4, 2), fill(bs, K, 3);
     fdnn_poison_f32(ys, N * K * H * W);
     void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;
@@ -321,7 +321,7 @@ test_matmul_gelu(void)
     int64_t wsb = 0;
     bd_t plan = plan_for(graph, &wsb);
     if (plan != NULL) {
-        float as[MB * MM * MK], bs[MK * MN], cs[MB * MM * MN];
+        _Alignas(16) float as[MB * MM * MK], bs[MK * MN], cs[MB * MM * MN];
         fill(as, sizeof(as) / 4, 4), fill(bs, sizeof(bs) / 4, 5);
         fdnn_poison_f32(cs, sizeof(cs) / 4);
         void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;
@@ -367,7 +367,7 @@ test_by_value_scale(void)
     if (st == CUDNN_STATUS_SUCCESS) {
         int64_t wsb = 0;
         bd_t plan = plan_for(graph, &wsb);
-        float xs[12], ys[12], s = 2.5f;
+        _Alignas(16) float xs[12], ys[12], s = 2.5f;
         fill(xs, 12, 9);
         fdnn_poison_f32(ys, 12);
         void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;
@@ -416,7 +416,10 @@ test_conv_scale_bias_relu_add(void)
     if (st == CUDNN_STATUS_SUCCESS)
         CHECK_OK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &nres,
                                           NULL));
-    float xs[N * C * H * W], ws[K * C * R * S], bs[K], zs[N * K * H * W], ys[N * K * H * W], s = 0.75f;
+    /* Aligned as the tensors say (CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT 16):
+     * only x86's ABI aligns such stack arrays by itself. */
+    _Alignas(16) float xs[N * C * H * W], ws[K * C * R * S], bs[K], zs[N * K * H * W], ys[N * K * H * W];
+    _Alignas(16) float s = 0.75f;
     fill(xs, N * C * H * W, 21), fill(ws, K * C * R * S, 22), fill(bs, K, 23), fill(zs, N * K * H * W, 24);
     fdnn_conv_problem_t p = {0};
     p.nsp = 2, p.n = N, p.g = 1, p.c = C, p.k = K;
@@ -522,7 +525,8 @@ test_sdpa(void)
     if (st == CUDNN_STATUS_SUCCESS)
         CHECK_OK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &nres,
                                           NULL));
-    float qs[AB * AH * AS * AD], ks[AB * AH * AK * AD], vs[AB * AH * AK * AD], os[AB * AH * AS * AD], sc = 0.5f;
+    _Alignas(16) float qs[AB * AH * AS * AD], ks[AB * AH * AK * AD], vs[AB * AH * AK * AD];
+    _Alignas(16) float os[AB * AH * AS * AD], sc = 0.5f;
     fill(qs, sizeof(qs) / 4, 31), fill(ks, sizeof(ks) / 4, 32), fill(vs, sizeof(vs) / 4, 33);
     double ref[AB * AH * AS * AD];
     for (int h = 0; h < AB * AH; h++)
@@ -619,7 +623,7 @@ test_reduction_sum(void)
     int64_t wsb = 0;
     bd_t plan = plan_for(graph, &wsb);
     if (plan != NULL) {
-        float xs[N * C * H * W], ys[N * C];
+        _Alignas(16) float xs[N * C * H * W], ys[N * C];
         fill(xs, N * C * H * W, 11);
         fdnn_poison_f32(ys, N * C);
         void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;

@@ -39,10 +39,11 @@ file "$build/libcudnn.so.8.9.4" | grep -q "ARM aarch64" || { echo "arm64: libcud
 # The host-bound tests, by label or name (see above): they build client
 # programs or run host tools and Python on the tree.
 exclude='^(oracle_|test_desc_types_cudnn9|test_tensor_desc_cudnn9|install_|doctor$|shipped_lib|abi$|client_)'
-# The five longest suites take 2 to 25 minutes each under QEMU on 2 cores
+# The six longest suites take 2 to 25 minutes each under QEMU on 2 cores
 # (test_conv, test_conv_zero_workspace, test_pooling, test_fft,
-# test_ctc_loss); CI runs the rest (the same kernels are behind the shorter
-# conv, pooling and CTC tests).  FDNN_ARM64_ALL=1 runs them too.
+# test_ctc_loss, test_conv_lowp_resnet); CI runs the rest (the same kernels
+# are behind the shorter conv, pooling and CTC tests).  FDNN_ARM64_ALL=1
+# runs them too.
 [ "${FDNN_ARM64_ALL:-0}" = 1 ] ||
-  exclude="${exclude%)}|test_conv$|test_conv_zero_workspace|test_pooling$|test_fft|test_ctc_loss)"
+  exclude="${exclude%)}|test_conv$|test_conv_zero_workspace|test_pooling$|test_fft|test_ctc_loss|test_conv_lowp_resnet)"
 (cd "$build" && FREEDNN_NUM_THREADS=2 ctest --output-on-failure -j"$(nproc)" --timeout 900 -LE oracle -E "$exclude")

@@ -75,6 +75,6 @@ for h in "${harnesses[@]}"; do
     grep -A30 "ERROR\|runtime error\|deadly signal\|which no input may cause" "$artifacts/fuzz.log" | head -60
     status=1
   fi
-  grep -E "stat::number_of_executed_units|cov:.*ft:" "$artifacts/fuzz.log" | tail -2
+  grep -aE "stat::number_of_executed_units|cov:.*ft:" "$artifacts/fuzz.log" | tail -2
 done
 exit $status

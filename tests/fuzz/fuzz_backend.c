@@ -82,7 +82,7 @@ fuzz_count(struct fz *in)
 }
 
 static void
-run_program(struct fz *in, cudnnHandle_t handle, cudnnBackendDescriptor_t *slot, int *types)
+run_program(struct fz *in, cudnnHandle_t handle, cudnnBackendDescriptor_t *slot)
 {
     for (int step = 0; step < 48 && in->n > 0; step++) {
         int op = fz_u8(in) % 4;
@@ -94,7 +94,6 @@ run_program(struct fz *in, cudnnHandle_t handle, cudnnBackendDescriptor_t *slot,
             if (FB(cudnnBackendCreateDescriptor((cudnnBackendDescriptorType_t)type, &slot[s])) !=
                 CUDNN_STATUS_SUCCESS)
                 slot[s] = NULL;
-            types[s] = type;
             continue;
         }
         if (op == 3) {
@@ -487,8 +486,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         run_graph(&in, handle);
     } else {
         cudnnBackendDescriptor_t slot[SLOTS] = {NULL};
-        int types[SLOTS] = {0};
-        run_program(&in, handle, slot, types);
+        run_program(&in, handle, slot);
         for (int i = SLOTS - 1; i >= 0; i--)
             if (slot[i] != NULL)
                 FB(cudnnBackendDestroyDescriptor(slot[i]));

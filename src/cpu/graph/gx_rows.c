@@ -38,94 +38,54 @@ gx_rows_pos(const gx_rows_t *r, int64_t row, int64_t *idx)
     }
 }
 
-void
-gx_load_row_f32(cudnnDataType_t dt, const void *base, int64_t off, int64_t stride, int64_t n, float *out)
-{
-    if (dt == CUDNN_DATA_FLOAT) {
-        const float *p = (const float *)base + off;
-        /* unit and zero strides apart: those loops vectorize */
-        if (stride == 1)
-            for (int64_t i = 0; i < n; i++)
-                out[i] = (float)p[i];
-        else if (stride == 0)
-            for (int64_t i = 0; i < n; i++)
-                out[i] = (float)p[0];
-        else
-            for (int64_t i = 0; i < n; i++)
-                out[i] = (float)p[i * stride];
-    } else if (dt == CUDNN_DATA_DOUBLE) {
-        const double *p = (const double *)base + off;
-        for (int64_t i = 0; i < n; i++)
-            out[i] = (float)p[i * stride];
-    } else {
-        for (int64_t i = 0; i < n; i++)
-            out[i] = (float)gx_load(dt, base, off + i * stride);
+/* The row loads and stores, written once for both compute types (T float
+ * or double): FLOAT and DOUBLE storage directly, the unit and zero strides
+ * of FLOAT apart (those loops vectorize), every other type through
+ * gx_load / gx_store. */
+#define GX_ROW_IO(SUFFIX, T)                                                                                        \
+    void gx_load_row_##SUFFIX(cudnnDataType_t dt, const void *base, int64_t off, int64_t stride, int64_t n, T *out) \
+    {                                                                                                               \
+        if (dt == CUDNN_DATA_FLOAT) {                                                                               \
+            const float *p = (const float *)base + off;                                                             \
+            if (stride == 1)                                                                                        \
+                for (int64_t i = 0; i < n; i++)                                                                     \
+                    out[i] = (T)p[i];                                                                               \
+            else if (stride == 0)                                                                                   \
+                for (int64_t i = 0; i < n; i++)                                                                     \
+                    out[i] = (T)p[0];                                                                               \
+            else                                                                                                    \
+                for (int64_t i = 0; i < n; i++)                                                                     \
+                    out[i] = (T)p[i * stride];                                                                      \
+        } else if (dt == CUDNN_DATA_DOUBLE) {                                                                       \
+            const double *p = (const double *)base + off;                                                           \
+            for (int64_t i = 0; i < n; i++)                                                                         \
+                out[i] = (T)p[i * stride];                                                                          \
+        } else {                                                                                                    \
+            for (int64_t i = 0; i < n; i++)                                                                         \
+                out[i] = (T)gx_load(dt, base, off + i * stride);                                                    \
+        }                                                                                                           \
+    }                                                                                                               \
+                                                                                                                    \
+    void gx_store_row_##SUFFIX(cudnnDataType_t dt, void *base, int64_t off, int64_t stride, int64_t n,              \
+                               const T *in)                                                                         \
+    {                                                                                                               \
+        if (dt == CUDNN_DATA_FLOAT) {                                                                               \
+            float *p = (float *)base + off;                                                                         \
+            if (stride == 1)                                                                                        \
+                for (int64_t i = 0; i < n; i++)                                                                     \
+                    p[i] = (float)in[i];                                                                            \
+            else                                                                                                    \
+                for (int64_t i = 0; i < n; i++)                                                                     \
+                    p[i * stride] = (float)in[i];                                                                   \
+        } else if (dt == CUDNN_DATA_DOUBLE) {                                                                       \
+            double *p = (double *)base + off;                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                                         \
+                p[i * stride] = (double)in[i];                                                                      \
+        } else {                                                                                                    \
+            for (int64_t i = 0; i < n; i++)                                                                         \
+                gx_store(dt, base, off + i * stride, (double)in[i]);                                                \
+        }                                                                                                           \
     }
-}
 
-void
-gx_store_row_f32(cudnnDataType_t dt, void *base, int64_t off, int64_t stride, int64_t n, const float *in)
-{
-    if (dt == CUDNN_DATA_FLOAT) {
-        float *p = (float *)base + off;
-        if (stride == 1)
-            for (int64_t i = 0; i < n; i++)
-                p[i] = (float)in[i];
-        else
-            for (int64_t i = 0; i < n; i++)
-                p[i * stride] = (float)in[i];
-    } else if (dt == CUDNN_DATA_DOUBLE) {
-        double *p = (double *)base + off;
-        for (int64_t i = 0; i < n; i++)
-            p[i * stride] = (double)in[i];
-    } else {
-        for (int64_t i = 0; i < n; i++)
-            gx_store(dt, base, off + i * stride, (double)in[i]);
-    }
-}
-
-void
-gx_load_row_f64(cudnnDataType_t dt, const void *base, int64_t off, int64_t stride, int64_t n, double *out)
-{
-    if (dt == CUDNN_DATA_FLOAT) {
-        const float *p = (const float *)base + off;
-        /* unit and zero strides apart: those loops vectorize */
-        if (stride == 1)
-            for (int64_t i = 0; i < n; i++)
-                out[i] = (double)p[i];
-        else if (stride == 0)
-            for (int64_t i = 0; i < n; i++)
-                out[i] = (double)p[0];
-        else
-            for (int64_t i = 0; i < n; i++)
-                out[i] = (double)p[i * stride];
-    } else if (dt == CUDNN_DATA_DOUBLE) {
-        const double *p = (const double *)base + off;
-        for (int64_t i = 0; i < n; i++)
-            out[i] = (double)p[i * stride];
-    } else {
-        for (int64_t i = 0; i < n; i++)
-            out[i] = (double)gx_load(dt, base, off + i * stride);
-    }
-}
-
-void
-gx_store_row_f64(cudnnDataType_t dt, void *base, int64_t off, int64_t stride, int64_t n, const double *in)
-{
-    if (dt == CUDNN_DATA_FLOAT) {
-        float *p = (float *)base + off;
-        if (stride == 1)
-            for (int64_t i = 0; i < n; i++)
-                p[i] = (float)in[i];
-        else
-            for (int64_t i = 0; i < n; i++)
-                p[i * stride] = (float)in[i];
-    } else if (dt == CUDNN_DATA_DOUBLE) {
-        double *p = (double *)base + off;
-        for (int64_t i = 0; i < n; i++)
-            p[i * stride] = (double)in[i];
-    } else {
-        for (int64_t i = 0; i < n; i++)
-            gx_store(dt, base, off + i * stride, (double)in[i]);
-    }
-}
+GX_ROW_IO(f32, float)
+GX_ROW_IO(f64, double)

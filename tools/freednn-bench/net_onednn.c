@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl_debug.h>
 
 #include "net.h"
 
@@ -55,6 +56,9 @@ typedef struct ctx {
     int nprims, cap_prims;
     char *why;
     size_t why_size;
+    /* --profile: ms per primitive kind (forward list, backward list) */
+    bool profiling;
+    double kind_ms[2][32];
 } ctx_t;
 
 static bool
@@ -578,8 +582,18 @@ now_ms(void)
 static bool
 run_steps(ctx_t *c, const step_list_t *l, const char *which)
 {
+    int dir = l == &c->bwd;
     for (int k = 0; k < l->count; k++) {
+        double t0 = c->profiling ? now_ms() : 0;
         dnnl_status_t st = dnnl_primitive_execute(l->v[k].prim, c->stream, l->v[k].nargs, l->v[k].args);
+        if (c->profiling && st == dnnl_success) {
+            const_dnnl_primitive_desc_t pd = NULL;
+            dnnl_primitive_kind_t kind = dnnl_undefined_primitive;
+            dnnl_stream_wait(c->stream);
+            if (dnnl_primitive_get_primitive_desc(l->v[k].prim, &pd) == dnnl_success)
+                dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &kind);
+            c->kind_ms[dir][(unsigned)kind < 32 ? (unsigned)kind : 0] += now_ms() - t0;
+        }
         if (st != dnnl_success) {
             const_dnnl_primitive_desc_t pd = NULL;
             const char *impl = "?";
@@ -732,6 +746,7 @@ net_run_onednn(const net_t *net, const net_run_t *run)
     if (!setup(&c, ns))
         goto out;
     for (int it = -1; it < run->iters; it++) {
+        c.profiling = run->profile && it >= 0;
         double t0 = now_ms();
         if (!run_steps(&c, &c.fwd, "forward"))
             goto out;
@@ -744,6 +759,15 @@ net_run_onednn(const net_t *net, const net_run_t *run)
     qsort(times, (size_t)run->iters, sizeof(double), cmp_double);
     res.median_ms = times[run->iters / 2];
     res.ok = true;
+    if (c.profiling) {
+        printf("# oneDNN profile, ms per step:");
+        for (int d = 0; d < 2; d++)
+            for (int k = 0; k < 32; k++)
+                if (c.kind_ms[d][k] > 0)
+                    printf(" %s.%s=%.1f", dnnl_prim_kind2str((dnnl_primitive_kind_t)k), d ? "bwd" : "fwd",
+                           c.kind_ms[d][k] / run->iters);
+        printf("\n");
+    }
 out:
     for (int k = 0; k < c.nprims; k++)
         dnnl_primitive_destroy(c.prims[k]);

@@ -55,7 +55,7 @@ double net_forward_macs(const net_t *net);
 typedef struct net_run {
     int mb, threads, iters;
     bool train; /* forward + backward + weight gradients; else inference */
-    bool profile; /* print the time per op kind and direction (FreeDNN side) */
+    bool profile; /* print the time per op kind and direction */
 } net_run_t;
 
 /* The result of one side: the median step time and the final loss (training;
@@ -63,6 +63,7 @@ typedef struct net_run {
 typedef struct net_result {
     double median_ms;
     double check;
+    double grad_norm; /* training: the 2-norm of every conv / FC weight gradient */
     bool ok;
     char why[160];
 } net_result_t;

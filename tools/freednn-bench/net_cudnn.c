@@ -450,6 +450,10 @@ net_run_cudnn(const net_t *net, const net_run_t *run)
         }
         res.check = value;
     }
+    for (int i = 0; run->train && i < net->count; i++)
+        for (size_t k = 0; s.l[i].dw != NULL && k < s.l[i].w_count; k++)
+            res.grad_norm += (double)s.l[i].dw[k] * s.l[i].dw[k];
+    res.grad_norm = sqrt(res.grad_norm);
     qsort(times, (size_t)run->iters, sizeof(double), cmp_double);
     res.median_ms = times[run->iters / 2];
     res.ok = true;

@@ -13,6 +13,11 @@
  *   --no-torch, --no-dnnl   leave a side out
  *   --profile     FreeDNN's time per op kind and direction
  *   --spec        print the node list and exit
+ *   --check       fail (exit 1) unless FreeDNN's loss and weight-gradient
+ *                 norm agree with oneDNN's (the same weights and images on
+ *                 both sides) to 1e-4 and 1e-3 relative: a whole-network
+ *                 test of forward and backward against an independent
+ *                 library (ctest bench_net_check)
  *
  * The last line per network is
  *   NAME train|infer mb=N threads=T FreeDNN X ms PyTorch Y ms oneDNN Z ms
@@ -23,6 +28,7 @@
  * OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE overrides, contiguous and
  * channels-last, and reports the faster. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,10 +125,32 @@ static void
 print_side(const char *who, const side_report_t *r)
 {
     if (r->result.ok)
-        printf("# %-8s %10.1f ms  check %.6g  peak RSS %ld MiB\n", who, r->result.median_ms, r->result.check,
-               r->peak_rss_kib / 1024);
+        printf("# %-8s %10.1f ms  loss %.7g  gradient norm %.7g  peak RSS %ld MiB\n", who, r->result.median_ms,
+               r->result.check, r->result.grad_norm, r->peak_rss_kib / 1024);
     else
         printf("# %-8s skipped: %s\n", who, r->result.why[0] ? r->result.why : "not run");
+}
+
+static bool
+agree(double a, double b, double rel)
+{
+    return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) + 1e-6;
+}
+
+/* --check: FreeDNN against oneDNN, same weights and images. */
+static bool
+check_sides(const side_report_t *ours, const side_report_t *dn, bool train)
+{
+    if (!ours->result.ok || !dn->result.ok) {
+        printf("# check FAILED: a side did not run\n");
+        return false;
+    }
+    bool good = agree(ours->result.check, dn->result.check, 1e-4) &&
+                (!train || agree(ours->result.grad_norm, dn->result.grad_norm, 1e-3));
+    printf("# check %s: %s %.7g vs %.7g, gradient norm %.7g vs %.7g (FreeDNN vs oneDNN)\n", good ? "passed" : "FAILED",
+           train ? "loss" : "mean logit", ours->result.check, dn->result.check, ours->result.grad_norm,
+           dn->result.grad_norm);
+    return good;
 }
 
 static double
@@ -136,7 +164,7 @@ net_main(int argc, char **argv)
 {
     net_run_t run = {-1, (int)fdnn_cpu_usable_count(), 5, true, false};
     const char *names = "resnet50", *script = FDNN_NET_TORCH_SCRIPT;
-    bool torch = true, dnnl = true, spec_only = false;
+    bool torch = true, dnnl = true, spec_only = false, check = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (strcmp(a, "--net") == 0)
@@ -159,6 +187,8 @@ net_main(int argc, char **argv)
             run.profile = true;
         else if (strcmp(a, "--spec") == 0)
             spec_only = true;
+        else if (strcmp(a, "--check") == 0)
+            check = true;
         else if (strcmp(a, "--torch-script") == 0)
             script = v, i++;
         else {
@@ -203,6 +233,8 @@ net_main(int argc, char **argv)
                name, mode, run.mb, run.threads, ours.result.median_ms, pt.result.median_ms, dn.result.median_ms,
                ratio(&pt, &ours), ratio(&dn, &ours));
         rc |= ours.result.ok ? 0 : 1;
+        if (check && !check_sides(&ours, &dn, run.train))
+            rc = 1;
         net_free(&net);
     }
     return rc;

@@ -253,6 +253,7 @@ fill(dnnl_memory_t m, const dnnl_memory_desc_t *md, float bound, float constant,
 typedef struct node_state {
     dnnl_primitive_desc_t fpd;
     dnnl_memory_t w, b, scale, mean, var, ws;
+    dnnl_memory_t dw; /* the weight gradient, in the layout its primitive chose */
 } node_state_t;
 
 /* Convolution (NET_CONV) or inner product (NET_FC). */
@@ -334,7 +335,7 @@ weighted_backward(ctx_t *c, int i, node_state_t *ns)
     if (good) {
         dnnl_memory_t src = input_as(c, &c->bwd, x->data, &x->md, query(wpd, dnnl_query_src_md));
         dnnl_memory_t dy = input_as(c, &c->bwd, c->t[i].diff, &c->t[i].md, query(wpd, dnnl_query_diff_dst_md));
-        dnnl_memory_t dw = new_mem(c, query(wpd, dnnl_query_diff_weights_md));
+        dnnl_memory_t dw = ns->dw = new_mem(c, query(wpd, dnnl_query_diff_weights_md));
         dnnl_memory_t db = fc ? new_mem(c, &b_md) : NULL;
         dnnl_exec_arg_t wa[4] = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw},
                                  {DNNL_ARG_DIFF_BIAS, db}};
@@ -756,6 +757,16 @@ net_run_onednn(const net_t *net, const net_run_t *run)
         if (it >= 0)
             times[it] = now_ms() - t0;
     }
+    /* padded layouts hold zeros beyond the dims: they add nothing */
+    for (int i = 0; run->train && i < net->count; i++) {
+        const dnnl_memory_desc_t *md = NULL;
+        if (ns[i].dw == NULL || dnnl_memory_get_memory_desc(ns[i].dw, &md) != dnnl_success)
+            continue;
+        const float *g = host(ns[i].dw);
+        for (size_t k = 0, n = dnnl_memory_desc_get_size(md) / sizeof(float); k < n; k++)
+            res.grad_norm += (double)g[k] * g[k];
+    }
+    res.grad_norm = sqrt(res.grad_norm);
     qsort(times, (size_t)run->iters, sizeof(double), cmp_double);
     res.median_ms = times[run->iters / 2];
     res.ok = true;

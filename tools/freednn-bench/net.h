@@ -56,7 +56,12 @@ typedef struct net_run {
     int mb, threads, iters;
     bool train; /* forward + backward + weight gradients; else inference */
     bool profile; /* print the time per op kind and direction */
+    bool cpu_clock; /* time by the process's CPU time (for 1-thread runs on a
+                     * busy machine: other jobs' time is not counted) */
 } net_run_t;
+
+/* Now, in ms, on the run's clock (wall or process CPU time). */
+double net_clock_ms(const net_run_t *run);
 
 /* The result of one side: the median step time and the final loss (training;
  * the mean logit for inference) so the sides can be checked for sanity. */

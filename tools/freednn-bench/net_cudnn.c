@@ -57,14 +57,6 @@ typedef struct side {
 
 static const float one = 1.0f, zero = 0.0f;
 
-static double
-now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static float
@@ -240,7 +232,7 @@ static void
 charge(side_t *s, net_op_t op, int dir, double t0)
 {
     if (s->profiling)
-        s->prof.ms[op][dir] += now_ms() - t0;
+        s->prof.ms[op][dir] += net_clock_ms(s->run) - t0;
 }
 
 static bool
@@ -251,7 +243,7 @@ forward(side_t *s, net_result_t *r)
         const net_node_t *n = &s->net->nodes[i];
         layer_t *l = &s->l[i];
         const layer_t *a = &s->l[n->in[0]];
-        double t0 = s->profiling ? now_ms() : 0;
+        double t0 = s->profiling ? net_clock_ms(s->run) : 0;
         switch (n->op) {
         case NET_CONV:
         case NET_FC:
@@ -337,7 +329,7 @@ backward(side_t *s, net_result_t *r)
         int ai = n->in[0];
         layer_t *a = &s->l[ai];
         bool want_dx = ai != 0; /* no gradient for the images */
-        double t0 = s->profiling ? now_ms() : 0;
+        double t0 = s->profiling ? net_clock_ms(s->run) : 0;
         switch (n->op) {
         case NET_CONV:
         case NET_FC:
@@ -348,7 +340,7 @@ backward(side_t *s, net_result_t *r)
                                                  s->ws, s->ws_size, &zero, l->w_desc, l->dw),
                   "conv backward filter");
             charge(s, n->op, 2, t0);
-            t0 = s->profiling ? now_ms() : 0;
+            t0 = s->profiling ? net_clock_ms(s->run) : 0;
             if (want_dx)
                 CHECK(cudnnConvolutionBackwardData(s->h, &one, l->w_desc, l->w, l->desc, l->dy, l->conv, l->bwd_data,
                                                    s->ws, s->ws_size, grad_beta(s, ai), a->desc, a->dy),
@@ -433,13 +425,13 @@ net_run_cudnn(const net_t *net, const net_run_t *run)
     }
     for (int it = -1; it < run->iters; it++) { /* one warm-up step */
         s.profiling = run->profile && it >= 0;
-        double t0 = now_ms(), value = 0;
+        double t0 = net_clock_ms(run), value = 0;
         if (!forward(&s, r))
             goto out;
         if (run->train && (!loss(&s, r, &value) || !backward(&s, r)))
             goto out;
         if (it >= 0)
-            times[it] = now_ms() - t0;
+            times[it] = net_clock_ms(run) - t0;
         if (!run->train) {
             const layer_t *last = &s.l[net->count - 1];
             size_t n = (size_t)run->mb * net->nodes[net->count - 1].c;

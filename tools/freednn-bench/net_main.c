@@ -13,6 +13,8 @@
  *   --no-torch, --no-dnnl   leave a side out
  *   --profile     FreeDNN's time per op kind and direction
  *   --spec        print the node list and exit
+ *   --clock cpu   time by process CPU time instead of wall time: for 1-thread
+ *                 runs on a busy machine (with T threads it sums them)
  *   --check       fail (exit 1) unless FreeDNN's loss and weight-gradient
  *                 norm agree with oneDNN's (the same weights and images on
  *                 both sides) to 1e-4 and 1e-3 relative: a whole-network
@@ -33,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +45,14 @@
 #ifndef FDNN_NET_TORCH_SCRIPT
 #define FDNN_NET_TORCH_SCRIPT "tools/freednn-bench/net_torch.py"
 #endif
+
+double
+net_clock_ms(const net_run_t *run)
+{
+    struct timespec t;
+    clock_gettime(run->cpu_clock ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
 
 typedef struct side_report {
     net_result_t result;
@@ -99,9 +110,9 @@ run_torch(const net_t *net, const net_run_t *run, const char *script)
     char cmd[1024];
     snprintf(cmd, sizeof(cmd),
              "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d "
-             "/usr/bin/python3 %s --spec %s --threads %d --mb %d --iters %d %s",
+             "/usr/bin/python3 %s --spec %s --threads %d --mb %d --iters %d %s%s",
              run->threads, run->threads, script, spec, run->threads, run->mb, run->iters,
-             run->train ? "--train" : "--infer");
+             run->train ? "--train" : "--infer", run->cpu_clock ? " --cpu-clock" : "");
     fflush(stdout);
     FILE *p = popen(cmd, "r");
     char line[512];
@@ -122,11 +133,11 @@ run_torch(const net_t *net, const net_run_t *run, const char *script)
 }
 
 static void
-print_side(const char *who, const side_report_t *r)
+print_side(const char *who, const side_report_t *r, bool train)
 {
     if (r->result.ok)
-        printf("# %-8s %10.1f ms  loss %.7g  gradient norm %.7g  peak RSS %ld MiB\n", who, r->result.median_ms,
-               r->result.check, r->result.grad_norm, r->peak_rss_kib / 1024);
+        printf("# %-8s %10.1f ms  %s %.7g  gradient norm %.7g  peak RSS %ld MiB\n", who, r->result.median_ms,
+               train ? "loss" : "mean logit", r->result.check, r->result.grad_norm, r->peak_rss_kib / 1024);
     else
         printf("# %-8s skipped: %s\n", who, r->result.why[0] ? r->result.why : "not run");
 }
@@ -162,7 +173,7 @@ ratio(const side_report_t *other, const side_report_t *ours)
 int
 net_main(int argc, char **argv)
 {
-    net_run_t run = {-1, (int)fdnn_cpu_usable_count(), 5, true, false};
+    net_run_t run = {-1, (int)fdnn_cpu_usable_count(), 5, true, false, false};
     const char *names = "resnet50", *script = FDNN_NET_TORCH_SCRIPT;
     bool torch = true, dnnl = true, spec_only = false, check = false;
     for (int i = 1; i < argc; i++) {
@@ -189,6 +200,8 @@ net_main(int argc, char **argv)
             spec_only = true;
         else if (strcmp(a, "--check") == 0)
             check = true;
+        else if (strcmp(a, "--clock") == 0)
+            run.cpu_clock = strcmp(v, "cpu") == 0, i++;
         else if (strcmp(a, "--torch-script") == 0)
             script = v, i++;
         else {
@@ -215,18 +228,19 @@ net_main(int argc, char **argv)
             continue;
         }
         const char *mode = run.train ? "train" : "infer";
-        printf("# %s %s mb=%d threads=%d: %d nodes, %.2f GMAC forward per image, %d timed steps (median)\n", name,
-               mode, run.mb, run.threads, net.count, net_forward_macs(&net) * 1e-9, run.iters);
+        printf("# %s %s mb=%d threads=%d: %d nodes, %.2f GMAC forward per image, %d timed steps (median, %s time)\n",
+               name, mode, run.mb, run.threads, net.count, net_forward_macs(&net) * 1e-9, run.iters,
+               run.cpu_clock ? "CPU" : "wall");
         side_report_t ours = run_child(net_run_cudnn, &net, &run);
-        print_side("FreeDNN", &ours);
+        print_side("FreeDNN", &ours, run.train);
         side_report_t pt = {0}, dn = {0};
         if (torch) {
             pt = run_torch(&net, &run, script);
-            print_side("PyTorch", &pt);
+            print_side("PyTorch", &pt, run.train);
         }
         if (dnnl) {
             dn = run_child(net_run_onednn, &net, &run);
-            print_side("oneDNN", &dn);
+            print_side("oneDNN", &dn, run.train);
         }
         printf("%s %s mb=%d threads=%d FreeDNN %.1f ms PyTorch %.1f ms oneDNN %.1f ms torch-ratio %.2f "
                "onednn-ratio %.2f\n",

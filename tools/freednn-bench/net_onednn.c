@@ -571,21 +571,13 @@ add_backward(ctx_t *c, int i)
     return true;
 }
 
-static double
-now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
 /* Runs a step list; on failure says which step and implementation. */
 static bool
 run_steps(ctx_t *c, const step_list_t *l, const char *which)
 {
     int dir = l == &c->bwd;
     for (int k = 0; k < l->count; k++) {
-        double t0 = c->profiling ? now_ms() : 0;
+        double t0 = c->profiling ? net_clock_ms(c->run) : 0;
         dnnl_status_t st = dnnl_primitive_execute(l->v[k].prim, c->stream, l->v[k].nargs, l->v[k].args);
         if (c->profiling && st == dnnl_success) {
             const_dnnl_primitive_desc_t pd = NULL;
@@ -593,7 +585,7 @@ run_steps(ctx_t *c, const step_list_t *l, const char *which)
             dnnl_stream_wait(c->stream);
             if (dnnl_primitive_get_primitive_desc(l->v[k].prim, &pd) == dnnl_success)
                 dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &kind);
-            c->kind_ms[dir][(unsigned)kind < 32 ? (unsigned)kind : 0] += now_ms() - t0;
+            c->kind_ms[dir][(unsigned)kind < 32 ? (unsigned)kind : 0] += net_clock_ms(c->run) - t0;
         }
         if (st != dnnl_success) {
             const_dnnl_primitive_desc_t pd = NULL;
@@ -618,12 +610,19 @@ run_steps(ctx_t *c, const step_list_t *l, const char *which)
     return dnnl_stream_wait(c->stream) == dnnl_success;
 }
 
-/* Cross-entropy of the logits (plain N x classes) and its gradient. */
+/* Cross-entropy of the logits (plain N x classes) and its gradient; for
+ * inference the mean logit, as the FreeDNN side reports. */
 static double
 host_loss(ctx_t *c)
 {
     int last = c->net->count - 1, classes = c->net->nodes[last].c, mb = c->run->mb;
     const float *y = host(c->t[last].data);
+    if (!c->run->train) {
+        double sum = 0;
+        for (size_t k = 0; k < (size_t)mb * classes; k++)
+            sum += y[k];
+        return sum / ((double)mb * classes);
+    }
     float *g = c->run->train ? host(c->t[last].diff) : NULL;
     double sum = 0;
     for (int b = 0; b < mb; b++) {
@@ -748,14 +747,14 @@ net_run_onednn(const net_t *net, const net_run_t *run)
         goto out;
     for (int it = -1; it < run->iters; it++) {
         c.profiling = run->profile && it >= 0;
-        double t0 = now_ms();
+        double t0 = net_clock_ms(run);
         if (!run_steps(&c, &c.fwd, "forward"))
             goto out;
         res.check = host_loss(&c);
         if (run->train && !run_steps(&c, &c.bwd, "backward"))
             goto out;
         if (it >= 0)
-            times[it] = now_ms() - t0;
+            times[it] = net_clock_ms(run) - t0;
     }
     /* padded layouts hold zeros beyond the dims: they add nothing */
     for (int i = 0; run->train && i < net->count; i++) {

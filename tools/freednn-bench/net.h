@@ -58,6 +58,7 @@ typedef struct net_run {
     bool profile; /* print the time per op kind and direction */
     bool cpu_clock; /* time by the process's CPU time (for 1-thread runs on a
                      * busy machine: other jobs' time is not counted) */
+    bool nhwc;      /* FreeDNN side: NHWC tensors and KRSC filters */
 } net_run_t;
 
 /* Now, in ms, on the run's clock (wall or process CPU time). */

@@ -2,7 +2,8 @@
  * freednn-bench --net, the FreeDNN side: the network's training step (or
  * inference) through the cuDNN API the way a framework drives it: one call
  * per layer and direction, algorithms from the _v7 heuristics (PyTorch's
- * choice with benchmark mode off), one shared workspace, NCHW FLOAT tensors.
+ * choice with benchmark mode off), one shared workspace, FLOAT tensors in
+ * NCHW (KCRS filters) or NHWC (KRSC filters).
  * A tensor read by two layers (a residual) gets its gradient summed by the
  * second writer's beta = 1, as cuDNN programs do. */
 #define _POSIX_C_SOURCE 200809L
@@ -94,7 +95,8 @@ setup_layer(side_t *s, int i, net_result_t *r)
     int mb = s->run->mb;
     size_t count = (size_t)mb * n->c * n->h * n->w;
     CHECK(cudnnCreateTensorDescriptor(&l->desc), "tensor descriptor");
-    CHECK(cudnnSetTensor4dDescriptor(l->desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, mb, n->c, n->h, n->w), "tensor");
+    cudnnTensorFormat_t fmt = s->run->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    CHECK(cudnnSetTensor4dDescriptor(l->desc, fmt, CUDNN_DATA_FLOAT, mb, n->c, n->h, n->w), "tensor");
     l->y = alloc_floats(count, n->op == NET_INPUT ? 1.0f : 0.0f, 0.0f);
     if (s->run->train && n->op != NET_INPUT)
         l->dy = alloc_floats(count, 0.0f, 0.0f);
@@ -116,7 +118,7 @@ setup_layer(side_t *s, int i, net_result_t *r)
         l->w = alloc_floats(l->w_count, 1.0f / sqrtf((float)(cin * k * k)), 0.0f);
         l->dw = alloc_floats(l->w_count, 0.0f, 0.0f);
         CHECK(cudnnCreateFilterDescriptor(&l->w_desc), "filter descriptor");
-        CHECK(cudnnSetFilter4dDescriptor(l->w_desc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, n->c, cin, k, k), "filter");
+        CHECK(cudnnSetFilter4dDescriptor(l->w_desc, CUDNN_DATA_FLOAT, fmt, n->c, cin, k, k), "filter");
         CHECK(cudnnCreateConvolutionDescriptor(&l->conv), "conv descriptor");
         CHECK(cudnnSetConvolution2dDescriptor(l->conv, n->pad, n->pad, n->stride, n->stride, 1, 1,
                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),

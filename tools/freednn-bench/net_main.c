@@ -15,6 +15,9 @@
  *   --spec        print the node list and exit
  *   --clock cpu   time by process CPU time instead of wall time: for 1-thread
  *                 runs on a busy machine (with T threads it sums them)
+ *   --layout L    FreeDNN's tensors: nchw, nhwc, or both (default), the
+ *                 faster reported (PyTorch likewise gets the faster of its
+ *                 two memory formats; oneDNN picks its own layouts)
  *   --check       fail (exit 1) unless FreeDNN's loss and weight-gradient
  *                 norm agree with oneDNN's (the same weights and images on
  *                 both sides) to 1e-4 and 1e-3 relative: a whole-network
@@ -173,9 +176,9 @@ ratio(const side_report_t *other, const side_report_t *ours)
 int
 net_main(int argc, char **argv)
 {
-    net_run_t run = {-1, (int)fdnn_cpu_usable_count(), 5, true, false, false};
+    net_run_t run = {-1, (int)fdnn_cpu_usable_count(), 5, true, false, false, false};
     const char *names = "resnet50", *script = FDNN_NET_TORCH_SCRIPT;
-    bool torch = true, dnnl = true, spec_only = false, check = false;
+    bool torch = true, dnnl = true, spec_only = false, check = false, try_nchw = true, try_nhwc = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (strcmp(a, "--net") == 0)
@@ -200,7 +203,11 @@ net_main(int argc, char **argv)
             spec_only = true;
         else if (strcmp(a, "--check") == 0)
             check = true;
-        else if (strcmp(a, "--clock") == 0)
+        else if (strcmp(a, "--layout") == 0) {
+            try_nchw = strcmp(v, "nhwc") != 0;
+            try_nhwc = strcmp(v, "nchw") != 0;
+            i++;
+        } else if (strcmp(a, "--clock") == 0)
             run.cpu_clock = strcmp(v, "cpu") == 0, i++;
         else if (strcmp(a, "--torch-script") == 0)
             script = v, i++;
@@ -231,7 +238,19 @@ net_main(int argc, char **argv)
         printf("# %s %s mb=%d threads=%d: %d nodes, %.2f GMAC forward per image, %d timed steps (median, %s time)\n",
                name, mode, run.mb, run.threads, net.count, net_forward_macs(&net) * 1e-9, run.iters,
                run.cpu_clock ? "CPU" : "wall");
-        side_report_t ours = run_child(net_run_cudnn, &net, &run);
+        side_report_t ours = {0};
+        for (int nhwc = 0; nhwc < 2; nhwc++) {
+            if (!(nhwc ? try_nhwc : try_nchw))
+                continue;
+            run.nhwc = nhwc;
+            side_report_t one = run_child(net_run_cudnn, &net, &run);
+            printf("# FreeDNN %s: %.1f ms%s\n", nhwc ? "NHWC" : "NCHW", one.result.median_ms,
+                   one.result.ok ? "" : " (failed)");
+            if (one.result.ok && (!ours.result.ok || one.result.median_ms < ours.result.median_ms))
+                ours = one;
+            else if (!ours.result.ok && !one.result.ok)
+                ours = one;
+        }
         print_side("FreeDNN", &ours, run.train);
         side_report_t pt = {0}, dn = {0};
         if (torch) {

@@ -39,6 +39,15 @@ for t in 1 2; do
       --dir all | tee "$out/conv_bwd_t${t}.txt" || true
 done
 
+for t in 1 2; do
+  echo "== whole networks (issue #19): training step mb=32 and inference mb=1, $t thread(s)"
+  "$build/tools/freednn-bench/freednn-bench" --net resnet50,mobilenet_v2 --threads "$t" --iters 5 \
+      | tee "$out/net_train_t${t}.txt" || true
+  "$build/tools/freednn-bench/freednn-bench" --net resnet50,mobilenet_v2 --threads "$t" --infer --iters 9 \
+      | tee "$out/net_infer_t${t}.txt" || true
+  grep -h '^[a-z].* threads=' "$out/net_train_t${t}.txt" "$out/net_infer_t${t}.txt" | tee -a "$out/summary.txt"
+done
+
 [ -n "${SKIP_MNIST:-}" ] && exit 0
 echo "== Fashion-MNIST: FreeDNN vs PyTorch, 1 epoch, 2 threads"
 examples/fashion_mnist/compare.sh "$build" 1 2 | tee "$out/fashion_mnist.txt"

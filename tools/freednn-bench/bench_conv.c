@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "net.h"
 #include "core/conv.h"
 #include "core/cpu.h"
 #include "cpu/simd/cvt.h"
@@ -368,6 +369,9 @@ run_line(cudnnHandle_t h, const char *line, const options_t *o)
 int
 main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--net") == 0)
+            return net_main(argc, argv); /* whole networks: net_main.c */
     options_t o = {FDNN_SHAPES_FILE, NULL, -1, -1, false, true, false, (int)fdnn_cpu_usable_count(), 5, -1,
                    CUDNN_DEFAULT_MATH};
     char line[1024] = "";

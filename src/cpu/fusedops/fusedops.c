@@ -62,43 +62,49 @@ chan_put(const fdnn_fused_chan_t *p, int64_t c, double v)
         fdnn_row_store_f64(p->dtype, p->data, c * p->stride, 1, 1, &v);
 }
 
+/* Scratch: 4 C parameters, then 3 rows of W per task (a task is an image
+ * n, or a channel c for the sums). */
 size_t
 fdnn_fused_scratch_bytes(const fdnn_tensor_t *x)
 {
     view5_t v = view5(x);
-    return (size_t)(4 * v.d[1] + 3 * v.d[4]) * sizeof(double);
+    int64_t tasks = v.d[0] > v.d[1] ? v.d[0] : v.d[1];
+    return (size_t)(4 * v.d[1] + 3 * v.d[4] * tasks) * sizeof(double);
 }
 
-void
-fdnn_fused_affine_act(const fdnn_fused_affine_t *a, void *scratch)
+typedef struct affine_ctx {
+    const fdnn_fused_affine_t *a;
+    view5_t vx, vy, vz, vm;
+    const double *s, *b, *zs, *zb;
+    double *rows; /* 3 W per image */
+} affine_ctx_t;
+
+/* The pass over image n: its mask words, then its rows. */
+static void
+affine_image(void *ctx, size_t i)
 {
-    const view5_t vx = view5(a->x), vy = view5(a->y);
-    const int64_t C = vx.d[1], W = vx.d[4];
-    double *s = scratch, *b = s + C, *zs = b + C, *zb = zs + C, *rx = zb + C, *rz = rx + W, *ry = rz + W;
-    for (int64_t c = 0; c < C; c++) {
-        s[c] = chan_get(&a->scale, c, 1.0);
-        b[c] = chan_get(&a->bias, c, 0.0);
-        zs[c] = chan_get(&a->z_scale, c, 1.0);
-        zb[c] = chan_get(&a->z_bias, c, 0.0);
-    }
-    view5_t vz = a->z != NULL ? view5(a->z) : vx, vm = a->mask != NULL ? view5(a->mask) : vx;
+    const affine_ctx_t *t = ctx;
+    const fdnn_fused_affine_t *a = t->a;
+    const view5_t *vx = &t->vx, *vy = &t->vy, *vz = &t->vz, *vm = &t->vm;
+    const int64_t n = (int64_t)i, C = vx->d[1], W = vx->d[4];
+    const double *s = t->s, *b = t->b, *zs = t->zs, *zb = t->zb;
+    double *rx = t->rows + (size_t)n * 3 * (size_t)W, *rz = rx + W, *ry = rz + W;
     if (a->mask != NULL) {
         /* Clear every word first: the pass sets bits channel by channel. */
-        for (int64_t n = 0; n < vm.d[0]; n++)
-            for (int64_t cw = 0; cw < vm.d[1]; cw++)
-                for (int64_t d = 0; d < vm.d[2]; d++)
-                    for (int64_t h = 0; h < vm.d[3]; h++)
-                        for (int64_t w = 0; w < vm.d[4]; w++)
-                            a->mask_data[row_off(&vm, n, cw, d, h) + w * vm.s[4]] = 0;
+        for (int64_t cw = 0; cw < vm->d[1]; cw++)
+            for (int64_t d = 0; d < vm->d[2]; d++)
+                for (int64_t h = 0; h < vm->d[3]; h++)
+                    for (int64_t w = 0; w < vm->d[4]; w++)
+                        a->mask_data[row_off(vm, n, cw, d, h) + w * vm->s[4]] = 0;
     }
-    for (int64_t n = 0; n < vx.d[0]; n++)
+    {
         for (int64_t c = 0; c < C; c++)
-            for (int64_t d = 0; d < vx.d[2]; d++)
-                for (int64_t h = 0; h < vx.d[3]; h++) {
-                    fdnn_row_load_f64(a->x->dtype, a->x_data, row_off(&vx, n, c, d, h), vx.s[4], W, rx);
+            for (int64_t d = 0; d < vx->d[2]; d++)
+                for (int64_t h = 0; h < vx->d[3]; h++) {
+                    fdnn_row_load_f64(a->x->dtype, a->x_data, row_off(vx, n, c, d, h), vx->s[4], W, rx);
                     if (a->z != NULL)
-                        fdnn_row_load_f64(a->z->dtype, a->z_data, row_off(&vz, n, c, d, h), vz.s[4], W, rz);
-                    uint32_t *m = a->mask != NULL ? a->mask_data + row_off(&vm, n, c / 32, d, h) : NULL;
+                        fdnn_row_load_f64(a->z->dtype, a->z_data, row_off(vz, n, c, d, h), vz->s[4], W, rz);
+                    uint32_t *m = a->mask != NULL ? a->mask_data + row_off(vm, n, c / 32, d, h) : NULL;
                     const uint32_t bit = UINT32_C(1) << (c % 32);
                     for (int64_t w = 0; w < W; w++) {
                         double v = rx[w] * s[c] + b[c] + zb[c];
@@ -109,41 +115,93 @@ fdnn_fused_affine_act(const fdnn_fused_affine_t *a, void *scratch)
                             v = (v != v && a->relu_nan) ? v : 0.0;
                         ry[w] = v;
                         if (m != NULL && pass)
-                            m[w * vm.s[4]] |= bit;
+                            m[w * vm->s[4]] |= bit;
                     }
-                    fdnn_row_store_f64(a->y->dtype, a->y_data, row_off(&vy, n, c, d, h), vy.s[4], W, ry);
+                    fdnn_row_store_f64(a->y->dtype, a->y_data, row_off(vy, n, c, d, h), vy->s[4], W, ry);
                 }
+    }
 }
 
 void
-fdnn_fused_channel_sums(const fdnn_tensor_t *t, const void *data, fdnn_fused_chan_t sum, fdnn_fused_chan_t sqsum,
-                        void *scratch)
+fdnn_fused_affine_act(fdnn_pool_t pool, const fdnn_fused_affine_t *a, void *scratch)
 {
-    const view5_t v = view5(t);
-    double *row = scratch;
-    for (int64_t c = 0; c < v.d[1]; c++) {
+    affine_ctx_t t = {.a = a, .vx = view5(a->x), .vy = view5(a->y)};
+    const int64_t C = t.vx.d[1];
+    t.vz = a->z != NULL ? view5(a->z) : t.vx;
+    t.vm = a->mask != NULL ? view5(a->mask) : t.vx;
+    double *s = scratch, *b = s + C, *zs = b + C, *zb = zs + C;
+    for (int64_t c = 0; c < C; c++) {
+        s[c] = chan_get(&a->scale, c, 1.0);
+        b[c] = chan_get(&a->bias, c, 0.0);
+        zs[c] = chan_get(&a->z_scale, c, 1.0);
+        zb[c] = chan_get(&a->z_bias, c, 0.0);
+    }
+    t.s = s, t.b = b, t.zs = zs, t.zb = zb, t.rows = zb + C;
+    /* One task per image: each writes only its own rows and mask words. */
+    fdnn_parallelize_1d(pool, affine_image, &t, (size_t)t.vx.d[0], 0);
+}
+
+typedef struct sums_ctx {
+    const fdnn_tensor_t *t;
+    const void *data;
+    view5_t v;
+    fdnn_fused_chan_t sum, sqsum;
+    double *rows;
+} sums_ctx_t;
+
+/* Channel c's sums, in one order whatever the thread count. */
+static void
+sums_channel(void *ctx, size_t i)
+{
+    const sums_ctx_t *x = ctx;
+    const view5_t v = x->v;
+    const int64_t c = (int64_t)i;
+    double *row = x->rows + (size_t)c * (size_t)v.d[4];
+    {
         double s1 = 0, s2 = 0;
         for (int64_t n = 0; n < v.d[0]; n++)
             for (int64_t d = 0; d < v.d[2]; d++)
                 for (int64_t h = 0; h < v.d[3]; h++) {
-                    fdnn_row_load_f64(t->dtype, data, row_off(&v, n, c, d, h), v.s[4], v.d[4], row);
+                    fdnn_row_load_f64(x->t->dtype, x->data, row_off(&v, n, c, d, h), v.s[4], v.d[4], row);
                     for (int64_t w = 0; w < v.d[4]; w++) {
                         s1 += row[w];
                         s2 += row[w] * row[w];
                     }
                 }
-        chan_put(&sum, c, s1);
-        chan_put(&sqsum, c, s2);
+        chan_put(&x->sum, c, s1);
+        chan_put(&x->sqsum, c, s2);
     }
 }
 
 void
-fdnn_fused_relu_grad(const fdnn_tensor_t *dy, const void *dy_data, const fdnn_tensor_t *mask,
-                     const uint32_t *mask_data, const fdnn_tensor_t *dt, void *dt_data, void *scratch)
+fdnn_fused_channel_sums(fdnn_pool_t pool, const fdnn_tensor_t *t, const void *data, fdnn_fused_chan_t sum,
+                        fdnn_fused_chan_t sqsum, void *scratch)
 {
-    const view5_t vy = view5(dy), vm = view5(mask), vt = view5(dt);
-    double *row = scratch;
-    for (int64_t n = 0; n < vy.d[0]; n++)
+    sums_ctx_t x = {.t = t, .data = data, .v = view5(t), .sum = sum, .sqsum = sqsum, .rows = scratch};
+    fdnn_parallelize_1d(pool, sums_channel, &x, (size_t)x.v.d[1], 0);
+}
+
+typedef struct grad_ctx {
+    const fdnn_tensor_t *dy, *dt;
+    const void *dy_data;
+    const uint32_t *mask_data;
+    void *dt_data;
+    view5_t vy, vm, vt;
+    double *rows;
+} grad_ctx_t;
+
+static void
+grad_image(void *ctx, size_t i)
+{
+    const grad_ctx_t *x = ctx;
+    const view5_t vy = x->vy, vm = x->vm, vt = x->vt;
+    const int64_t n = (int64_t)i;
+    double *row = x->rows + (size_t)n * (size_t)vy.d[4];
+    const fdnn_tensor_t *dy = x->dy, *dt = x->dt;
+    const void *dy_data = x->dy_data;
+    const uint32_t *mask_data = x->mask_data;
+    void *dt_data = x->dt_data;
+    {
         for (int64_t c = 0; c < vy.d[1]; c++)
             for (int64_t d = 0; d < vy.d[2]; d++)
                 for (int64_t h = 0; h < vy.d[3]; h++) {
@@ -155,6 +213,16 @@ fdnn_fused_relu_grad(const fdnn_tensor_t *dy, const void *dy_data, const fdnn_te
                             row[w] = 0.0;
                     fdnn_row_store_f64(dt->dtype, dt_data, row_off(&vt, n, c, d, h), vt.s[4], vy.d[4], row);
                 }
+    }
+}
+
+void
+fdnn_fused_relu_grad(fdnn_pool_t pool, const fdnn_tensor_t *dy, const void *dy_data, const fdnn_tensor_t *mask,
+                     const uint32_t *mask_data, const fdnn_tensor_t *dt, void *dt_data, void *scratch)
+{
+    grad_ctx_t x = {.dy = dy, .dt = dt, .dy_data = dy_data, .mask_data = mask_data, .dt_data = dt_data,
+                    .vy = view5(dy), .vm = view5(mask), .vt = view5(dt), .rows = scratch};
+    fdnn_parallelize_1d(pool, grad_image, &x, (size_t)x.vy.d[0], 0);
 }
 
 void

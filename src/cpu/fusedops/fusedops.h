@@ -10,7 +10,8 @@
  * Per-channel vectors (equivalent scale and bias, statistics, BN parameters)
  * are C values of their own type (FLOAT, or HALF for the equivalent scale
  * and bias) at their descriptor's channel stride.  Every sum runs in one
- * fixed order, so results do not depend on the thread count. */
+ * fixed order and every task writes only its own outputs, so results do not
+ * depend on the thread count. */
 #ifndef FDNN_CPU_FUSEDOPS_FUSEDOPS_H
 #define FDNN_CPU_FUSEDOPS_FUSEDOPS_H
 
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "core/fusedops_desc.h"
+#include "core/pool.h"
 #include "core/tensor.h"
 #include "cudnn.h"
 
@@ -54,16 +56,17 @@ typedef struct fdnn_fused_affine {
 /* Scratch bytes the passes below need for tensors of x's dims. */
 size_t fdnn_fused_scratch_bytes(const fdnn_tensor_t *x);
 
-void fdnn_fused_affine_act(const fdnn_fused_affine_t *a, void *scratch);
+/* One task per image on pool (NULL: serial). */
+void fdnn_fused_affine_act(fdnn_pool_t pool, const fdnn_fused_affine_t *a, void *scratch);
 
 /* sum[c] = sum of t over all but the channel dim, sqsum[c] = sum of squares,
  * both in float64 and stored into the FLOAT vectors (either may be absent). */
-void fdnn_fused_channel_sums(const fdnn_tensor_t *t, const void *data, fdnn_fused_chan_t sum,
+void fdnn_fused_channel_sums(fdnn_pool_t pool, const fdnn_tensor_t *t, const void *data, fdnn_fused_chan_t sum,
                              fdnn_fused_chan_t sqsum, void *scratch);
 
 /* dt = dy where the mask bit of the element is set, else 0 (the ReLU
  * backward from the forward's bitmask).  dt may be dy. */
-void fdnn_fused_relu_grad(const fdnn_tensor_t *dy, const void *dy_data, const fdnn_tensor_t *mask,
+void fdnn_fused_relu_grad(fdnn_pool_t pool, const fdnn_tensor_t *dy, const void *dy_data, const fdnn_tensor_t *mask,
                           const uint32_t *mask_data, const fdnn_tensor_t *dt, void *dt_data, void *scratch);
 
 /* BN finalize over C channels from the partial sums of M = count samples:

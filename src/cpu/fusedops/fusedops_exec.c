@@ -13,6 +13,7 @@
 
 #include "core/conv_solver.h"
 #include "core/fail.h"
+#include "core/handle.h"
 #include "cpu/batchnorm/bn.h"
 #include "cpu/fusedops/fusedops.h"
 
@@ -26,7 +27,7 @@ chan(const fdnn_tensor_t *t, void *data)
 /* The transformed input of ops 0 and 1: [scale], [bias], [ReLU] of x into
  * the workspace; x itself when the plan has none of them. */
 static const void *
-input_pass(const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a, char *ws)
+input_pass(fdnn_pool_t pool, const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a, char *ws)
 {
     if (!pl->affine)
         return a->ptr[CUDNN_PTR_XDATA];
@@ -40,7 +41,7 @@ input_pass(const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a, char *ws)
         .y = &pl->x,
         .y_data = ws + pl->ws_inter,
     };
-    fdnn_fused_affine_act(&f, ws + pl->ws_scratch);
+    fdnn_fused_affine_act(pool, &f, ws + pl->ws_scratch);
     return ws + pl->ws_inter;
 }
 
@@ -66,10 +67,11 @@ run_conv(cudnnHandle_t handle, const fdnn_fused_plan_t *pl, const void *x, const
 static cudnnStatus_t
 conv_bnstats(cudnnHandle_t handle, const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a, char *ws)
 {
-    const void *x = input_pass(pl, a, ws);
+    fdnn_pool_t pool = fdnn_handle_pool(handle);
+    const void *x = input_pass(pool, pl, a, ws);
     RETURN_IF_ERROR(run_conv(handle, pl, x, a->ptr[CUDNN_PTR_WDATA], NULL, a->ptr[CUDNN_PTR_YDATA], ws));
     if (a->ptr[CUDNN_PTR_YSUM] != NULL || a->ptr[CUDNN_PTR_YSQSUM] != NULL)
-        fdnn_fused_channel_sums(&pl->y, a->ptr[CUDNN_PTR_YDATA], chan(&pl->stats, a->ptr[CUDNN_PTR_YSUM]),
+        fdnn_fused_channel_sums(pool, &pl->y, a->ptr[CUDNN_PTR_YDATA], chan(&pl->stats, a->ptr[CUDNN_PTR_YSUM]),
                                 chan(&pl->stats, a->ptr[CUDNN_PTR_YSQSUM]), ws + pl->ws_scratch);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -77,7 +79,8 @@ conv_bnstats(cudnnHandle_t handle, const fdnn_fused_plan_t *pl, const fdnn_fused
 static cudnnStatus_t
 wgrad(cudnnHandle_t handle, const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a, char *ws)
 {
-    const void *x = input_pass(pl, a, ws);
+    fdnn_pool_t pool = fdnn_handle_pool(handle);
+    const void *x = input_pass(pool, pl, a, ws);
     return run_conv(handle, pl, x, NULL, a->ptr[CUDNN_PTR_DYDATA], a->ptr[CUDNN_PTR_DWDATA], ws);
 }
 
@@ -109,6 +112,7 @@ finalize_args(const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a)
 static cudnnStatus_t
 conv_scale_bias_add_act(cudnnHandle_t handle, const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a, char *ws)
 {
+    fdnn_pool_t pool = fdnn_handle_pool(handle);
     void *y = a->ptr[CUDNN_PTR_YDATA];
     RETURN_IF_ERROR(run_conv(handle, pl, a->ptr[CUDNN_PTR_XDATA], a->ptr[CUDNN_PTR_WDATA], NULL, y, ws));
     fdnn_fused_affine_t f = {
@@ -124,12 +128,12 @@ conv_scale_bias_add_act(cudnnHandle_t handle, const fdnn_fused_plan_t *pl, const
         .y = &pl->y,
         .y_data = y,
     };
-    fdnn_fused_affine_act(&f, ws + pl->ws_scratch);
+    fdnn_fused_affine_act(pool, &f, ws + pl->ws_scratch);
     return CUDNN_STATUS_SUCCESS;
 }
 
 static void
-scale_bias_add_act_mask(const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a, char *ws)
+scale_bias_add_act_mask(fdnn_pool_t pool, const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a, char *ws)
 {
     fdnn_fused_affine_t f = {
         .x = &pl->x,
@@ -147,7 +151,7 @@ scale_bias_add_act_mask(const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a,
         .mask = &pl->mask,
         .mask_data = a->ptr[CUDNN_PTR_ACTIVATION_BITMASK],
     };
-    fdnn_fused_affine_act(&f, ws + pl->ws_scratch);
+    fdnn_fused_affine_act(pool, &f, ws + pl->ws_scratch);
 }
 
 /* dt = drelu(dy) from the bitmask (dy itself without activation); dz = dt;
@@ -155,17 +159,18 @@ scale_bias_add_act_mask(const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a,
 static cudnnStatus_t
 dact_fork_dbn(cudnnHandle_t handle, const fdnn_fused_plan_t *pl, const fdnn_fused_args_t *a, char *ws)
 {
+    fdnn_pool_t pool = fdnn_handle_pool(handle);
     void *scratch = ws + pl->ws_scratch;
     const void *dt = a->ptr[CUDNN_PTR_DYDATA];
     if (pl->relu) {
-        fdnn_fused_relu_grad(&pl->dy, dt, &pl->mask, a->ptr[CUDNN_PTR_ACTIVATION_BITMASK], &pl->dy,
+        fdnn_fused_relu_grad(pool, &pl->dy, dt, &pl->mask, a->ptr[CUDNN_PTR_ACTIVATION_BITMASK], &pl->dy,
                              ws + pl->ws_inter, scratch);
         dt = ws + pl->ws_inter;
     }
     if (a->ptr[CUDNN_PTR_DZDATA] != NULL) {
         fdnn_fused_affine_t copy = {
             .x = &pl->dy, .x_data = dt, .y = &pl->dz, .y_data = a->ptr[CUDNN_PTR_DZDATA]};
-        fdnn_fused_affine_act(&copy, scratch);
+        fdnn_fused_affine_act(pool, &copy, scratch);
     }
     /* dscale and dbias are written by the backward in any case: absent ones
      * go to the end of the scratch (two param-sized FLOAT vectors). */
@@ -205,7 +210,7 @@ fdnn_fused_execute(cudnnHandle_t handle, const fdnn_fused_plan_t *pl, const fdnn
         return CUDNN_STATUS_SUCCESS;
     }
     case CUDNN_FUSED_CONV_SCALE_BIAS_ADD_ACTIVATION: return conv_scale_bias_add_act(handle, pl, a, ws);
-    case CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK: scale_bias_add_act_mask(pl, a, ws); return CUDNN_STATUS_SUCCESS;
+    case CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK: scale_bias_add_act_mask(fdnn_handle_pool(handle), pl, a, ws); return CUDNN_STATUS_SUCCESS;
     case CUDNN_FUSED_DACTIVATION_FORK_DBATCHNORM: return dact_fork_dbn(handle, pl, a, ws);
     }
     return CUDNN_STATUS_INTERNAL_ERROR;

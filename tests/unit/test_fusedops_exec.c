@@ -22,6 +22,20 @@
 static cudnnHandle_t H;
 static fdnn_rng_t rng;
 
+/* When set, the tests append their outputs' bytes here, for the bitwise
+ * comparison of 1 and 2 threads. */
+static unsigned char *cap;
+static size_t cap_len, cap_max;
+
+static void
+capture(const void *p, size_t bytes)
+{
+    if (cap == NULL || cap_len + bytes > cap_max)
+        return;
+    memcpy(cap + cap_len, p, bytes);
+    cap_len += bytes;
+}
+
 /* ---- buffers: FLOAT / HALF / INT32 storage of NCHW-ordered doubles ------- */
 
 static size_t
@@ -274,6 +288,9 @@ test_conv_bnstats(conv_case_t cc)
     SETV(vp, CUDNN_PTR_YSQSUM, sqb);
     CHECK_OK(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS));
 
+    capture(yb, ny * dsize(cc.dt));
+    capture(sumb, K * sizeof(float));
+    capture(sqb, K * sizeof(float));
     double *yg = malloc(ny * sizeof(double));
     get4(cc.dt, cc.f, yd, yb, yg);
     compare("conv_bnstats y", yg, yr, ny, tolerance(cc.dt));
@@ -321,6 +338,7 @@ test_conv_bnstats(conv_case_t cc)
     SETV(vw, CUDNN_PTR_DWDATA, dwb);
     SETV(vw, CUDNN_PTR_DYDATA, dyb);
     CHECK_OK(run(cw, vw, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD));
+    capture(dwb, nw * dsize(cc.dt));
     get4(cc.dt, cc.f, wd, dwb, dwg);
     compare("wgrad dw", dwg, dwr, nw, cc.dt == CUDNN_DATA_HALF ? 1e-2 : 2e-5);
 
@@ -647,6 +665,8 @@ test_bitmask_and_backward(cudnnDataType_t dt, cudnnTensorFormat_t f)
     SETV(vp, CUDNN_PTR_ACTIVATION_BITMASK, mb);
     CHECK_OK(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK));
 
+    capture(yb, nx * dsize(dt));
+    capture(mb, nm * sizeof(uint32_t));
     double *yr = malloc(nx * sizeof(double)), *yg = malloc(nx * sizeof(double));
     get4(dt, f, xd, yb, yg);
     int bad_bits = 0;
@@ -739,6 +759,10 @@ test_bitmask_and_backward(cudnnDataType_t dt, cudnnTensorFormat_t f)
     CHECK_OK(run(cb, vb, CUDNN_FUSED_DACTIVATION_FORK_DBATCHNORM));
     double *dxg = malloc(nx * sizeof(double)), *dzg = malloc(nx * sizeof(double));
     double *dsg = malloc(C * sizeof(double)), *dbg = malloc(C * sizeof(double));
+    capture(dxb, nx * dsize(dt));
+    capture(dzb, nx * dsize(dt));
+    capture(dsb, C * sizeof(float));
+    capture(dbb, C * sizeof(float));
     get4(dt, f, xd, dxb, dxg);
     get4(dt, f, xd, dzb, dzg);
     for (int c = 0; c < C; c++) {
@@ -853,6 +877,26 @@ main(void)
         test_finalize(CUDNN_DATA_FLOAT);
         test_finalize(CUDNN_DATA_HALF);
     }
+    /* The same problems with 1 and 2 threads: the same bits. */
+    unsigned char *bits[2];
+    size_t lens[2];
+    for (int t = 0; t < 2; t++) {
+        CHECK_OK(freednnSetNumThreads(H, t + 1));
+        cap_max = (size_t)4 << 20;
+        cap = bits[t] = malloc(cap_max);
+        cap_len = 0;
+        fdnn_rng_seed(&rng, 1414);
+        for (int d = 0; d < 2; d++) {
+            test_conv_bnstats((conv_case_t){dts[d], fmts[1 - d], true, true, true, true});
+            test_bitmask_and_backward(dts[d], fmts[d]);
+        }
+        lens[t] = cap_len;
+        cap = NULL;
+    }
+    CHECK(lens[0] == lens[1] && lens[0] > 0);
+    CHECK_MSG(memcmp(bits[0], bits[1], lens[0]) == 0, "1 and 2 threads give different bits");
+    free(bits[0]);
+    free(bits[1]);
     CHECK_OK(cudnnDestroy(H));
     return fdnn_test_finish("test_fusedops_exec");
 }

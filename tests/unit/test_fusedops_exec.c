@@ -307,6 +307,76 @@ test_conv_bnstats(conv_case_t cc)
         CHECK(((uint32_t *)sumb)[0] == 0xFFFFFFFFu); /* not written */
     }
 
+    if (cc.dt == CUDNN_DATA_FLOAT && cc.f == CUDNN_TENSOR_NCHW && cc.stats && cc.scale) {
+        /* Bad packs, each restored after its check. */
+        cudnnBatchNormMode_t per_act = CUDNN_BATCHNORM_PER_ACTIVATION;
+        SETC(cp, CUDNN_PARAM_BN_MODE, &per_act);
+        CHECK_STATUS(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS), CUDNN_STATUS_NOT_SUPPORTED);
+        SETC(cp, CUDNN_PARAM_BN_MODE, &mode);
+        cudnnTensorDescriptor_t hD = tdesc(CUDNN_DATA_HALF, CUDNN_TENSOR_NCHW, 1, K, 1, 1);
+        SETC(cp, CUDNN_PARAM_YSTATS_DESC, hD); /* HALF statistics */
+        CHECK_STATUS(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS), CUDNN_STATUS_NOT_SUPPORTED);
+        SETC(cp, CUDNN_PARAM_YSTATS_DESC, stD);
+        cudnnTensorDescriptor_t dD = tdesc(CUDNN_DATA_DOUBLE, CUDNN_TENSOR_NCHW, 1, C, 1, 1);
+        SETC(cp, CUDNN_PARAM_BN_EQSCALEBIAS_DESC, dD); /* DOUBLE scale */
+        CHECK_STATUS(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS), CUDNN_STATUS_NOT_SUPPORTED);
+        SETC(cp, CUDNN_PARAM_BN_EQSCALEBIAS_DESC, NULL); /* scale promised, no descriptor */
+        CHECK_STATUS(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS), CUDNN_STATUS_BAD_PARAM);
+        SETC(cp, CUDNN_PARAM_BN_EQSCALEBIAS_DESC, eqD);
+        SETC(cp, CUDNN_PARAM_CONV_DESC, NULL);
+        CHECK_STATUS(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS), CUDNN_STATUS_BAD_PARAM);
+        SETC(cp, CUDNN_PARAM_CONV_DESC, cD);
+        SETC(cp, CUDNN_PARAM_WDATA_PLACEHOLDER, &PNULL); /* w is not optional */
+        CHECK_STATUS(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS), CUDNN_STATUS_BAD_PARAM);
+        SETC(cp, CUDNN_PARAM_WDATA_PLACEHOLDER, &B16);
+        cudnnTensorDescriptor_t y2D = tdesc(cc.dt, cc.f, yd[0], yd[1], yd[2] + 1, yd[3]);
+        SETC(cp, CUDNN_PARAM_YDESC, y2D); /* not the convolution's output size */
+        CHECK_STATUS(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS), CUDNN_STATUS_BAD_PARAM);
+        SETC(cp, CUDNN_PARAM_YDESC, yD);
+        SETV(vp, CUDNN_PTR_YSUM, (char *)sumb + 4); /* 16B_ALIGNED promised */
+        CHECK_STATUS(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS), CUDNN_STATUS_BAD_PARAM);
+        SETV(vp, CUDNN_PTR_YSUM, sumb);
+        /* The plan keeps what it needs: the pack may go after Make. */
+        cudnnFusedOpsConstParamPack_t tmp;
+        CHECK_OK(cudnnCreateFusedOpsConstParamPack(&tmp, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS));
+        static const int copy_labels[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 18};
+        for (size_t i = 0; i < sizeof(copy_labels) / sizeof(copy_labels[0]); i++) {
+            cudnnFusedOpsConstParamLabel_t l = (cudnnFusedOpsConstParamLabel_t)copy_labels[i];
+            int isnull = 0;
+            if (l == CUDNN_PARAM_XDESC || l == CUDNN_PARAM_BN_EQSCALEBIAS_DESC || l == CUDNN_PARAM_YDESC ||
+                l == CUDNN_PARAM_YSTATS_DESC || l == CUDNN_PARAM_CONV_DESC || l == CUDNN_PARAM_WDESC ||
+                l == CUDNN_PARAM_ACTIVATION_DESC)
+                continue;
+            int v = 0;
+            CHECK_OK(cudnnGetFusedOpsConstParamPackAttribute(cp, l, &v, &isnull));
+            SETC(tmp, l, &v);
+        }
+        SETC(tmp, CUDNN_PARAM_XDESC, xD);
+        SETC(tmp, CUDNN_PARAM_BN_EQSCALEBIAS_DESC, eqD);
+        SETC(tmp, CUDNN_PARAM_YDESC, yD);
+        SETC(tmp, CUDNN_PARAM_YSTATS_DESC, stD);
+        SETC(tmp, CUDNN_PARAM_CONV_DESC, cD);
+        SETC(tmp, CUDNN_PARAM_WDESC, wD);
+        SETC(tmp, CUDNN_PARAM_ACTIVATION_DESC, cc.relu ? (void *)aD : NULL);
+        cudnnFusedOpsPlan_t plan;
+        CHECK_OK(cudnnCreateFusedOpsPlan(&plan, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS));
+        size_t wsb = 0;
+        CHECK_OK(cudnnMakeFusedOpsPlan(H, plan, tmp, &wsb));
+        CHECK_OK(cudnnDestroyFusedOpsConstParamPack(tmp));
+        void *wsp = fdnn_guarded_alloc(wsb);
+        SETV(vp, CUDNN_PTR_WORKSPACE, wsp);
+        SETV(vp, CUDNN_SCALAR_SIZE_T_WORKSPACE_SIZE_IN_BYTES, &wsb);
+        fdnn_poison_bytes(yb, ny * dsize(cc.dt));
+        CHECK_OK(cudnnFusedOpsExecute(H, plan, vp));
+        get4(cc.dt, cc.f, yd, yb, yg);
+        compare("conv_bnstats y, pack destroyed after Make", yg, yr, ny, tolerance(cc.dt));
+        CHECK_OK(cudnnDestroyFusedOpsPlan(plan));
+        fdnn_guarded_free(wsp);
+        cudnnDestroyTensorDescriptor(hD);
+        cudnnDestroyTensorDescriptor(dD);
+        cudnnDestroyTensorDescriptor(y2D);
+    }
+
     /* WGRAD on the same problem: dw = wgrad(relu(x * s + b), dy). */
     double *dy;
     void *dyb = rand_buf(cc.dt, cc.f, yd, -1, 1, &dy);
@@ -852,7 +922,8 @@ test_bitmask_and_backward(cudnnDataType_t dt, cudnnTensorFormat_t f)
     void *bufs[] = {xb, zb, sb, bb, zsb, zbb, yb, mb, dyb, scale, bias, smean, sinv, dxb, dzb, dsb, dbb};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         fdnn_guarded_free(bufs[i]);
-    double *ds2[] = {x, z, s, b, zs, zbv, yr, yg, dy, mean, var, inv, scd, yfwd, dxr, dzr, dsr, dbr, dxg, dzg, dsg, dbg};
+    double *ds2[] = {x,   z,   s,   b,    zs,  zbv, yr,  yg,  dy,  mean, var,
+                     inv, scd, yfwd, dxr, dzr, dsr, dbr, dxg, dzg, dsg,  dbg};
     for (size_t i = 0; i < sizeof(ds2) / sizeof(ds2[0]); i++)
         free(ds2[i]);
 }

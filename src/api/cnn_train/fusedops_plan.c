@@ -184,8 +184,8 @@ activation(cpack_t *cp, bool required, fdnn_fused_plan_t *pl)
         return CUDNN_STATUS_SUCCESS;
     }
     fdnn_activation_t act;
-    RETURN_IF_ERROR(fdnn_activation_from_desc((cudnnActivationDescriptor_t)&cp->desc[CUDNN_PARAM_ACTIVATION_DESC].activation,
-                                              "CUDNN_PARAM_ACTIVATION_DESC", &act));
+    cudnnActivationDescriptor_t desc = (cudnnActivationDescriptor_t)&cp->desc[CUDNN_PARAM_ACTIVATION_DESC].activation;
+    RETURN_IF_ERROR(fdnn_activation_from_desc(desc, "CUDNN_PARAM_ACTIVATION_DESC", &act));
     if (act.mode == CUDNN_ACTIVATION_RELU) {
         pl->relu = true;
         pl->relu_nan = act.propagate_nan;
@@ -295,7 +295,8 @@ make_affine_conv(cudnnHandle_t handle, cpack_t *cp, fdnn_fused_plan_t *pl, size_
         RETURN_IF_ERROR(check_mode(cp));
     pl->affine = pl->eq.ndim != 0 || pl->relu;
     if (!cp->has_desc[CUDNN_PARAM_CONV_DESC])
-        return FDNN_BAD_PARAM("CUDNN_PARAM_CONV_DESC is not set, but %s needs it", fdnn_enum_name_cudnnFusedOps_t(cp->ops));
+        return FDNN_BAD_PARAM("CUDNN_PARAM_CONV_DESC is not set, but %s needs it",
+                              fdnn_enum_name_cudnnFusedOps_t(cp->ops));
     int wl = fwd ? CUDNN_PARAM_WDESC : CUDNN_PARAM_DWDESC;
     if (!cp->has_desc[wl])
         return FDNN_BAD_PARAM("%s is not set, but %s needs it", cname(wl), fdnn_enum_name_cudnnFusedOps_t(cp->ops));
@@ -468,7 +469,8 @@ fdnn_api_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan,
         return FDNN_BAD_PARAM("constPack is not a fused-ops constant param pack (destroyed or never created)");
     if (constPack->ops != plan->ops)
         return FDNN_BAD_PARAM("constPack was created for %s, the plan for %s",
-                              fdnn_enum_name_cudnnFusedOps_t(constPack->ops), fdnn_enum_name_cudnnFusedOps_t(plan->ops));
+                              fdnn_enum_name_cudnnFusedOps_t(constPack->ops),
+                              fdnn_enum_name_cudnnFusedOps_t(plan->ops));
     plan->made = false;
     fdnn_fused_plan_t *pl = &plan->plan;
     memset(pl, 0, sizeof(*pl));

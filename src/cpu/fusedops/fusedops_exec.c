@@ -210,7 +210,9 @@ fdnn_fused_execute(cudnnHandle_t handle, const fdnn_fused_plan_t *pl, const fdnn
         return CUDNN_STATUS_SUCCESS;
     }
     case CUDNN_FUSED_CONV_SCALE_BIAS_ADD_ACTIVATION: return conv_scale_bias_add_act(handle, pl, a, ws);
-    case CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK: scale_bias_add_act_mask(fdnn_handle_pool(handle), pl, a, ws); return CUDNN_STATUS_SUCCESS;
+    case CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK:
+        scale_bias_add_act_mask(fdnn_handle_pool(handle), pl, a, ws);
+        return CUDNN_STATUS_SUCCESS;
     case CUDNN_FUSED_DACTIVATION_FORK_DBATCHNORM: return dact_fork_dbn(handle, pl, a, ws);
     }
     return CUDNN_STATUS_INTERNAL_ERROR;

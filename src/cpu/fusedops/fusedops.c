@@ -130,6 +130,19 @@ affine_row_f32(const affine_ctx_t *t, int64_t n, int64_t c0, int64_t d, int64_t 
     float *yp = (float *)a->y_data + off5(&t->vy, n, c0, d, h, w0);
     const int64_t sx = cinner ? t->vx.s[1] : t->vx.s[4], sy = cinner ? t->vy.s[1] : t->vy.s[4];
     const bool relu = a->relu, keep_nan = a->relu_nan;
+    if (sx == 1 && sy == 1 && !keep_nan) {
+        /* Contiguous rows (packed NCHW along W, NHWC along C): plain
+         * indexing the compiler vectorises; NaN -> 0 as below. */
+        const double *sc = t->s + c0, *bc = t->b + c0, *zc = t->zb + c0;
+        const int64_t step = cinner ? 1 : 0;
+        for (int64_t j = 0; j < len; j++) {
+            double v = xp[j] * sc[j * step] + bc[j * step] + zc[j * step];
+            if (relu)
+                v = v > 0 ? v : 0.0;
+            yp[j] = (float)v;
+        }
+        return true;
+    }
     for (int64_t j = 0; j < len; j++) {
         const int64_t c = cinner ? c0 + j : c0;
         double v = xp[j * sx] * t->s[c] + t->b[c] + t->zb[c];

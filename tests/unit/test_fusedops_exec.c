@@ -928,6 +928,93 @@ test_bitmask_and_backward(cudnnDataType_t dt, cudnnTensorFormat_t f)
         free(ds2[i]);
 }
 
+/* Op 5 on 5-D data with padded strides (x's rows longer than W), and a
+ * 5-D bitmask: y and the bits against the formula. */
+static void
+test_bitmask_5d(void)
+{
+    enum { N = 2, C = 35, D = 3, Hh = 2, W = 3, CW = 2 };
+    const int dims[5] = {N, C, D, Hh, W};
+    const int strides[5] = {C * D * Hh * (W + 2), D * Hh * (W + 2), Hh * (W + 2), W + 2, 1};
+    const int mdims[5] = {N, CW, D, Hh, W};
+    const int mstrides[5] = {CW * D * Hh * W, D * Hh * W, Hh * W, W, 1};
+    const int pdims[5] = {1, C, 1, 1, 1}, pstrides[5] = {C, 1, 1, 1, 1};
+    cudnnTensorDescriptor_t xD, mD, pD;
+    CHECK_OK(cudnnCreateTensorDescriptor(&xD));
+    CHECK_OK(cudnnCreateTensorDescriptor(&mD));
+    CHECK_OK(cudnnCreateTensorDescriptor(&pD));
+    CHECK_OK(cudnnSetTensorNdDescriptor(xD, CUDNN_DATA_FLOAT, 5, dims, strides));
+    CHECK_OK(cudnnSetTensorNdDescriptor(mD, CUDNN_DATA_INT32, 5, mdims, mstrides));
+    CHECK_OK(cudnnSetTensorNdDescriptor(pD, CUDNN_DATA_FLOAT, 5, pdims, pstrides));
+    cudnnActivationDescriptor_t aD;
+    CHECK_OK(cudnnCreateActivationDescriptor(&aD));
+    CHECK_OK(cudnnSetActivationDescriptor(aD, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+    const size_t span = (size_t)N * strides[0], nm = (size_t)N * mstrides[0];
+    float *x = talloc(CUDNN_DATA_FLOAT, span), *y = poisoned(CUDNN_DATA_FLOAT, span);
+    uint32_t *m = poisoned(CUDNN_DATA_INT32, nm);
+    float *sc = talloc(CUDNN_DATA_FLOAT, C), *bi = talloc(CUDNN_DATA_FLOAT, C);
+    for (size_t i = 0; i < span; i++)
+        x[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    for (int c = 0; c < C; c++) {
+        sc[c] = (float)fdnn_rng_uniform(&rng, 0.5, 1.5);
+        bi[c] = (float)fdnn_rng_uniform(&rng, -0.3, 0.3);
+    }
+    cudnnFusedOpsConstParamPack_t cp;
+    CHECK_OK(cudnnCreateFusedOpsConstParamPack(&cp, CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK));
+    cudnnBatchNormMode_t mode = CUDNN_BATCHNORM_SPATIAL;
+    SETC(cp, CUDNN_PARAM_XDESC, xD);
+    SETC(cp, CUDNN_PARAM_YDESC, xD);
+    SETC(cp, CUDNN_PARAM_BN_MODE, &mode);
+    SETC(cp, CUDNN_PARAM_BN_EQSCALEBIAS_DESC, pD);
+    SETC(cp, CUDNN_PARAM_ACTIVATION_DESC, aD);
+    SETC(cp, CUDNN_PARAM_ACTIVATION_BITMASK_DESC, mD);
+    const cudnnFusedOpsConstParamLabel_t phs[] = {
+        CUDNN_PARAM_XDATA_PLACEHOLDER, CUDNN_PARAM_YDATA_PLACEHOLDER, CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER,
+        CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER, CUDNN_PARAM_ACTIVATION_BITMASK_PLACEHOLDER};
+    for (size_t i = 0; i < sizeof(phs) / sizeof(phs[0]); i++)
+        SETC(cp, phs[i], &ELEM);
+    cudnnFusedOpsVariantParamPack_t vp;
+    CHECK_OK(cudnnCreateFusedOpsVariantParamPack(&vp, CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK));
+    SETV(vp, CUDNN_PTR_XDATA, x);
+    SETV(vp, CUDNN_PTR_YDATA, y);
+    SETV(vp, CUDNN_PTR_BN_EQSCALE, sc);
+    SETV(vp, CUDNN_PTR_BN_EQBIAS, bi);
+    SETV(vp, CUDNN_PTR_ACTIVATION_BITMASK, m);
+    CHECK_OK(run(cp, vp, CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK));
+    int bad = 0;
+    for (int n = 0; n < N; n++)
+        for (int c = 0; c < 32 * CW; c++)
+            for (int d = 0; d < D; d++)
+                for (int h = 0; h < Hh; h++)
+                    for (int w = 0; w < W; w++) {
+                        uint32_t word = m[n * mstrides[0] + (c / 32) * mstrides[1] + d * mstrides[2] +
+                                          h * mstrides[3] + w];
+                        bool bit = (word >> (c % 32)) & 1u;
+                        if (c >= C) {
+                            bad += bit;
+                            continue;
+                        }
+                        size_t o = (size_t)n * strides[0] + (size_t)c * strides[1] + (size_t)d * strides[2] +
+                                   (size_t)h * strides[3] + (size_t)w;
+                        double v = (double)x[o] * sc[c] + bi[c];
+                        float want = (float)(v > 0 ? v : 0);
+                        bad += y[o] != want;
+                        bad += bit != (v > 0);
+                    }
+    /* The padding between rows is not an element: left as it was. */
+    CHECK(((uint32_t *)y)[W] == 0xFFFFFFFFu);
+    CHECK_MSG(bad == 0, "5-D bitmask op: %d wrong values or bits", bad);
+    CHECK_OK(cudnnDestroyFusedOpsConstParamPack(cp));
+    CHECK_OK(cudnnDestroyFusedOpsVariantParamPack(vp));
+    cudnnDestroyTensorDescriptor(xD);
+    cudnnDestroyTensorDescriptor(mD);
+    cudnnDestroyTensorDescriptor(pD);
+    cudnnDestroyActivationDescriptor(aD);
+    void *bufs[] = {x, y, m, sc, bi};
+    for (size_t i = 0; i < 5; i++)
+        fdnn_guarded_free(bufs[i]);
+}
+
 int
 main(void)
 {
@@ -945,6 +1032,7 @@ main(void)
             }
         test_conv_bnstats((conv_case_t){CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, false, true, false, false});
         test_conv_bnstats((conv_case_t){CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, true, false, true, true});
+        test_bitmask_5d();
         test_finalize(CUDNN_DATA_FLOAT);
         test_finalize(CUDNN_DATA_HALF);
     }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Convolution solvers and their registry.
  *
- * Every convolution algorithm is a solver: a stable id (never reused), a
- * name, the direction and cuDNN algo enumerator it implements, an
- * applicability check that says why it declines, an exact workspace size and
- * an execute function.  The registry (conv_registry.c) lists them per
- * direction, preferred first; the API answers cudnnGet*Algorithm_v7 from that
- * order and cudnnFind*Algorithm* by timing every applicable solver. */
+ * Every convolution algorithm is a solver: a stable id (its global index,
+ * never reused), a name, the direction and cuDNN algo enumerator it
+ * implements, an applicability check that says why it declines, an exact
+ * workspace size and an execute function.  The ordered list of them is
+ * src/cpu/conv/conv_list.c, with the heuristic order; the legacy API answers
+ * cudnnGet*Algorithm_v7 from that order and cudnnFind*Algorithm* by timing
+ * every applicable solver, and the graph API's convolution nodes and the
+ * fused ops take the first applicable solver of the same order. */
 #ifndef FDNN_CORE_CONV_SOLVER_H
 #define FDNN_CORE_CONV_SOLVER_H
 
@@ -71,6 +73,15 @@ typedef struct fdnn_conv_solver {
 /* The solver implementing `algo` of `dir`, or NULL when that algorithm is not
  * implemented (*reason then says why). */
 const fdnn_conv_solver_t *fdnn_conv_solver_for(fdnn_conv_dir_t dir, int algo, const char **reason);
+
+/* The solver whose stable id (global index) is `id`, or NULL. */
+const fdnn_conv_solver_t *fdnn_conv_solver_by_id(int id);
+
+/* The heuristic order for p (fdnn_conv_algo_count(p->dir) algorithms, best
+ * first): the list's order with the direct solver moved first where it wins
+ * (fdnn_conv_prefers_direct, depthwise-like problems).  Every reader of the
+ * list (_v7, Find, graph engines, fused ops) uses this order. */
+void fdnn_conv_heuristic_order(const fdnn_conv_problem_t *p, int *order);
 
 /* Number of cuDNN algorithms of a direction (8, 6, 7) and the preference
  * order of the heuristic (every algorithm of the direction, best first). */

@@ -58,9 +58,40 @@ struct cudnnFusedOpsVariantParamStruct {
     double bn_epsilon;        /* CUDNN_SCALAR_DOUBLE_BN_EPSILON */
 };
 
+/* What cudnnMakeFusedOpsPlan settled for one op (docs/fused-ops.md): the
+ * tensor views of the operands, the placeholder promised for each pointer
+ * label, the convolution and its algorithm, and the workspace layout.  The
+ * plan keeps no reference to the constant pack: the pack may change or go
+ * after the plan is made.  Absent operands have ndim 0. */
+typedef struct fdnn_fused_plan {
+    cudnnFusedOps_t ops;
+    /* Per pointer label: the placeholder (CUDNN_PTR_NULL: the op neither
+     * reads nor writes it; a pointer given anyway is ignored) and the
+     * element size that CUDNN_PTR_ELEM_ALIGNED refers to. */
+    int ph[FDNN_FUSED_PTR_LABELS];
+    size_t elem[FDNN_FUSED_PTR_LABELS];
+    fdnn_tensor_t x, y, z, dy, dx, dz; /* data tensors */
+    fdnn_tensor_t eq, zeq;             /* 1xCx1x1: equivalent scale/bias of x and z */
+    fdnn_tensor_t stats;               /* 1xKx1x1: ySum, ySqSum */
+    fdnn_tensor_t param;               /* 1xCx1x1: BN scale, bias, means, variances */
+    fdnn_tensor_t mask;                /* N x ceil(C/32) x spatial, INT32 */
+    bool affine;                       /* ops 0, 1: [scale], [bias], [ReLU] applied to x */
+    bool relu, relu_nan;               /* ReLU (else identity); ReLU passes NaN */
+    bool has_conv;
+    fdnn_conv_problem_t conv; /* ops 0, 4: forward; op 1: backward filter */
+    int algo;                 /* the heuristic's first applicable algorithm */
+    /* Workspace layout in bytes (each part 64-byte aligned). */
+    size_t ws_inter;   /* offset of the intermediate tensor (ops 0, 1, 6) */
+    size_t ws_conv;    /* offset of the convolution's workspace */
+    size_t ws_scratch; /* offset of the per-call scratch (gathered parameters, rows) */
+    size_t ws_bytes;   /* total: what cudnnMakeFusedOpsPlan returns */
+} fdnn_fused_plan_t;
+
 struct cudnnFusedOpsPlanStruct {
     uint32_t magic;
     cudnnFusedOps_t ops;
+    bool made; /* cudnnMakeFusedOpsPlan succeeded */
+    fdnn_fused_plan_t plan;
 };
 
 #endif /* FDNN_CORE_FUSEDOPS_DESC_H */

@@ -65,40 +65,6 @@ fill_record(fdnn_conv_perf_t *r, const fdnn_conv_problem_t *p, int algo, cudnnSt
     r->mathType = fdnn_conv_math_used(p);
 }
 
-static void
-move_to_front(int *order, int count, int algo)
-{
-    int pos = 0;
-    while (pos < count && order[pos] != algo)
-        pos++;
-    if (pos == count)
-        return;
-    for (; pos > 0; pos--)
-        order[pos] = order[pos - 1];
-    order[0] = algo;
-}
-
-/* The heuristic order for p: the registry's order, with the direct solver
- * first for depthwise-like problems (one input and few output channels per
- * group), where per-group GEMMs are degenerate, and where the registry says
- * its blocked kernels are faster (fdnn_conv_prefers_direct). */
-static void
-heuristic_order(const fdnn_conv_problem_t *p, int *order)
-{
-    /* Reduced-precision problems run the FP32 solvers: their order. */
-    fdnn_conv_problem_t shadow;
-    if (fdnn_conv_lowp_applies(p)) {
-        fdnn_conv_lowp_shadow(p, &shadow);
-        p = &shadow;
-    }
-    int count = fdnn_conv_algo_count(p->dir);
-    memcpy(order, fdnn_conv_algo_order(p->dir), sizeof(int) * (size_t)count);
-    if ((p->g > 1 && fdnn_conv_cg(p) == 1 && fdnn_conv_kg(p) <= 4) || fdnn_conv_prefers_direct(p)) {
-        int direct = p->dir == FDNN_CONV_FWD ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT : 0; /* ALGO_0 */
-        move_to_front(order, count, direct);
-    }
-}
-
 /* Under a zero workspace cap: cuDNN's zero-workspace fallbacks first
  * (IMPLICIT_GEMM before DIRECT, which NVIDIA's library never runs), each
  * part in its heuristic order. */
@@ -126,7 +92,7 @@ fdnn_conv_get_v7(cudnnHandle_t handle, const fdnn_conv_problem_t *p, int request
     RETURN_IF_NULL(perf);
     int order[16];
     int count = fdnn_conv_algo_count(p->dir);
-    heuristic_order(p, order);
+    fdnn_conv_heuristic_order(p, order);
     size_t cap = workspace_cap();
     if (cap == 0)
         fallbacks_first(p->dir, order, count);

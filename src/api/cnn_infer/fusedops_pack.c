@@ -2,8 +2,8 @@
  * Fused-ops parameter packs and plans (cuDNN 8 "fused ops" API, deprecated
  * in 9).  The packs are storage: each cudnnFusedOps_t accepts its own set of
  * labels (tables below, the same sets NVIDIA's library accepts); any other
- * label is BAD_PARAM.  cudnnMakeFusedOpsPlan and cudnnFusedOpsExecute are not
- * implemented (the generated entry points return NOT_SUPPORTED).
+ * label is BAD_PARAM.  cudnnMakeFusedOpsPlan and cudnnFusedOpsExecute are in
+ * src/api/cnn_train/fusedops_plan.c.
  *
  * Constant-pack attributes:
  *   - descriptor labels (*_DESC): param is the descriptor handle (or NULL);

@@ -153,18 +153,9 @@ gx_conv_pick(const fdnn_conv_problem_t *p, int *algo, size_t *ws)
 {
     int count = fdnn_conv_algo_count(p->dir);
     int order[16];
-    memcpy(order, fdnn_conv_algo_order(p->dir), sizeof(int) * (size_t)count);
-    /* Direct first where the _v7 heuristic puts it first (conv_common.c):
-     * depthwise-like problems and those the registry prefers direct for. */
-    if ((p->g > 1 && fdnn_conv_cg(p) == 1 && fdnn_conv_kg(p) <= 4) || fdnn_conv_prefers_direct(p)) {
-        int direct = p->dir == FDNN_CONV_FWD ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT : 0;
-        int pos = 0;
-        while (pos < count && order[pos] != direct)
-            pos++;
-        for (; pos > 0 && pos < count; pos--)
-            order[pos] = order[pos - 1];
-        order[0] = direct;
-    }
+    /* The same ordered list and heuristic as the legacy _v7 calls
+     * (src/cpu/conv/conv_list.c). */
+    fdnn_conv_heuristic_order(p, order);
     char first[256] = "";
     for (int i = 0; i < count; i++) {
         size_t need = 0;

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The convolution solver registry: which solver implements which cuDNN
- * algorithm, and the heuristic order of cudnnGet*Algorithm_v7.  See
- * conv_solver.h.  Ids are stable and never reused. */
+ * The ordered list of convolution implementations (solvers): which solver
+ * implements which cuDNN algorithm, the heuristic order, and the checks and
+ * dispatch every caller goes through.  One list for every reader: the
+ * legacy cudnnGet*Algorithm_v7 / Find* calls (src/api/cnn_infer/
+ * conv_common.c), the graph API's convolution nodes (src/cpu/graph/
+ * gx_conv.c) and the fused ops (src/cpu/fusedops/).  Each solver declines a
+ * problem with a logged reason (its `applicable`); its id is its stable
+ * global index, never reused.  See core/conv_solver.h. */
 #include <stddef.h>
+#include <string.h>
 
 #include "core/conv_solver.h"
 #include "core/fail.h"
@@ -165,6 +171,49 @@ fdnn_conv_algo_order(fdnn_conv_dir_t dir)
     case FDNN_CONV_BWD_FILTER: return bwd_filter;
     }
     return fwd;
+}
+
+const fdnn_conv_solver_t *
+fdnn_conv_solver_by_id(int id)
+{
+    for (size_t i = 0; i < sizeof(solvers) / sizeof(solvers[0]); i++)
+        if (solvers[i].id == id)
+            return &solvers[i];
+    return NULL;
+}
+
+static void
+move_to_front(int *order, int count, int algo)
+{
+    int pos = 0;
+    while (pos < count && order[pos] != algo)
+        pos++;
+    if (pos == count)
+        return;
+    for (; pos > 0; pos--)
+        order[pos] = order[pos - 1];
+    order[0] = algo;
+}
+
+/* The list's order, with the direct solver first for depthwise-like
+ * problems (one input and few output channels per group), where per-group
+ * GEMMs are degenerate, and where fdnn_conv_prefers_direct says its blocked
+ * kernels are faster.  Reduced-precision problems run the FP32 solvers:
+ * their order. */
+void
+fdnn_conv_heuristic_order(const fdnn_conv_problem_t *p, int *order)
+{
+    fdnn_conv_problem_t shadow;
+    if (fdnn_conv_lowp_applies(p)) {
+        fdnn_conv_lowp_shadow(p, &shadow);
+        p = &shadow;
+    }
+    int count = fdnn_conv_algo_count(p->dir);
+    memcpy(order, fdnn_conv_algo_order(p->dir), sizeof(int) * (size_t)count);
+    if ((p->g > 1 && fdnn_conv_cg(p) == 1 && fdnn_conv_kg(p) <= 4) || fdnn_conv_prefers_direct(p)) {
+        int direct = p->dir == FDNN_CONV_FWD ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT : 0; /* ALGO_0 */
+        move_to_front(order, count, direct);
+    }
 }
 
 bool

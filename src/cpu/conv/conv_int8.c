@@ -105,9 +105,9 @@ fdnn_conv_int8_unreorder_bias(const float *src, float *dst, int64_t k)
 typedef struct plan {
     const fdnn_conv_exec_t *e;
     const fdnn_conv_problem_t *p;
-    fdnn_s8_conv_fn fn;
+    fdnn_s8_conv_fn fn;           /* the wide kernels (NULL: vnni, the fused kernel) */
     fdnn_s8_conv_epilogue_fn epi; /* NULL: epilogue_c */
-    bool vnni;      /* encoding: vnni (uint8 quads) or wide (int16 pairs) */
+    bool vnni;      /* encoding: vnni (uint8 quads, the fused kernel) or wide (int16 pairs) */
     bool x_signed;  /* x is INT8 (else UINT8) */
     int vk, mr, cpu; /* lanes, pixels per call, channels per unit */
     int64_t cg, kg, units, nkb, npair, taps;
@@ -134,6 +134,15 @@ typedef struct plan {
     const float *bias;
     bool relu;
     const uint8_t *y0; /* the blend source */
+    /* The vnni path (fdnn_s8_conv_fused__avx512vnni): */
+    int64_t nquad;       /* calls' worth of k blocks (4 each) per group */
+    int64_t qbytes;      /* bytes of one quad of packed blocks */
+    int64_t *w_tu;       /* [taps][units] byte offset of each whole filter quad; NULL: packed one by one */
+    bool inplace;        /* x read where it is (1x1, unpadded, NHWC or NCHW_VECT_C of 4) */
+    int64_t x_us;        /* in place: bytes from one unit of x to the next */
+    int out_kind;        /* the fused kernel's out: 0..2 its epilogue, 3 the sums for store_outputs */
+    int64_t quad_stride; /* out_kind < 3: bytes between quads of output channels */
+    bool nan_free;       /* alpha and the bias finite */
 } plan_t;
 
 /* Byte offset of element (n, c, d, h, w) of x or y (5-D views; NCHW_VECT_C
@@ -168,16 +177,43 @@ filter_off(const fdnn_conv_problem_t *p, int64_t k, int64_t c, int64_t qd, int64
     return ((((t * (p->k / 8) + a) * 2 + c2) * 8 + y) * 4 + b) * 4 + l;
 }
 
+/* One block of VK output channels: task = g * nkb + kb (vnni: the blocks
+ * of a quad interleaved unit by unit, [g][quad][taps][units][nkbq][16][4]),
+ * or g * npair * 2 + kb (wide: [g][kb][taps][units][VK][4], the blocks of a
+ * pair padded). */
 static void
 pack_filter(void *ctx, size_t task)
 {
     plan_t *pl = ctx;
     const fdnn_conv_problem_t *p = pl->p;
     const int8_t *w = pl->e->w_in;
-    const int64_t g = (int64_t)task / (pl->npair * 2), kb = (int64_t)task % (pl->npair * 2);
-    uint8_t *dst = pl->wpk + (int64_t)task * pl->wblock;
-    int32_t *comp = pl->comp != NULL ? pl->comp + (int64_t)task * pl->vk : NULL;
+    const int64_t nkb = pl->vnni ? pl->nkb : pl->npair * 2;
+    const int64_t g = (int64_t)task / nkb, kb = (int64_t)task % nkb;
+    uint8_t *dst;
+    int64_t step; /* bytes from one unit's lanes to the next unit's */
+    int32_t *comp = NULL;
+    if (pl->vnni) {
+        const int64_t quad = kb / 4, nkbq = pl->nkb - quad * 4 < 4 ? pl->nkb - quad * 4 : 4;
+        dst = pl->wpk + (g * pl->nquad + quad) * pl->qbytes + (kb % 4) * 64;
+        step = nkbq * 64;
+        comp = pl->comp != NULL ? pl->comp + (g * pl->nkb + kb) * 16 : NULL;
+    } else {
+        dst = pl->wpk + (int64_t)task * pl->wblock;
+        step = pl->vk * 4;
+    }
     int32_t sums[16] = {0};
+    const int64_t lanes = pl->kg - kb * pl->vk < pl->vk ? pl->kg - kb * pl->vk : pl->vk;
+#if defined(__x86_64__) || defined(__i386__)
+    if (pl->vnni && pl->w_tu != NULL) { /* every unit a whole quad: one gather a unit */
+        fdnn_s8_conv_pack_block__avx512vnni(w + (g * pl->kg + kb * pl->vk) * pl->w_kstride, pl->w_kstride,
+                                            lanes > 0 ? (int)lanes : 0, pl->w_tu, pl->taps * pl->units, dst, step,
+                                            sums);
+        if (comp != NULL)
+            for (int l = 0; l < 16; l++)
+                comp[l] = 128 * sums[l];
+        return;
+    }
+#endif
     /* The output channels of the block (NULL past K/g) and, per formula
      * tap, where its stored tap is (reversed for CUDNN_CONVOLUTION). */
     const int8_t *rows[16];
@@ -193,32 +229,33 @@ pack_filter(void *ctx, size_t task)
                               sw = p->flip ? p->ker[2] - 1 - qw : qw;
                 const int64_t *ct = pl->w_ct + t * pl->cg;
                 for (int64_t u = 0; u < pl->units; u++) {
+                    uint8_t *d = dst + (t * pl->units + u) * step;
                     const int64_t c0 = u * pl->cpu;
                     /* The common case: a whole quad adjacent in the filter
                      * (NHWC, NCHW_VECT_C), copied as one word. */
                     if (pl->vnni && pl->w_ct != NULL && c0 + 3 < pl->cg && ct[c0 + 1] == ct[c0] + 1 &&
                         ct[c0 + 2] == ct[c0] + 2 && ct[c0 + 3] == ct[c0] + 3) {
-                        for (int l = 0; l < pl->vk; l++, dst += 4) {
+                        for (int l = 0; l < pl->vk; l++, d += 4) {
                             int8_t v[4] = {0, 0, 0, 0};
                             if (rows[l] != NULL)
                                 memcpy(v, rows[l] + ct[c0], 4);
-                            memcpy(dst, v, 4);
+                            memcpy(d, v, 4);
                             sums[l] += v[0] + v[1] + v[2] + v[3];
                         }
                         continue;
                     }
                     /* ... and a whole pair for the wide encoding. */
                     if (!pl->vnni && pl->w_ct != NULL && c0 + 1 < pl->cg && ct[c0 + 1] == ct[c0] + 1) {
-                        for (int l = 0; l < pl->vk; l++, dst += 4) {
+                        for (int l = 0; l < pl->vk; l++, d += 4) {
                             int8_t v[2] = {0, 0};
                             if (rows[l] != NULL)
                                 memcpy(v, rows[l] + ct[c0], 2);
                             const int16_t v16[2] = {v[0], v[1]};
-                            memcpy(dst, v16, 4);
+                            memcpy(d, v16, 4);
                         }
                         continue;
                     }
-                    for (int l = 0; l < pl->vk; l++, dst += 4) {
+                    for (int l = 0; l < pl->vk; l++, d += 4) {
                         int8_t v[4] = {0, 0, 0, 0};
                         for (int j = 0; j < pl->cpu; j++) {
                             const int64_t c = u * pl->cpu + j;
@@ -231,10 +268,10 @@ pack_filter(void *ctx, size_t task)
                             sums[l] += v[j];
                         }
                         if (pl->vnni) {
-                            memcpy(dst, v, 4);
+                            memcpy(d, v, 4);
                         } else {
                             const int16_t v16[2] = {v[0], v[1]};
-                            memcpy(dst, v16, 4);
+                            memcpy(d, v16, 4);
                         }
                     }
                 }
@@ -426,6 +463,91 @@ compute_row(void *ctx, size_t i, size_t j)
     }
 }
 
+/* Output pixels per task of the vnni path (a multiple of the kernel's 6):
+ * the chunk's inputs stay in cache while the filter's quads stream by. */
+#define INT8_CHUNK 96
+
+/* The vnni path: one chunk of INT8_CHUNK output pixels, counted over the
+ * current image's (od, oh, ow), or over (n, od, oh, ow) when x is read in
+ * place, for one group and one quad of k blocks: i = chunk, j = g * nquad
+ * + quad. */
+static void
+compute_chunk(void *ctx, size_t i, size_t j)
+{
+    const plan_t *pl = ctx;
+    const fdnn_conv_problem_t *p = pl->p;
+    const int64_t g = (int64_t)j / pl->nquad, quad = (int64_t)j % pl->nquad;
+    const int64_t kb0 = quad * 4;
+    const int nkbq = (int)(pl->nkb - kb0 < 4 ? pl->nkb - kb0 : 4);
+    const int64_t k0 = g * pl->kg + kb0 * 16; /* the first output channel */
+    const int last = (int)(pl->kg - (kb0 + nkbq - 1) * 16 < 16 ? pl->kg - (kb0 + nkbq - 1) * 16 : 16);
+    const int64_t ow_n = p->out[2], oh_n = p->out[1], od_n = p->out[0];
+    const int64_t total = (pl->inplace ? p->n : 1) * od_n * oh_n * ow_n;
+    const int64_t q0 = (int64_t)i * INT8_CHUNK, q1 = q0 + INT8_CHUNK < total ? q0 + INT8_CHUNK : total;
+    int64_t ow = q0 % ow_n, r = q0 / ow_n;
+    int64_t oh = r % oh_n;
+    r /= oh_n;
+    int64_t od = r % od_n, n = pl->inplace ? r / od_n : pl->n;
+    const int yes = p->y_dtype == CUDNN_DATA_FLOAT ? 4 : 1;
+    const uint8_t *x_in = pl->e->x_in;
+    const int64_t x_goff = pl->inplace ? pl->x_coff[g * pl->cg] : g * pl->units * 4;
+    uint8_t *out = pl->e->out;
+    int32_t acc[6 * 4 * 16];
+    int64_t ypix[6];
+    fdnn_s8_conv_fused_args_t a = {
+        .tap_off = pl->tap_off,
+        .taps = pl->taps,
+        .units = pl->units,
+        .unit_stride = pl->inplace ? pl->x_us : 4,
+        .flip = pl->inplace && pl->x_signed,
+        .w = pl->wpk + (g * pl->nquad + quad) * pl->qbytes,
+        .w_unit = nkbq * 64,
+        .nkb = nkbq,
+        .last = last,
+        .comp = pl->comp != NULL ? pl->comp + (g * pl->nkb + kb0) * 16 : NULL,
+        .bias = pl->bias != NULL ? pl->bias + k0 : NULL,
+        .alpha = pl->alpha,
+        .relu = pl->relu,
+        .out = pl->out_kind,
+        .nan_free = pl->nan_free,
+        .quad_stride = pl->quad_stride,
+        .acc = acc,
+    };
+    for (int b = 0; b < nkbq; b++)
+        a.y_blk[b] = pl->y_koff[k0 + 16 * b] - pl->y_koff[k0];
+    for (int64_t q = q0; q < q1; q += 6) {
+        a.m = (int)(q1 - q < 6 ? q1 - q : 6);
+        for (int ii = 0; ii < a.m; ii++) {
+            if (pl->inplace)
+                a.x[ii] = x_in + operand_off(&p->x, pl->xv, 1, n, 0, od * p->stride[0], oh * p->stride[1],
+                                             ow * p->stride[2]) +
+                          x_goff;
+            else
+                a.x[ii] = pl->xp + ((od * pl->st[0] * pl->hp + oh * pl->st[1]) * pl->wp + ow * pl->st[2]) *
+                                       pl->pix_bytes +
+                          x_goff;
+            ypix[ii] = operand_off(&p->y, pl->yv, yes, n, 0, od, oh, ow);
+            a.y[ii] = out + ypix[ii] + pl->y_koff[k0];
+            if (++ow == ow_n) {
+                ow = 0;
+                if (++oh == oh_n) {
+                    oh = 0;
+                    if (++od == od_n) {
+                        od = 0;
+                        n++;
+                    }
+                }
+            }
+        }
+        fdnn_s8_conv_fused__avx512vnni(&a);
+        if (pl->out_kind != 3)
+            continue;
+        for (int ii = 0; ii < a.m; ii++)
+            for (int b = 0; b < nkbq; b++)
+                store_outputs(pl, ypix[ii], k0 + 16 * b, b == nkbq - 1 ? last : 16, acc + (ii * 4 + b) * 16, NULL);
+    }
+}
+
 /* The kernel for the handle's ISA level. */
 static void
 choose_kernel(const fdnn_conv_exec_t *e, plan_t *pl)
@@ -439,10 +561,10 @@ choose_kernel(const fdnn_conv_exec_t *e, plan_t *pl)
 #if defined(__x86_64__) || defined(__i386__)
     if (isa >= FDNN_ISA_AVX512 && fdnn_cpu_features()->avx512_vnni && !atomic_load(&vnni_disallowed)) {
         pl->epi = fdnn_s8_conv_epilogue__avx512;
-        pl->fn = fdnn_s8_conv_vnni__avx512vnni;
+        pl->fn = NULL; /* fdnn_s8_conv_fused__avx512vnni */
         pl->vnni = true;
         pl->vk = 16;
-        pl->mr = 8;
+        pl->mr = 6;
     } else if (isa >= FDNN_ISA_AVX512) {
         pl->epi = fdnn_s8_conv_epilogue__avx512;
         pl->fn = fdnn_s8_conv_wide__avx512;
@@ -460,6 +582,62 @@ choose_kernel(const fdnn_conv_exec_t *e, plan_t *pl)
     pl->cpu = pl->vnni ? 4 : 2;
 }
 
+/* The vnni path's choices: x read in place, the epilogue in the kernel,
+ * the filter's quads gathered whole (tables already filled). */
+static void
+plan_vnni(const fdnn_conv_exec_t *e, plan_t *pl)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    pl->nquad = (pl->nkb + 3) / 4;
+    pl->qbytes = pl->taps * pl->units * 4 * 64;
+    /* In place: one tap, no padding, each group's channels whole quads at
+     * one stride (NHWC: adjacent; NCHW_VECT_C of 4: one plane apart). */
+    pl->inplace = false;
+    if (pl->taps == 1 && p->pad[0] == 0 && p->pad[1] == 0 && p->pad[2] == 0 && pl->cg % 4 == 0 &&
+        (pl->xv == 1 || pl->xv == 4)) {
+        const int64_t us = p->c > 4 ? pl->x_coff[4] - pl->x_coff[0] : 4;
+        bool ok = true;
+        for (int64_t c = 0; c < p->c && ok; c++)
+            ok = pl->x_coff[c] == (c / 4) * us + (c % 4);
+        pl->inplace = ok && (pl->xv == 4 || us == 4);
+        pl->x_us = us;
+    }
+    /* The epilogue in the kernel: no blend, and each block's channels
+     * adjacent in y, or in quads one plane apart (NCHW_VECT_C of 4). */
+    const int64_t yes = p->y_dtype == CUDNN_DATA_FLOAT ? 4 : 1;
+    pl->out_kind = 3;
+    pl->quad_stride = 4 * yes;
+    if (pl->beta == 0) {
+        bool adjacent = true;
+        for (int64_t g = 0; g < p->g && adjacent; g++)
+            for (int64_t kb = 0; kb < pl->nkb && adjacent; kb++) {
+                const int64_t k = g * pl->kg + kb * 16, cnt = pl->kg - kb * 16 < 16 ? pl->kg - kb * 16 : 16;
+                adjacent = pl->y_run[k] >= cnt;
+            }
+        const int kind = p->y_dtype == CUDNN_DATA_FLOAT ? 2 : p->y_dtype == CUDNN_DATA_UINT8x4 ? 1 : 0;
+        if (adjacent) {
+            pl->out_kind = kind;
+        } else if (yes == 1 && pl->yv == 4 && pl->kg % 4 == 0) {
+            pl->out_kind = kind;
+            pl->quad_stride = p->k > 4 ? pl->y_koff[4] - pl->y_koff[0] : 0;
+        }
+    }
+    pl->nan_free = isfinite(pl->alpha);
+    for (int64_t k = 0; pl->bias != NULL && k < p->k && pl->nan_free; k++)
+        pl->nan_free = isfinite(pl->bias[k]);
+    /* Whole quads in the filter: the packing gathers a unit of 16 rows at
+     * a time (row offsets in an int32). */
+    bool quads = pl->w_ct != NULL && pl->cg % 4 == 0 && pl->w_kstride * 16 < ((int64_t)1 << 31);
+    for (int64_t t = 0; t < pl->taps && quads; t++)
+        for (int64_t u = 0; u < pl->units && quads; u++) {
+            const int64_t *ct = pl->w_ct + t * pl->cg + 4 * u;
+            quads = ct[1] == ct[0] + 1 && ct[2] == ct[0] + 2 && ct[3] == ct[0] + 3;
+            pl->w_tu[t * pl->units + u] = ct[0];
+        }
+    if (!quads)
+        pl->w_tu = NULL;
+}
+
 cudnnStatus_t
 fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
 {
@@ -475,6 +653,7 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
     pl.units = (pl.cg + pl.cpu - 1) / pl.cpu;
     pl.nkb = (pl.kg + pl.vk - 1) / pl.vk;
     pl.npair = (pl.nkb + 1) / 2;
+    pl.nquad = (pl.nkb + 3) / 4;
     pl.taps = fdnn_conv_taps(p);
     /* Along a dimension with a 1-wide filter only every stride-th input
      * is read: the packing keeps just those (strided 1x1 layers), and the
@@ -500,14 +679,16 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
 
     /* Sizes that do not fit the address space (descriptors allow dims up
      * to 2^31 each) are refused before any product can wrap. */
-    const double need = (double)p->g * (double)pl.npair * 2 * (double)pl.wblock +
-                        (double)pl.dp * (double)pl.hp * (double)pl.wp * (double)pl.pix_bytes +
-                        ((double)pl.taps * (double)(pl.cg + 1) + (double)p->c + 2 * (double)p->k) * 8;
+    const double wneed = pl.vnni ? (double)p->g * (double)pl.nquad * 4 * (double)pl.wblock
+                                 : (double)p->g * (double)pl.npair * 2 * (double)pl.wblock;
+    const double need = wneed + (double)pl.dp * (double)pl.hp * (double)pl.wp * (double)pl.pix_bytes +
+                        ((double)pl.taps * (double)(pl.cg + 2) + (double)p->c + 2 * (double)p->k) * 8 +
+                        (double)p->g * (double)pl.nkb * 64;
     if (need > (double)(SIZE_MAX / 4))
         return FDNN_ALLOC_FAILED("the packed operands would take %.3g bytes", need);
-    const size_t wbytes = (size_t)(p->g * pl.npair * 2 * pl.wblock);
-    const size_t cbytes = pl.vnni && pl.x_signed ? (size_t)(p->g * pl.npair * 2 * pl.vk) * 4 : 0;
-    const size_t tbytes = (size_t)(pl.taps + p->c + 2 * p->k + pl.taps * pl.cg) * 8;
+    const size_t wbytes = (size_t)wneed;
+    const size_t cbytes = pl.vnni && pl.x_signed ? (size_t)(p->g * pl.nkb * 16) * 4 : 0;
+    const size_t tbytes = (size_t)(pl.taps + p->c + 2 * p->k + pl.taps * pl.cg + pl.taps * pl.units) * 8;
     const size_t xbytes = (size_t)(pl.dp * pl.hp * pl.wp * pl.pix_bytes);
     char *scratch = fdnn_handle_scratch(e->handle, wbytes + cbytes + tbytes + xbytes + 64);
     if (scratch == NULL)
@@ -532,6 +713,7 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
         pl.y_koff[k] = operand_off(&p->y, pl.yv, yes, 0, k, 0, 0, 0);
     pl.y_run = pl.y_koff + p->k;
     pl.w_ct = pl.y_run + p->k;
+    pl.w_tu = pl.w_ct + pl.taps * pl.cg;
     pl.w_kstride = filter_off(p, 1, 0, 0, 0, 0) - filter_off(p, 0, 0, 0, 0, 0);
     if (p->w_dtype == CUDNN_DATA_INT8x32 && p->reorder == CUDNN_NO_REORDER) {
         pl.w_ct = NULL;
@@ -557,6 +739,23 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
                     ((qd * p->dil[0] * pl.hp + qh * p->dil[1]) * pl.wp + qw * p->dil[2]) * pl.pix_bytes;
 
     fdnn_pool_t pool = fdnn_conv_macs(p) < INT8_SMALL_MACS ? NULL : e->pool;
+    if (pl.vnni) {
+        plan_vnni(e, &pl);
+        fdnn_parallelize_1d(pool, pack_filter, &pl, (size_t)(p->g * pl.nkb), 0);
+        const int64_t spatial = fdnn_conv_out_spatial(p);
+        if (pl.inplace) {
+            const int64_t chunks = (p->n * spatial + INT8_CHUNK - 1) / INT8_CHUNK;
+            fdnn_parallelize_2d(pool, compute_chunk, &pl, (size_t)chunks, (size_t)(p->g * pl.nquad), 0);
+            return CUDNN_STATUS_SUCCESS;
+        }
+        for (int64_t n = 0; n < p->n; n++) {
+            pl.n = n;
+            fdnn_parallelize_1d(pool, pack_input_row, &pl, (size_t)(pl.dp * pl.hp), 0);
+            fdnn_parallelize_2d(pool, compute_chunk, &pl, (size_t)((spatial + INT8_CHUNK - 1) / INT8_CHUNK),
+                                (size_t)(p->g * pl.nquad), 0);
+        }
+        return CUDNN_STATUS_SUCCESS;
+    }
     fdnn_parallelize_1d(pool, pack_filter, &pl, (size_t)(p->g * pl.npair * 2), 0);
     for (int64_t n = 0; n < p->n; n++) {
         pl.n = n;

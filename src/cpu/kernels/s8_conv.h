@@ -49,9 +49,7 @@ void fdnn_s8_conv_wide__scalar(const fdnn_s8_conv_args_t *a);
 void fdnn_s8_conv_wide__avx2(const fdnn_s8_conv_args_t *a);
 /* AVX-512 (F, BW), wide encoding, VK 16, MR 8. */
 void fdnn_s8_conv_wide__avx512(const fdnn_s8_conv_args_t *a);
-/* AVX-512 VNNI, vnni encoding, VK 16, MR 8.  Call only when the CPU has
- * AVX512_VNNI (fdnn_cpu_features). */
-void fdnn_s8_conv_vnni__avx512vnni(const fdnn_s8_conv_args_t *a);
+/* (The vnni encoding runs in fdnn_s8_conv_fused__avx512vnni below.) */
 
 /* The epilogue of `count` (<= 16) lanes without a blend (beta 0):
  *   v[l] = alpha * (float)(s[l] - comp[l]) + bias[l]   (bias NULL: no add)
@@ -66,5 +64,72 @@ void fdnn_s8_conv_epilogue__avx2(const int32_t *s, const int32_t *comp, const fl
                                  int out, int count, void *q);
 void fdnn_s8_conv_epilogue__avx512(const int32_t *s, const int32_t *comp, const float *bias, float alpha, int relu,
                                    int out, int count, void *q);
+
+/* ---- The fused VNNI kernel: sums and epilogue in one call ----
+ *
+ * For m output pixels (1..6) whose window origins x[i] may lie anywhere
+ * (other rows, other images, the caller's tensor itself), and nkb blocks
+ * (1..4) of 16 output channels:
+ *
+ *   S[i][b][l] = sum over taps t, units u of
+ *                dot4(x[i] + tap_off[t] + u * unit_stride .. +4,
+ *                     w[b * w_block + ((t * units + u) * 16 + l) * 4 .. +4])
+ *                - comp[b * 16 + l]                      (comp NULL: 0)
+ *
+ * dot4 is vpdpbusd's u8 x s8 sum; with flip each x byte is taken as
+ * (x ^ 0x80), the +128 bias of an INT8 input read in place.  unit_stride
+ * is 4 for packed and NHWC inputs, the bytes of one vector plane for
+ * NCHW_VECT_C ones.  Then, straight from the registers (no blend):
+ *
+ *   v = alpha * (float)S + bias[b * 16 + l]       (bias NULL: no add)
+ *   v = relu && !(v > 0) && v == v ? 0 : v
+ *
+ * stored by `out` as the epilogue below (0 int8, 1 uint8: rounded half to
+ * even and saturated, NaN 0; 2 float) at y[i] + y_blk[b] + (l / 4) *
+ * quad_stride + (l % 4) * size, for lanes l < (b < nkb - 1 ? 16 : last).
+ * quad_stride is 4 * size where a block's channels are adjacent (NHWC,
+ * INT8x32), the plane size of NCHW_VECT_C outputs with 4 channels a
+ * vector (then last is a multiple of 4).  out 3 stores the sums S
+ * themselves, for the caller's blend: acc[(i * 4 + b) * 16 + l], every
+ * lane.  Pixels i >= m read x[0] and store nothing.  The same bits as the
+ * portable epilogue: each step is one IEEE single operation.
+ *
+ * The packed filter interleaves the blocks of a call: block b of unit
+ * (t, u) at w + (t * units + u) * w_unit + b * 64 (w_unit = nkb * 64 as
+ * conv_int8.c packs it). */
+typedef struct fdnn_s8_conv_fused_args {
+    const uint8_t *x[6];    /* window origin of each output pixel */
+    const int64_t *tap_off; /* byte offset of each tap from the window origin */
+    int64_t taps;
+    int64_t units;       /* 4-byte units per tap */
+    int64_t unit_stride; /* bytes from one unit to the next */
+    int flip;            /* x bytes ^ 0x80 */
+    const uint8_t *w;    /* packed filter: [taps][units][nkb][16][4] */
+    int64_t w_unit;      /* bytes from one unit to the next */
+    int nkb;             /* blocks: 1..4 */
+    int m;               /* pixels: 1..6 */
+    int last;            /* lanes of the last block: 1..16 */
+    const int32_t *comp; /* [nkb * 16] or NULL */
+    const float *bias;   /* [nkb * 16] or NULL */
+    float alpha;
+    int relu;
+    int out;             /* 0 int8, 1 uint8, 2 float, 3 the sums into acc */
+    int nan_free;        /* alpha and bias finite: no lane can be NaN */
+    uint8_t *y[6];       /* output address of the block's first channel, per pixel */
+    int64_t y_blk[4];    /* bytes from y[i] to block b's first channel */
+    int64_t quad_stride; /* bytes from lanes 4j.. to lanes 4j + 4.. */
+    int32_t *acc;        /* out 3: [6][4][16] */
+} fdnn_s8_conv_fused_args_t;
+
+/* AVX-512 VNNI; call only when the CPU has AVX512_VNNI. */
+void fdnn_s8_conv_fused__avx512vnni(const fdnn_s8_conv_fused_args_t *a);
+
+/* Packs one block of `lanes` (1..16) output channels for the fused kernel:
+ * for each of n units j, the 4 bytes at rows + l * row_stride + off[j]
+ * for lanes l (zeros past `lanes`) go to dst + j * dst_step + 4 l, and
+ * sum[l] receives the sum of every byte packed for lane l (16 entries).
+ * AVX-512 VNNI, as the kernel. */
+void fdnn_s8_conv_pack_block__avx512vnni(const int8_t *rows, int64_t row_stride, int lanes, const int64_t *off,
+                                         int64_t n, uint8_t *dst, int64_t dst_step, int32_t *sum);
 
 #endif /* FDNN_CPU_KERNELS_S8_CONV_H */

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * fdnn_s8_conv_fused__avx512vnni: the integer convolution's VNNI kernel
+ * with its epilogue in registers, and the filter packing it reads (contract
+ * in s8_conv.h).  6 pixels x 4 blocks of 16 output channels: per 4-byte
+ * unit 4 filter loads and 6 broadcasts feed 24 vpdpbusd.  The sums start
+ * at -comp, so the +128 bias of INT8 inputs costs nothing at the end; the
+ * epilogue converts, scales, adds the bias, clamps, rounds and narrows 16
+ * lanes at a time, without the int32 sums going through memory.  The file
+ * gets the AVX-512 flags from its name (CMakeLists.txt); VNNI is switched
+ * on per function, and the caller checks the CPU has it. */
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu/kernels/s8_conv.h"
+
+#define S8F_ATTR __attribute__((target("avx512vnni")))
+
+enum { MR = 6 };
+
+static inline S8F_ATTR __m512i
+bcast(const uint8_t *p, const int flip, const __m512i bias)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    const __m512i b = _mm512_set1_epi32(v);
+    return flip ? _mm512_xor_si512(b, bias) : b;
+}
+
+/* Lanes 4j .. 4j + 3 of q to p + j * qs, j < count / 4. */
+static inline S8F_ATTR void
+store_quads(uint8_t *p, int64_t qs, __m128i q, int count)
+{
+    int32_t v = _mm_cvtsi128_si32(q);
+    memcpy(p, &v, 4);
+    if (count > 4) {
+        v = _mm_extract_epi32(q, 1);
+        memcpy(p + qs, &v, 4);
+    }
+    if (count > 8) {
+        v = _mm_extract_epi32(q, 2);
+        memcpy(p + 2 * qs, &v, 4);
+    }
+    if (count > 12) {
+        v = _mm_extract_epi32(q, 3);
+        memcpy(p + 3 * qs, &v, 4);
+    }
+}
+
+/* nkb and flip are constants at each call site: each instance keeps its 6
+ * x nkb accumulators in registers. */
+static inline __attribute__((always_inline)) S8F_ATTR void
+fused_body(const fdnn_s8_conv_fused_args_t *a, const int nkb, const int flip)
+{
+    __m512i acc[MR][4];
+    const uint8_t *px[MR];
+    __m512i init[4];
+#pragma GCC unroll 4
+    for (int b = 0; b < 4; b++)
+        init[b] = b < nkb && a->comp != NULL
+                      ? _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_loadu_si512((const void *)(a->comp + 16 * b)))
+                      : _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; i++) {
+        px[i] = a->x[i < a->m ? i : 0];
+#pragma GCC unroll 4
+        for (int b = 0; b < 4; b++)
+            acc[i][b] = init[b];
+    }
+    const __m512i flip_bits = _mm512_set1_epi32((int32_t)0x80808080u);
+    const uint8_t *w = a->w;
+    const int64_t wu = a->w_unit, us = a->unit_stride;
+    for (int64_t t = 0; t < a->taps; t++) {
+        int64_t off = a->tap_off[t];
+        for (int64_t u = 0; u < a->units; u++, off += us, w += wu) {
+            __m512i wv[4];
+#pragma GCC unroll 4
+            for (int b = 0; b < 4; b++)
+                wv[b] = b < nkb ? _mm512_loadu_si512((const void *)(w + 64 * b)) : _mm512_setzero_si512();
+#pragma GCC unroll 8
+            for (int i = 0; i < MR; i++) {
+                const __m512i xb = bcast(px[i] + off, flip, flip_bits);
+#pragma GCC unroll 4
+                for (int b = 0; b < 4; b++)
+                    if (b < nkb)
+                        acc[i][b] = _mm512_dpbusd_epi32(acc[i][b], xb, wv[b]);
+            }
+        }
+    }
+
+    if (a->out == 3) {
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; i++) {
+            if (i >= a->m)
+                break;
+#pragma GCC unroll 4
+            for (int b = 0; b < 4; b++)
+                if (b < nkb)
+                    _mm512_storeu_si512((void *)(a->acc + (i * 4 + b) * 16), acc[i][b]);
+        }
+        return;
+    }
+    const __m512 alpha = _mm512_set1_ps(a->alpha), zero = _mm512_setzero_ps();
+    const __m512 hi = _mm512_set1_ps(a->out == 1 ? 255.0f : 127.0f);
+#pragma GCC unroll 4
+    for (int b = 0; b < 4; b++) {
+        if (b >= nkb)
+            break;
+        const int count = b == nkb - 1 ? a->last : 16;
+        const __mmask16 mask = (__mmask16)(count == 16 ? 0xffffu : (1u << count) - 1u);
+        const __m512 bias = a->bias != NULL ? _mm512_maskz_loadu_ps(mask, a->bias + 16 * b) : zero;
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; i++) {
+            if (i >= a->m)
+                break;
+            __m512 v = _mm512_mul_ps(alpha, _mm512_cvtepi32_ps(acc[i][b]));
+            __asm__("" : "+v"(v)); /* no contraction of the multiply into the add */
+            if (a->bias != NULL)
+                v = _mm512_add_ps(v, bias);
+            if (a->relu) {
+                if (a->nan_free) /* max(-0, +0) is +0, as the portable ReLU gives */
+                    v = _mm512_max_ps(v, zero);
+                else
+                    v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ) |
+                                                _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                                            v);
+            }
+            uint8_t *y = a->y[i] + a->y_blk[b];
+            if (a->out == 2) {
+                _mm512_mask_storeu_ps(y, mask, v);
+                continue;
+            }
+            __m128i q;
+            if (a->out == 1) {
+                /* max returns its second operand for a NaN: NaN -> 0 */
+                v = _mm512_min_ps(_mm512_max_ps(v, zero), hi);
+                q = _mm512_cvtepi32_epi8(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            } else {
+                if (!a->nan_free)
+                    v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v);
+                /* Below -128 (down to -inf, converted to INT32_MIN) the
+                 * signed narrowing saturates: the same as clamping first. */
+                v = _mm512_min_ps(v, hi);
+                q = _mm512_cvtsepi32_epi8(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            }
+            if (a->quad_stride != 4)
+                store_quads(y, a->quad_stride, q, count);
+            else if (count == 16)
+                _mm_storeu_si128((__m128i *)(void *)y, q);
+            else
+                _mm_mask_storeu_epi8(y, mask, q);
+        }
+    }
+}
+
+S8F_ATTR void
+fdnn_s8_conv_fused__avx512vnni(const fdnn_s8_conv_fused_args_t *a)
+{
+    switch (a->nkb * 2 + (a->flip != 0)) {
+    case 2: fused_body(a, 1, 0); break;
+    case 3: fused_body(a, 1, 1); break;
+    case 4: fused_body(a, 2, 0); break;
+    case 5: fused_body(a, 2, 1); break;
+    case 6: fused_body(a, 3, 0); break;
+    case 7: fused_body(a, 3, 1); break;
+    case 8: fused_body(a, 4, 0); break;
+    default: fused_body(a, 4, 1); break;
+    }
+}
+
+S8F_ATTR void
+fdnn_s8_conv_pack_block__avx512vnni(const int8_t *rows, int64_t row_stride, int lanes, const int64_t *off, int64_t n,
+                                    uint8_t *dst, int64_t dst_step, int32_t *sum)
+{
+    const __mmask16 live = (__mmask16)(lanes >= 16 ? 0xffffu : (1u << lanes) - 1u);
+    const __m512i idx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                           _mm512_set1_epi32((int32_t)row_stride));
+    const __m512i ones = _mm512_set1_epi8(1);
+    __m512i s = _mm512_setzero_si512();
+    for (int64_t j = 0; j < n; j++, dst += dst_step) {
+        /* 16 rows' 4 bytes at off[j]: one gather (row_stride * 15 fits an
+         * int32: the caller checks). */
+        const __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), live, idx, rows + off[j], 1);
+        _mm512_storeu_si512((void *)dst, v);
+        s = _mm512_dpbusd_epi32(s, ones, v);
+    }
+    _mm512_storeu_si512((void *)sum, s);
+}

@@ -324,7 +324,10 @@ main(int argc, char **argv)
     printf("%-28s %4s %9s %9s %9s %9s %9s %9s %7s %7s %7s %7s %7s\n", "problem", "mb", "f32_ms", "s8x4_ms",
            "u8x4_ms", "s8nhwc_ms", "dnnl_ms", "dnnl_w1", "x4/f32", "nhwc/f", "dnl/x4", "dnl/u4", "dnl/nh");
     char line[1024];
-    double tot[6] = {0};
+    /* Sums per batch size, in the order the sizes come. */
+    enum { MAXMB = 8 };
+    int mbs[MAXMB], nmb = 0;
+    double tot[MAXMB][6] = {{0}};
     while (fgets(line, sizeof(line), f) != NULL) {
         bench_problem_t p;
         if (!bench_parse_line(line, &p) || !p.fwd || p.nsp != 2 || strstr(p.name, match) == NULL)
@@ -347,10 +350,17 @@ main(int argc, char **argv)
         ms[4] = time_dnnl(&p, c4, iters, true);
         ms[5] = time_dnnl(&p, c4, iters, false);
         print_row(p.name, p.mb, ms);
-        for (int i = 0; i < 6; i++)
-            tot[i] += ms[i];
+        int b = 0;
+        while (b < nmb && mbs[b] != p.mb)
+            b++;
+        if (b == nmb && nmb < MAXMB)
+            mbs[nmb++] = p.mb;
+        if (b < nmb)
+            for (int i = 0; i < 6; i++)
+                tot[b][i] += ms[i];
     }
-    print_row("total", 0, tot);
+    for (int b = 0; b < nmb; b++)
+        print_row("total", mbs[b], tot[b]);
     fclose(f);
     cudnnDestroy(h);
     return 0;

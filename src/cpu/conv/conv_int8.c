@@ -296,6 +296,38 @@ pack_input_row(void *ctx, size_t task)
      * encoded zero. */
     const uint8_t flip = pl->vnni && pl->x_signed ? 0x80 : 0;
     const int64_t cu = pl->units * pl->cpu; /* channels per group, padded */
+    /* vnni, one group of whole quads, NHWC or NCHW_VECT_C: the padding in
+     * two fills, the pixels inside a word at a time with no per-pixel
+     * bookkeeping (the stem's 4 channels: one word a pixel). */
+    if (pl->vnni && p->g == 1 && cu == pl->cg && (pl->x_dense || pl->x_quads) && row_in) {
+        const int64_t pad = p->pad[2], sub = pl->sub[2];
+        int64_t lo = (pad + sub - 1) / sub, hi = (p->in[2] - 1 + pad) / sub + 1;
+        lo = lo < pl->wp ? lo : pl->wp;
+        hi = hi < pl->wp ? hi : pl->wp;
+        hi = hi > lo ? hi : lo;
+        memset(dst, flip, (size_t)(lo * pl->pix_bytes));
+        memset(dst + hi * pl->pix_bytes, flip, (size_t)((pl->wp - hi) * pl->pix_bytes));
+        const uint8_t *src = x + operand_off(&p->x, pl->xv, 1, pl->n, 0, id, ih, lo * sub - pad);
+        const int64_t xs = (operand_off(&p->x, pl->xv, 1, 0, 0, 0, 0, sub) - operand_off(&p->x, pl->xv, 1, 0, 0, 0, 0, 0));
+        const uint32_t f4 = 0x01010101u * flip;
+        uint8_t *o = dst + lo * pl->pix_bytes;
+        if (pl->x_dense) { /* pixel by pixel, both sides contiguous */
+            for (int64_t wq = 0; wq < hi - lo; wq++)
+                for (int64_t c = 0; c < cu; c++)
+                    o[wq * pl->pix_bytes + c] = src[wq * xs + c] ^ flip;
+            return;
+        }
+        for (int64_t u = 0; u < pl->units; u++) { /* plane by plane */
+            const uint8_t *su = src + pl->x_coff[4 * u];
+            for (int64_t wq = 0; wq < hi - lo; wq++) {
+                uint32_t v;
+                memcpy(&v, su + wq * xs, 4);
+                v ^= f4;
+                memcpy(o + wq * pl->pix_bytes + 4 * u, &v, 4);
+            }
+        }
+        return;
+    }
     for (int64_t wq = 0; wq < pl->wp; wq++, dst += pl->pix_bytes) {
         const int64_t iw = wq * pl->sub[2] - p->pad[2];
         if (!row_in || iw < 0 || iw >= p->in[2]) {

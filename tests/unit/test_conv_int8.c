@@ -506,6 +506,9 @@ test_vnni_paths(void)
         shape_t shapes[] = {
             /* in place, 585 pixels over 3 images */
             shape2(3, c1, k1, 1, 5, 13, 1, 1, 0, 1, 1, false),
+            /* 18 (24) units a tap: the filter packed by a transpose of
+             * 16 units and gathers for the rest */
+            shape2(1, v32 ? 96 : 72, v32 ? 32 : 20, 1, 3, 5, 1, 1, 0, 1, 1, false),
             /* in place, stride 2 */
             shape2(2, c2, k2, 1, 9, 7, 1, 1, 0, 2, 1, false),
             /* 1x1 padded: packed */
@@ -528,7 +531,7 @@ test_vnni_paths(void)
             run_case(&P, &e2, "vnni paths: bias relu");
             epi_t e3 = {1.0f / 32, 0.5f, false, false, 0, 0, false};
             run_case(&P, &e3, "vnni paths: beta 0.5");
-            if (si == 0) {
+            if (si == 0) { /* (K >= 96) */
                 P.bias[0] = NAN;
                 P.bias[1] = INFINITY;
                 P.bias[2] = -INFINITY;

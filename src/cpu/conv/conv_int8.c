@@ -137,7 +137,8 @@ typedef struct plan {
     /* The vnni path (fdnn_s8_conv_fused__avx512vnni): */
     int64_t nquad;       /* calls' worth of k blocks (4 each) per group */
     int64_t qbytes;      /* bytes of one quad of packed blocks */
-    int64_t *w_tu;       /* [taps][units] byte offset of each whole filter quad; NULL: packed one by one */
+    int64_t *w_tu;       /* byte offset of each whole filter quad, in the kernel's order; NULL: one by one */
+    bool u_outer;        /* the kernel's order: [units][taps] (NCHW_VECT_C filters), else [taps][units] */
     bool inplace;        /* x read where it is (1x1, unpadded, NHWC or NCHW_VECT_C of 4) */
     int64_t x_us;        /* in place: bytes from one unit of x to the next */
     int out_kind;        /* the fused kernel's out: 0..2 its epilogue, 3 the sums for store_outputs */
@@ -229,7 +230,7 @@ pack_filter(void *ctx, size_t task)
                               sw = p->flip ? p->ker[2] - 1 - qw : qw;
                 const int64_t *ct = pl->w_ct + t * pl->cg;
                 for (int64_t u = 0; u < pl->units; u++) {
-                    uint8_t *d = dst + (t * pl->units + u) * step;
+                    uint8_t *d = dst + (pl->u_outer ? u * pl->taps + t : t * pl->units + u) * step;
                     const int64_t c0 = u * pl->cpu;
                     /* The common case: a whole quad adjacent in the filter
                      * (NHWC, NCHW_VECT_C), copied as one word. */
@@ -531,6 +532,7 @@ compute_chunk(void *ctx, size_t i, size_t j)
         .taps = pl->taps,
         .units = pl->units,
         .unit_stride = pl->inplace ? pl->x_us : 4,
+        .u_outer = pl->u_outer,
         .flip = pl->inplace && pl->x_signed,
         .w = pl->wpk + (g * pl->nquad + quad) * pl->qbytes,
         .w_unit = nkbq * 64,
@@ -666,6 +668,16 @@ plan_vnni(const fdnn_conv_exec_t *e, plan_t *pl)
             quads = ct[1] == ct[0] + 1 && ct[2] == ct[0] + 2 && ct[3] == ct[0] + 3;
             pl->w_tu[t * pl->units + u] = ct[0];
         }
+    /* Units then taps where that order is the filter's own (NCHW_VECT_C):
+     * the packing then reads 16 units at a time from each row. */
+    pl->u_outer = false;
+    if (quads && pl->taps > 1 && pl->units > 1 && pl->w_tu[pl->taps > 1 ? pl->units : 0] - pl->w_tu[0] == 4 &&
+        pl->w_tu[1] - pl->w_tu[0] == 4 * pl->taps) {
+        pl->u_outer = true;
+        for (int64_t t = 0; t < pl->taps; t++)
+            for (int64_t u = 0; u < pl->units; u++)
+                pl->w_tu[u * pl->taps + t] = pl->w_ct[t * pl->cg + 4 * u];
+    }
     if (!quads)
         pl->w_tu = NULL;
 }

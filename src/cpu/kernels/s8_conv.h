@@ -95,8 +95,8 @@ void fdnn_s8_conv_epilogue__avx512(const int32_t *s, const int32_t *comp, const 
  * portable epilogue: each step is one IEEE single operation.
  *
  * The packed filter interleaves the blocks of a call: block b of unit
- * (t, u) at w + (t * units + u) * w_unit + b * 64 (w_unit = nkb * 64 as
- * conv_int8.c packs it). */
+ * (t, u) at w + j * w_unit + b * 64 with j = t * units + u, or u * taps +
+ * t when u_outer (w_unit = nkb * 64 as conv_int8.c packs it). */
 typedef struct fdnn_s8_conv_fused_args {
     const uint8_t *x[6];    /* window origin of each output pixel */
     const int64_t *tap_off; /* byte offset of each tap from the window origin */
@@ -104,7 +104,8 @@ typedef struct fdnn_s8_conv_fused_args {
     int64_t units;       /* 4-byte units per tap */
     int64_t unit_stride; /* bytes from one unit to the next */
     int flip;            /* x bytes ^ 0x80 */
-    const uint8_t *w;    /* packed filter: [taps][units][nkb][16][4] */
+    int u_outer;         /* the filter's units in [units][taps] order */
+    const uint8_t *w;    /* packed filter: [taps][units][nkb][16][4] ([units][taps] when u_outer) */
     int64_t w_unit;      /* bytes from one unit to the next */
     int nkb;             /* blocks: 1..4 */
     int m;               /* pixels: 1..6 */

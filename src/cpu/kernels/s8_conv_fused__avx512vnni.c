@@ -9,6 +9,7 @@
  * gets the AVX-512 flags from its name (CMakeLists.txt); VNNI is switched
  * on per function, and the caller checks the CPU has it. */
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -70,23 +71,34 @@ fused_body(const fdnn_s8_conv_fused_args_t *a, const int nkb, const int flip)
     const __m512i flip_bits = _mm512_set1_epi32((int32_t)0x80808080u);
     const uint8_t *w = a->w;
     const int64_t wu = a->w_unit, us = a->unit_stride;
-    for (int64_t t = 0; t < a->taps; t++) {
-        int64_t off = a->tap_off[t];
-        for (int64_t u = 0; u < a->units; u++, off += us, w += wu) {
-            __m512i wv[4];
-#pragma GCC unroll 4
-            for (int b = 0; b < 4; b++)
-                wv[b] = b < nkb ? _mm512_loadu_si512((const void *)(w + 64 * b)) : _mm512_setzero_si512();
-#pragma GCC unroll 8
-            for (int i = 0; i < MR; i++) {
-                const __m512i xb = bcast(px[i] + off, flip, flip_bits);
-#pragma GCC unroll 4
-                for (int b = 0; b < 4; b++)
-                    if (b < nkb)
-                        acc[i][b] = _mm512_dpbusd_epi32(acc[i][b], xb, wv[b]);
-            }
+/* One unit: 4 filter loads, 6 broadcasts, 6 x nkb vpdpbusd. */
+#define S8F_UNIT(off)                                                                                   \
+    do {                                                                                               \
+        __m512i wv[4];                                                                                 \
+        _Pragma("GCC unroll 4") for (int b = 0; b < 4; b++) wv[b] =                                   \
+            b < nkb ? _mm512_loadu_si512((const void *)(w + 64 * b)) : _mm512_setzero_si512();        \
+        _Pragma("GCC unroll 8") for (int i = 0; i < MR; i++)                                           \
+        {                                                                                              \
+            const __m512i xb = bcast(px[i] + (off), flip, flip_bits);                                  \
+            _Pragma("GCC unroll 4") for (int b = 0; b < 4; b++) if (b < nkb) acc[i][b] =               \
+                _mm512_dpbusd_epi32(acc[i][b], xb, wv[b]);                                             \
+        }                                                                                              \
+    } while (0)
+    if (a->units == 1) { /* the stem: one loop over the taps */
+        for (int64_t t = 0; t < a->taps; t++, w += wu)
+            S8F_UNIT(a->tap_off[t]);
+    } else if (a->u_outer) {
+        for (int64_t u = 0; u < a->units; u++)
+            for (int64_t t = 0; t < a->taps; t++, w += wu)
+                S8F_UNIT(a->tap_off[t] + u * us);
+    } else {
+        for (int64_t t = 0; t < a->taps; t++) {
+            int64_t off = a->tap_off[t];
+            for (int64_t u = 0; u < a->units; u++, off += us, w += wu)
+                S8F_UNIT(off);
         }
     }
+#undef S8F_UNIT
 
     if (a->out == 3) {
 #pragma GCC unroll 8
@@ -168,6 +180,34 @@ fdnn_s8_conv_fused__avx512vnni(const fdnn_s8_conv_fused_args_t *a)
     }
 }
 
+/* 16 vectors r[l] (16 dwords each) transposed in place: r[j] lane l =
+ * old r[l] lane j.  Dwords, then pairs, then 128-bit lanes twice. */
+static inline S8F_ATTR void
+transpose16(__m512i r[16])
+{
+    __m512i t[16], u[16];
+    for (int k = 0; k < 8; k++) {
+        t[2 * k] = _mm512_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+    }
+    /* u[4k + m], 128-bit lane L: column 4L + m of rows 4k .. 4k + 3 */
+    for (int k = 0; k < 4; k++) {
+        u[4 * k + 0] = _mm512_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
+        u[4 * k + 1] = _mm512_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
+        u[4 * k + 2] = _mm512_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
+        u[4 * k + 3] = _mm512_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
+    }
+    for (int m = 0; m < 4; m++) {
+        const __m512i e = _mm512_shuffle_i32x4(u[m], u[4 + m], 0x44), f = _mm512_shuffle_i32x4(u[m], u[4 + m], 0xee);
+        const __m512i g = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0x44),
+                      h = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0xee);
+        r[m] = _mm512_shuffle_i32x4(e, g, 0x88);
+        r[4 + m] = _mm512_shuffle_i32x4(e, g, 0xdd);
+        r[8 + m] = _mm512_shuffle_i32x4(f, h, 0x88);
+        r[12 + m] = _mm512_shuffle_i32x4(f, h, 0xdd);
+    }
+}
+
 S8F_ATTR void
 fdnn_s8_conv_pack_block__avx512vnni(const int8_t *rows, int64_t row_stride, int lanes, const int64_t *off, int64_t n,
                                     uint8_t *dst, int64_t dst_step, int32_t *sum)
@@ -177,12 +217,32 @@ fdnn_s8_conv_pack_block__avx512vnni(const int8_t *rows, int64_t row_stride, int 
                                            _mm512_set1_epi32((int32_t)row_stride));
     const __m512i ones = _mm512_set1_epi8(1);
     __m512i s = _mm512_setzero_si512();
-    for (int64_t j = 0; j < n; j++, dst += dst_step) {
-        /* 16 rows' 4 bytes at off[j]: one gather (row_stride * 15 fits an
-         * int32: the caller checks). */
+    int64_t j = 0;
+    while (j < n) {
+        /* 16 units adjacent in every row (NHWC filters, 1x1 NCHW_VECT_C
+         * ones): 16 row loads and a transpose. */
+        bool run = j + 16 <= n;
+        for (int i = 1; i < 16 && run; i++)
+            run = off[j + i] == off[j] + 4 * i;
+        if (run) {
+            __m512i r[16];
+            for (int l = 0; l < 16; l++)
+                r[l] = l < lanes ? _mm512_loadu_si512((const void *)(rows + l * row_stride + off[j]))
+                                 : _mm512_setzero_si512();
+            transpose16(r);
+            for (int i = 0; i < 16; i++) {
+                _mm512_storeu_si512((void *)(dst + (j + i) * dst_step), r[i]);
+                s = _mm512_dpbusd_epi32(s, ones, r[i]);
+            }
+            j += 16;
+            continue;
+        }
+        /* Otherwise 16 rows' 4 bytes at off[j]: one gather (row_stride *
+         * 15 fits an int32: the caller checks). */
         const __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), live, idx, rows + off[j], 1);
-        _mm512_storeu_si512((void *)dst, v);
+        _mm512_storeu_si512((void *)(dst + j * dst_step), v);
         s = _mm512_dpbusd_epi32(s, ones, v);
+        j++;
     }
     _mm512_storeu_si512((void *)sum, s);
 }

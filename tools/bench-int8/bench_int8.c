@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * bench-int8: integer convolutions against FreeDNN's FP32 forward.
  *
- *   bench-int8 [--match S] [--threads T] [--iters N] [--file shapes.txt]
+ *   bench-int8 [--match S] [--threads T] [--iters N] [--file shapes.txt] [--cols fxunDw]
  *
  * Times are the calling thread's CPU time (run with --threads 1 and
  * OMP_NUM_THREADS=1: every run then stays on that thread), so that other
@@ -18,7 +18,9 @@
  *            comparison issue #13 asks for; when built with oneDNN);
  *   dnnl_w1  the same on NHWC user tensors with the weights reordered once
  *            outside the timing (oneDNN's best case);
- * and the speedups over f32 and of dnnl over the integer runs.  Input channels that are
+ * and the speedups over f32 and of dnnl over the integer runs.  --cols
+ * keeps only the columns named by their letters (f f32, x s8x4, u u8x4,
+ * n s8nhwc, D dnnl, w dnnl_w1; the others print -1).  Input channels that are
  * not a multiple of 4 (the RGB stem) are padded with zero channels for the
  * integer runs, as an INT8 network does. */
 #include <stdio.h>
@@ -134,6 +136,8 @@ time_run(run_t *r, int iters)
 static void
 teardown(run_t *r)
 {
+    if (r->h == NULL) /* never set up */
+        return;
     cudnnDestroyTensorDescriptor(r->x);
     cudnnDestroyTensorDescriptor(r->y);
     cudnnDestroyFilterDescriptor(r->w);
@@ -142,6 +146,7 @@ teardown(run_t *r)
     free(r->wb);
     free(r->yb);
     free(r->ws);
+    r->h = NULL;
 }
 
 #ifdef BENCH_INT8_HAVE_DNNL
@@ -297,7 +302,7 @@ print_row(const char *name, int mb, const double ms[6])
 int
 main(int argc, char **argv)
 {
-    const char *file = FDNN_SHAPES_FILE, *match = "";
+    const char *file = FDNN_SHAPES_FILE, *match = "", *cols = "fxunDw";
     int threads = 1, iters = 5;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--match") == 0)
@@ -308,6 +313,8 @@ main(int argc, char **argv)
             iters = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--file") == 0)
             file = argv[i + 1];
+        else if (strcmp(argv[i], "--cols") == 0)
+            cols = argv[i + 1];
     }
     FILE *f = fopen(file, "r");
     if (f == NULL) {
@@ -333,22 +340,24 @@ main(int argc, char **argv)
         if (!bench_parse_line(line, &p) || !p.fwd || p.nsp != 2 || strstr(p.name, match) == NULL)
             continue;
         const int c4 = (p.ic / p.g + 3) / 4 * 4 * p.g;
-        run_t r;
+        run_t r = {0};
         double ms[6] = {-1, -1, -1, -1, -1, -1};
-        if (setup(&r, h, &p, p.ic, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW))
+        if (strchr(cols, 'f') != NULL && setup(&r, h, &p, p.ic, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW))
             ms[0] = time_run(&r, iters);
         teardown(&r);
-        if (setup(&r, h, &p, c4, CUDNN_DATA_INT8x4, CUDNN_TENSOR_NCHW_VECT_C))
+        if (strchr(cols, 'x') != NULL && setup(&r, h, &p, c4, CUDNN_DATA_INT8x4, CUDNN_TENSOR_NCHW_VECT_C))
             ms[1] = time_run(&r, iters);
         teardown(&r);
-        if (setup(&r, h, &p, c4, CUDNN_DATA_UINT8x4, CUDNN_TENSOR_NCHW_VECT_C))
+        if (strchr(cols, 'u') != NULL && setup(&r, h, &p, c4, CUDNN_DATA_UINT8x4, CUDNN_TENSOR_NCHW_VECT_C))
             ms[2] = time_run(&r, iters);
         teardown(&r);
-        if (setup(&r, h, &p, c4, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC))
+        if (strchr(cols, 'n') != NULL && setup(&r, h, &p, c4, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC))
             ms[3] = time_run(&r, iters);
         teardown(&r);
-        ms[4] = time_dnnl(&p, c4, iters, true);
-        ms[5] = time_dnnl(&p, c4, iters, false);
+        if (strchr(cols, 'D') != NULL)
+            ms[4] = time_dnnl(&p, c4, iters, true);
+        if (strchr(cols, 'w') != NULL)
+            ms[5] = time_dnnl(&p, c4, iters, false);
         print_row(p.name, p.mb, ms);
         int b = 0;
         while (b < nmb && mbs[b] != p.mb)

@@ -129,7 +129,8 @@ typedef struct plan {
                         * NULL for reordered INT8x32 filters (filter_off) */
     int64_t w_kstride; /* bytes from one output channel's filter to the next */
     int64_t y_pix[3];  /* bytes per step of d, h, w in y */
-    int64_t n;         /* the current image */
+    int64_t n;         /* the current image (the first of the packed batch) */
+    int64_t nimg;      /* vnni: images packed together (tiles cross them) */
     float alpha, beta;
     const float *bias;
     bool relu;
@@ -282,14 +283,16 @@ pack_filter(void *ctx, size_t task)
             comp[l] = 128 * sums[l];
 }
 
-/* One packed row (n, d, h) of the input: task = d * hp + h. */
+/* One packed row (n, d, h) of the input, n = pl->n + img: task = (img * dp
+ * + d) * hp + h (the images of a batch back to back). */
 static void
 pack_input_row(void *ctx, size_t task)
 {
     plan_t *pl = ctx;
     const fdnn_conv_problem_t *p = pl->p;
     const uint8_t *x = pl->e->x_in;
-    const int64_t d = (int64_t)task / pl->hp, h = (int64_t)task % pl->hp;
+    const int64_t img = (int64_t)task / (pl->dp * pl->hp), row = (int64_t)task % (pl->dp * pl->hp);
+    const int64_t n = pl->n + img, d = row / pl->hp, h = row % pl->hp;
     const int64_t id = d * pl->sub[0] - p->pad[0], ih = h * pl->sub[1] - p->pad[1];
     uint8_t *dst = pl->xp + (int64_t)task * pl->wp * pl->pix_bytes;
     const bool row_in = id >= 0 && id < p->in[0] && ih >= 0 && ih < p->in[1];
@@ -308,7 +311,7 @@ pack_input_row(void *ctx, size_t task)
         hi = hi > lo ? hi : lo;
         memset(dst, flip, (size_t)(lo * pl->pix_bytes));
         memset(dst + hi * pl->pix_bytes, flip, (size_t)((pl->wp - hi) * pl->pix_bytes));
-        const uint8_t *src = x + operand_off(&p->x, pl->xv, 1, pl->n, 0, id, ih, lo * sub - pad);
+        const uint8_t *src = x + operand_off(&p->x, pl->xv, 1, n, 0, id, ih, lo * sub - pad);
         const int64_t xs = (operand_off(&p->x, pl->xv, 1, 0, 0, 0, 0, sub) - operand_off(&p->x, pl->xv, 1, 0, 0, 0, 0, 0));
         const uint32_t f4 = 0x01010101u * flip;
         uint8_t *o = dst + lo * pl->pix_bytes;
@@ -338,7 +341,7 @@ pack_input_row(void *ctx, size_t task)
                 memset(dst, 0, (size_t)pl->pix_bytes);
             continue;
         }
-        const uint8_t *src = x + operand_off(&p->x, pl->xv, 1, pl->n, 0, id, ih, iw);
+        const uint8_t *src = x + operand_off(&p->x, pl->xv, 1, n, 0, id, ih, iw);
         for (int64_t g = 0; g < p->g; g++) {
             const int64_t *co = pl->x_coff + g * pl->cg;
             if (pl->vnni) {
@@ -515,12 +518,13 @@ compute_chunk(void *ctx, size_t i, size_t j)
     const int64_t k0 = g * pl->kg + kb0 * 16; /* the first output channel */
     const int last = (int)(pl->kg - (kb0 + nkbq - 1) * 16 < 16 ? pl->kg - (kb0 + nkbq - 1) * 16 : 16);
     const int64_t ow_n = p->out[2], oh_n = p->out[1], od_n = p->out[0];
-    const int64_t total = (pl->inplace ? p->n : 1) * od_n * oh_n * ow_n;
+    const int64_t total = (pl->inplace ? p->n : pl->nimg) * od_n * oh_n * ow_n;
+    const int64_t img_bytes = pl->dp * pl->hp * pl->wp * pl->pix_bytes;
     const int64_t q0 = (int64_t)i * INT8_CHUNK, q1 = q0 + INT8_CHUNK < total ? q0 + INT8_CHUNK : total;
     int64_t ow = q0 % ow_n, r = q0 / ow_n;
     int64_t oh = r % oh_n;
     r /= oh_n;
-    int64_t od = r % od_n, n = pl->inplace ? r / od_n : pl->n;
+    int64_t od = r % od_n, n = (pl->inplace ? 0 : pl->n) + r / od_n;
     const int yes = p->y_dtype == CUDNN_DATA_FLOAT ? 4 : 1;
     const uint8_t *x_in = pl->e->x_in;
     const int64_t x_goff = pl->inplace ? pl->x_coff[g * pl->cg] : g * pl->units * 4;
@@ -557,8 +561,8 @@ compute_chunk(void *ctx, size_t i, size_t j)
                                              ow * p->stride[2]) +
                           x_goff;
             else
-                a.x[ii] = pl->xp + ((od * pl->st[0] * pl->hp + oh * pl->st[1]) * pl->wp + ow * pl->st[2]) *
-                                       pl->pix_bytes +
+                a.x[ii] = pl->xp + (n - pl->n) * img_bytes +
+                          ((od * pl->st[0] * pl->hp + oh * pl->st[1]) * pl->wp + ow * pl->st[2]) * pl->pix_bytes +
                           x_goff;
             ypix[ii] = operand_off(&p->y, pl->yv, yes, n, 0, od, oh, ow);
             a.y[ii] = out + ypix[ii] + pl->y_koff[k0];
@@ -733,7 +737,19 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
     const size_t wbytes = (size_t)wneed;
     const size_t cbytes = pl.vnni && pl.x_signed ? (size_t)(p->g * pl.nkb * 16) * 4 : 0;
     const size_t tbytes = (size_t)(pl.taps + p->c + 2 * p->k + pl.taps * pl.cg + pl.taps * pl.units) * 8;
-    const size_t xbytes = (size_t)(pl.dp * pl.hp * pl.wp * pl.pix_bytes);
+    /* vnni: small images packed several at a time, so that the tiles of 6
+     * pixels run across them (7 x 7 outputs: 9 tiles an image otherwise,
+     * 1 of them a single pixel), within about 2 MiB. */
+    const int64_t img_bytes = pl.dp * pl.hp * pl.wp * pl.pix_bytes;
+    pl.nimg = 1;
+    if (pl.vnni) {
+        const int64_t spatial = fdnn_conv_out_spatial(p);
+        pl.nimg = (8 * INT8_CHUNK + spatial - 1) / spatial;
+        if (pl.nimg * img_bytes > ((int64_t)2 << 20))
+            pl.nimg = ((int64_t)2 << 20) / (img_bytes > 0 ? img_bytes : 1);
+        pl.nimg = pl.nimg < 1 ? 1 : pl.nimg > p->n ? p->n : pl.nimg;
+    }
+    const size_t xbytes = (size_t)(pl.nimg * img_bytes);
     char *scratch = fdnn_handle_scratch(e->handle, wbytes + cbytes + tbytes + xbytes + 64);
     if (scratch == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
@@ -792,11 +808,14 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
             fdnn_parallelize_2d(pool, compute_chunk, &pl, (size_t)chunks, (size_t)(p->g * pl.nquad), 0);
             return CUDNN_STATUS_SUCCESS;
         }
-        for (int64_t n = 0; n < p->n; n++) {
+        const int64_t batch = pl.nimg;
+        for (int64_t n = 0; n < p->n; n += batch) {
             pl.n = n;
-            fdnn_parallelize_1d(pool, pack_input_row, &pl, (size_t)(pl.dp * pl.hp), 0);
-            fdnn_parallelize_2d(pool, compute_chunk, &pl, (size_t)((spatial + INT8_CHUNK - 1) / INT8_CHUNK),
-                                (size_t)(p->g * pl.nquad), 0);
+            pl.nimg = p->n - n < batch ? p->n - n : batch;
+            fdnn_parallelize_1d(pool, pack_input_row, &pl, (size_t)(pl.nimg * pl.dp * pl.hp), 0);
+            fdnn_parallelize_2d(pool, compute_chunk, &pl,
+                                (size_t)((pl.nimg * spatial + INT8_CHUNK - 1) / INT8_CHUNK), (size_t)(p->g * pl.nquad),
+                                0);
         }
         return CUDNN_STATUS_SUCCESS;
     }

@@ -509,6 +509,8 @@ test_vnni_paths(void)
             /* 18 (24) units a tap: the filter packed by a transpose of
              * 16 units and gathers for the rest */
             shape2(1, v32 ? 96 : 72, v32 ? 32 : 20, 1, 3, 5, 1, 1, 0, 1, 1, false),
+            /* 3x3 over 80 (96) channels: 180 (216) units a sum */
+            shape2(1, v32 ? 96 : 80, v32 ? 32 : 20, 1, 5, 4, 3, 3, 1, 1, 1, false),
             /* in place, stride 2 */
             shape2(2, c2, k2, 1, 9, 7, 1, 1, 0, 2, 1, false),
             /* 1x1 padded: packed */

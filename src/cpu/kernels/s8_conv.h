@@ -69,17 +69,17 @@ void fdnn_s8_conv_epilogue__avx512(const int32_t *s, const int32_t *comp, const 
  *
  * For m output pixels (1..6) whose window origins x[i] may lie anywhere
  * (other rows, other images, the caller's tensor itself), and nkb blocks
- * (1..4) of 16 output channels:
+ * (1..4) of 16 output channels, over nj 4-byte units j (a unit: one tap,
+ * 4 input channels):
  *
- *   S[i][b][l] = sum over taps t, units u of
- *                dot4(x[i] + tap_off[t] + u * unit_stride .. +4,
- *                     w[b * w_block + ((t * units + u) * 16 + l) * 4 .. +4])
+ *   S[i][b][l] = sum over j < nj of
+ *                dot4(x[i] + x_off[j] .. +4, w + j * w_unit + b * 64 + 4 l .. +4)
  *                - comp[b * 16 + l]                      (comp NULL: 0)
  *
- * dot4 is vpdpbusd's u8 x s8 sum; with flip each x byte is taken as
- * (x ^ 0x80), the +128 bias of an INT8 input read in place.  unit_stride
- * is 4 for packed and NHWC inputs, the bytes of one vector plane for
- * NCHW_VECT_C ones.  Then, straight from the registers (no blend):
+ * dot4 is
+ * vpdpbusd's u8 x s8 sum; with flip each x byte is taken as (x ^ 0x80),
+ * the +128 bias of an INT8 input read in place.  Then, straight from the
+ * registers (no blend):
  *
  *   v = alpha * (float)S + bias[b * 16 + l]       (bias NULL: no add)
  *   v = relu && !(v > 0) && v == v ? 0 : v
@@ -91,35 +91,30 @@ void fdnn_s8_conv_epilogue__avx512(const int32_t *s, const int32_t *comp, const 
  * INT8x32), the plane size of NCHW_VECT_C outputs with 4 channels a
  * vector (then last is a multiple of 4).  out 3 stores the sums S
  * themselves, for the caller's blend: acc[(i * 4 + b) * 16 + l], every
- * lane.  Pixels i >= m read x[0] and store nothing.  The same bits as the
- * portable epilogue: each step is one IEEE single operation.
- *
- * The packed filter interleaves the blocks of a call: block b of unit
- * (t, u) at w + j * w_unit + b * 64 with j = t * units + u, or u * taps +
- * t when u_outer (w_unit = nkb * 64 as conv_int8.c packs it). */
+ * lane.  Pixels i >= m read x[0] and
+ * store nothing.  The same bits as the portable epilogue: each step is
+ * one IEEE single operation.  (w_unit = nkb * 64 as conv_int8.c packs
+ * the filter: the blocks of a call interleaved unit by unit.) */
 typedef struct fdnn_s8_conv_fused_args {
-    const uint8_t *x[6];    /* window origin of each output pixel */
-    const int64_t *tap_off; /* byte offset of each tap from the window origin */
-    int64_t taps;
-    int64_t units;       /* 4-byte units per tap */
-    int64_t unit_stride; /* bytes from one unit to the next */
-    int flip;            /* x bytes ^ 0x80 */
-    int u_outer;         /* the filter's units in [units][taps] order */
-    const uint8_t *w;    /* packed filter: [taps][units][nkb][16][4] ([units][taps] when u_outer) */
-    int64_t w_unit;      /* bytes from one unit to the next */
-    int nkb;             /* blocks: 1..4 */
-    int m;               /* pixels: 1..6 */
-    int last;            /* lanes of the last block: 1..16 */
-    const int32_t *comp; /* [nkb * 16] or NULL */
-    const float *bias;   /* [nkb * 16] or NULL */
+    const uint8_t *x[6];  /* window origin of each output pixel */
+    const int64_t *x_off; /* [nj] byte offset of each unit from the window origin */
+    int64_t nj;           /* units */
+    int flip;             /* x bytes ^ 0x80 */
+    const uint8_t *w;     /* packed filter: [nj][nkb][16][4] */
+    int64_t w_unit;       /* bytes from one unit to the next */
+    int nkb;              /* blocks: 1..4 */
+    int m;                /* pixels: 1..6 */
+    int last;             /* lanes of the last block: 1..16 */
+    const int32_t *comp;  /* [nkb * 16] or NULL */
+    const float *bias;    /* [nkb * 16] or NULL */
     float alpha;
     int relu;
-    int out;             /* 0 int8, 1 uint8, 2 float, 3 the sums into acc */
-    int nan_free;        /* alpha and bias finite: no lane can be NaN */
-    uint8_t *y[6];       /* output address of the block's first channel, per pixel */
-    int64_t y_blk[4];    /* bytes from y[i] to block b's first channel */
-    int64_t quad_stride; /* bytes from lanes 4j.. to lanes 4j + 4.. */
-    int32_t *acc;        /* out 3: [6][4][16] */
+    int out;              /* 0 int8, 1 uint8, 2 float, 3 the sums into acc */
+    int nan_free;         /* alpha and bias finite: no lane can be NaN */
+    uint8_t *y[6];        /* output address of the block's first channel, per pixel */
+    int64_t y_blk[4];     /* bytes from y[i] to block b's first channel */
+    int64_t quad_stride;  /* bytes from lanes 4j.. to lanes 4j + 4.. */
+    int32_t *acc;         /* out 3: [6][4][16] */
 } fdnn_s8_conv_fused_args_t;
 
 /* AVX-512 VNNI; call only when the CPU has AVX512_VNNI. */

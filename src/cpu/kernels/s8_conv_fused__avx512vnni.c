@@ -70,7 +70,7 @@ fused_body(const fdnn_s8_conv_fused_args_t *a, const int nkb, const int flip)
     }
     const __m512i flip_bits = _mm512_set1_epi32((int32_t)0x80808080u);
     const uint8_t *w = a->w;
-    const int64_t wu = a->w_unit, us = a->unit_stride;
+    const int64_t wu = a->w_unit;
 /* One unit: 4 filter loads, 6 broadcasts, 6 x nkb vpdpbusd. */
 #define S8F_UNIT(off)                                                                                   \
     do {                                                                                               \
@@ -84,20 +84,9 @@ fused_body(const fdnn_s8_conv_fused_args_t *a, const int nkb, const int flip)
                 _mm512_dpbusd_epi32(acc[i][b], xb, wv[b]);                                             \
         }                                                                                              \
     } while (0)
-    if (a->units == 1) { /* the stem: one loop over the taps */
-        for (int64_t t = 0; t < a->taps; t++, w += wu)
-            S8F_UNIT(a->tap_off[t]);
-    } else if (a->u_outer) {
-        for (int64_t u = 0; u < a->units; u++)
-            for (int64_t t = 0; t < a->taps; t++, w += wu)
-                S8F_UNIT(a->tap_off[t] + u * us);
-    } else {
-        for (int64_t t = 0; t < a->taps; t++) {
-            int64_t off = a->tap_off[t];
-            for (int64_t u = 0; u < a->units; u++, off += us, w += wu)
-                S8F_UNIT(off);
-        }
-    }
+    const int64_t *xo = a->x_off;
+    for (int64_t j = 0; j < a->nj; j++, w += wu)
+        S8F_UNIT(xo[j]);
 #undef S8F_UNIT
 
     if (a->out == 3) {

@@ -586,7 +586,21 @@ compute_chunk(void *ctx, size_t i, size_t j)
     a.w = pl->wpk + (g * pl->nquad + quad) * pl->qbytes;
     a.out = pl->out_kind;
     a.acc = acc;
+    /* NCHW_VECT_C read in place: a tile reads a few bytes from each of
+     * units planes, more streams than the hardware prefetcher follows; the
+     * next tile's lines are asked for while this one runs. */
+    const bool planes = pl->inplace && pl->xv == 4 && pl->units > 1;
+    if (planes)
+        for (int64_t u = 0; u < pl->units; u++) {
+            __builtin_prefetch(xs[0][0] + u * pl->x_us);
+            __builtin_prefetch(xs[0][ms[0] - 1] + u * pl->x_us);
+        }
     for (int t = 0; t < tiles; t++) {
+        if (planes && t + 1 < tiles) {
+            const uint8_t *xn = xs[t + 1][ms[t + 1] - 1];
+            for (int64_t u = 0; u < pl->units; u++)
+                __builtin_prefetch(xn + u * pl->x_us);
+        }
         a.m = ms[t];
         memcpy(a.x, xs[t], sizeof(a.x));
         memcpy(a.y, ys[t], sizeof(a.y));

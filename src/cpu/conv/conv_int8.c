@@ -531,28 +531,42 @@ compute_chunk(void *ctx, size_t i, size_t j)
     const uint8_t *x_in = pl->e->x_in;
     const int64_t x_goff = pl->inplace ? pl->x_coff[g * pl->cg] : g * pl->units * 4;
     uint8_t *out = pl->e->out;
-    /* The chunk's tiles: window origins, outputs. */
+    /* The chunk's tiles: window origins, outputs.  Along a row the
+     * addresses step by a constant; they are recomputed at each new row. */
+    const int64_t x_wstep = pl->inplace ? operand_off(&p->x, pl->xv, 1, 0, 0, 0, 0, p->stride[2])
+                                        : pl->st[2] * pl->pix_bytes;
+    const int64_t y_wstep = pl->y_pix[2];
     const uint8_t *xs[TILES][6];
     uint8_t *ys[TILES][6];
     int64_t ypix[TILES][6];
     int ms[TILES];
     int tiles = 0;
+    /* pixel (n, od, oh, ow)'s window origin (from xbase) and output offset */
+    const uint8_t *xbase = pl->inplace ? x_in : pl->xp;
+    int64_t xr = 0, yr = 0;
+    bool fresh = true;
     for (int64_t q = q0; q < q1; q += 6, tiles++) {
         ms[tiles] = (int)(q1 - q < 6 ? q1 - q : 6);
         for (int ii = 0; ii < ms[tiles]; ii++) {
-            if (pl->inplace)
-                xs[tiles][ii] = x_in +
-                                operand_off(&p->x, pl->xv, 1, n, 0, od * p->stride[0], oh * p->stride[1],
-                                            ow * p->stride[2]) +
-                                x_goff;
-            else
-                xs[tiles][ii] = pl->xp + (n - pl->n) * img_bytes +
-                                ((od * pl->st[0] * pl->hp + oh * pl->st[1]) * pl->wp + ow * pl->st[2]) * pl->pix_bytes +
-                                x_goff;
-            ypix[tiles][ii] = operand_off(&p->y, pl->yv, yes, n, 0, od, oh, ow);
-            ys[tiles][ii] = out + ypix[tiles][ii] + pl->y_koff[k0];
+            if (fresh) {
+                if (pl->inplace)
+                    xr = operand_off(&p->x, pl->xv, 1, n, 0, od * p->stride[0], oh * p->stride[1], ow * p->stride[2]) +
+                         x_goff;
+                else
+                    xr = (n - pl->n) * img_bytes +
+                         ((od * pl->st[0] * pl->hp + oh * pl->st[1]) * pl->wp + ow * pl->st[2]) * pl->pix_bytes +
+                         x_goff;
+                yr = operand_off(&p->y, pl->yv, yes, n, 0, od, oh, ow);
+                fresh = false;
+            }
+            xs[tiles][ii] = xbase + xr;
+            ypix[tiles][ii] = yr;
+            ys[tiles][ii] = out + yr + pl->y_koff[k0];
+            xr += x_wstep;
+            yr += y_wstep;
             if (++ow == ow_n) {
                 ow = 0;
+                fresh = true;
                 if (++oh == oh_n) {
                     oh = 0;
                     if (++od == od_n) {

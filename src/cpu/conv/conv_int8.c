@@ -602,18 +602,21 @@ compute_chunk(void *ctx, size_t i, size_t j)
     a.acc = acc;
     /* NCHW_VECT_C read in place: a tile reads a few bytes from each of
      * units planes, more streams than the hardware prefetcher follows; the
-     * next tile's lines are asked for while this one runs. */
+     * kernel asks for the next tile's lines while it runs (when they are
+     * new lines: the planes lie whole lines apart). */
     const bool planes = pl->inplace && pl->xv == 4 && pl->units > 1;
+    const bool lines = pl->x_us % 64 == 0;
     if (planes)
         for (int64_t u = 0; u < pl->units; u++) {
             __builtin_prefetch(xs[0][0] + u * pl->x_us);
             __builtin_prefetch(xs[0][ms[0] - 1] + u * pl->x_us);
         }
     for (int t = 0; t < tiles; t++) {
+        a.x_next = NULL;
         if (planes && t + 1 < tiles) {
             const uint8_t *xn = xs[t + 1][ms[t + 1] - 1];
-            for (int64_t u = 0; u < pl->units; u++)
-                __builtin_prefetch(xn + u * pl->x_us);
+            if (!lines || (uintptr_t)xn / 64 != (uintptr_t)xs[t][ms[t] - 1] / 64)
+                a.x_next = xn;
         }
         a.m = ms[t];
         memcpy(a.x, xs[t], sizeof(a.x));

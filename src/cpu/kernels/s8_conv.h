@@ -100,6 +100,7 @@ typedef struct fdnn_s8_conv_fused_args {
     const int64_t *x_off; /* [nj] byte offset of each unit from the window origin */
     int64_t nj;           /* units */
     int flip;             /* x bytes ^ 0x80 */
+    const uint8_t *x_next; /* not NULL: x_next + x_off[j] prefetched for every unit (the next tile's) */
     const uint8_t *w;     /* packed filter: [nj][nkb][16][4] */
     int64_t w_unit;       /* bytes from one unit to the next */
     int nkb;              /* blocks: 1..4 */

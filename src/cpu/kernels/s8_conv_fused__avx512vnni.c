@@ -48,10 +48,10 @@ store_quads(uint8_t *p, int64_t qs, __m128i q, int count)
     }
 }
 
-/* nkb and flip are constants at each call site: each instance keeps its 6
+/* nkb, flip and pf (prefetch x_next's units) are constants at each call site: each instance keeps its 6
  * x nkb accumulators in registers. */
 static inline __attribute__((always_inline)) S8F_ATTR void
-fused_body(const fdnn_s8_conv_fused_args_t *a, const int nkb, const int flip)
+fused_body(const fdnn_s8_conv_fused_args_t *a, const int nkb, const int flip, const int pf)
 {
     __m512i acc[MR][4];
     const uint8_t *px[MR];
@@ -85,8 +85,12 @@ fused_body(const fdnn_s8_conv_fused_args_t *a, const int nkb, const int flip)
         }                                                                                              \
     } while (0)
     const int64_t *xo = a->x_off;
-    for (int64_t j = 0; j < a->nj; j++, w += wu)
+    const uint8_t *xn = a->x_next;
+    for (int64_t j = 0; j < a->nj; j++, w += wu) {
+        if (pf)
+            __builtin_prefetch(xn + xo[j]);
         S8F_UNIT(xo[j]);
+    }
 #undef S8F_UNIT
 
     if (a->out == 3) {
@@ -157,15 +161,23 @@ fused_body(const fdnn_s8_conv_fused_args_t *a, const int nkb, const int flip)
 S8F_ATTR void
 fdnn_s8_conv_fused__avx512vnni(const fdnn_s8_conv_fused_args_t *a)
 {
-    switch (a->nkb * 2 + (a->flip != 0)) {
-    case 2: fused_body(a, 1, 0); break;
-    case 3: fused_body(a, 1, 1); break;
-    case 4: fused_body(a, 2, 0); break;
-    case 5: fused_body(a, 2, 1); break;
-    case 6: fused_body(a, 3, 0); break;
-    case 7: fused_body(a, 3, 1); break;
-    case 8: fused_body(a, 4, 0); break;
-    default: fused_body(a, 4, 1); break;
+    switch (a->nkb * 4 + (a->flip != 0) * 2 + (a->x_next != NULL)) {
+    case 4: fused_body(a, 1, 0, 0); break;
+    case 5: fused_body(a, 1, 0, 1); break;
+    case 6: fused_body(a, 1, 1, 0); break;
+    case 7: fused_body(a, 1, 1, 1); break;
+    case 8: fused_body(a, 2, 0, 0); break;
+    case 9: fused_body(a, 2, 0, 1); break;
+    case 10: fused_body(a, 2, 1, 0); break;
+    case 11: fused_body(a, 2, 1, 1); break;
+    case 12: fused_body(a, 3, 0, 0); break;
+    case 13: fused_body(a, 3, 0, 1); break;
+    case 14: fused_body(a, 3, 1, 0); break;
+    case 15: fused_body(a, 3, 1, 1); break;
+    case 16: fused_body(a, 4, 0, 0); break;
+    case 17: fused_body(a, 4, 0, 1); break;
+    case 18: fused_body(a, 4, 1, 0); break;
+    default: fused_body(a, 4, 1, 1); break;
     }
 }
 

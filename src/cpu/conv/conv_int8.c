@@ -621,6 +621,9 @@ compute_chunk(void *ctx, size_t i, size_t j)
         a.m = ms[t];
         memcpy(a.x, xs[t], sizeof(a.x));
         memcpy(a.y, ys[t], sizeof(a.y));
+        a.y_adjacent = 1;
+        for (int ii = 1; ii < ms[t]; ii++)
+            a.y_adjacent = a.y_adjacent && ys[t][ii] == ys[t][ii - 1] + 4;
         fdnn_s8_conv_fused__avx512vnni(&a);
         if (pl->out_kind != 3)
             continue;

@@ -115,6 +115,7 @@ typedef struct fdnn_s8_conv_fused_args {
     uint8_t *y[6];        /* output address of the block's first channel, per pixel */
     int64_t y_blk[4];     /* bytes from y[i] to block b's first channel */
     int64_t quad_stride;  /* bytes from lanes 4j.. to lanes 4j + 4.. */
+    int y_adjacent;       /* y[i] = y[0] + 4 i for every i < m (one row of NCHW_VECT_C) */
     int32_t *acc;         /* out 3: [6][4][16] */
 } fdnn_s8_conv_fused_args_t;
 

@@ -48,6 +48,42 @@ store_quads(uint8_t *p, int64_t qs, __m128i q, int count)
     }
 }
 
+/* q[i] (16 bytes: 4 channel quads of pixel i, i < 6) to 6 adjacent pixels
+ * of count / 4 planes qs bytes apart: plane j receives quad j of every
+ * pixel, 24 bytes. */
+static inline S8F_ATTR void
+store_planes6(uint8_t *p, int64_t qs, const __m128i q[6], int count)
+{
+    __m512i z = _mm512_castsi128_si512(q[0]);
+    z = _mm512_inserti32x4(z, q[1], 1);
+    z = _mm512_inserti32x4(z, q[2], 2);
+    z = _mm512_inserti32x4(z, q[3], 3);
+    /* 128-bit lane j: quad j of pixels 0..3 */
+    z = _mm512_permutexvar_epi32(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), z);
+    __m256i z2 = _mm256_inserti128_si256(_mm256_castsi128_si256(q[4]), q[5], 1);
+    /* 8-byte chunk j: quad j of pixels 4, 5 */
+    z2 = _mm256_permutevar8x32_epi32(z2, _mm256_set_epi32(7, 3, 6, 2, 5, 1, 4, 0));
+    int64_t v;
+    _mm_storeu_si128((__m128i *)(void *)p, _mm512_castsi512_si128(z));
+    v = _mm256_extract_epi64(z2, 0);
+    memcpy(p + 16, &v, 8);
+    if (count > 4) {
+        _mm_storeu_si128((__m128i *)(void *)(p + qs), _mm512_extracti32x4_epi32(z, 1));
+        v = _mm256_extract_epi64(z2, 1);
+        memcpy(p + qs + 16, &v, 8);
+    }
+    if (count > 8) {
+        _mm_storeu_si128((__m128i *)(void *)(p + 2 * qs), _mm512_extracti32x4_epi32(z, 2));
+        v = _mm256_extract_epi64(z2, 2);
+        memcpy(p + 2 * qs + 16, &v, 8);
+    }
+    if (count > 12) {
+        _mm_storeu_si128((__m128i *)(void *)(p + 3 * qs), _mm512_extracti32x4_epi32(z, 3));
+        v = _mm256_extract_epi64(z2, 3);
+        memcpy(p + 3 * qs + 16, &v, 8);
+    }
+}
+
 /* nkb, flip and pf (prefetch x_next's units) are constants at each call site: each instance keeps its 6
  * x nkb accumulators in registers. */
 static inline __attribute__((always_inline)) S8F_ATTR void
@@ -107,10 +143,17 @@ fused_body(const fdnn_s8_conv_fused_args_t *a, const int nkb, const int flip, co
     }
     const __m512 alpha = _mm512_set1_ps(a->alpha), zero = _mm512_setzero_ps();
     const __m512 hi = _mm512_set1_ps(a->out == 1 ? 255.0f : 127.0f);
+    /* NCHW_VECT_C outputs of 6 adjacent pixels: each plane's 24 bytes in
+     * two stores after a transpose, rather than 6 of 4 bytes. */
+    const bool planes6 = a->quad_stride != 4 && a->m == 6 && a->y_adjacent;
 #pragma GCC unroll 4
     for (int b = 0; b < 4; b++) {
         if (b >= nkb)
             break;
+        __m128i qv[MR];
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; i++)
+            qv[i] = _mm_setzero_si128();
         const int count = b == nkb - 1 ? a->last : 16;
         const __mmask16 mask = (__mmask16)(count == 16 ? 0xffffu : (1u << count) - 1u);
         const __m512 bias = a->bias != NULL ? _mm512_maskz_loadu_ps(mask, a->bias + 16 * b) : zero;
@@ -148,13 +191,17 @@ fused_body(const fdnn_s8_conv_fused_args_t *a, const int nkb, const int flip, co
                 v = _mm512_min_ps(v, hi);
                 q = _mm512_cvtsepi32_epi8(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
             }
-            if (a->quad_stride != 4)
+            if (planes6)
+                qv[i] = q;
+            else if (a->quad_stride != 4)
                 store_quads(y, a->quad_stride, q, count);
             else if (count == 16)
                 _mm_storeu_si128((__m128i *)(void *)y, q);
             else
                 _mm_mask_storeu_epi8(y, mask, q);
         }
+        if (planes6 && a->out != 2)
+            store_planes6(a->y[0] + a->y_blk[b], a->quad_stride, qv, count);
     }
 }
 

@@ -2,21 +2,25 @@
  * The integer convolution engine (conv_int8.h): checks, packing, the
  * microkernels of src/cpu/kernels/s8_conv.h, and the FLOAT epilogue.
  *
- * Per image, the input is packed once into a padded channels-last buffer
- * (every window then lies inside it, so the kernels need no bounds): one
- * pixel is g * units 4-byte units, a unit being 4 channels as uint8
- * (VNNI: INT8 inputs biased by +128, padding holds the biased zero 128) or
- * 2 channels as int16 (the wide kernels: values as they are, padding 0).
- * The filter is packed once per call into [g][k block][tap][unit][VK][4]
- * with zeros past K/g and C/g; for VNNI with INT8 inputs, comp[k] =
- * 128 * sum(w[k]) undoes the bias (sum (x + 128) w - 128 sum w = sum x w,
- * exactly, in int32).  u8 x s8 with the bias rather than s8 x s8 through
- * widening: vpdpbusd takes 4 products per lane and instruction, twice the
- * wide kernels' vpmaddwd.
+ * The input is packed into a padded channels-last buffer (every window
+ * then lies inside it, so the kernels need no bounds): one pixel is g *
+ * units 4-byte units, a unit being 4 channels as uint8 (VNNI: INT8 inputs
+ * biased by +128, padding holds the biased zero 128) or 2 channels as
+ * int16 (the wide kernels: values as they are, padding 0).  The VNNI path
+ * reads unpadded 1x1 NHWC / NCHW_VECT_C inputs where they are instead, and
+ * packs small images several at a time.  The filter is packed once per
+ * call (wide: [g][k block][tap][unit][VK][4]; VNNI: the 4 blocks of a
+ * kernel call interleaved unit by unit) with zeros past K/g and C/g; for
+ * VNNI with INT8 inputs, comp[k] = 128 * sum(w[k]) undoes the bias
+ * (sum (x + 128) w - 128 sum w = sum x w, exactly, in int32).  u8 x s8
+ * with the bias rather than s8 x s8 through widening: vpdpbusd takes 4
+ * products per lane and instruction, twice the wide kernels' vpmaddwd.
  *
- * Work is split over output rows x pairs of k blocks; every output element
- * is written by one task, from an exact sum and its own epilogue, so the
- * results are bitwise the same for any thread count and every ISA. */
+ * Work is split over output rows x pairs of k blocks (wide) or chunks of
+ * output pixels x quads of k blocks (VNNI, whose kernel also runs the
+ * epilogue when there is no blend); every output element is written by
+ * one task, from an exact sum and its own epilogue, so the results are
+ * bitwise the same for any thread count and every ISA. */
 #include "cpu/conv/conv_int8.h"
 
 #include <math.h>
@@ -207,7 +211,7 @@ pack_filter(void *ctx, size_t task)
     int32_t sums[16] = {0};
     const int64_t lanes = pl->kg - kb * pl->vk < pl->vk ? pl->kg - kb * pl->vk : pl->vk;
 #if defined(__x86_64__) || defined(__i386__)
-    if (pl->vnni && pl->w_tu != NULL) { /* every unit a whole quad: one gather a unit */
+    if (pl->vnni && pl->w_tu != NULL) { /* every unit a whole quad: transposes and gathers */
         fdnn_s8_conv_pack_block__avx512vnni(w + (g * pl->kg + kb * pl->vk) * pl->w_kstride, pl->w_kstride,
                                             lanes > 0 ? (int)lanes : 0, pl->w_tu, pl->taps * pl->units, dst, step,
                                             sums);

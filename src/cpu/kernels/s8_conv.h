@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * The integer convolution microkernels (src/cpu/conv/conv_int8.c packs
- * their operands and runs their epilogue).
+ * their operands).  The wide kernels (below; the caller runs their
+ * epilogue) and the fused VNNI kernel (further below, its own epilogue).
  *
- * One call sums, for m output pixels (1..MR) of one row and nkb blocks
+ * One wide call sums, for m output pixels (1..MR) of one row and nkb blocks
  * (1 or 2) of VK output channels, every tap and input channel of their
  * window, exactly, in int32:
  *
@@ -12,9 +13,9 @@
  *
  * A "unit" is 4 bytes of the packed input at one pixel and 4 bytes of one
  * output channel's packed filter.  Two encodings share that shape:
- * - vnni: 4 channels, x as uint8 (INT8 inputs biased by +128 by the
- *   packing, which the caller compensates), w as int8; dot4 is
- *   vpdpbusd's u8 x s8 sum of 4 products.
+ * - vnni (the fused kernel): 4 channels, x as uint8 (INT8 inputs biased
+ *   by +128 by the packing or the kernel, compensated), w as int8; dot4
+ *   is vpdpbusd's u8 x s8 sum of 4 products.
  * - wide: 2 channels, x and w as int16; dot4 is vpmaddwd's sum of 2
  *   products.  Exact for any int8/uint8 value: 255 * 128 * 2 < 2^31.
  * No int32 sum can overflow for the problems the caller runs (it checks

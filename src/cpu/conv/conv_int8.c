@@ -110,6 +110,7 @@ typedef struct plan {
     const fdnn_conv_exec_t *e;
     const fdnn_conv_problem_t *p;
     fdnn_s8_conv_fn fn;           /* the wide kernels (NULL: vnni, the fused kernel) */
+    void (*fused)(const fdnn_s8_conv_fused_args_t *a); /* vnni: fdnn_s8_conv_fused__avx512vnni */
     fdnn_s8_conv_epilogue_fn epi; /* NULL: epilogue_c */
     bool vnni;      /* encoding: vnni (uint8 quads, the fused kernel) or wide (int16 pairs) */
     bool x_signed;  /* x is INT8 (else UINT8) */
@@ -209,9 +210,9 @@ pack_filter(void *ctx, size_t task)
         step = pl->vk * 4;
     }
     int32_t sums[16] = {0};
-    const int64_t lanes = pl->kg - kb * pl->vk < pl->vk ? pl->kg - kb * pl->vk : pl->vk;
 #if defined(__x86_64__) || defined(__i386__)
     if (pl->vnni && pl->w_tu != NULL) { /* every unit a whole quad: transposes and gathers */
+        const int64_t lanes = pl->kg - kb * pl->vk < pl->vk ? pl->kg - kb * pl->vk : pl->vk;
         fdnn_s8_conv_pack_block__avx512vnni(w + (g * pl->kg + kb * pl->vk) * pl->w_kstride, pl->w_kstride,
                                             lanes > 0 ? (int)lanes : 0, pl->w_tu, pl->taps * pl->units, dst, step,
                                             sums);
@@ -628,7 +629,7 @@ compute_chunk(void *ctx, size_t i, size_t j)
         a.y_adjacent = 1;
         for (int ii = 1; ii < ms[t]; ii++)
             a.y_adjacent = a.y_adjacent && ys[t][ii] == ys[t][ii - 1] + 4;
-        fdnn_s8_conv_fused__avx512vnni(&a);
+        pl->fused(&a);
         if (pl->out_kind != 3)
             continue;
         for (int ii = 0; ii < ms[t]; ii++)
@@ -651,7 +652,8 @@ choose_kernel(const fdnn_conv_exec_t *e, plan_t *pl)
 #if defined(__x86_64__) || defined(__i386__)
     if (isa >= FDNN_ISA_AVX512 && fdnn_cpu_features()->avx512_vnni && !atomic_load(&vnni_disallowed)) {
         pl->epi = fdnn_s8_conv_epilogue__avx512;
-        pl->fn = NULL; /* fdnn_s8_conv_fused__avx512vnni */
+        pl->fn = NULL;
+        pl->fused = fdnn_s8_conv_fused__avx512vnni;
         pl->vnni = true;
         pl->vk = 16;
         pl->mr = 6;

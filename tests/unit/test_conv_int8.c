@@ -141,10 +141,12 @@ expect(const problem_t *P, const epi_t *E, int n, int k, int od, int oh, int ow)
         v += E->beta * P->y0[lin(P->yd, n, k, od, oh, ow)];
     if (E->bias_act)
         v += P->bias[k];
-    if (E->relu && !(v > 0))
+    if (E->relu && !(v > 0) && v == v) /* ReLU keeps a NaN */
         v = 0;
     if (P->cf->yt == CUDNN_DATA_FLOAT)
         return v;
+    if (v != v) /* NaN: 0 in the integer types */
+        return 0;
     double lo = P->cf->yt == CUDNN_DATA_UINT8x4 ? 0 : -128, hi = P->cf->yt == CUDNN_DATA_UINT8x4 ? 255 : 127;
     double r = nearbyint((double)v);
     return (float)(r < lo ? lo : r > hi ? hi : r);
@@ -487,6 +489,65 @@ test_reordered_int8x32(void)
     free_problem(&P);
 }
 
+/* The paths of the VNNI kernel (and the same problems on every other
+ * level): 1x1 inputs read in place (NHWC, NCHW_VECT_C) with channel counts
+ * that are not multiples of 16 or 64, strided; K not a multiple of 64 or
+ * 16 (a partial block, a partial quad of blocks); padded 1x1 and unpadded
+ * 3x3 (packed); groups; tiles of 6 pixels across rows, images and chunks
+ * of 96; the epilogue in the kernel (bias, ReLU), through the sums (beta),
+ * and with infinite and NaN biases. */
+static void
+test_vnni_paths(void)
+{
+    for (int ci = 0; ci < NCFG; ci++) {
+        const cfg_t *cf = &cfgs[ci];
+        const bool v32 = vect_of(cf->xt) == 32;
+        const int c1 = v32 ? 64 : 20, k1 = v32 ? 96 : 100, c2 = v32 ? 32 : 12, k2 = v32 ? 32 : 36;
+        shape_t shapes[] = {
+            /* in place, 585 pixels over 3 images */
+            shape2(3, c1, k1, 1, 5, 13, 1, 1, 0, 1, 1, false),
+            /* 18 (24) units a tap: the filter packed by a transpose of
+             * 16 units and gathers for the rest */
+            shape2(1, v32 ? 96 : 72, v32 ? 32 : 20, 1, 3, 5, 1, 1, 0, 1, 1, false),
+            /* 3x3 over 80 (96) channels: 180 (216) units a sum */
+            shape2(1, v32 ? 96 : 80, v32 ? 32 : 20, 1, 5, 4, 3, 3, 1, 1, 1, false),
+            /* in place, stride 2 */
+            shape2(2, c2, k2, 1, 9, 7, 1, 1, 0, 2, 1, false),
+            /* 1x1 padded: packed */
+            shape2(1, c1, v32 ? 64 : 68, 1, 6, 5, 1, 1, 1, 1, 1, false),
+            /* 3x3 unpadded: packed */
+            shape2(2, v32 ? 32 : 8, v32 ? 32 : 20, 1, 7, 9, 3, 3, 0, 1, 1, false),
+            /* groups of 12 (32) channels in place, 20 (32) outputs each */
+            shape2(2, v32 ? 64 : 24, v32 ? 64 : 40, 2, 4, 5, 1, 1, 0, 1, 1, false),
+            /* 4 groups of 2 outputs (8 with INT8x32): the sums through the
+             * portable epilogue (output quads split between groups) */
+            shape2(1, v32 ? 128 : vect_of(cf->xt) == 4 ? 16 : 8, v32 ? 32 : 8, 4, 5, 6, 1, 1, 0, 1, 1, false),
+        };
+        for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
+            problem_t P;
+            make_problem(&P, cf, &shapes[si]);
+            epi_t E = {1.0f / 64, 0.0f, false, false, 0, 0, false};
+            fill_values(&P, &E, 5000 + 100 * ci + si);
+            run_case(&P, &E, "vnni paths: alpha 1/64");
+            epi_t e2 = {1.0f / 128, 0.0f, true, true, 0, 0, false};
+            run_case(&P, &e2, "vnni paths: bias relu");
+            epi_t e3 = {1.0f / 32, 0.5f, false, false, 0, 0, false};
+            run_case(&P, &e3, "vnni paths: beta 0.5");
+            if (si == 0) { /* (K >= 96) */
+                P.bias[0] = NAN;
+                P.bias[1] = INFINITY;
+                P.bias[2] = -INFINITY;
+                P.bias[P.s.k - 1] = NAN;
+                epi_t e4 = {1.0f / 16, 0.0f, true, false, 0, 0, false};
+                run_case(&P, &e4, "vnni paths: NaN and infinite bias");
+                epi_t e5 = {1.0f / 16, 0.0f, true, true, 0, 0, false};
+                run_case(&P, &e5, "vnni paths: NaN and infinite bias, relu");
+            }
+            free_problem(&P);
+        }
+    }
+}
+
 /* Layouts, channel counts, types and algorithms cuDNN refuses. */
 static void
 test_statuses(void)
@@ -613,6 +674,7 @@ main(void)
     test_saturation();
     test_reordered_int8x32();
     test_configurations();
+    test_vnni_paths();
     cudnnDestroy(handle);
     printf("%d runs\n", n_runs);
     return fdnn_test_finish("test_conv_int8");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * bench-int8: integer convolutions against FreeDNN's FP32 forward.
  *
- *   bench-int8 [--match S] [--threads T] [--iters N] [--file shapes.txt]
+ *   bench-int8 [--match S] [--threads T] [--iters N] [--file shapes.txt] [--cols fxunDw]
  *
  * Times are the calling thread's CPU time (run with --threads 1 and
  * OMP_NUM_THREADS=1: every run then stays on that thread), so that other
@@ -11,10 +11,16 @@
  * whose name contains S: the median time of
  *   f32      cudnnConvolutionForward, FLOAT NCHW, _v7's first algorithm;
  *   s8x4     INT8x4_CONFIG, NCHW_VECT_C, IMPLICIT_PRECOMP_GEMM;
+ *   u8x4     UINT8x4_CONFIG (u8 data, s8 filter), NCHW_VECT_C;
  *   s8nhwc   INT8_CONFIG, NHWC, IMPLICIT_PRECOMP_GEMM;
- *   dnnl     oneDNN's u8 x s8 -> u8 convolution on NHWC user tensors, the
- *            weights reordered once outside the timing (when built with it);
- * and the speedups of s8x4 over f32 and over dnnl.  Input channels that are
+ *   dnnl     oneDNN's u8 x s8 -> u8 convolution from NCHW user tensors, its
+ *            reorders of data and weights into its own layouts timed (the
+ *            comparison issue #13 asks for; when built with oneDNN);
+ *   dnnl_w1  the same on NHWC user tensors with the weights reordered once
+ *            outside the timing (oneDNN's best case);
+ * and the speedups over f32 and of dnnl over the integer runs.  --cols
+ * keeps only the columns named by their letters (f f32, x s8x4, u u8x4,
+ * n s8nhwc, D dnnl, w dnnl_w1; the others print -1).  Input channels that are
  * not a multiple of 4 (the RGB stem) are padded with zero channels for the
  * integer runs, as an INT8 network does. */
 #include <stdio.h>
@@ -77,7 +83,7 @@ setup(run_t *r, cudnnHandle_t h, const bench_problem_t *p, int c, cudnnDataType_
     const int oh = bench_out(p, 1), ow = bench_out(p, 2);
     bool ok = cudnnSetTensor4dDescriptor(r->x, fmt, dt, p->mb, c, p->in[1], p->in[2]) == 0 &&
               cudnnSetTensor4dDescriptor(r->y, fmt, dt, p->mb, p->oc, oh, ow) == 0 &&
-              cudnnSetFilter4dDescriptor(r->w, dt, fmt, p->oc, c / p->g, p->k[1], p->k[2]) == 0 &&
+              cudnnSetFilter4dDescriptor(r->w, dt == CUDNN_DATA_UINT8x4 ? CUDNN_DATA_INT8x4 : dt, fmt, p->oc, c / p->g, p->k[1], p->k[2]) == 0 &&
               cudnnSetConvolution2dDescriptor(r->conv, p->p[1], p->p[2], p->s[1], p->s[2], p->d[1], p->d[2],
                                               CUDNN_CROSS_CORRELATION,
                                               dt == CUDNN_DATA_FLOAT ? CUDNN_DATA_FLOAT : CUDNN_DATA_INT32) == 0 &&
@@ -130,6 +136,8 @@ time_run(run_t *r, int iters)
 static void
 teardown(run_t *r)
 {
+    if (r->h == NULL) /* never set up */
+        return;
     cudnnDestroyTensorDescriptor(r->x);
     cudnnDestroyTensorDescriptor(r->y);
     cudnnDestroyFilterDescriptor(r->w);
@@ -138,13 +146,18 @@ teardown(run_t *r)
     free(r->wb);
     free(r->yb);
     free(r->ws);
+    r->h = NULL;
 }
 
 #ifdef BENCH_INT8_HAVE_DNNL
-/* oneDNN u8 x s8 -> u8, NHWC activations, weights in the primitive's own
- * format (reordered once, untimed), output scale 1/256. */
+/* oneDNN u8 x s8 -> u8, output scale 1/256, the primitive choosing its own
+ * layouts (format "any").  honest: the user tensors are plain NCHW (u8 data,
+ * s8 OIHW filter, as FreeDNN's callers hand theirs) and every reorder into
+ * and out of the primitive's layouts is timed, the weights' too (FreeDNN
+ * packs its filter in every call); otherwise the user tensors are NHWC and
+ * the weights are reordered once, untimed (oneDNN's best case). */
 static double
-time_dnnl(const bench_problem_t *p, int c, int iters)
+time_dnnl(const bench_problem_t *p, int c, int iters, bool honest)
 {
     dnnl_engine_t eng;
     dnnl_stream_t stream;
@@ -154,9 +167,12 @@ time_dnnl(const bench_problem_t *p, int c, int iters)
     const int oh = bench_out(p, 1), ow = bench_out(p, 2);
     dnnl_dims_t sd = {p->mb, c, p->in[1], p->in[2]}, dd = {p->mb, p->oc, oh, ow};
     dnnl_dims_t st = {p->s[1], p->s[2]}, dl = {p->d[1] - 1, p->d[2] - 1}, pl = {p->p[1], p->p[2]};
-    dnnl_memory_desc_t smd, wmd, dmd, wuser;
-    dnnl_memory_desc_init_by_tag(&smd, 4, sd, dnnl_u8, dnnl_nhwc);
-    dnnl_memory_desc_init_by_tag(&dmd, 4, dd, dnnl_u8, dnnl_nhwc);
+    const dnnl_format_tag_t act_tag = honest ? dnnl_nchw : dnnl_nhwc;
+    dnnl_memory_desc_t smd, wmd, dmd, suser, duser, wuser;
+    dnnl_memory_desc_init_by_tag(&suser, 4, sd, dnnl_u8, act_tag);
+    dnnl_memory_desc_init_by_tag(&duser, 4, dd, dnnl_u8, act_tag);
+    dnnl_memory_desc_init_by_tag(&smd, 4, sd, dnnl_u8, honest ? dnnl_format_tag_any : act_tag);
+    dnnl_memory_desc_init_by_tag(&dmd, 4, dd, dnnl_u8, honest ? dnnl_format_tag_any : act_tag);
     double ms = -1;
     dnnl_convolution_desc_t cd;
     dnnl_primitive_attr_t attr;
@@ -164,12 +180,11 @@ time_dnnl(const bench_problem_t *p, int c, int iters)
     float scale = 1.0f / 256;
     dnnl_primitive_attr_set_output_scales(attr, 1, 0, &scale);
     dnnl_primitive_desc_t pd = NULL;
-    dnnl_primitive_t prim = NULL, wre = NULL;
-    dnnl_memory_t ms_, mw, mwu, md;
+    dnnl_primitive_t prim = NULL, wre = NULL, sre = NULL, dre = NULL;
     if (p->g == 1) {
         dnnl_dims_t wd = {p->oc, c, p->k[1], p->k[2]};
         dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_s8, dnnl_format_tag_any);
-        dnnl_memory_desc_init_by_tag(&wuser, 4, wd, dnnl_s8, dnnl_ohwi);
+        dnnl_memory_desc_init_by_tag(&wuser, 4, wd, dnnl_s8, honest ? dnnl_oihw : dnnl_ohwi);
     } else {
         dnnl_dims_t wd = {p->g, p->oc / p->g, c / p->g, p->k[1], p->k[2]};
         dnnl_memory_desc_init_by_tag(&wmd, 5, wd, dnnl_s8, dnnl_format_tag_any);
@@ -180,21 +195,42 @@ time_dnnl(const bench_problem_t *p, int c, int iters)
         dnnl_primitive_desc_create(&pd, &cd, attr, eng, NULL) != dnnl_success)
         goto out;
     const dnnl_memory_desc_t *wq = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    dnnl_memory_create(&ms_, &smd, eng, DNNL_MEMORY_ALLOCATE);
-    dnnl_memory_create(&md, &dmd, eng, DNNL_MEMORY_ALLOCATE);
+    const dnnl_memory_desc_t *sq = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+    const dnnl_memory_desc_t *dq = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+    const bool s_same = dnnl_memory_desc_equal(sq, &suser), d_same = dnnl_memory_desc_equal(dq, &duser);
+    dnnl_memory_t msu, ms_, mw, mwu, md, mdu;
+    dnnl_memory_create(&msu, &suser, eng, DNNL_MEMORY_ALLOCATE);
+    dnnl_memory_create(&mdu, &duser, eng, DNNL_MEMORY_ALLOCATE);
+    dnnl_memory_create(&ms_, sq, eng, DNNL_MEMORY_ALLOCATE);
+    dnnl_memory_create(&md, dq, eng, DNNL_MEMORY_ALLOCATE);
     dnnl_memory_create(&mw, wq, eng, DNNL_MEMORY_ALLOCATE);
     dnnl_memory_create(&mwu, &wuser, eng, DNNL_MEMORY_ALLOCATE);
     void *hp;
+    dnnl_memory_get_data_handle(msu, &hp);
+    memset(hp, 3, dnnl_memory_desc_get_size(&suser));
     dnnl_memory_get_data_handle(ms_, &hp);
-    memset(hp, 3, dnnl_memory_desc_get_size(&smd));
+    memset(hp, 3, dnnl_memory_desc_get_size(sq));
     dnnl_memory_get_data_handle(mwu, &hp);
     memset(hp, 1, dnnl_memory_desc_get_size(&wuser));
     dnnl_primitive_desc_t rpd;
     if (dnnl_reorder_primitive_desc_create(&rpd, &wuser, eng, wq, eng, NULL) == dnnl_success) {
         dnnl_primitive_create(&wre, rpd);
-        dnnl_exec_arg_t ra[2] = {{DNNL_ARG_FROM, mwu}, {DNNL_ARG_TO, mw}};
-        dnnl_primitive_execute(wre, stream, 2, ra);
         dnnl_primitive_desc_destroy(rpd);
+    }
+    if (!s_same && dnnl_reorder_primitive_desc_create(&rpd, &suser, eng, sq, eng, NULL) == dnnl_success) {
+        dnnl_primitive_create(&sre, rpd);
+        dnnl_primitive_desc_destroy(rpd);
+    }
+    if (!d_same && dnnl_reorder_primitive_desc_create(&rpd, dq, eng, &duser, eng, NULL) == dnnl_success) {
+        dnnl_primitive_create(&dre, rpd);
+        dnnl_primitive_desc_destroy(rpd);
+    }
+    dnnl_exec_arg_t wa[2] = {{DNNL_ARG_FROM, mwu}, {DNNL_ARG_TO, mw}};
+    dnnl_exec_arg_t sa[2] = {{DNNL_ARG_FROM, msu}, {DNNL_ARG_TO, ms_}};
+    dnnl_exec_arg_t da[2] = {{DNNL_ARG_FROM, md}, {DNNL_ARG_TO, mdu}};
+    if (wre != NULL && !honest) {
+        dnnl_primitive_execute(wre, stream, 2, wa);
+        dnnl_stream_wait(stream);
     }
     dnnl_primitive_create(&prim, pd);
     dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, ms_}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
@@ -203,7 +239,15 @@ time_dnnl(const bench_problem_t *p, int c, int iters)
         iters = 64;
     for (int i = -1; i < iters; i++) {
         double t0 = now_ms();
+        if (honest) {
+            if (wre != NULL)
+                dnnl_primitive_execute(wre, stream, 2, wa);
+            if (sre != NULL)
+                dnnl_primitive_execute(sre, stream, 2, sa);
+        }
         dnnl_primitive_execute(prim, stream, 3, args);
+        if (honest && dre != NULL)
+            dnnl_primitive_execute(dre, stream, 2, da);
         dnnl_stream_wait(stream);
         if (i >= 0)
             t[i] = now_ms() - t0;
@@ -212,6 +256,12 @@ time_dnnl(const bench_problem_t *p, int c, int iters)
     dnnl_primitive_destroy(prim);
     if (wre != NULL)
         dnnl_primitive_destroy(wre);
+    if (sre != NULL)
+        dnnl_primitive_destroy(sre);
+    if (dre != NULL)
+        dnnl_primitive_destroy(dre);
+    dnnl_memory_destroy(msu);
+    dnnl_memory_destroy(mdu);
     dnnl_memory_destroy(ms_);
     dnnl_memory_destroy(md);
     dnnl_memory_destroy(mw);
@@ -226,17 +276,33 @@ out:
 }
 #else
 static double
-time_dnnl(const bench_problem_t *p, int c, int iters)
+time_dnnl(const bench_problem_t *p, int c, int iters, bool honest)
 {
-    (void)p, (void)c, (void)iters;
+    (void)p, (void)c, (void)iters, (void)honest;
     return -1;
 }
 #endif
 
+static double
+ratio(double num, double den)
+{
+    return num > 0 && den > 0 ? num / den : 0;
+}
+
+/* ms: f32, s8x4, u8x4, s8nhwc, dnnl (NCHW, reorders timed), dnnl_w1. */
+static void
+print_row(const char *name, int mb, const double ms[6])
+{
+    printf("%-28s %4d %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f %7.2f %7.2f %7.2f %7.2f\n", name, mb, ms[0], ms[1],
+           ms[2], ms[3], ms[4], ms[5], ratio(ms[0], ms[1]), ratio(ms[0], ms[3]), ratio(ms[4], ms[1]),
+           ratio(ms[4], ms[2]), ratio(ms[4], ms[3]));
+    fflush(stdout);
+}
+
 int
 main(int argc, char **argv)
 {
-    const char *file = FDNN_SHAPES_FILE, *match = "";
+    const char *file = FDNN_SHAPES_FILE, *match = "", *cols = "fxunDw";
     int threads = 1, iters = 5;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--match") == 0)
@@ -247,6 +313,8 @@ main(int argc, char **argv)
             iters = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--file") == 0)
             file = argv[i + 1];
+        else if (strcmp(argv[i], "--cols") == 0)
+            cols = argv[i + 1];
     }
     FILE *f = fopen(file, "r");
     if (f == NULL) {
@@ -260,37 +328,48 @@ main(int argc, char **argv)
     freednnGetIsa(h, &isa);
     printf("# bench-int8: %s, %d threads, isa %s%s, median of %d\n", fdnn_cpu_name(), threads, isa,
            fdnn_cpu_features()->avx512_vnni ? " (VNNI)" : "", iters);
-    printf("%-28s %4s %9s %9s %9s %9s %8s %8s\n", "problem", "mb", "f32_ms", "s8x4_ms", "s8nhwc_ms", "dnnl_ms",
-           "x4/f32", "x4/dnnl");
+    printf("%-28s %4s %9s %9s %9s %9s %9s %9s %7s %7s %7s %7s %7s\n", "problem", "mb", "f32_ms", "s8x4_ms",
+           "u8x4_ms", "s8nhwc_ms", "dnnl_ms", "dnnl_w1", "x4/f32", "nhwc/f", "dnl/x4", "dnl/u4", "dnl/nh");
     char line[1024];
-    double tf = 0, t4 = 0, tn = 0, td = 0;
+    /* Sums per batch size, in the order the sizes come. */
+    enum { MAXMB = 8 };
+    int mbs[MAXMB], nmb = 0;
+    double tot[MAXMB][6] = {{0}};
     while (fgets(line, sizeof(line), f) != NULL) {
         bench_problem_t p;
         if (!bench_parse_line(line, &p) || !p.fwd || p.nsp != 2 || strstr(p.name, match) == NULL)
             continue;
         const int c4 = (p.ic / p.g + 3) / 4 * 4 * p.g;
-        run_t r;
-        double f32 = -1, s8x4 = -1, s8n = -1;
-        if (setup(&r, h, &p, p.ic, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW))
-            f32 = time_run(&r, iters);
+        run_t r = {0};
+        double ms[6] = {-1, -1, -1, -1, -1, -1};
+        if (strchr(cols, 'f') != NULL && setup(&r, h, &p, p.ic, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW))
+            ms[0] = time_run(&r, iters);
         teardown(&r);
-        if (setup(&r, h, &p, c4, CUDNN_DATA_INT8x4, CUDNN_TENSOR_NCHW_VECT_C))
-            s8x4 = time_run(&r, iters);
+        if (strchr(cols, 'x') != NULL && setup(&r, h, &p, c4, CUDNN_DATA_INT8x4, CUDNN_TENSOR_NCHW_VECT_C))
+            ms[1] = time_run(&r, iters);
         teardown(&r);
-        if (setup(&r, h, &p, c4, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC))
-            s8n = time_run(&r, iters);
+        if (strchr(cols, 'u') != NULL && setup(&r, h, &p, c4, CUDNN_DATA_UINT8x4, CUDNN_TENSOR_NCHW_VECT_C))
+            ms[2] = time_run(&r, iters);
         teardown(&r);
-        double dn = time_dnnl(&p, c4, iters);
-        printf("%-28s %4d %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f\n", p.name, p.mb, f32, s8x4, s8n, dn,
-               s8x4 > 0 ? f32 / s8x4 : 0, s8x4 > 0 && dn > 0 ? dn / s8x4 : 0);
-        fflush(stdout);
-        tf += f32;
-        t4 += s8x4;
-        tn += s8n;
-        td += dn;
+        if (strchr(cols, 'n') != NULL && setup(&r, h, &p, c4, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC))
+            ms[3] = time_run(&r, iters);
+        teardown(&r);
+        if (strchr(cols, 'D') != NULL)
+            ms[4] = time_dnnl(&p, c4, iters, true);
+        if (strchr(cols, 'w') != NULL)
+            ms[5] = time_dnnl(&p, c4, iters, false);
+        print_row(p.name, p.mb, ms);
+        int b = 0;
+        while (b < nmb && mbs[b] != p.mb)
+            b++;
+        if (b == nmb && nmb < MAXMB)
+            mbs[nmb++] = p.mb;
+        if (b < nmb)
+            for (int i = 0; i < 6; i++)
+                tot[b][i] += ms[i];
     }
-    printf("%-28s %4s %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f\n", "total", "", tf, t4, tn, td, t4 > 0 ? tf / t4 : 0,
-           t4 > 0 && td > 0 ? td / t4 : 0);
+    for (int b = 0; b < nmb; b++)
+        print_row("total", mbs[b], tot[b]);
     fclose(f);
     cudnnDestroy(h);
     return 0;

@@ -2,21 +2,25 @@
  * The integer convolution engine (conv_int8.h): checks, packing, the
  * microkernels of src/cpu/kernels/s8_conv.h, and the FLOAT epilogue.
  *
- * Per image, the input is packed once into a padded channels-last buffer
- * (every window then lies inside it, so the kernels need no bounds): one
- * pixel is g * units 4-byte units, a unit being 4 channels as uint8
- * (VNNI: INT8 inputs biased by +128, padding holds the biased zero 128) or
- * 2 channels as int16 (the wide kernels: values as they are, padding 0).
- * The filter is packed once per call into [g][k block][tap][unit][VK][4]
- * with zeros past K/g and C/g; for VNNI with INT8 inputs, comp[k] =
- * 128 * sum(w[k]) undoes the bias (sum (x + 128) w - 128 sum w = sum x w,
- * exactly, in int32).  u8 x s8 with the bias rather than s8 x s8 through
- * widening: vpdpbusd takes 4 products per lane and instruction, twice the
- * wide kernels' vpmaddwd.
+ * The input is packed into a padded channels-last buffer (every window
+ * then lies inside it, so the kernels need no bounds): one pixel is g *
+ * units 4-byte units, a unit being 4 channels as uint8 (VNNI: INT8 inputs
+ * biased by +128, padding holds the biased zero 128) or 2 channels as
+ * int16 (the wide kernels: values as they are, padding 0).  The VNNI path
+ * reads unpadded 1x1 NHWC / NCHW_VECT_C inputs where they are instead, and
+ * packs small images several at a time.  The filter is packed once per
+ * call (wide: [g][k block][tap][unit][VK][4]; VNNI: the 4 blocks of a
+ * kernel call interleaved unit by unit) with zeros past K/g and C/g; for
+ * VNNI with INT8 inputs, comp[k] = 128 * sum(w[k]) undoes the bias
+ * (sum (x + 128) w - 128 sum w = sum x w, exactly, in int32).  u8 x s8
+ * with the bias rather than s8 x s8 through widening: vpdpbusd takes 4
+ * products per lane and instruction, twice the wide kernels' vpmaddwd.
  *
- * Work is split over output rows x pairs of k blocks; every output element
- * is written by one task, from an exact sum and its own epilogue, so the
- * results are bitwise the same for any thread count and every ISA. */
+ * Work is split over output rows x pairs of k blocks (wide) or chunks of
+ * output pixels x quads of k blocks (VNNI, whose kernel also runs the
+ * epilogue when there is no blend); every output element is written by
+ * one task, from an exact sum and its own epilogue, so the results are
+ * bitwise the same for any thread count and every ISA. */
 #include "cpu/conv/conv_int8.h"
 
 #include <math.h>
@@ -105,9 +109,10 @@ fdnn_conv_int8_unreorder_bias(const float *src, float *dst, int64_t k)
 typedef struct plan {
     const fdnn_conv_exec_t *e;
     const fdnn_conv_problem_t *p;
-    fdnn_s8_conv_fn fn;
+    fdnn_s8_conv_fn fn;           /* the wide kernels (NULL: vnni, the fused kernel) */
+    void (*fused)(const fdnn_s8_conv_fused_args_t *a); /* vnni: fdnn_s8_conv_fused__avx512vnni */
     fdnn_s8_conv_epilogue_fn epi; /* NULL: epilogue_c */
-    bool vnni;      /* encoding: vnni (uint8 quads) or wide (int16 pairs) */
+    bool vnni;      /* encoding: vnni (uint8 quads, the fused kernel) or wide (int16 pairs) */
     bool x_signed;  /* x is INT8 (else UINT8) */
     int vk, mr, cpu; /* lanes, pixels per call, channels per unit */
     int64_t cg, kg, units, nkb, npair, taps;
@@ -129,11 +134,23 @@ typedef struct plan {
                         * NULL for reordered INT8x32 filters (filter_off) */
     int64_t w_kstride; /* bytes from one output channel's filter to the next */
     int64_t y_pix[3];  /* bytes per step of d, h, w in y */
-    int64_t n;         /* the current image */
+    int64_t n;         /* the current image (the first of the packed batch) */
+    int64_t nimg;      /* vnni: images packed together (tiles cross them) */
     float alpha, beta;
     const float *bias;
     bool relu;
     const uint8_t *y0; /* the blend source */
+    /* The vnni path (fdnn_s8_conv_fused__avx512vnni): */
+    int64_t nquad;       /* calls' worth of k blocks (4 each) per group */
+    int64_t qbytes;      /* bytes of one quad of packed blocks */
+    int64_t *w_tu;       /* byte offset of each whole filter quad, in the kernel's order; NULL: one by one */
+    bool u_outer;        /* the kernel's order: [units][taps] (NCHW_VECT_C filters), else [taps][units] */
+    int64_t *x_off;      /* [taps * units] in the kernel's order: each unit's offset from the window origin */
+    bool inplace;        /* x read where it is (1x1, unpadded, NHWC or NCHW_VECT_C of 4) */
+    int64_t x_us;        /* in place: bytes from one unit of x to the next */
+    int out_kind;        /* the fused kernel's out: 0..2 its epilogue, 3 the sums for store_outputs */
+    int64_t quad_stride; /* out_kind < 3: bytes between quads of output channels */
+    bool nan_free;       /* alpha and the bias finite */
 } plan_t;
 
 /* Byte offset of element (n, c, d, h, w) of x or y (5-D views; NCHW_VECT_C
@@ -168,16 +185,43 @@ filter_off(const fdnn_conv_problem_t *p, int64_t k, int64_t c, int64_t qd, int64
     return ((((t * (p->k / 8) + a) * 2 + c2) * 8 + y) * 4 + b) * 4 + l;
 }
 
+/* One block of VK output channels: task = g * nkb + kb (vnni: the blocks
+ * of a quad interleaved unit by unit, [g][quad][taps][units][nkbq][16][4]),
+ * or g * npair * 2 + kb (wide: [g][kb][taps][units][VK][4], the blocks of a
+ * pair padded). */
 static void
 pack_filter(void *ctx, size_t task)
 {
     plan_t *pl = ctx;
     const fdnn_conv_problem_t *p = pl->p;
     const int8_t *w = pl->e->w_in;
-    const int64_t g = (int64_t)task / (pl->npair * 2), kb = (int64_t)task % (pl->npair * 2);
-    uint8_t *dst = pl->wpk + (int64_t)task * pl->wblock;
-    int32_t *comp = pl->comp != NULL ? pl->comp + (int64_t)task * pl->vk : NULL;
+    const int64_t nkb = pl->vnni ? pl->nkb : pl->npair * 2;
+    const int64_t g = (int64_t)task / nkb, kb = (int64_t)task % nkb;
+    uint8_t *dst;
+    int64_t step; /* bytes from one unit's lanes to the next unit's */
+    int32_t *comp = NULL;
+    if (pl->vnni) {
+        const int64_t quad = kb / 4, nkbq = pl->nkb - quad * 4 < 4 ? pl->nkb - quad * 4 : 4;
+        dst = pl->wpk + (g * pl->nquad + quad) * pl->qbytes + (kb % 4) * 64;
+        step = nkbq * 64;
+        comp = pl->comp != NULL ? pl->comp + (g * pl->nkb + kb) * 16 : NULL;
+    } else {
+        dst = pl->wpk + (int64_t)task * pl->wblock;
+        step = pl->vk * 4;
+    }
     int32_t sums[16] = {0};
+#if defined(__x86_64__) || defined(__i386__)
+    if (pl->vnni && pl->w_tu != NULL) { /* every unit a whole quad: transposes and gathers */
+        const int64_t lanes = pl->kg - kb * pl->vk < pl->vk ? pl->kg - kb * pl->vk : pl->vk;
+        fdnn_s8_conv_pack_block__avx512vnni(w + (g * pl->kg + kb * pl->vk) * pl->w_kstride, pl->w_kstride,
+                                            lanes > 0 ? (int)lanes : 0, pl->w_tu, pl->taps * pl->units, dst, step,
+                                            sums);
+        if (comp != NULL)
+            for (int l = 0; l < 16; l++)
+                comp[l] = 128 * sums[l];
+        return;
+    }
+#endif
     /* The output channels of the block (NULL past K/g) and, per formula
      * tap, where its stored tap is (reversed for CUDNN_CONVOLUTION). */
     const int8_t *rows[16];
@@ -193,32 +237,33 @@ pack_filter(void *ctx, size_t task)
                               sw = p->flip ? p->ker[2] - 1 - qw : qw;
                 const int64_t *ct = pl->w_ct + t * pl->cg;
                 for (int64_t u = 0; u < pl->units; u++) {
+                    uint8_t *d = dst + (pl->u_outer ? u * pl->taps + t : t * pl->units + u) * step;
                     const int64_t c0 = u * pl->cpu;
                     /* The common case: a whole quad adjacent in the filter
                      * (NHWC, NCHW_VECT_C), copied as one word. */
                     if (pl->vnni && pl->w_ct != NULL && c0 + 3 < pl->cg && ct[c0 + 1] == ct[c0] + 1 &&
                         ct[c0 + 2] == ct[c0] + 2 && ct[c0 + 3] == ct[c0] + 3) {
-                        for (int l = 0; l < pl->vk; l++, dst += 4) {
+                        for (int l = 0; l < pl->vk; l++, d += 4) {
                             int8_t v[4] = {0, 0, 0, 0};
                             if (rows[l] != NULL)
                                 memcpy(v, rows[l] + ct[c0], 4);
-                            memcpy(dst, v, 4);
+                            memcpy(d, v, 4);
                             sums[l] += v[0] + v[1] + v[2] + v[3];
                         }
                         continue;
                     }
                     /* ... and a whole pair for the wide encoding. */
                     if (!pl->vnni && pl->w_ct != NULL && c0 + 1 < pl->cg && ct[c0 + 1] == ct[c0] + 1) {
-                        for (int l = 0; l < pl->vk; l++, dst += 4) {
+                        for (int l = 0; l < pl->vk; l++, d += 4) {
                             int8_t v[2] = {0, 0};
                             if (rows[l] != NULL)
                                 memcpy(v, rows[l] + ct[c0], 2);
                             const int16_t v16[2] = {v[0], v[1]};
-                            memcpy(dst, v16, 4);
+                            memcpy(d, v16, 4);
                         }
                         continue;
                     }
-                    for (int l = 0; l < pl->vk; l++, dst += 4) {
+                    for (int l = 0; l < pl->vk; l++, d += 4) {
                         int8_t v[4] = {0, 0, 0, 0};
                         for (int j = 0; j < pl->cpu; j++) {
                             const int64_t c = u * pl->cpu + j;
@@ -231,10 +276,10 @@ pack_filter(void *ctx, size_t task)
                             sums[l] += v[j];
                         }
                         if (pl->vnni) {
-                            memcpy(dst, v, 4);
+                            memcpy(d, v, 4);
                         } else {
                             const int16_t v16[2] = {v[0], v[1]};
-                            memcpy(dst, v16, 4);
+                            memcpy(d, v16, 4);
                         }
                     }
                 }
@@ -244,14 +289,16 @@ pack_filter(void *ctx, size_t task)
             comp[l] = 128 * sums[l];
 }
 
-/* One packed row (n, d, h) of the input: task = d * hp + h. */
+/* One packed row (n, d, h) of the input, n = pl->n + img: task = (img * dp
+ * + d) * hp + h (the images of a batch back to back). */
 static void
 pack_input_row(void *ctx, size_t task)
 {
     plan_t *pl = ctx;
     const fdnn_conv_problem_t *p = pl->p;
     const uint8_t *x = pl->e->x_in;
-    const int64_t d = (int64_t)task / pl->hp, h = (int64_t)task % pl->hp;
+    const int64_t img = (int64_t)task / (pl->dp * pl->hp), row = (int64_t)task % (pl->dp * pl->hp);
+    const int64_t n = pl->n + img, d = row / pl->hp, h = row % pl->hp;
     const int64_t id = d * pl->sub[0] - p->pad[0], ih = h * pl->sub[1] - p->pad[1];
     uint8_t *dst = pl->xp + (int64_t)task * pl->wp * pl->pix_bytes;
     const bool row_in = id >= 0 && id < p->in[0] && ih >= 0 && ih < p->in[1];
@@ -259,6 +306,38 @@ pack_input_row(void *ctx, size_t task)
      * encoded zero. */
     const uint8_t flip = pl->vnni && pl->x_signed ? 0x80 : 0;
     const int64_t cu = pl->units * pl->cpu; /* channels per group, padded */
+    /* vnni, one group of whole quads, NHWC or NCHW_VECT_C: the padding in
+     * two fills, the pixels inside a word at a time with no per-pixel
+     * bookkeeping (the stem's 4 channels: one word a pixel). */
+    if (pl->vnni && p->g == 1 && cu == pl->cg && (pl->x_dense || pl->x_quads) && row_in) {
+        const int64_t pad = p->pad[2], sub = pl->sub[2];
+        int64_t lo = (pad + sub - 1) / sub, hi = (p->in[2] - 1 + pad) / sub + 1;
+        lo = lo < pl->wp ? lo : pl->wp;
+        hi = hi < pl->wp ? hi : pl->wp;
+        hi = hi > lo ? hi : lo;
+        memset(dst, flip, (size_t)(lo * pl->pix_bytes));
+        memset(dst + hi * pl->pix_bytes, flip, (size_t)((pl->wp - hi) * pl->pix_bytes));
+        const uint8_t *src = x + operand_off(&p->x, pl->xv, 1, n, 0, id, ih, lo * sub - pad);
+        const int64_t xs = (operand_off(&p->x, pl->xv, 1, 0, 0, 0, 0, sub) - operand_off(&p->x, pl->xv, 1, 0, 0, 0, 0, 0));
+        const uint32_t f4 = 0x01010101u * flip;
+        uint8_t *o = dst + lo * pl->pix_bytes;
+        if (pl->x_dense) { /* pixel by pixel, both sides contiguous */
+            for (int64_t wq = 0; wq < hi - lo; wq++)
+                for (int64_t c = 0; c < cu; c++)
+                    o[wq * pl->pix_bytes + c] = src[wq * xs + c] ^ flip;
+            return;
+        }
+        for (int64_t u = 0; u < pl->units; u++) { /* plane by plane */
+            const uint8_t *su = src + pl->x_coff[4 * u];
+            for (int64_t wq = 0; wq < hi - lo; wq++) {
+                uint32_t v;
+                memcpy(&v, su + wq * xs, 4);
+                v ^= f4;
+                memcpy(o + wq * pl->pix_bytes + 4 * u, &v, 4);
+            }
+        }
+        return;
+    }
     for (int64_t wq = 0; wq < pl->wp; wq++, dst += pl->pix_bytes) {
         const int64_t iw = wq * pl->sub[2] - p->pad[2];
         if (!row_in || iw < 0 || iw >= p->in[2]) {
@@ -268,7 +347,7 @@ pack_input_row(void *ctx, size_t task)
                 memset(dst, 0, (size_t)pl->pix_bytes);
             continue;
         }
-        const uint8_t *src = x + operand_off(&p->x, pl->xv, 1, pl->n, 0, id, ih, iw);
+        const uint8_t *src = x + operand_off(&p->x, pl->xv, 1, n, 0, id, ih, iw);
         for (int64_t g = 0; g < p->g; g++) {
             const int64_t *co = pl->x_coff + g * pl->cg;
             if (pl->vnni) {
@@ -426,6 +505,140 @@ compute_row(void *ctx, size_t i, size_t j)
     }
 }
 
+/* Output pixels per task of the vnni path (a multiple of the kernel's 6):
+ * the chunk's inputs stay in cache while the filter's quads stream by. */
+#define INT8_CHUNK 96
+
+/* The vnni path: one chunk of INT8_CHUNK output pixels, counted over the
+ * packed images' (n, od, oh, ow), or over all of x's when x is read in
+ * place, for one group and one quad of k blocks: i = chunk, j = g * nquad
+ * + quad. */
+static void
+compute_chunk(void *ctx, size_t i, size_t j)
+{
+    enum { TILES = INT8_CHUNK / 6 };
+    const plan_t *pl = ctx;
+    const fdnn_conv_problem_t *p = pl->p;
+    const int64_t g = (int64_t)j / pl->nquad, quad = (int64_t)j % pl->nquad;
+    const int64_t kb0 = quad * 4;
+    const int nkbq = (int)(pl->nkb - kb0 < 4 ? pl->nkb - kb0 : 4);
+    const int64_t k0 = g * pl->kg + kb0 * 16; /* the first output channel */
+    const int last = (int)(pl->kg - (kb0 + nkbq - 1) * 16 < 16 ? pl->kg - (kb0 + nkbq - 1) * 16 : 16);
+    const int64_t ow_n = p->out[2], oh_n = p->out[1], od_n = p->out[0];
+    const int64_t total = (pl->inplace ? p->n : pl->nimg) * od_n * oh_n * ow_n;
+    const int64_t img_bytes = pl->dp * pl->hp * pl->wp * pl->pix_bytes;
+    const int64_t q0 = (int64_t)i * INT8_CHUNK, q1 = q0 + INT8_CHUNK < total ? q0 + INT8_CHUNK : total;
+    int64_t ow = q0 % ow_n, r = q0 / ow_n;
+    int64_t oh = r % oh_n;
+    r /= oh_n;
+    int64_t od = r % od_n, n = (pl->inplace ? 0 : pl->n) + r / od_n;
+    const int yes = p->y_dtype == CUDNN_DATA_FLOAT ? 4 : 1;
+    const uint8_t *x_in = pl->e->x_in;
+    const int64_t x_goff = pl->inplace ? pl->x_coff[g * pl->cg] : g * pl->units * 4;
+    uint8_t *out = pl->e->out;
+    /* The chunk's tiles: window origins, outputs.  Along a row the
+     * addresses step by a constant; they are recomputed at each new row. */
+    const int64_t x_wstep = pl->inplace ? operand_off(&p->x, pl->xv, 1, 0, 0, 0, 0, p->stride[2])
+                                        : pl->st[2] * pl->pix_bytes;
+    const int64_t y_wstep = pl->y_pix[2];
+    const uint8_t *xs[TILES][6];
+    uint8_t *ys[TILES][6];
+    int64_t ypix[TILES][6];
+    int ms[TILES];
+    int tiles = 0;
+    /* pixel (n, od, oh, ow)'s window origin (from xbase) and output offset */
+    const uint8_t *xbase = pl->inplace ? x_in : pl->xp;
+    int64_t xr = 0, yr = 0;
+    bool fresh = true;
+    for (int64_t q = q0; q < q1; q += 6, tiles++) {
+        ms[tiles] = (int)(q1 - q < 6 ? q1 - q : 6);
+        for (int ii = 0; ii < ms[tiles]; ii++) {
+            if (fresh) {
+                if (pl->inplace)
+                    xr = operand_off(&p->x, pl->xv, 1, n, 0, od * p->stride[0], oh * p->stride[1], ow * p->stride[2]) +
+                         x_goff;
+                else
+                    xr = (n - pl->n) * img_bytes +
+                         ((od * pl->st[0] * pl->hp + oh * pl->st[1]) * pl->wp + ow * pl->st[2]) * pl->pix_bytes +
+                         x_goff;
+                yr = operand_off(&p->y, pl->yv, yes, n, 0, od, oh, ow);
+                fresh = false;
+            }
+            xs[tiles][ii] = xbase + xr;
+            ypix[tiles][ii] = yr;
+            ys[tiles][ii] = out + yr + pl->y_koff[k0];
+            xr += x_wstep;
+            yr += y_wstep;
+            if (++ow == ow_n) {
+                ow = 0;
+                fresh = true;
+                if (++oh == oh_n) {
+                    oh = 0;
+                    if (++od == od_n) {
+                        od = 0;
+                        n++;
+                    }
+                }
+            }
+        }
+    }
+    /* Sums for the portable epilogue.  (Passes over parts of the units
+     * with the sums kept here in between, the filter's part staying in
+     * L1, measured 2% slower on this machine than one pass a tile.) */
+    int32_t acc[6 * 4 * 16];
+    fdnn_s8_conv_fused_args_t a = {
+        .flip = pl->inplace && pl->x_signed,
+        .w_unit = nkbq * 64,
+        .nkb = nkbq,
+        .last = last,
+        .comp = pl->comp != NULL ? pl->comp + (g * pl->nkb + kb0) * 16 : NULL,
+        .bias = pl->bias != NULL ? pl->bias + k0 : NULL,
+        .alpha = pl->alpha,
+        .relu = pl->relu,
+        .nan_free = pl->nan_free,
+        .quad_stride = pl->quad_stride,
+    };
+    for (int b = 0; b < nkbq; b++)
+        a.y_blk[b] = pl->y_koff[k0 + 16 * b] - pl->y_koff[k0];
+    a.x_off = pl->x_off;
+    a.nj = pl->taps * pl->units;
+    a.w = pl->wpk + (g * pl->nquad + quad) * pl->qbytes;
+    a.out = pl->out_kind;
+    a.acc = acc;
+    /* NCHW_VECT_C read in place: a tile reads a few bytes from each of
+     * units planes, more streams than the hardware prefetcher follows; the
+     * kernel asks for the next tile's lines while it runs (when they are
+     * new lines: the planes lie whole lines apart). */
+    const bool planes = pl->inplace && pl->xv == 4 && pl->units > 1;
+    const bool lines = pl->x_us % 64 == 0;
+    if (planes)
+        for (int64_t u = 0; u < pl->units; u++) {
+            __builtin_prefetch(xs[0][0] + u * pl->x_us);
+            __builtin_prefetch(xs[0][ms[0] - 1] + u * pl->x_us);
+        }
+    for (int t = 0; t < tiles; t++) {
+        a.x_next = NULL;
+        if (planes && t + 1 < tiles) {
+            const uint8_t *xn = xs[t + 1][ms[t + 1] - 1];
+            if (!lines || (uintptr_t)xn / 64 != (uintptr_t)xs[t][ms[t] - 1] / 64)
+                a.x_next = xn;
+        }
+        a.m = ms[t];
+        memcpy(a.x, xs[t], sizeof(a.x));
+        memcpy(a.y, ys[t], sizeof(a.y));
+        a.y_adjacent = 1;
+        for (int ii = 1; ii < ms[t]; ii++)
+            a.y_adjacent = a.y_adjacent && ys[t][ii] == ys[t][ii - 1] + 4;
+        pl->fused(&a);
+        if (pl->out_kind != 3)
+            continue;
+        for (int ii = 0; ii < ms[t]; ii++)
+            for (int b = 0; b < nkbq; b++)
+                store_outputs(pl, ypix[t][ii], k0 + 16 * b, b == nkbq - 1 ? last : 16, acc + (ii * 4 + b) * 16,
+                              NULL);
+    }
+}
+
 /* The kernel for the handle's ISA level. */
 static void
 choose_kernel(const fdnn_conv_exec_t *e, plan_t *pl)
@@ -439,10 +652,11 @@ choose_kernel(const fdnn_conv_exec_t *e, plan_t *pl)
 #if defined(__x86_64__) || defined(__i386__)
     if (isa >= FDNN_ISA_AVX512 && fdnn_cpu_features()->avx512_vnni && !atomic_load(&vnni_disallowed)) {
         pl->epi = fdnn_s8_conv_epilogue__avx512;
-        pl->fn = fdnn_s8_conv_vnni__avx512vnni;
+        pl->fn = NULL;
+        pl->fused = fdnn_s8_conv_fused__avx512vnni;
         pl->vnni = true;
         pl->vk = 16;
-        pl->mr = 8;
+        pl->mr = 6;
     } else if (isa >= FDNN_ISA_AVX512) {
         pl->epi = fdnn_s8_conv_epilogue__avx512;
         pl->fn = fdnn_s8_conv_wide__avx512;
@@ -460,6 +674,76 @@ choose_kernel(const fdnn_conv_exec_t *e, plan_t *pl)
     pl->cpu = pl->vnni ? 4 : 2;
 }
 
+/* The vnni path's choices: x read in place, the epilogue in the kernel,
+ * the filter's quads gathered whole (tables already filled). */
+static void
+plan_vnni(const fdnn_conv_exec_t *e, plan_t *pl)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    pl->nquad = (pl->nkb + 3) / 4;
+    pl->qbytes = pl->taps * pl->units * 4 * 64;
+    /* In place: one tap, no padding, each group's channels whole quads at
+     * one stride (NHWC: adjacent; NCHW_VECT_C of 4: one plane apart). */
+    pl->inplace = false;
+    if (pl->taps == 1 && p->pad[0] == 0 && p->pad[1] == 0 && p->pad[2] == 0 && pl->cg % 4 == 0 &&
+        (pl->xv == 1 || pl->xv == 4)) {
+        const int64_t us = p->c > 4 ? pl->x_coff[4] - pl->x_coff[0] : 4;
+        bool ok = true;
+        for (int64_t c = 0; c < p->c && ok; c++)
+            ok = pl->x_coff[c] == (c / 4) * us + (c % 4);
+        pl->inplace = ok && (pl->xv == 4 || us == 4);
+        pl->x_us = us;
+    }
+    /* The epilogue in the kernel: no blend, and each block's channels
+     * adjacent in y, or in quads one plane apart (NCHW_VECT_C of 4). */
+    const int64_t yes = p->y_dtype == CUDNN_DATA_FLOAT ? 4 : 1;
+    pl->out_kind = 3;
+    pl->quad_stride = 4 * yes;
+    if (pl->beta == 0) {
+        bool adjacent = true;
+        for (int64_t g = 0; g < p->g && adjacent; g++)
+            for (int64_t kb = 0; kb < pl->nkb && adjacent; kb++) {
+                const int64_t k = g * pl->kg + kb * 16, cnt = pl->kg - kb * 16 < 16 ? pl->kg - kb * 16 : 16;
+                adjacent = pl->y_run[k] >= cnt;
+            }
+        const int kind = p->y_dtype == CUDNN_DATA_FLOAT ? 2 : p->y_dtype == CUDNN_DATA_UINT8x4 ? 1 : 0;
+        if (adjacent) {
+            pl->out_kind = kind;
+        } else if (yes == 1 && pl->yv == 4 && pl->kg % 4 == 0) {
+            pl->out_kind = kind;
+            pl->quad_stride = p->k > 4 ? pl->y_koff[4] - pl->y_koff[0] : 0;
+        }
+    }
+    pl->nan_free = isfinite(pl->alpha);
+    for (int64_t k = 0; pl->bias != NULL && k < p->k && pl->nan_free; k++)
+        pl->nan_free = isfinite(pl->bias[k]);
+    /* Whole quads in the filter: the packing gathers a unit of 16 rows at
+     * a time (row offsets in an int32). */
+    bool quads = pl->w_ct != NULL && pl->cg % 4 == 0 && pl->w_kstride * 16 < ((int64_t)1 << 31);
+    for (int64_t t = 0; t < pl->taps && quads; t++)
+        for (int64_t u = 0; u < pl->units && quads; u++) {
+            const int64_t *ct = pl->w_ct + t * pl->cg + 4 * u;
+            quads = ct[1] == ct[0] + 1 && ct[2] == ct[0] + 2 && ct[3] == ct[0] + 3;
+            pl->w_tu[t * pl->units + u] = ct[0];
+        }
+    /* Units then taps where that order is the filter's own (NCHW_VECT_C):
+     * the packing then reads 16 units at a time from each row. */
+    pl->u_outer = false;
+    if (quads && pl->taps > 1 && pl->units > 1 && pl->w_tu[pl->taps > 1 ? pl->units : 0] - pl->w_tu[0] == 4 &&
+        pl->w_tu[1] - pl->w_tu[0] == 4 * pl->taps) {
+        pl->u_outer = true;
+        for (int64_t t = 0; t < pl->taps; t++)
+            for (int64_t u = 0; u < pl->units; u++)
+                pl->w_tu[u * pl->taps + t] = pl->w_ct[t * pl->cg + 4 * u];
+    }
+    if (!quads)
+        pl->w_tu = NULL;
+    const int64_t us = pl->inplace ? pl->x_us : 4;
+    for (int64_t t = 0; t < pl->taps; t++)
+        for (int64_t u = 0; u < pl->units; u++)
+            pl->x_off[pl->u_outer ? u * pl->taps + t : t * pl->units + u] = pl->tap_off[t] + u * us;
+}
+
 cudnnStatus_t
 fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
 {
@@ -475,6 +759,7 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
     pl.units = (pl.cg + pl.cpu - 1) / pl.cpu;
     pl.nkb = (pl.kg + pl.vk - 1) / pl.vk;
     pl.npair = (pl.nkb + 1) / 2;
+    pl.nquad = (pl.nkb + 3) / 4;
     pl.taps = fdnn_conv_taps(p);
     /* Along a dimension with a 1-wide filter only every stride-th input
      * is read: the packing keeps just those (strided 1x1 layers), and the
@@ -500,15 +785,29 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
 
     /* Sizes that do not fit the address space (descriptors allow dims up
      * to 2^31 each) are refused before any product can wrap. */
-    const double need = (double)p->g * (double)pl.npair * 2 * (double)pl.wblock +
-                        (double)pl.dp * (double)pl.hp * (double)pl.wp * (double)pl.pix_bytes +
-                        ((double)pl.taps * (double)(pl.cg + 1) + (double)p->c + 2 * (double)p->k) * 8;
+    const double wneed = pl.vnni ? (double)p->g * (double)pl.nquad * 4 * (double)pl.wblock
+                                 : (double)p->g * (double)pl.npair * 2 * (double)pl.wblock;
+    const double need = wneed + (double)pl.dp * (double)pl.hp * (double)pl.wp * (double)pl.pix_bytes +
+                        ((double)pl.taps * (double)(pl.cg + 2 * pl.units + 1) + (double)p->c + 2 * (double)p->k) * 8 +
+                        (double)p->g * (double)pl.nkb * 64;
     if (need > (double)(SIZE_MAX / 4))
         return FDNN_ALLOC_FAILED("the packed operands would take %.3g bytes", need);
-    const size_t wbytes = (size_t)(p->g * pl.npair * 2 * pl.wblock);
-    const size_t cbytes = pl.vnni && pl.x_signed ? (size_t)(p->g * pl.npair * 2 * pl.vk) * 4 : 0;
-    const size_t tbytes = (size_t)(pl.taps + p->c + 2 * p->k + pl.taps * pl.cg) * 8;
-    const size_t xbytes = (size_t)(pl.dp * pl.hp * pl.wp * pl.pix_bytes);
+    const size_t wbytes = (size_t)wneed;
+    const size_t cbytes = pl.vnni && pl.x_signed ? (size_t)(p->g * pl.nkb * 16) * 4 : 0;
+    const size_t tbytes = (size_t)(pl.taps + p->c + 2 * p->k + pl.taps * pl.cg + 2 * pl.taps * pl.units) * 8;
+    /* vnni: small images packed several at a time, so that the tiles of 6
+     * pixels run across them (7 x 7 outputs: 9 tiles an image otherwise,
+     * 1 of them a single pixel), within about 2 MiB. */
+    const int64_t img_bytes = pl.dp * pl.hp * pl.wp * pl.pix_bytes;
+    pl.nimg = 1;
+    if (pl.vnni) {
+        const int64_t spatial = fdnn_conv_out_spatial(p);
+        pl.nimg = (8 * INT8_CHUNK + spatial - 1) / spatial;
+        if (pl.nimg * img_bytes > ((int64_t)2 << 20))
+            pl.nimg = ((int64_t)2 << 20) / (img_bytes > 0 ? img_bytes : 1);
+        pl.nimg = pl.nimg < 1 ? 1 : pl.nimg > p->n ? p->n : pl.nimg;
+    }
+    const size_t xbytes = (size_t)(pl.nimg * img_bytes);
     char *scratch = fdnn_handle_scratch(e->handle, wbytes + cbytes + tbytes + xbytes + 64);
     if (scratch == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
@@ -532,6 +831,8 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
         pl.y_koff[k] = operand_off(&p->y, pl.yv, yes, 0, k, 0, 0, 0);
     pl.y_run = pl.y_koff + p->k;
     pl.w_ct = pl.y_run + p->k;
+    pl.w_tu = pl.w_ct + pl.taps * pl.cg;
+    pl.x_off = pl.w_tu + pl.taps * pl.units;
     pl.w_kstride = filter_off(p, 1, 0, 0, 0, 0) - filter_off(p, 0, 0, 0, 0, 0);
     if (p->w_dtype == CUDNN_DATA_INT8x32 && p->reorder == CUDNN_NO_REORDER) {
         pl.w_ct = NULL;
@@ -557,6 +858,26 @@ fdnn_conv_int8_execute(const fdnn_conv_exec_t *e)
                     ((qd * p->dil[0] * pl.hp + qh * p->dil[1]) * pl.wp + qw * p->dil[2]) * pl.pix_bytes;
 
     fdnn_pool_t pool = fdnn_conv_macs(p) < INT8_SMALL_MACS ? NULL : e->pool;
+    if (pl.vnni) {
+        plan_vnni(e, &pl);
+        fdnn_parallelize_1d(pool, pack_filter, &pl, (size_t)(p->g * pl.nkb), 0);
+        const int64_t spatial = fdnn_conv_out_spatial(p);
+        if (pl.inplace) {
+            const int64_t chunks = (p->n * spatial + INT8_CHUNK - 1) / INT8_CHUNK;
+            fdnn_parallelize_2d(pool, compute_chunk, &pl, (size_t)chunks, (size_t)(p->g * pl.nquad), 0);
+            return CUDNN_STATUS_SUCCESS;
+        }
+        const int64_t batch = pl.nimg;
+        for (int64_t n = 0; n < p->n; n += batch) {
+            pl.n = n;
+            pl.nimg = p->n - n < batch ? p->n - n : batch;
+            fdnn_parallelize_1d(pool, pack_input_row, &pl, (size_t)(pl.nimg * pl.dp * pl.hp), 0);
+            fdnn_parallelize_2d(pool, compute_chunk, &pl,
+                                (size_t)((pl.nimg * spatial + INT8_CHUNK - 1) / INT8_CHUNK), (size_t)(p->g * pl.nquad),
+                                0);
+        }
+        return CUDNN_STATUS_SUCCESS;
+    }
     fdnn_parallelize_1d(pool, pack_filter, &pl, (size_t)(p->g * pl.npair * 2), 0);
     for (int64_t n = 0; n < p->n; n++) {
         pl.n = n;

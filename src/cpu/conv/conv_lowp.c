@@ -10,6 +10,7 @@
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/memory.h"
+#include "cpu/conv/conv_bf16.h"
 #include "cpu/conv/conv_bias.h"
 #include "cpu/simd/cvt.h"
 
@@ -136,6 +137,10 @@ fdnn_conv_lowp_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *worksp
 {
     lowp_plan_t pl;
     RETURN_IF_ERROR(plan(p, algo, &pl));
+    if (fdnn_conv_bf16_applies(p, algo)) {
+        *workspace_bytes = 0; /* the native path: scratch in the handle */
+        return CUDNN_STATUS_SUCCESS;
+    }
     if (pl.fallback) {
         *workspace_bytes = pl.solver_ws;
         return CUDNN_STATUS_SUCCESS;
@@ -314,6 +319,8 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
     const fdnn_conv_problem_t *p = e->p;
     lowp_plan_t pl;
     RETURN_IF_ERROR(plan(p, algo, &pl));
+    if (fdnn_conv_bf16_applies(p, algo) && e->handle != NULL)
+        return fdnn_conv_bf16_run(e);
     size_t need = pl.solver_ws;
     if (!pl.fallback && !fdnn_ckd_add_size(pl.stage_total, pl.solver_ws, &need))
         return FDNN_NOT_SUPPORTED("the workspace of algorithm %d with its FP32 staging buffers overflows size_t",

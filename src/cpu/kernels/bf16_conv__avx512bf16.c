@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The native BF16 convolution's packing pass and epilogue (bf16_conv.h)
+ * with AVX-512 and AVX512-BF16: one output row of the strip is a 32-lane
+ * vector of bfloat16, assembled run by run with masked loads (the mask
+ * keeps the lanes of the run that fall inside the input, so the padding
+ * costs nothing and no load faults past the tensor), converted with
+ * vcvtne2ps2bf16, and two rows are interleaved into the pair words.
+ * Unit-stride and stride-2 inputs (the ResNet layers) are vector loads;
+ * other strides and non-unit W strides go element by element. */
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu/kernels/bf16_conv.h"
+#include "cpu/kernels/bf16_gemm.h"
+#include "cpu/simd/cvt.h"
+
+#define ATTR __attribute__((target("avx512bf16")))
+
+/* Bits lo .. hi-1 of a 32-bit mask (empty when hi <= lo). */
+static inline uint32_t
+lane_range(int64_t lo, int64_t hi)
+{
+    if (lo < 0)
+        lo = 0;
+    if (hi > 32)
+        hi = 32;
+    if (hi <= lo)
+        return 0;
+    uint32_t top = hi >= 32 ? 0xffffffffu : ((1u << hi) - 1u);
+    return top & ~((1u << lo) - 1u);
+}
+
+/* Element i of a source of `type`, as bfloat16 bits (nearest even). */
+static inline uint16_t
+bf16_of(int type, const void *src, int64_t i)
+{
+    if (type == FDNN_BF16_SRC_BF16)
+        return ((const uint16_t *)src)[i];
+    float f = type == FDNN_BF16_SRC_F16 ? fdnn_f16_to_f32(((const uint16_t *)src)[i]) : ((const float *)src)[i];
+    return fdnn_f32_to_bf16(f);
+}
+
+/* The 32 values at p[0..31] of `type` under mask m (others zero) as
+ * bfloat16 lanes.  p may point before the tensor: masked lanes are not
+ * read. */
+ATTR static inline __m512i
+load32(int type, uintptr_t p, uint32_t m)
+{
+    if (type == FDNN_BF16_SRC_BF16)
+        return _mm512_maskz_loadu_epi16(m, (const void *)p);
+    __m512 lo, hi;
+    if (type == FDNN_BF16_SRC_F16) {
+        __m512i h = _mm512_maskz_loadu_epi16(m, (const void *)p);
+        lo = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
+        hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1));
+    } else {
+        lo = _mm512_maskz_loadu_ps((__mmask16)(m & 0xffffu), (const void *)p);
+        hi = _mm512_maskz_loadu_ps((__mmask16)(m >> 16), (const void *)(p + 64));
+    }
+    return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+}
+
+/* The even elements 0, 2, .., 62 of the 64 at p of `type` under the
+ * element mask m (64 bits; others zero), as 32 bfloat16 lanes. */
+ATTR static inline __m512i
+load32_stride2(int type, uintptr_t p, uint64_t m)
+{
+    if (type == FDNN_BF16_SRC_F32) {
+        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        __m512 a0 = _mm512_maskz_loadu_ps((__mmask16)m, (const void *)p);
+        __m512 a1 = _mm512_maskz_loadu_ps((__mmask16)(m >> 16), (const void *)(p + 64));
+        __m512 a2 = _mm512_maskz_loadu_ps((__mmask16)(m >> 32), (const void *)(p + 128));
+        __m512 a3 = _mm512_maskz_loadu_ps((__mmask16)(m >> 48), (const void *)(p + 192));
+        __m512 lo = _mm512_permutex2var_ps(a0, even, a1);
+        __m512 hi = _mm512_permutex2var_ps(a2, even, a3);
+        return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+    }
+    static const uint16_t even_idx[32] = {0,  2,  4,  6,  8,  10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
+                                          32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62};
+    const __m512i even = _mm512_loadu_si512((const void *)even_idx);
+    __m512i a = _mm512_maskz_loadu_epi16((__mmask32)m, (const void *)p);
+    __m512i b = _mm512_maskz_loadu_epi16((__mmask32)(m >> 32), (const void *)(p + 64));
+    __m512i v = _mm512_permutex2var_epi16(a, even, b);
+    if (type == FDNN_BF16_SRC_BF16)
+        return v;
+    __m512 lo = _mm512_cvtph_ps(_mm512_castsi512_si256(v));
+    __m512 hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(v, 1));
+    return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+}
+
+/* Spreads the bits of a 32-bit mask to the even bits of a 64-bit one. */
+static inline uint64_t
+spread_even(uint32_t m)
+{
+    uint64_t x = m;
+    x = (x | (x << 16)) & 0x0000ffff0000ffffull;
+    x = (x | (x << 8)) & 0x00ff00ff00ff00ffull;
+    x = (x | (x << 4)) & 0x0f0f0f0f0f0f0f0full;
+    x = (x | (x << 2)) & 0x3333333333333333ull;
+    x = (x | (x << 1)) & 0x5555555555555555ull;
+    return x;
+}
+
+/* Floor division for a positive divisor. */
+static inline int64_t
+floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* Row p = (c, qd, qh, qw) of the strip as 32 bfloat16 lanes. */
+ATTR static __m512i
+pack_row(const fdnn_bf16_conv_geom_t *g, const char *xc, size_t es, const fdnn_bf16_conv_run_t *runs, int nruns,
+         int64_t qd, int64_t qh, int64_t qw)
+{
+    __m512i r = _mm512_setzero_si512();
+    const int64_t W = g->in[2], sw = g->stride[2];
+    for (int i = 0; i < nruns; i++) {
+        const fdnn_bf16_conv_run_t *u = &runs[i];
+        int64_t id = u->od * g->stride[0] - g->pad[0] + qd * g->dil[0];
+        int64_t ih = u->oh * g->stride[1] - g->pad[1] + qh * g->dil[1];
+        if (id < 0 || id >= g->in[0] || ih < 0 || ih >= g->in[1])
+            continue;
+        int64_t iw0 = u->ow0 * sw - g->pad[2] + qw * g->dil[2];
+        /* lanes L of the run with 0 <= iw0 + (L - j) * sw < W */
+        int64_t lo = u->j + (iw0 < 0 ? (-iw0 + sw - 1) / sw : 0);
+        int64_t hi = u->j + floor_div(W - 1 - iw0, sw) + 1;
+        if (hi > u->j + u->len)
+            hi = u->j + u->len;
+        uint32_t m = lane_range(lo, hi);
+        if (m == 0)
+            continue;
+        const char *row = xc + (u->n * g->xs[0] + id * g->xs[2] + ih * g->xs[3]) * (int64_t)es;
+        __m512i v;
+        if (g->xs[4] == 1 && sw == 1) {
+            v = load32(g->type, (uintptr_t)row + (uintptr_t)((iw0 - u->j) * (int64_t)es), m);
+        } else if (g->xs[4] == 1 && sw == 2) {
+            v = load32_stride2(g->type, (uintptr_t)row + (uintptr_t)((iw0 - 2 * u->j) * (int64_t)es),
+                               spread_even(m));
+        } else {
+            uint16_t tmp[32];
+            for (int64_t L = lo; L < hi; L++)
+                tmp[L] = bf16_of(g->type, row, (iw0 + (L - u->j) * sw) * g->xs[4]);
+            v = _mm512_maskz_loadu_epi16(m, tmp);
+        }
+        r = _mm512_mask_mov_epi16(r, m, v);
+    }
+    return r;
+}
+
+ATTR void
+fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, const fdnn_bf16_conv_run_t *runs,
+                                int nruns, size_t p0, size_t kc, uint32_t *dst)
+{
+    const size_t es = g->type == FDNN_BF16_SRC_F32 ? 4 : 2;
+    const int64_t kd = g->ker[0], kh = g->ker[1], kw = g->ker[2], taps = kd * kh * kw;
+    /* (c, qd, qh, qw) of row p0, then stepped row by row */
+    int64_t c = (int64_t)p0 / taps, t = (int64_t)p0 % taps;
+    int64_t qd = t / (kh * kw), qh = t / kw % kh, qw = t % kw;
+    __m512i rows[2];
+    for (size_t p = 0; p < kc; p++) {
+        if ((int64_t)(p0 + p) < g->rows) {
+            const char *xc = (const char *)g->x + (c0 + c) * g->xs[1] * (int64_t)es;
+            rows[p & 1] = pack_row(g, xc, es, runs, nruns, qd, qh, qw);
+            if (++qw == kw) {
+                qw = 0;
+                if (++qh == kh) {
+                    qh = 0;
+                    if (++qd == kd) {
+                        qd = 0;
+                        c++;
+                    }
+                }
+            }
+        } else {
+            rows[p & 1] = _mm512_setzero_si512();
+        }
+        if (p & 1) {
+            uint32_t *d = dst + (p / 2) * FDNN_BF16_CONV_STRIP;
+            __m512i e0 = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(rows[0]));
+            __m512i o0 = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(rows[1]));
+            __m512i e1 = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(rows[0], 1));
+            __m512i o1 = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(rows[1], 1));
+            _mm512_store_si512((void *)d, _mm512_or_si512(e0, _mm512_slli_epi32(o0, 16)));
+            _mm512_store_si512((void *)(d + 16), _mm512_or_si512(e1, _mm512_slli_epi32(o1, 16)));
+        }
+    }
+}
+
+ATTR void
+fdnn_bf16_conv_cvt_row__avx512bf16(int type, const void *src, size_t n, uint16_t *dst)
+{
+    const size_t es = type == FDNN_BF16_SRC_F32 ? 4 : 2;
+    for (size_t i = 0; i < n; i += 32) {
+        uint32_t m = lane_range(0, (int64_t)(n - i));
+        __m512i v = load32(type, (uintptr_t)src + i * es, m);
+        _mm512_mask_storeu_epi16(dst + i, m, v);
+    }
+}
+
+/* 16 values of `type` at p under mask m as floats (others zero). */
+ATTR static inline __m512
+load16_f32(int type, const void *p, __mmask16 m)
+{
+    if (type == FDNN_BF16_SRC_F32)
+        return _mm512_maskz_loadu_ps(m, p);
+    __m256i h = _mm256_maskz_loadu_epi16(m, p);
+    if (type == FDNN_BF16_SRC_F16)
+        return _mm512_cvtph_ps(h);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+ATTR static inline void
+store16(int type, void *p, __mmask16 m, __m512 v)
+{
+    if (type == FDNN_BF16_SRC_F32)
+        _mm512_mask_storeu_ps(p, m, v);
+    else if (type == FDNN_BF16_SRC_F16)
+        _mm256_mask_storeu_epi16(p, m, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    else
+        _mm256_mask_storeu_epi16(p, m, (__m256i)_mm512_cvtneps_pbh(v));
+}
+
+ATTR static inline __m512
+blend16(const fdnn_bf16_conv_out_t *o, __m512 s, __m512 old, __m512 b)
+{
+    __m512 v = _mm512_mul_ps(_mm512_set1_ps(o->alpha), s);
+    if (o->beta != 0)
+        v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_set1_ps(o->beta), old));
+    if (o->bias != NULL)
+        v = _mm512_add_ps(v, b);
+    if (o->relu) {
+        __mmask16 keep = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ) |
+                         _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        v = _mm512_maskz_mov_ps(keep, v);
+    }
+    return v;
+}
+
+ATTR void
+fdnn_bf16_conv_store__avx512bf16(const fdnn_bf16_conv_out_t *o, const float *acc, size_t ldc, size_t rows,
+                                 int64_t k0, const fdnn_bf16_conv_run_t *runs, int nruns)
+{
+    const size_t es = o->type == FDNN_BF16_SRC_F32 ? 4 : 2;
+    for (size_t i = 0; i < rows; i++) {
+        int64_t k = k0 + (int64_t)i;
+        float bias = 0;
+        if (o->bias != NULL)
+            bias = o->type == FDNN_BF16_SRC_F32   ? ((const float *)o->bias)[k]
+                   : o->type == FDNN_BF16_SRC_F16 ? fdnn_f16_to_f32(((const uint16_t *)o->bias)[k])
+                                                  : fdnn_bf16_to_f32(((const uint16_t *)o->bias)[k]);
+        const __m512 bv = _mm512_set1_ps(bias);
+        const float *a = acc + i * ldc;
+        for (int r = 0; r < nruns; r++) {
+            const fdnn_bf16_conv_run_t *u = &runs[r];
+            char *d = (char *)o->y +
+                      (u->n * o->ys[0] + k * o->ys[1] + u->od * o->ys[2] + u->oh * o->ys[3] + u->ow0 * o->ys[4]) *
+                          (int64_t)es;
+            if (o->ys[4] == 1) {
+                for (int32_t j = 0; j < u->len; j += 16) {
+                    __mmask16 m = (__mmask16)lane_range(0, u->len - j);
+                    __m512 s = _mm512_maskz_loadu_ps(m, a + u->j + j);
+                    __m512 old = o->beta != 0 ? load16_f32(o->type, d + (size_t)j * es, m) : _mm512_setzero_ps();
+                    store16(o->type, d + (size_t)j * es, m, blend16(o, s, old, bv));
+                }
+            } else {
+                for (int32_t j = 0; j < u->len; j++) {
+                    char *e = d + (int64_t)j * o->ys[4] * (int64_t)es;
+                    __m512 s = _mm512_set1_ps(a[u->j + j]);
+                    __m512 old = o->beta != 0 ? load16_f32(o->type, e, 1) : _mm512_setzero_ps();
+                    store16(o->type, e, 1, blend16(o, s, old, bv));
+                }
+            }
+        }
+    }
+}

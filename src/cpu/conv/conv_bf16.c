@@ -123,7 +123,7 @@ strip_runs(const bf16_job_t *j, size_t s, fdnn_bf16_conv_run_t *runs)
 
 /* Tile `item` (group, tile of strips) with the slot's buffers. */
 static void
-run_item(const bf16_job_t *j, size_t item, uint32_t *bbuf, float *ctile, fdnn_bf16_conv_run_t *runs)
+run_item(const bf16_job_t *j, size_t item, uint32_t *bbuf, float *ctile, fdnn_bf16_conv_run_t *runs, void *table)
 {
     const size_t g = item / j->tiles, tile = item % j->tiles;
     const size_t s0 = tile * j->tile_strips;
@@ -141,7 +141,7 @@ run_item(const bf16_job_t *j, size_t item, uint32_t *bbuf, float *ctile, fdnn_bf
         size_t kc = j->kpad - pc < j->kc ? j->kpad - pc : j->kc;
         fdnn_f32_gemm_epilogue_t ep = {.alpha = 1.0f, .beta = pc == 0 ? 0.0f : 1.0f};
         for (size_t s = 0; s < ns; s++) {
-            fdnn_bf16_conv_pack__avx512bf16(&j->geom, c0, runs + s * STRIP, nruns[s], pc, kc, bbuf);
+            fdnn_bf16_conv_pack__avx512bf16(&j->geom, c0, runs + s * STRIP, nruns[s], pc, kc, table, bbuf);
             for (int64_t i = 0; i < j->kg; i += MR) {
                 size_t rows = j->kg - i < MR ? (size_t)(j->kg - i) : MR;
                 const uint32_t *a = (const uint32_t *)(const void *)(j->a + (size_t)(k0 + i) * j->lda_words * 2) +
@@ -170,9 +170,10 @@ chunk_task(void *ctx, size_t chunk)
     uint32_t *bbuf = fdnn_carve(&cv, (KC_MAX / 2) * STRIP * sizeof(uint32_t));
     float *ctile = fdnn_carve(&cv, (size_t)j->kg * j->tile_strips * STRIP * sizeof(float));
     fdnn_bf16_conv_run_t *runs = fdnn_carve(&cv, j->tile_strips * STRIP * sizeof(fdnn_bf16_conv_run_t));
+    void *table = fdnn_carve(&cv, fdnn_bf16_conv_table_bytes(fdnn_conv_taps(j->p)));
     size_t first = chunk * j->items / j->chunks, last = (chunk + 1) * j->items / j->chunks;
     for (size_t it = first; it < last; it++)
-        run_item(j, it, bbuf, ctile, runs);
+        run_item(j, it, bbuf, ctile, runs, table);
 }
 
 /* Filter row k as bfloat16 into a_own (kpad entries, the pad zero). */
@@ -263,6 +264,7 @@ fdnn_conv_bf16_run(const fdnn_conv_exec_t *e)
     fdnn_carve(&cv, (KC_MAX / 2) * STRIP * sizeof(uint32_t));
     fdnn_carve(&cv, (size_t)j.kg * t * STRIP * sizeof(float));
     fdnn_carve(&cv, t * STRIP * sizeof(fdnn_bf16_conv_run_t));
+    fdnn_carve(&cv, fdnn_bf16_conv_table_bytes(fdnn_conv_taps(p)));
     j.slot_bytes = cv.used - a_bytes;
     char *scratch = fdnn_handle_scratch(e->handle, a_bytes + j.chunks * j.slot_bytes);
     if (scratch == NULL)

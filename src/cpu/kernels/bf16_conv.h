@@ -42,9 +42,18 @@ typedef struct fdnn_bf16_conv_geom {
 
 /* B rows p0 .. p0+kc-1 (kc even; rows past g->rows are zero) of the strip
  * `runs` (channels from c0: the group's first), as kc/2 pair rows of 32
- * words at dst (64-byte aligned); columns past the runs are zero. */
+ * words at dst (64-byte aligned); columns past the runs are zero.  table:
+ * fdnn_bf16_conv_table_bytes(taps) bytes of scratch, 16-byte aligned. */
 void fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, const fdnn_bf16_conv_run_t *runs,
-                                     int nruns, size_t p0, size_t kc, uint32_t *dst);
+                                     int nruns, size_t p0, size_t kc, void *table, uint32_t *dst);
+
+/* The pack's scratch for kernels of `taps` taps: where each tap's loads
+ * start, and up to 32 loads (16 bytes each) per tap. */
+static inline size_t
+fdnn_bf16_conv_table_bytes(int64_t taps)
+{
+    return ((size_t)(taps + 1) * sizeof(int) + 15) / 16 * 16 + (size_t)taps * 32 * 16;
+}
 
 /* dst[i] = src[i] (n contiguous values of `type`) as bfloat16, nearest
  * even. */

@@ -109,13 +109,22 @@ floor_div(int64_t a, int64_t b)
     return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-/* Row p = (c, qd, qh, qw) of the strip as 32 bfloat16 lanes. */
-ATTR static __m512i
-pack_row(const fdnn_bf16_conv_geom_t *g, const char *xc, size_t es, const fdnn_bf16_conv_run_t *runs, int nruns,
-         int64_t qd, int64_t qh, int64_t qw)
+/* Where the lanes of a strip read for one tap: per run with lanes inside
+ * the input, the byte offset (from the channel's element (n=0, d=0, h=0,
+ * w=0)) that lane 0 would have, lane L being `step` bytes further per
+ * lane, and the mask of its lanes.  The same for every channel. */
+typedef struct tap_load {
+    int64_t off;
+    uint32_t mask;
+} tap_load_t;
+
+/* The loads of tap (qd, qh, qw) into t; returns their count. */
+static int
+tap_loads(const fdnn_bf16_conv_geom_t *g, size_t es, const fdnn_bf16_conv_run_t *runs, int nruns, int64_t qd,
+          int64_t qh, int64_t qw, tap_load_t *t)
 {
-    __m512i r = _mm512_setzero_si512();
     const int64_t W = g->in[2], sw = g->stride[2];
+    int nt = 0;
     for (int i = 0; i < nruns; i++) {
         const fdnn_bf16_conv_run_t *u = &runs[i];
         int64_t id = u->od * g->stride[0] - g->pad[0] + qd * g->dil[0];
@@ -131,59 +140,88 @@ pack_row(const fdnn_bf16_conv_geom_t *g, const char *xc, size_t es, const fdnn_b
         uint32_t m = lane_range(lo, hi);
         if (m == 0)
             continue;
-        const char *row = xc + (u->n * g->xs[0] + id * g->xs[2] + ih * g->xs[3]) * (int64_t)es;
+        int64_t lane0 = iw0 - u->j * sw; /* the w of lane 0 */
+        int64_t off = (u->n * g->xs[0] + id * g->xs[2] + ih * g->xs[3] + lane0 * g->xs[4]) * (int64_t)es;
+        /* runs that continue each other in memory (the rows of a packed
+         * plane under a 1x1 filter, or inside the padding) share a load */
+        if (nt > 0 && t[nt - 1].off == off) {
+            t[nt - 1].mask |= m;
+            continue;
+        }
+        t[nt].off = off;
+        t[nt].mask = m;
+        nt++;
+    }
+    return nt;
+}
+
+/* One row of the strip: the loads of its tap from channel base xc. */
+ATTR static inline __m512i
+pack_row(int type, int kind, int64_t step, const char *xc, const tap_load_t *t, int nt)
+{
+    __m512i r = _mm512_setzero_si512();
+    for (int i = 0; i < nt; i++) {
+        uintptr_t p = (uintptr_t)xc + (uintptr_t)t[i].off;
         __m512i v;
-        if (g->xs[4] == 1 && sw == 1) {
-            v = load32(g->type, (uintptr_t)row + (uintptr_t)((iw0 - u->j) * (int64_t)es), m);
-        } else if (g->xs[4] == 1 && sw == 2) {
-            v = load32_stride2(g->type, (uintptr_t)row + (uintptr_t)((iw0 - 2 * u->j) * (int64_t)es),
-                               spread_even(m));
+        if (kind == 1) {
+            v = load32(type, p, t[i].mask);
+        } else if (kind == 2) {
+            v = load32_stride2(type, p, spread_even(t[i].mask));
         } else {
             uint16_t tmp[32];
-            for (int64_t L = lo; L < hi; L++)
-                tmp[L] = bf16_of(g->type, row, (iw0 + (L - u->j) * sw) * g->xs[4]);
-            v = _mm512_maskz_loadu_epi16(m, tmp);
+            for (uint32_t m = t[i].mask; m != 0; m &= m - 1) {
+                int L = __builtin_ctz(m);
+                tmp[L] = bf16_of(type, (const void *)(p + (uintptr_t)(L * step)), 0);
+            }
+            v = _mm512_maskz_loadu_epi16(t[i].mask, tmp);
         }
-        r = _mm512_mask_mov_epi16(r, m, v);
+        r = _mm512_or_si512(r, v);
     }
     return r;
 }
 
 ATTR void
 fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, const fdnn_bf16_conv_run_t *runs,
-                                int nruns, size_t p0, size_t kc, uint32_t *dst)
+                                int nruns, size_t p0, size_t kc, void *table, uint32_t *dst)
 {
     const size_t es = g->type == FDNN_BF16_SRC_F32 ? 4 : 2;
     const int64_t kd = g->ker[0], kh = g->ker[1], kw = g->ker[2], taps = kd * kh * kw;
-    /* (c, qd, qh, qw) of row p0, then stepped row by row */
+    const int64_t sw = g->stride[2];
+    /* lanes sw * xs[4] elements apart: unit stride, stride 2, or one by one */
+    const int kind = g->xs[4] == 1 && sw == 1 ? 1 : g->xs[4] == 1 && sw == 2 ? 2 : 3;
+    const int64_t step = sw * g->xs[4] * (int64_t)es;
+    /* the loads of every tap, in tap order (at most taps * 32), after
+     * where each tap's start */
+    int *first = (int *)table;
+    tap_load_t *tl = (tap_load_t *)(void *)((char *)table + ((size_t)(taps + 1) * sizeof(int) + 15) / 16 * 16);
+    int total = 0;
+    for (int64_t t = 0; t < taps; t++) {
+        first[t] = total;
+        total += tap_loads(g, es, runs, nruns, t / (kh * kw), t / kw % kh, t % kw, tl + total);
+    }
+    first[taps] = total;
+    static const uint16_t lo_idx[32] = {0,  32, 1,  33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
+                                        8,  40, 9,  41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+    static const uint16_t hi_idx[32] = {16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
+                                        24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63};
+    const __m512i ilo = _mm512_loadu_si512((const void *)lo_idx), ihi = _mm512_loadu_si512((const void *)hi_idx);
     int64_t c = (int64_t)p0 / taps, t = (int64_t)p0 % taps;
-    int64_t qd = t / (kh * kw), qh = t / kw % kh, qw = t % kw;
     __m512i rows[2];
     for (size_t p = 0; p < kc; p++) {
         if ((int64_t)(p0 + p) < g->rows) {
             const char *xc = (const char *)g->x + (c0 + c) * g->xs[1] * (int64_t)es;
-            rows[p & 1] = pack_row(g, xc, es, runs, nruns, qd, qh, qw);
-            if (++qw == kw) {
-                qw = 0;
-                if (++qh == kh) {
-                    qh = 0;
-                    if (++qd == kd) {
-                        qd = 0;
-                        c++;
-                    }
-                }
+            rows[p & 1] = pack_row(g->type, kind, step, xc, tl + first[t], first[t + 1] - first[t]);
+            if (++t == taps) {
+                t = 0;
+                c++;
             }
         } else {
             rows[p & 1] = _mm512_setzero_si512();
         }
         if (p & 1) {
             uint32_t *d = dst + (p / 2) * FDNN_BF16_CONV_STRIP;
-            __m512i e0 = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(rows[0]));
-            __m512i o0 = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(rows[1]));
-            __m512i e1 = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(rows[0], 1));
-            __m512i o1 = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(rows[1], 1));
-            _mm512_store_si512((void *)d, _mm512_or_si512(e0, _mm512_slli_epi32(o0, 16)));
-            _mm512_store_si512((void *)(d + 16), _mm512_or_si512(e1, _mm512_slli_epi32(o1, 16)));
+            _mm512_store_si512((void *)d, _mm512_permutex2var_epi16(rows[0], ilo, rows[1]));
+            _mm512_store_si512((void *)(d + 16), _mm512_permutex2var_epi16(rows[0], ihi, rows[1]));
         }
     }
 }
@@ -243,6 +281,23 @@ fdnn_bf16_conv_store__avx512bf16(const fdnn_bf16_conv_out_t *o, const float *acc
                                  int64_t k0, const fdnn_bf16_conv_run_t *runs, int nruns)
 {
     const size_t es = o->type == FDNN_BF16_SRC_F32 ? 4 : 2;
+    /* per segment: y's offset of its first lane (channel 0), its lanes;
+     * runs that continue each other in y (a packed output plane) merge */
+    int64_t off[32];
+    int32_t j0[32], len[32];
+    int ns = 0;
+    for (int r = 0; r < nruns; r++) {
+        const fdnn_bf16_conv_run_t *u = &runs[r];
+        int64_t d = u->n * o->ys[0] + u->od * o->ys[2] + u->oh * o->ys[3] + u->ow0 * o->ys[4];
+        if (ns > 0 && o->ys[4] == 1 && off[ns - 1] + len[ns - 1] == d && j0[ns - 1] + len[ns - 1] == u->j) {
+            len[ns - 1] += u->len;
+            continue;
+        }
+        off[ns] = d;
+        j0[ns] = u->j;
+        len[ns] = u->len;
+        ns++;
+    }
     for (size_t i = 0; i < rows; i++) {
         int64_t k = k0 + (int64_t)i;
         float bias = 0;
@@ -252,22 +307,20 @@ fdnn_bf16_conv_store__avx512bf16(const fdnn_bf16_conv_out_t *o, const float *acc
                                                   : fdnn_bf16_to_f32(((const uint16_t *)o->bias)[k]);
         const __m512 bv = _mm512_set1_ps(bias);
         const float *a = acc + i * ldc;
-        for (int r = 0; r < nruns; r++) {
-            const fdnn_bf16_conv_run_t *u = &runs[r];
-            char *d = (char *)o->y +
-                      (u->n * o->ys[0] + k * o->ys[1] + u->od * o->ys[2] + u->oh * o->ys[3] + u->ow0 * o->ys[4]) *
-                          (int64_t)es;
+        char *yk = (char *)o->y + k * o->ys[1] * (int64_t)es;
+        for (int r = 0; r < ns; r++) {
+            char *d = yk + off[r] * (int64_t)es;
             if (o->ys[4] == 1) {
-                for (int32_t j = 0; j < u->len; j += 16) {
-                    __mmask16 m = (__mmask16)lane_range(0, u->len - j);
-                    __m512 s = _mm512_maskz_loadu_ps(m, a + u->j + j);
+                for (int32_t j = 0; j < len[r]; j += 16) {
+                    __mmask16 m = (__mmask16)lane_range(0, len[r] - j);
+                    __m512 s = _mm512_maskz_loadu_ps(m, a + j0[r] + j);
                     __m512 old = o->beta != 0 ? load16_f32(o->type, d + (size_t)j * es, m) : _mm512_setzero_ps();
                     store16(o->type, d + (size_t)j * es, m, blend16(o, s, old, bv));
                 }
             } else {
-                for (int32_t j = 0; j < u->len; j++) {
+                for (int32_t j = 0; j < len[r]; j++) {
                     char *e = d + (int64_t)j * o->ys[4] * (int64_t)es;
-                    __m512 s = _mm512_set1_ps(a[u->j + j]);
+                    __m512 s = _mm512_set1_ps(a[j0[r] + j]);
                     __m512 old = o->beta != 0 ? load16_f32(o->type, e, 1) : _mm512_setzero_ps();
                     store16(o->type, e, 1, blend16(o, s, old, bv));
                 }

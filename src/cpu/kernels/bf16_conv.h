@@ -48,11 +48,11 @@ void fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0,
                                      int nruns, size_t p0, size_t kc, void *table, uint32_t *dst);
 
 /* The pack's scratch for kernels of `taps` taps: where each tap's loads
- * start, and up to 32 loads (16 bytes each) per tap. */
+ * start, and up to 32 loads (24 bytes each) per tap. */
 static inline size_t
 fdnn_bf16_conv_table_bytes(int64_t taps)
 {
-    return ((size_t)(taps + 1) * sizeof(int) + 15) / 16 * 16 + (size_t)taps * 32 * 16;
+    return ((size_t)(taps + 1) * sizeof(int) + 15) / 16 * 16 + (size_t)taps * 32 * 24;
 }
 
 /* dst[i] = src[i] (n contiguous values of `type`) as bfloat16, nearest

@@ -102,10 +102,15 @@ spread_even(uint32_t m)
     return x;
 }
 
-/* Floor division for a positive divisor. */
+/* Floor division for a positive divisor (strides 1 and 2 without a
+ * divide: the 7x7 stem builds 49 tap tables per strip). */
 static inline int64_t
 floor_div(int64_t a, int64_t b)
 {
+    if (b == 1)
+        return a;
+    if (b == 2)
+        return a >= 0 ? a / 2 : -((-a + 1) / 2);
     return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
@@ -115,8 +120,10 @@ floor_div(int64_t a, int64_t b)
  * lane, and the mask of its lanes.  The same for every channel. */
 typedef struct tap_load {
     int64_t off;
+    uint64_t mask2; /* stride 2: the mask of the 64-element window (even bits) */
     uint32_t mask;
 } tap_load_t;
+_Static_assert(sizeof(tap_load_t) == 24, "fdnn_bf16_conv_table_bytes counts 24 bytes a load");
 
 /* The loads of tap (qd, qh, qw) into t; returns their count. */
 static int
@@ -133,7 +140,7 @@ tap_loads(const fdnn_bf16_conv_geom_t *g, size_t es, const fdnn_bf16_conv_run_t 
             continue;
         int64_t iw0 = u->ow0 * sw - g->pad[2] + qw * g->dil[2];
         /* lanes L of the run with 0 <= iw0 + (L - j) * sw < W */
-        int64_t lo = u->j + (iw0 < 0 ? (-iw0 + sw - 1) / sw : 0);
+        int64_t lo = u->j + (iw0 < 0 ? -floor_div(iw0, sw) : 0);
         int64_t hi = u->j + floor_div(W - 1 - iw0, sw) + 1;
         if (hi > u->j + u->len)
             hi = u->j + u->len;
@@ -146,10 +153,12 @@ tap_loads(const fdnn_bf16_conv_geom_t *g, size_t es, const fdnn_bf16_conv_run_t 
          * plane under a 1x1 filter, or inside the padding) share a load */
         if (nt > 0 && t[nt - 1].off == off) {
             t[nt - 1].mask |= m;
+            t[nt - 1].mask2 = spread_even(t[nt - 1].mask);
             continue;
         }
         t[nt].off = off;
         t[nt].mask = m;
+        t[nt].mask2 = spread_even(m);
         nt++;
     }
     return nt;
@@ -166,7 +175,7 @@ pack_row(int type, int kind, int64_t step, const char *xc, const tap_load_t *t, 
         if (kind == 1) {
             v = load32(type, p, t[i].mask);
         } else if (kind == 2) {
-            v = load32_stride2(type, p, spread_even(t[i].mask));
+            v = load32_stride2(type, p, t[i].mask2);
         } else {
             uint16_t tmp[32];
             for (uint32_t m = t[i].mask; m != 0; m &= m - 1) {

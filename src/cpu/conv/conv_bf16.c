@@ -33,7 +33,7 @@
 #define STRIP FDNN_BF16_CONV_STRIP
 #define KC_MAX 512             /* rows of B per block: a 32 KiB B strip */
 #define MR 14                  /* rows of the microkernel */
-#define MAX_TILE_STRIPS 8      /* strips per tile */
+#define MAX_TILE_STRIPS FDNN_BF16_CONV_MAX_STRIPS /* strips per tile */
 #define CTILE_BYTES (1u << 19) /* at most this much of C per tile */
 
 static int
@@ -137,22 +137,24 @@ run_item(const bf16_job_t *j, size_t item, uint32_t *bbuf, float *ctile, fdnn_bf
         width[s] = first + STRIP <= (size_t)j->cols ? STRIP : (size_t)j->cols - first;
     }
     const int64_t c0 = (int64_t)g * fdnn_conv_cg(j->p), k0 = (int64_t)g * j->kg;
+    const size_t b_words = (KC_MAX / 2) * STRIP;
     for (size_t pc = 0; pc < j->kpad; pc += j->kc) {
         size_t kc = j->kpad - pc < j->kc ? j->kpad - pc : j->kc;
         fdnn_f32_gemm_epilogue_t ep = {.alpha = 1.0f, .beta = pc == 0 ? 0.0f : 1.0f};
+        fdnn_bf16_conv_pack__avx512bf16(&j->geom, c0, runs, nruns, ns, pc, kc, table, bbuf, b_words);
         for (size_t s = 0; s < ns; s++) {
-            fdnn_bf16_conv_pack__avx512bf16(&j->geom, c0, runs + s * STRIP, nruns[s], pc, kc, table, bbuf);
+            const uint32_t *b = bbuf + s * b_words;
             for (int64_t i = 0; i < j->kg; i += MR) {
                 size_t rows = j->kg - i < MR ? (size_t)(j->kg - i) : MR;
                 const uint32_t *a = (const uint32_t *)(const void *)(j->a + (size_t)(k0 + i) * j->lda_words * 2) +
                                     pc / 2;
                 float *c = ctile + (size_t)i * ldc + s * STRIP;
                 if (width[s] <= STRIP / 2)
-                    fdnn_bf16_gemm_arows_ukernel_14x16__avx512bf16(rows, width[s], kc, a, j->lda_words, bbuf, c,
-                                                                   ldc, &ep);
+                    fdnn_bf16_gemm_arows_ukernel_14x16__avx512bf16(rows, width[s], kc, a, j->lda_words, b, c, ldc,
+                                                                   &ep);
                 else
-                    fdnn_bf16_gemm_arows_ukernel_14x32__avx512bf16(rows, width[s], kc, a, j->lda_words, bbuf, c,
-                                                                   ldc, &ep);
+                    fdnn_bf16_gemm_arows_ukernel_14x32__avx512bf16(rows, width[s], kc, a, j->lda_words, b, c, ldc,
+                                                                   &ep);
             }
         }
     }
@@ -167,10 +169,10 @@ chunk_task(void *ctx, size_t chunk)
     const bf16_job_t *j = ctx;
     char *slot = j->slots + chunk * j->slot_bytes;
     fdnn_carver_t cv = {slot, 0};
-    uint32_t *bbuf = fdnn_carve(&cv, (KC_MAX / 2) * STRIP * sizeof(uint32_t));
+    uint32_t *bbuf = fdnn_carve(&cv, j->tile_strips * (KC_MAX / 2) * STRIP * sizeof(uint32_t));
     float *ctile = fdnn_carve(&cv, (size_t)j->kg * j->tile_strips * STRIP * sizeof(float));
     fdnn_bf16_conv_run_t *runs = fdnn_carve(&cv, j->tile_strips * STRIP * sizeof(fdnn_bf16_conv_run_t));
-    void *table = fdnn_carve(&cv, fdnn_bf16_conv_table_bytes(fdnn_conv_taps(j->p)));
+    void *table = fdnn_carve(&cv, j->tile_strips * fdnn_bf16_conv_table_bytes(fdnn_conv_taps(j->p)));
     size_t first = chunk * j->items / j->chunks, last = (chunk + 1) * j->items / j->chunks;
     for (size_t it = first; it < last; it++)
         run_item(j, it, bbuf, ctile, runs, table);
@@ -261,10 +263,10 @@ fdnn_conv_bf16_run(const fdnn_conv_exec_t *e)
     fdnn_carver_t cv = {NULL, 0};
     fdnn_carve(&cv, in_place ? 0 : (size_t)p->k * j.kpad * sizeof(uint16_t));
     size_t a_bytes = cv.used;
-    fdnn_carve(&cv, (KC_MAX / 2) * STRIP * sizeof(uint32_t));
+    fdnn_carve(&cv, t * (KC_MAX / 2) * STRIP * sizeof(uint32_t));
     fdnn_carve(&cv, (size_t)j.kg * t * STRIP * sizeof(float));
     fdnn_carve(&cv, t * STRIP * sizeof(fdnn_bf16_conv_run_t));
-    fdnn_carve(&cv, fdnn_bf16_conv_table_bytes(fdnn_conv_taps(p)));
+    fdnn_carve(&cv, t * fdnn_bf16_conv_table_bytes(fdnn_conv_taps(p)));
     j.slot_bytes = cv.used - a_bytes;
     char *scratch = fdnn_handle_scratch(e->handle, a_bytes + j.chunks * j.slot_bytes);
     if (scratch == NULL)

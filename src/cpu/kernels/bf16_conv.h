@@ -22,7 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FDNN_BF16_CONV_STRIP 32 /* columns per B strip (the microkernel's NR) */
+#define FDNN_BF16_CONV_STRIP 32     /* columns per B strip (the microkernel's NR) */
+#define FDNN_BF16_CONV_MAX_STRIPS 8 /* strips per pack call */
 
 /* One run of a strip: columns j .. j+len-1 are the output positions
  * (n, od, oh, ow0 .. ow0+len-1). */
@@ -40,12 +41,16 @@ typedef struct fdnn_bf16_conv_geom {
     int64_t rows; /* cg * taps: the rows of B of one group */
 } fdnn_bf16_conv_geom_t;
 
-/* B rows p0 .. p0+kc-1 (kc even; rows past g->rows are zero) of the strip
- * `runs` (channels from c0: the group's first), as kc/2 pair rows of 32
- * words at dst (64-byte aligned); columns past the runs are zero.  table:
- * fdnn_bf16_conv_table_bytes(taps) bytes of scratch, 16-byte aligned. */
+/* B rows p0 .. p0+kc-1 (kc even; rows past g->rows are zero) of ns <=
+ * FDNN_BF16_CONV_MAX_STRIPS strips (strip s: the nruns[s] runs at
+ * runs + 32 s; channels from c0, the group's first), each as kc/2 pair rows
+ * of 32 words at dst + s * dst_words (64-byte aligned); columns past the
+ * runs are zero.  The strips are packed row by row together, so that a
+ * channel's row is read in order.  table: ns * fdnn_bf16_conv_table_bytes(
+ * taps) bytes of scratch, 16-byte aligned. */
 void fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, const fdnn_bf16_conv_run_t *runs,
-                                     int nruns, size_t p0, size_t kc, void *table, uint32_t *dst);
+                                     const int *nruns, size_t ns, size_t p0, size_t kc, void *table, uint32_t *dst,
+                                     size_t dst_words);
 
 /* The pack's scratch for kernels of `taps` taps: where each tap's loads
  * start, and up to 32 loads (24 bytes each) per tap. */

@@ -189,48 +189,71 @@ pack_row(int type, int kind, int64_t step, const char *xc, const tap_load_t *t, 
     return r;
 }
 
+/* The loads of every tap of a strip into `table` (tap starts, then the
+ * loads in tap order); returns the loads. */
+static tap_load_t *
+build_table(const fdnn_bf16_conv_geom_t *g, size_t es, const fdnn_bf16_conv_run_t *runs, int nruns, void *table,
+            int **first)
+{
+    const int64_t kh = g->ker[1], kw = g->ker[2], taps = g->ker[0] * kh * kw;
+    *first = (int *)table;
+    tap_load_t *tl = (tap_load_t *)(void *)((char *)table + ((size_t)(taps + 1) * sizeof(int) + 15) / 16 * 16);
+    int total = 0;
+    for (int64_t t = 0; t < taps; t++) {
+        (*first)[t] = total;
+        total += tap_loads(g, es, runs, nruns, t / (kh * kw), t / kw % kh, t % kw, tl + total);
+    }
+    (*first)[taps] = total;
+    return tl;
+}
+
 ATTR void
 fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, const fdnn_bf16_conv_run_t *runs,
-                                int nruns, size_t p0, size_t kc, void *table, uint32_t *dst)
+                                const int *nruns, size_t ns, size_t p0, size_t kc, void *table, uint32_t *dst,
+                                size_t dst_words)
 {
     const size_t es = g->type == FDNN_BF16_SRC_F32 ? 4 : 2;
-    const int64_t kd = g->ker[0], kh = g->ker[1], kw = g->ker[2], taps = kd * kh * kw;
+    const int64_t taps = g->ker[0] * g->ker[1] * g->ker[2];
     const int64_t sw = g->stride[2];
     /* lanes sw * xs[4] elements apart: unit stride, stride 2, or one by one */
     const int kind = g->xs[4] == 1 && sw == 1 ? 1 : g->xs[4] == 1 && sw == 2 ? 2 : 3;
     const int64_t step = sw * g->xs[4] * (int64_t)es;
-    /* the loads of every tap, in tap order (at most taps * 32), after
-     * where each tap's start */
-    int *first = (int *)table;
-    tap_load_t *tl = (tap_load_t *)(void *)((char *)table + ((size_t)(taps + 1) * sizeof(int) + 15) / 16 * 16);
-    int total = 0;
-    for (int64_t t = 0; t < taps; t++) {
-        first[t] = total;
-        total += tap_loads(g, es, runs, nruns, t / (kh * kw), t / kw % kh, t % kw, tl + total);
-    }
-    first[taps] = total;
+    const size_t tbytes = fdnn_bf16_conv_table_bytes(taps);
+    tap_load_t *tl[FDNN_BF16_CONV_MAX_STRIPS];
+    int *first[FDNN_BF16_CONV_MAX_STRIPS];
+    for (size_t s = 0; s < ns; s++)
+        tl[s] = build_table(g, es, runs + s * FDNN_BF16_CONV_STRIP, nruns[s], (char *)table + s * tbytes, &first[s]);
     static const uint16_t lo_idx[32] = {0,  32, 1,  33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
                                         8,  40, 9,  41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
     static const uint16_t hi_idx[32] = {16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
                                         24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63};
     const __m512i ilo = _mm512_loadu_si512((const void *)lo_idx), ihi = _mm512_loadu_si512((const void *)hi_idx);
+    /* (channel, tap) of the pair's two rows, stepped pair by pair; the
+     * strips inner, so that the rows of one channel are read in order */
     int64_t c = (int64_t)p0 / taps, t = (int64_t)p0 % taps;
-    __m512i rows[2];
-    for (size_t p = 0; p < kc; p++) {
-        if ((int64_t)(p0 + p) < g->rows) {
-            const char *xc = (const char *)g->x + (c0 + c) * g->xs[1] * (int64_t)es;
-            rows[p & 1] = pack_row(g->type, kind, step, xc, tl + first[t], first[t + 1] - first[t]);
+    for (size_t q = 0; q < kc / 2; q++) {
+        int64_t cc[2], tt[2];
+        bool live[2];
+        for (int h = 0; h < 2; h++) {
+            live[h] = (int64_t)(p0 + 2 * q + (size_t)h) < g->rows;
+            cc[h] = c;
+            tt[h] = t;
             if (++t == taps) {
                 t = 0;
                 c++;
             }
-        } else {
-            rows[p & 1] = _mm512_setzero_si512();
         }
-        if (p & 1) {
-            uint32_t *d = dst + (p / 2) * FDNN_BF16_CONV_STRIP;
-            _mm512_store_si512((void *)d, _mm512_permutex2var_epi16(rows[0], ilo, rows[1]));
-            _mm512_store_si512((void *)(d + 16), _mm512_permutex2var_epi16(rows[0], ihi, rows[1]));
+        const char *x0 = (const char *)g->x + (c0 + cc[0]) * g->xs[1] * (int64_t)es;
+        const char *x1 = (const char *)g->x + (c0 + cc[1]) * g->xs[1] * (int64_t)es;
+        for (size_t s = 0; s < ns; s++) {
+            const int *f = first[s];
+            __m512i r0 = live[0] ? pack_row(g->type, kind, step, x0, tl[s] + f[tt[0]], f[tt[0] + 1] - f[tt[0]])
+                                 : _mm512_setzero_si512();
+            __m512i r1 = live[1] ? pack_row(g->type, kind, step, x1, tl[s] + f[tt[1]], f[tt[1] + 1] - f[tt[1]])
+                                 : _mm512_setzero_si512();
+            uint32_t *d = dst + s * dst_words + q * FDNN_BF16_CONV_STRIP;
+            _mm512_store_si512((void *)d, _mm512_permutex2var_epi16(r0, ilo, r1));
+            _mm512_store_si512((void *)(d + 16), _mm512_permutex2var_epi16(r0, ihi, r1));
         }
     }
 }

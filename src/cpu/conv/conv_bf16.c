@@ -36,17 +36,10 @@
 #define MAX_TILE_STRIPS FDNN_BF16_CONV_MAX_STRIPS /* strips per tile */
 #define CTILE_BYTES (1u << 19) /* at most this much of C per tile */
 
-static int
-src_type(cudnnDataType_t dt)
-{
-    return dt == CUDNN_DATA_HALF ? FDNN_BF16_SRC_F16 : dt == CUDNN_DATA_BFLOAT16 ? FDNN_BF16_SRC_BF16
-                                                                                   : FDNN_BF16_SRC_F32;
-}
-
 bool
 fdnn_conv_bf16_cpu_has(void)
 {
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
     return fdnn_cpu_max_isa() >= FDNN_ISA_AVX512 && fdnn_cpu_features()->avx512_bf16;
 #else
     return false;
@@ -70,6 +63,15 @@ fdnn_conv_bf16_applies(const fdnn_conv_problem_t *p, int algo)
     if (p->w_dtype != t || p->y_dtype != t)
         return false;
     return fdnn_conv_bf16_cpu_has();
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+
+static int
+src_type(cudnnDataType_t dt)
+{
+    return dt == CUDNN_DATA_HALF ? FDNN_BF16_SRC_F16 : dt == CUDNN_DATA_BFLOAT16 ? FDNN_BF16_SRC_BF16
+                                                                                   : FDNN_BF16_SRC_F32;
 }
 
 /* Whether t's strides are those of a packed tensor of its dims (dims of
@@ -284,3 +286,14 @@ fdnn_conv_bf16_run(const fdnn_conv_exec_t *e)
     fdnn_parallelize_1d(threads > 1 ? pool : NULL, chunk_task, &j, j.chunks, 0);
     return CUDNN_STATUS_SUCCESS;
 }
+
+#else /* the kernels are x86 only: fdnn_conv_bf16_cpu_has() is false here */
+
+cudnnStatus_t
+fdnn_conv_bf16_run(const fdnn_conv_exec_t *e)
+{
+    (void)e;
+    return FDNN_NOT_SUPPORTED("the native BF16 convolution needs x86 AVX512-BF16");
+}
+
+#endif

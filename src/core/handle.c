@@ -38,6 +38,23 @@ fdnn_handle_scratch(cudnnHandle_t handle, size_t bytes)
     return handle->scratch;
 }
 
+void *
+fdnn_handle_stage(cudnnHandle_t handle, size_t bytes)
+{
+    if (bytes > handle->stage_bytes) {
+        fdnn_aligned_free(handle->stage);
+        handle->stage = fdnn_aligned_alloc(bytes);
+        handle->stage_bytes = handle->stage != NULL ? bytes : 0;
+        if (handle->stage == NULL) {
+            FDNN_ALLOC_FAILED("cannot allocate %zu bytes of staging memory", bytes);
+            return NULL;
+        }
+    }
+    if (handle->poison_scratch)
+        memset(handle->stage, 0xff, bytes);
+    return handle->stage;
+}
+
 cudaStream_t
 fdnn_handle_stream_or_null(cudnnHandle_t handle)
 {

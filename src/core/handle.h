@@ -29,6 +29,8 @@ struct cudnnContext {
     bool pool_used;      /* a parallel step ran since the workers were parked */
     uint32_t linger_us;  /* idle workers look for work this long, then sleep */
     bool poison_scratch; /* FREEDNN_POISON_SCRATCH: scratch handed out full of NaN bytes */
+    void *stage;         /* fdnn_handle_stage's buffer: 64-byte aligned, grown on demand */
+    size_t stage_bytes;
 };
 
 /* The handle's pool for a parallel step (NULL when the handle runs on one
@@ -51,6 +53,12 @@ cudnnStatus_t fdnn_handle_check(cudnnHandle_t handle);
  * handle and valid until the next call on it.  NULL (with a reason recorded)
  * when memory runs out. */
 void *fdnn_handle_scratch(cudnnHandle_t handle, size_t bytes);
+
+/* A second scratch buffer, distinct from fdnn_handle_scratch's, for a
+ * caller that keeps data in it while it runs a solver that takes the
+ * first one (the FP32 staging of reduced-precision convolutions on the
+ * zero-workspace algorithms, cpu/conv/conv_lowp.c).  Same contract. */
+void *fdnn_handle_stage(cudnnHandle_t handle, size_t bytes);
 
 /* The stream of a handle, or NULL for a NULL handle (for log records). */
 cudaStream_t fdnn_handle_stream_or_null(cudnnHandle_t handle);

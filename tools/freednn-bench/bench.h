@@ -35,5 +35,9 @@ int bench_out(const bench_problem_t *p, int i);
  * Returns a negative value when oneDNN is not built in or fails. */
 double bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
                     const float *dy, float *result);
+/* The same in bfloat16: NCHW bfloat16 user tensors (the FP32 inputs
+ * rounded to nearest even), every tensor bfloat16; result widened. */
+double bench_onednn_bf16(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
+                         const float *dy, float *result);
 
 #endif /* FDNN_BENCH_CONV_H */

@@ -13,7 +13,9 @@
  *     --no-dnnl      skip the oneDNN comparison
  *     --dt T         f32, f16 or bf16 storage for every problem (default:
  *                    the line's dt key, f32 without one); f16/bf16 run as
- *                    PSEUDO_HALF / PSEUDO_BFLOAT16, without the oneDNN side
+ *                    PSEUDO_HALF / PSEUDO_BFLOAT16; bf16 against oneDNN's
+ *                    bfloat16 convolution (NCHW bfloat16 user tensors,
+ *                    reorders counted), f16 without the oneDNN side
  *     --math M       the descriptor's math type: default, tensor_op,
  *                    allow_conversion or fma
  *
@@ -291,6 +293,12 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
         dms = bench_onednn(bp, dir, o->threads, o->iters, xi, wi, yi, nchw);
         if (dms >= 0)
             err = max_rel_err(result, nchw, out_n);
+    } else if (o->dnnl && dt == CUDNN_DATA_BFLOAT16) {
+        /* oneDNN's bfloat16 convolution; the error is then between two
+         * bfloat16 results (both round the output) */
+        dms = bench_onednn_bf16(bp, dir, o->threads, o->iters, xi, wi, yi, nchw);
+        if (dms >= 0)
+            err = max_rel_err(result, nchw, out_n);
     }
     if (err < 0 && macs < 2e8) {
         fdnn_conv_problem_t p;
@@ -445,6 +453,14 @@ main(int argc, char **argv)
 double
 bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
              const float *dy, float *result)
+{
+    (void)p, (void)dir, (void)threads, (void)iters, (void)x, (void)w, (void)dy, (void)result;
+    return -1; /* built without oneDNN */
+}
+
+double
+bench_onednn_bf16(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
+                  const float *dy, float *result)
 {
     (void)p, (void)dir, (void)threads, (void)iters, (void)x, (void)w, (void)dy, (void)result;
     return -1; /* built without oneDNN */

@@ -3,9 +3,13 @@
  * on NCHW user tensors.  The primitive picks its own layouts (format "any")
  * and every reorder a cuDNN user holding NCHW data would pay is inside the
  * timed region: inputs into the primitive's layouts, the output back to
- * NCHW.  See bench.h. */
+ * NCHW.  With bfloat16 (bench_onednn_bf16) the user tensors are NCHW
+ * bfloat16 and the convolution runs in bfloat16 (oneDNN's AVX512-BF16 /
+ * AMX kernels where the CPU has them), reorders counted the same way.
+ * See bench.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +46,19 @@ ok(dnnl_status_t s, const char *what)
     return s == dnnl_success;
 }
 
+/* FP32 -> bfloat16, round to nearest even (NaN kept quiet). */
+static uint16_t
+to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40u);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* A memory of md filled from the FP32 values init (converted when md holds
+ * bfloat16), or zeros. */
 static dnnl_memory_t
 mem(run_t *r, const dnnl_memory_desc_t *md, const float *init)
 {
@@ -51,10 +68,14 @@ mem(run_t *r, const dnnl_memory_desc_t *md, const float *init)
     r->mems[r->nmems++] = m;
     void *h = NULL;
     dnnl_memory_get_data_handle(m, &h);
-    if (init != NULL)
-        memcpy(h, init, dnnl_memory_desc_get_size(md));
+    size_t bytes = dnnl_memory_desc_get_size(md);
+    if (init != NULL && md->data_type == dnnl_bf16)
+        for (size_t i = 0; i < bytes / 2; i++)
+            ((uint16_t *)h)[i] = to_bf16(init[i]);
+    else if (init != NULL)
+        memcpy(h, init, bytes);
     else
-        memset(h, 0, dnnl_memory_desc_get_size(md));
+        memset(h, 0, bytes);
     return m;
 }
 
@@ -111,9 +132,11 @@ cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double
-bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
-             const float *dy, float *result)
+/* dt: dnnl_f32, or dnnl_bf16 for every tensor (bfloat16 user tensors in
+ * NCHW, converted from the FP32 values outside the timing). */
+static double
+run_onednn(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
+           const float *dy, float *result, dnnl_data_type_t dt)
 {
     omp_set_num_threads(threads);
     run_t r;
@@ -143,12 +166,12 @@ bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const fl
     dnnl_format_tag_t act_tag = nsp == 3 ? dnnl_ncdhw : dnnl_nchw;
     dnnl_format_tag_t wei_tag = nsp == 3 ? (p->g > 1 ? dnnl_goidhw : dnnl_oidhw) : (p->g > 1 ? dnnl_goihw : dnnl_oihw);
     dnnl_memory_desc_t xu, wu, yu, xa, wa, ya;
-    dnnl_memory_desc_init_by_tag(&xu, nd, xd, dnnl_f32, act_tag);
-    dnnl_memory_desc_init_by_tag(&yu, nd, yd, dnnl_f32, act_tag);
-    dnnl_memory_desc_init_by_tag(&wu, wnd, wd, dnnl_f32, wei_tag);
-    dnnl_memory_desc_init_by_tag(&xa, nd, xd, dnnl_f32, dnnl_format_tag_any);
-    dnnl_memory_desc_init_by_tag(&ya, nd, yd, dnnl_f32, dnnl_format_tag_any);
-    dnnl_memory_desc_init_by_tag(&wa, wnd, wd, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&xu, nd, xd, dt, act_tag);
+    dnnl_memory_desc_init_by_tag(&yu, nd, yd, dt, act_tag);
+    dnnl_memory_desc_init_by_tag(&wu, wnd, wd, dt, wei_tag);
+    dnnl_memory_desc_init_by_tag(&xa, nd, xd, dt, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&ya, nd, yd, dt, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&wa, wnd, wd, dt, dnnl_format_tag_any);
 
     dnnl_convolution_desc_t fd;
     dnnl_primitive_desc_t fpd = NULL, pd = NULL;
@@ -225,7 +248,13 @@ bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const fl
     void *h = NULL;
     dnnl_memory_get_data_handle(out_user, &h);
     const dnnl_memory_desc_t *out_md = dir == 0 ? &yu : dir == 1 ? &xu : &wu;
-    memcpy(result, h, dnnl_memory_desc_get_size(out_md));
+    if (dt == dnnl_bf16)
+        for (size_t i = 0; i < dnnl_memory_desc_get_size(out_md) / 2; i++) {
+            uint32_t u = (uint32_t)((const uint16_t *)h)[i] << 16;
+            memcpy(&result[i], &u, 4);
+        }
+    else
+        memcpy(result, h, dnnl_memory_desc_get_size(out_md));
     for (int s = 0; s < r.nsteps; s++)
         dnnl_primitive_destroy(r.steps[s].prim);
     for (int i = 0; i < r.nmems; i++)
@@ -235,4 +264,18 @@ bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const fl
     dnnl_stream_destroy(r.stream);
     dnnl_engine_destroy(r.eng);
     return t[iters / 2];
+}
+
+double
+bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
+             const float *dy, float *result)
+{
+    return run_onednn(p, dir, threads, iters, x, w, dy, result, dnnl_f32);
+}
+
+double
+bench_onednn_bf16(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
+                  const float *dy, float *result)
+{
+    return run_onednn(p, dir, threads, iters, x, w, dy, result, dnnl_bf16);
 }

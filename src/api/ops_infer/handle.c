@@ -63,6 +63,7 @@ fdnn_api_cudnnDestroy(cudnnHandle_t handle)
     RETURN_IF_ERROR(fdnn_handle_check(handle));
     fdnn_pool_destroy(handle->pool);
     fdnn_aligned_free(handle->scratch);
+    fdnn_aligned_free(handle->stage);
     handle->magic = 0;
     free(handle);
     return CUDNN_STATUS_SUCCESS;

@@ -12,6 +12,7 @@
 
 #include "core/conv_solver.h"
 #include "core/fail.h"
+#include "cpu/conv/conv_bf16.h"
 #include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_fft.h"
 #include "cpu/conv/conv_gemm.h"
@@ -203,6 +204,9 @@ move_to_front(int *order, int count, int algo)
 void
 fdnn_conv_heuristic_order(const fdnn_conv_problem_t *p, int *order)
 {
+    /* Reduced-precision problems run the FP32 solvers: their order; the
+     * native BF16 path (cpu/conv/conv_bf16.h) first where it runs. */
+    const fdnn_conv_problem_t *user = p;
     fdnn_conv_problem_t shadow;
     if (fdnn_conv_lowp_applies(p)) {
         fdnn_conv_lowp_shadow(p, &shadow);
@@ -210,7 +214,9 @@ fdnn_conv_heuristic_order(const fdnn_conv_problem_t *p, int *order)
     }
     int count = fdnn_conv_algo_count(p->dir);
     memcpy(order, fdnn_conv_algo_order(p->dir), sizeof(int) * (size_t)count);
-    if ((p->g > 1 && fdnn_conv_cg(p) == 1 && fdnn_conv_kg(p) <= 4) || fdnn_conv_prefers_direct(p)) {
+    if (fdnn_conv_bf16_applies(user, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)) {
+        move_to_front(order, count, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
+    } else if ((p->g > 1 && fdnn_conv_cg(p) == 1 && fdnn_conv_kg(p) <= 4) || fdnn_conv_prefers_direct(p)) {
         int direct = p->dir == FDNN_CONV_FWD ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT : 0; /* ALGO_0 */
         move_to_front(order, count, direct);
     }

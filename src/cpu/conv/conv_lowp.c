@@ -10,8 +10,10 @@
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/memory.h"
+#include "cpu/conv/conv_bf16.h"
 #include "cpu/conv/conv_bias.h"
 #include "cpu/simd/cvt.h"
+#include "cpu/tensor/convert_row.h"
 
 /* Elements converted per task of the staging and write passes (and the
  * size below which they stay on the calling thread). */
@@ -136,6 +138,10 @@ fdnn_conv_lowp_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *worksp
 {
     lowp_plan_t pl;
     RETURN_IF_ERROR(plan(p, algo, &pl));
+    if (fdnn_conv_bf16_applies(p, algo)) {
+        *workspace_bytes = 0; /* the native path: scratch in the handle */
+        return CUDNN_STATUS_SUCCESS;
+    }
     if (pl.fallback) {
         *workspace_bytes = pl.solver_ws;
         return CUDNN_STATUS_SUCCESS;
@@ -182,12 +188,15 @@ load_f32(const void *src, cudnnDataType_t dtype, size_t i)
     }
 }
 
-/* dst[j] = src[(o + j*stride)] as FP32, j < len. */
+/* dst[j] = src[(o + j*stride)] as FP32, j < len (unit-stride 16-bit rows
+ * with the vector row converters of `isa`). */
 static void
-load_row(float *dst, const void *src, cudnnDataType_t dtype, int64_t o, int64_t stride, int64_t len)
+load_row(fdnn_isa_t isa, float *dst, const void *src, cudnnDataType_t dtype, int64_t o, int64_t stride, int64_t len)
 {
     const uint16_t *s16 = (const uint16_t *)src + o;
-    if (dtype == CUDNN_DATA_HALF)
+    if (stride == 1 && dtype != CUDNN_DATA_FLOAT)
+        fdnn_convert_row(isa, dtype, s16, CUDNN_DATA_FLOAT, dst, (size_t)len);
+    else if (dtype == CUDNN_DATA_HALF)
         for (int64_t j = 0; j < len; j++)
             dst[j] = half_to_f32(s16[j * stride]);
     else if (dtype == CUDNN_DATA_BFLOAT16)
@@ -200,10 +209,12 @@ load_row(float *dst, const void *src, cudnnDataType_t dtype, int64_t o, int64_t 
 
 /* dst[(o + j*stride)] = src[j] rounded to the type (nearest even). */
 static void
-store_row(void *dst, cudnnDataType_t dtype, int64_t o, int64_t stride, const float *src, int64_t len)
+store_row(fdnn_isa_t isa, void *dst, cudnnDataType_t dtype, int64_t o, int64_t stride, const float *src, int64_t len)
 {
     uint16_t *d16 = (uint16_t *)dst + o;
-    if (dtype == CUDNN_DATA_HALF)
+    if (stride == 1)
+        fdnn_convert_row(isa, CUDNN_DATA_FLOAT, src, dtype, d16, (size_t)len);
+    else if (dtype == CUDNN_DATA_HALF)
         for (int64_t j = 0; j < len; j++)
             d16[j * stride] = fdnn_f32_to_f16(src[j]);
     else
@@ -214,6 +225,7 @@ store_row(void *dst, cudnnDataType_t dtype, int64_t o, int64_t stride, const flo
 /* ---- staging: dtype -> FP32, optionally rounded to BF16 precision ---- */
 
 typedef struct stage_ctx {
+    fdnn_isa_t isa;
     float *dst;
     const void *src;
     cudnnDataType_t dtype;
@@ -225,7 +237,7 @@ stage_tile(void *ctx, size_t start, size_t len)
 {
     const stage_ctx_t *c = ctx;
     float *d = c->dst + start;
-    load_row(d, c->src, c->dtype, (int64_t)start, 1, (int64_t)len);
+    load_row(c->isa, d, c->src, c->dtype, (int64_t)start, 1, (int64_t)len);
     if (c->round_bf16)
         for (size_t i = 0; i < len; i++)
             d[i] = round_to_bf16(d[i]);
@@ -234,9 +246,9 @@ stage_tile(void *ctx, size_t start, size_t len)
 /* The whole span of the operand, gaps included (they are inside the user's
  * buffer and never read by the solver), so the copy keeps its strides. */
 static void
-stage_operand(fdnn_pool_t pool, float *dst, const fdnn_tensor_t *t, const void *src, bool round_bf16)
+stage_operand(fdnn_isa_t isa, fdnn_pool_t pool, float *dst, const fdnn_tensor_t *t, const void *src, bool round_bf16)
 {
-    stage_ctx_t c = {dst, src, t->dtype, round_bf16};
+    stage_ctx_t c = {isa, dst, src, t->dtype, round_bf16};
     size_t count = (size_t)fdnn_tensor_span(t);
     if (count == 0)
         return;
@@ -246,6 +258,7 @@ stage_operand(fdnn_pool_t pool, float *dst, const fdnn_tensor_t *t, const void *
 /* ---- the write pass: blend, bias, ReLU, round to the storage type ---- */
 
 typedef struct write_ctx {
+    fdnn_isa_t isa;
     const fdnn_tensor_t *t; /* the written operand (5-D view) */
     const float *sum;       /* the raw FP32 convolution, same strides */
     void *out;
@@ -298,13 +311,18 @@ write_plane(void *ctx, size_t nc)
                 int64_t len = t->dims[4] - w0 < WRITE_CHUNK ? t->dims[4] - w0 : WRITE_CHUNK;
                 int64_t o = fdnn_conv_off5(t, n, ch, d, h, w0);
                 if (c->beta != 0)
-                    load_row(old, c->out, t->dtype, o, sw, len);
-                for (int64_t j = 0; j < len; j++) {
-                    float s = c->sum[o + j * sw];
-                    v[j] = c->true_half ? blend_true_half(s, c->alpha, c->beta, old[j], bp, c->relu)
-                                        : fdnn_conv_epilogue_f32(s, c->alpha, c->beta, &old[j], bp, c->relu);
-                }
-                store_row(c->out, t->dtype, o, sw, v, len);
+                    load_row(c->isa, old, c->out, t->dtype, o, sw, len);
+                const float *sum = c->sum + o;
+                /* alpha 1, beta 0, no bias, no ReLU: the raw sums are the
+                 * result, converted straight from the FP32 buffer */
+                bool raw = !c->true_half && sw == 1 && c->alpha == 1 && c->beta == 0 && bp == NULL && !c->relu;
+                if (c->true_half)
+                    for (int64_t j = 0; j < len; j++)
+                        v[j] = blend_true_half(sum[j * sw], c->alpha, c->beta, old[j], bp, c->relu);
+                else if (!raw)
+                    for (int64_t j = 0; j < len; j++)
+                        v[j] = fdnn_conv_epilogue_f32(sum[j * sw], c->alpha, c->beta, &old[j], bp, c->relu);
+                store_row(c->isa, c->out, t->dtype, o, sw, raw ? sum : v, len);
             }
 }
 
@@ -314,6 +332,8 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
     const fdnn_conv_problem_t *p = e->p;
     lowp_plan_t pl;
     RETURN_IF_ERROR(plan(p, algo, &pl));
+    if (fdnn_conv_bf16_applies(p, algo) && e->handle != NULL)
+        return fdnn_conv_bf16_run(e);
     size_t need = pl.solver_ws;
     if (!pl.fallback && !fdnn_ckd_add_size(pl.stage_total, pl.solver_ws, &need))
         return FDNN_NOT_SUPPORTED("the workspace of algorithm %d with its FP32 staging buffers overflows size_t",
@@ -328,11 +348,18 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
     run.p = &pl.shadow;
     char *stage = NULL, *own = NULL;
     /* A zero-workspace fallback given a workspace large enough anyway
-     * stages there; otherwise it allocates. */
+     * stages there; otherwise in the handle's staging buffer (kept from
+     * call to call, apart from the scratch the FP32 solver takes), or,
+     * without a handle, in memory allocated for the call. */
     if (pl.fallback && (e->workspace == NULL || e->workspace_bytes < pl.stage_total)) {
-        if (pl.stage_total > 0 && (own = fdnn_aligned_alloc(pl.stage_total)) == NULL)
-            return FDNN_ALLOC_FAILED("cannot allocate the %zu bytes of FP32 staging buffers", pl.stage_total);
-        stage = own;
+        if (pl.stage_total > 0 && e->handle != NULL) {
+            if ((stage = fdnn_handle_stage(e->handle, pl.stage_total)) == NULL)
+                return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_stage */
+        } else if (pl.stage_total > 0) {
+            if ((own = fdnn_aligned_alloc(pl.stage_total)) == NULL)
+                return FDNN_ALLOC_FAILED("cannot allocate the %zu bytes of FP32 staging buffers", pl.stage_total);
+            stage = own;
+        }
     } else {
         stage = e->workspace;
         run.workspace = pl.solver_ws > 0 ? stage + pl.stage_total : NULL;
@@ -341,6 +368,7 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
     /* (The staging buffers and the solver's part lie at multiples of 64
      * bytes from the workspace's start: they keep its alignment.) */
     fdnn_pool_t pool = e->handle != NULL ? fdnn_handle_pool(e->handle) : NULL;
+    fdnn_isa_t isa = e->handle != NULL ? e->handle->isa : fdnn_cpu_max_isa();
     bool round = fdnn_conv_lowp_rounds_to_bf16(p);
     const void *user[3] = {e->x_in, e->w_in, e->y_in};
     float *buf[3] = {NULL, NULL, NULL};
@@ -351,7 +379,7 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
             buf[i] = (float *)(stage + off);
         off += pl.stage[i];
         if (i != oi)
-            stage_operand(pool, buf[i], operand(p, i), user[i], round);
+            stage_operand(isa, pool, buf[i], operand(p, i), user[i], round);
     }
     bool staged_out = out_staged(p);
     void *out_f32 = staged_out ? (void *)buf[oi] : e->out;
@@ -370,6 +398,7 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
     if (st == CUDNN_STATUS_SUCCESS && staged_out) {
         const fdnn_tensor_t *t = operand(p, oi);
         write_ctx_t w = {
+            .isa = isa,
             .t = t,
             .sum = buf[oi],
             .out = e->out,
@@ -404,13 +433,14 @@ fdnn_conv_lowp_bwd_bias(fdnn_pool_t pool, const fdnn_tensor_t *dy, const void *d
         fdnn_aligned_free(dbf);
         return FDNN_ALLOC_FAILED("cannot allocate the FP32 copies of dy and db (%zu bytes)", bytes + kbytes);
     }
-    stage_operand(pool, dyf, dy, dy_data, false);
+    fdnn_isa_t isa = fdnn_cpu_max_isa();
+    stage_operand(isa, pool, dyf, dy, dy_data, false);
     for (int64_t c = 0; c < k; c++)
         dbf[c] = beta != 0 ? load_f32(db, dy->dtype, (size_t)(c * db_stride)) : 0.0f;
     fdnn_tensor_t t = *dy;
     t.dtype = CUDNN_DATA_FLOAT;
     fdnn_conv_bwd_bias(pool, &t, dyf, alpha, beta, dbf, 1);
-    store_row(db, dy->dtype, 0, db_stride, dbf, k);
+    store_row(isa, db, dy->dtype, 0, db_stride, dbf, k);
     fdnn_aligned_free(dyf);
     fdnn_aligned_free(dbf);
     return CUDNN_STATUS_SUCCESS;

@@ -75,6 +75,25 @@ carve(const fdnn_rnn_problem_t *p, void *ws, bool training, stage_t *s)
     s->nc = states * p->hidden;
 }
 
+bool
+fdnn_rnn_bf16_products(const fdnn_rnn_problem_t *p, fdnn_isa_t isa)
+{
+    bool allowed = p->dtype == CUDNN_DATA_BFLOAT16 || (p->dtype == CUDNN_DATA_HALF && p->tensor_op);
+    return allowed && fdnn_gemm_bf16dot_kernel(isa) == FDNN_BF16DOT_AVX512_BF16;
+}
+
+/* With BF16 products, points the FP32 kernels' problem at lp, whose weight
+ * operands are the user's w16 (NULL when the call reads no weights). */
+static void
+set_lowp(stage_t *s, fdnn_isa_t isa, const fdnn_rnn_problem_t *p, const void *w16, fdnn_rnn_lowp_t *lp)
+{
+    if (!fdnn_rnn_bf16_products(p, isa))
+        return;
+    *lp = (fdnn_rnn_lowp_t){.w32 = s->w, .w16 = w16, .nw = w16 ? s->nw : 0,
+                            .wtype = p->dtype == CUDNN_DATA_HALF ? FDNN_GEMM_F16 : FDNN_GEMM_BF16};
+    s->p32.lowp = lp;
+}
+
 /* The staging buffer of an input, or NULL when the input is absent. */
 static float *
 in_pool(fdnn_pool_t pool, cudnnDataType_t dt, const void *user, int64_t n, float *buf)
@@ -99,6 +118,8 @@ fdnn_rnn_forward_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, 
     float *y32 = in(dt, y, s.nb, s.b);
     float *hx32 = in(dt, hx, s.nh, s.h[0]), *hy32 = in(dt, hy, s.nh, s.h[1]);
     float *cx32 = in(dt, cx, s.nc, s.c[0]), *cy32 = in(dt, cy, s.nc, s.c[1]);
+    fdnn_rnn_lowp_t lp;
+    set_lowp(&s, ctx->isa, p, w, &lp);
     if (!fdnn_rnn_forward_f32(ctx, &s.p32, s.a, y32, hx32, hy32, cx32, cy32, s.w, s.ws, reserve))
         return false;
     fdnn_stage_store_pool(ctx->pool, dt, y32, s.nb, y);
@@ -120,6 +141,8 @@ fdnn_rnn_backward_data_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_
     float *dx32 = in(dt, dx, s.na, s.a);
     float *hx32 = in(dt, hx, s.nh, s.h[0]), *dhy32 = in(dt, dhy, s.nh, s.h[1]), *dhx32 = in(dt, dhx, s.nh, s.h[2]);
     float *cx32 = in(dt, cx, s.nc, s.c[0]), *dcy32 = in(dt, dcy, s.nc, s.c[1]), *dcx32 = in(dt, dcx, s.nc, s.c[2]);
+    fdnn_rnn_lowp_t lp;
+    set_lowp(&s, ctx->isa, p, w, &lp);
     if (!fdnn_rnn_backward_data_f32(ctx, &s.p32, s.b, dx32, hx32, dhy32, dhx32, cx32, dcy32, dcx32, s.w, s.ws,
                                     reserve))
         return false;
@@ -141,6 +164,8 @@ fdnn_rnn_backward_weights_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_probl
     in(dt, dw, s.nw, s.w);
     in(dt, x, s.na, s.a);
     float *hx32 = in(dt, hx, s.nh, s.h[0]);
+    fdnn_rnn_lowp_t lp;
+    set_lowp(&s, ctx->isa, p, NULL, &lp);
     if (!fdnn_rnn_backward_weights_f32(ctx, &s.p32, add, s.a, hx32, s.w, s.ws, reserve))
         return false;
     fdnn_stage_store_pool(ctx->pool, dt, s.w, s.nw, dw);

@@ -54,11 +54,12 @@ typedef struct stage {
 } stage_t;
 
 static void
-carve(const fdnn_attn_problem_t *p, void *workspace, size_t kernel_bytes, stage_t *st)
+carve(cudnnHandle_t handle, const fdnn_attn_problem_t *p, void *workspace, size_t kernel_bytes, stage_t *st)
 {
     st->p32 = *p;
     st->p32.dtype = CUDNN_DATA_FLOAT;
     st->p32.round_half = p->dtype == CUDNN_DATA_HALF && p->cprec == CUDNN_DATA_HALF;
+    st->p32.bf16_products = fdnn_attn_bf16_products(p, handle->isa);
     fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
     slot_elems(&z, st->n);
     float *q = (float *)((char *)workspace + fdnn_attn_stage_offset(kernel_bytes));
@@ -125,7 +126,7 @@ fdnn_attn_forward_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, con
     const cudnnDataType_t dt = p->dtype;
     fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
     z.staged = false, z.esize = 4;
-    carve(p, workspace, fdnn_attn_workspace_bytes(&z, handle->isa), &st);
+    carve(handle, p, workspace, fdnn_attn_workspace_bytes(&z, handle->isa), &st);
     stage_weights(fdnn_handle_pool(handle), &st, p);
     in(dt, q, st.n[Q0], st.s[Q0]);
     const float *res = in(dt, residuals, st.n[Q1], st.s[Q1]);
@@ -146,7 +147,7 @@ fdnn_attn_backward_data_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *
     const cudnnDataType_t dt = p->dtype;
     fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
     z.staged = false, z.esize = 4;
-    carve(p, workspace, fdnn_attn_bwd_workspace_bytes(&z, handle->isa), &st);
+    carve(handle, p, workspace, fdnn_attn_bwd_workspace_bytes(&z, handle->isa), &st);
     stage_weights(fdnn_handle_pool(handle), &st, p);
     fdnn_attn_bwd_data_t a32 = *a;
     a32.dout = in(dt, a->dout, st.n[O0], st.s[O0]);
@@ -173,7 +174,7 @@ fdnn_attn_backward_weights_staged(cudnnHandle_t handle, const fdnn_attn_problem_
     const cudnnDataType_t dt = p->dtype;
     /* Backward weights has no workspace of its own: the staging starts at
      * the workspace's beginning. */
-    carve(p, workspace, 0, &st);
+    carve(handle, p, workspace, 0, &st);
     stage_weights(fdnn_handle_pool(handle), &st, p);
     const void *user[8] = {dw->wq, dw->wk, dw->wv, dw->wo, dw->bq, dw->bk, dw->bv, dw->bo};
     parts_t g;

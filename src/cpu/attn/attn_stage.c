@@ -175,7 +175,8 @@ fdnn_attn_backward_weights_staged(cudnnHandle_t handle, const fdnn_attn_problem_
     /* Backward weights has no workspace of its own: the staging starts at
      * the workspace's beginning. */
     carve(handle, p, workspace, 0, &st);
-    stage_weights(fdnn_handle_pool(handle), &st, p);
+    /* The weights themselves are not read by backward weights (only which
+     * parts exist, from p): not widened. */
     const void *user[8] = {dw->wq, dw->wk, dw->wv, dw->wo, dw->bq, dw->bk, dw->bv, dw->bo};
     parts_t g;
     float *f[8];

@@ -106,6 +106,27 @@ in_pool(fdnn_pool_t pool, cudnnDataType_t dt, const void *user, int64_t n, float
 
 #define in(dt, user, n, buf) in_pool(ctx->pool, (dt), (user), (n), (buf))
 
+/* The weights for the FP32 kernels: all widened, or with BF16 products
+ * (s->p32.lowp) only the biases, the one part the kernels then read in
+ * FP32 (every matrix is a GEMM operand, read from the user's buffer). */
+static void
+stage_weights(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const void *w, stage_t *s)
+{
+    if (s->p32.lowp == NULL || w == NULL) {
+        in(p->dtype, w, s->nw, s->w);
+        return;
+    }
+    for (int pseudo = 0; pseudo < p->layers * p->dirs; pseudo++) {
+        fdnn_rnn_wofs_t o;
+        fdnn_rnn_weight_offsets(p, pseudo, &o);
+        const int64_t parts[2] = {o.bw, o.br};
+        for (int i = 0; i < 2; i++)
+            if (parts[i] >= 0)
+                fdnn_stage_load_pool(ctx->pool, p->dtype, (const uint16_t *)w + parts[i], p->gates * p->hidden,
+                                     s->w + parts[i]);
+    }
+}
+
 bool
 fdnn_rnn_forward_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const void *x, void *y,
                         const void *hx, void *hy, const void *cx, void *cy, const void *w, void *ws, void *reserve)
@@ -113,13 +134,13 @@ fdnn_rnn_forward_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, 
     stage_t s;
     const cudnnDataType_t dt = p->dtype;
     carve(p, ws, reserve != NULL, &s);
-    in(dt, w, s.nw, s.w);
+    fdnn_rnn_lowp_t lp;
+    set_lowp(&s, ctx->isa, p, w, &lp);
+    stage_weights(ctx, p, w, &s);
     in(dt, x, s.na, s.a);
     float *y32 = in(dt, y, s.nb, s.b);
     float *hx32 = in(dt, hx, s.nh, s.h[0]), *hy32 = in(dt, hy, s.nh, s.h[1]);
     float *cx32 = in(dt, cx, s.nc, s.c[0]), *cy32 = in(dt, cy, s.nc, s.c[1]);
-    fdnn_rnn_lowp_t lp;
-    set_lowp(&s, ctx->isa, p, w, &lp);
     if (!fdnn_rnn_forward_f32(ctx, &s.p32, s.a, y32, hx32, hy32, cx32, cy32, s.w, s.ws, reserve))
         return false;
     fdnn_stage_store_pool(ctx->pool, dt, y32, s.nb, y);
@@ -136,13 +157,13 @@ fdnn_rnn_backward_data_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_
     stage_t s;
     const cudnnDataType_t dt = p->dtype;
     carve(p, ws, true, &s);
-    in(dt, w, s.nw, s.w);
+    fdnn_rnn_lowp_t lp;
+    set_lowp(&s, ctx->isa, p, w, &lp);
+    stage_weights(ctx, p, w, &s);
     in(dt, dy, s.nb, s.b);
     float *dx32 = in(dt, dx, s.na, s.a);
     float *hx32 = in(dt, hx, s.nh, s.h[0]), *dhy32 = in(dt, dhy, s.nh, s.h[1]), *dhx32 = in(dt, dhx, s.nh, s.h[2]);
     float *cx32 = in(dt, cx, s.nc, s.c[0]), *dcy32 = in(dt, dcy, s.nc, s.c[1]), *dcx32 = in(dt, dcx, s.nc, s.c[2]);
-    fdnn_rnn_lowp_t lp;
-    set_lowp(&s, ctx->isa, p, w, &lp);
     if (!fdnn_rnn_backward_data_f32(ctx, &s.p32, s.b, dx32, hx32, dhy32, dhx32, cx32, dcy32, dcx32, s.w, s.ws,
                                     reserve))
         return false;

@@ -64,8 +64,8 @@ typedef struct fdnn_attn_problem {
                                  precision holds in half (set by the staging) */
     bool tensor_op;           /* the descriptor's mathType is TENSOR_OP_MATH or
                                  TENSOR_OP_MATH_ALLOW_CONVERSION */
-    bool bf16_products;       /* FP32 kernels only: every GEMM takes bfloat16
-                                 products (fdnn_attn_sgemm; set by the staging) */
+    const struct fdnn_attn_lowp *lowp; /* FP32 kernels only: set by the staging
+                                 for BF16 products (fdnn_attn_sgemm), else NULL */
     int H;
     double scaler;            /* rounded to float for FLOAT */
     bool one_to_one;          /* CUDNN_ATTN_QUERYMAP_ONE_TO_ONE: K/V beam m for Q beam m */
@@ -174,12 +174,22 @@ fdnn_attn_stage_offset(size_t kernel_bytes)
     return (kernel_bytes + 63) & ~(size_t)63;
 }
 
-/* The FP32 kernels' GEMM: fdnn_sgemm, or with bf16 set fdnn_gemm_bf16dot
- * on the same FP32 operands (each rounded to bfloat16 as it is packed,
- * FP32 sums; same layout, epilogue and thread contract).  The scratch
- * size covers both (attn_gemm.c). */
+/* BF16 products (p->lowp, set by attn_stage.c): the four weight matrices
+ * are not widened; an FP32 operand that lies in the staged slot w32[i] of
+ * matrix i (n[i] elements) is read from the user's w16[i] instead. */
+typedef struct fdnn_attn_lowp {
+    const float *w32[4];
+    const void *w16[4];
+    int64_t n[4];
+    fdnn_gemm_dtype_t type; /* of w16: FDNN_GEMM_BF16 or FDNN_GEMM_F16 */
+} fdnn_attn_lowp_t;
+
+/* The FP32 kernels' GEMM: fdnn_sgemm, or with lowp set fdnn_gemm_bf16dot
+ * on the same operands (FP32 ones rounded to bfloat16 as they are packed,
+ * weights read from the user's buffer; FP32 sums; same layout, epilogue
+ * and thread contract).  The scratch size covers both (attn_gemm.c). */
 bool fdnn_attn_sgemm(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch, size_t bytes,
-                     bool bf16);
+                     const fdnn_attn_lowp_t *lowp);
 size_t fdnn_attn_sgemm_scratch(const fdnn_sgemm_args_t *g, size_t threads, fdnn_isa_t isa);
 
 /* True when a staged call of p takes BF16 products: BFLOAT16 data, or HALF

@@ -23,12 +23,28 @@ fdnn_attn_sgemm_scratch(const fdnn_sgemm_args_t *g, size_t threads, fdnn_isa_t i
     return s > t ? s : t;
 }
 
-bool
-fdnn_attn_sgemm(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch, size_t bytes, bool bf16)
+/* An operand in a staged weight slot: the user's 16-bit matrix instead. */
+static void
+operand(const fdnn_attn_lowp_t *lp, const void **ptr, fdnn_gemm_dtype_t *type)
 {
-    if (!bf16)
+    const float *x = *ptr;
+    for (int i = 0; i < 4; i++)
+        if (lp->w32[i] != NULL && x >= lp->w32[i] && x < lp->w32[i] + lp->n[i]) {
+            *ptr = (const uint16_t *)lp->w16[i] + (x - lp->w32[i]);
+            *type = lp->type;
+            return;
+        }
+}
+
+bool
+fdnn_attn_sgemm(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch, size_t bytes,
+                const fdnn_attn_lowp_t *lowp)
+{
+    if (lowp == NULL)
         return fdnn_sgemm(g, pool, isa, scratch, bytes);
     fdnn_gemm_bf16dot_args_t b = as_bf16dot(g);
+    operand(lowp, &b.a, &b.a_type);
+    operand(lowp, &b.b, &b.b_type);
     return fdnn_gemm_bf16dot(&b, pool, isa, scratch, bytes);
 }
 

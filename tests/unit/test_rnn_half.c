@@ -139,7 +139,8 @@ make_descs(const cfg_t *c, cudnnDataType_t dt, cudnnDataType_t mp, descs_t *d)
         CHECK_OK(cudnnSetDropoutDescriptor(d->dd, handle, c->drop, d->states, d->states_bytes, 77));
     }
     CHECK_OK(cudnnSetRNNDescriptor_v8(d->rnn, CUDNN_RNN_ALGO_STANDARD, c->cell, CUDNN_RNN_DOUBLE_BIAS, c->dir,
-                                      CUDNN_LINEAR_INPUT, dt, mp, dt == CUDNN_DATA_FLOAT ? CUDNN_DEFAULT_MATH : c->math, c->in, c->H, P, c->layers, d->dd,
+                                      CUDNN_LINEAR_INPUT, dt, mp, dt == CUDNN_DATA_FLOAT ? CUDNN_DEFAULT_MATH : c->math,
+                                      c->in, c->H, P, c->layers, d->dd,
                                       CUDNN_RNN_PADDED_IO_ENABLED));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&d->xd));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&d->yd));
@@ -384,8 +385,8 @@ run_case(const cfg_t *c)
     CHECK_MSG(bad == 0, "cell %d dt %d mp %d: %d forward outputs off the float64 reference (worst %.3g, tol %.3g)",
               c->cell, dt, c->mp, bad, worst_ref, tol_ref(c));
     if (getenv("FDNN_TEST_VERBOSE"))
-        printf("cell %d dt %d mp %d math %d layout %d: worst vs FP32 %.3g (tol %.3g), vs ref %.3g (tol %.3g)\n", c->cell, dt,
-               c->mp, c->math, c->layout, worst, tol_fp32(c), worst_ref, tol_ref(c));
+        printf("cell %d dt %d mp %d math %d layout %d: worst vs FP32 %.3g (tol %.3g), vs ref %.3g (tol %.3g)\n",
+               c->cell, dt, c->mp, c->math, c->layout, worst, tol_fp32(c), worst_ref, tol_ref(c));
     free(y), free(hy), free(cy);
 
     /* Packed: the legacy and Ex interfaces on the same buffers. */

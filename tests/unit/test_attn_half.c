@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/gemm/gemm.h"
 #include "cpu/simd/cvt.h"
 #include "cudnn.h"
 #include "freednn.h"
@@ -34,7 +35,18 @@ typedef struct cfg {
     bool biases, one_to_one, time_major, fill;
     int batch, beam, qT, kT;
     cudnnDataType_t dt, cp;
+    cudnnMathType_t math; /* of the 16-bit descriptor */
 } cfg_t;
+
+/* True when the 16-bit run takes BF16 products (fdnn_attn_bf16_products,
+ * src/cpu/attn/attn_gemm.c): BFLOAT16 data, or HALF data with TENSOR_OP
+ * math, on a CPU with AVX512-BF16. */
+static bool
+bf16_products(const cfg_t *c)
+{
+    bool allowed = c->dt == CUDNN_DATA_BFLOAT16 || (c->dt == CUDNN_DATA_HALF && c->math == CUDNN_TENSOR_OP_MATH);
+    return allowed && fdnn_gemm_bf16dot_kernel(fdnn_cpu_max_isa()) == FDNN_BF16DOT_AVX512_BF16;
+}
 
 static uint16_t
 narrow(cudnnDataType_t dt, float v)
@@ -100,7 +112,8 @@ make_descs(const cfg_t *c, cudnnDataType_t dt, cudnnDataType_t cp, const int *ql
                     (c->biases ? CUDNN_ATTN_ENABLE_PROJ_BIASES : CUDNN_ATTN_DISABLE_PROJ_BIASES);
     double scaler = 1.0 / sqrt((double)(c->qP ? c->qP : c->qS));
     CHECK_OK(cudnnCreateAttnDescriptor(&d->attn));
-    CHECK_OK(cudnnSetAttnDescriptor(d->attn, mode, c->H, scaler, dt, cp, CUDNN_DEFAULT_MATH, NULL, NULL, c->qS, c->kS,
+    cudnnMathType_t math = dt == CUDNN_DATA_FLOAT ? CUDNN_DEFAULT_MATH : c->math;
+    CHECK_OK(cudnnSetAttnDescriptor(d->attn, mode, c->H, scaler, dt, cp, math, NULL, NULL, c->qS, c->kS,
                                     c->vS, c->qP, c->kP, c->vP, c->oP, c->qT, c->kT, c->batch, c->beam));
     CHECK_OK(cudnnGetMultiHeadAttnBuffers(handle, d->attn, &d->wbytes, &d->wsbytes, &d->rsbytes));
     d->qd = seq_desc(c, dt, c->qT, c->beam, c->qS, qlen);
@@ -154,13 +167,16 @@ execute(const descs_t *d, const win_t *w, bufs_t *b, const int64_t *n_out, size_
 static double
 tol_fp32(const cfg_t *c)
 {
-    return 8 * unit(c->dt); /* rounding of Q, K, V, probabilities, head outputs: ~5u */
+    /* HALF compute: rounding of Q, K, V, probabilities, head outputs: ~5u.
+     * BF16 products: the same five values (and the gradients) rounded to
+     * bfloat16 as the GEMMs read them, 2^-9 each (docs/numerics.md). */
+    return (c->cp == CUDNN_DATA_HALF ? 8 * unit(c->dt) : 0) + (bf16_products(c) ? 8 * 0x1p-9 : 0);
 }
 
 static double
 tol_ref(const cfg_t *c)
 {
-    return c->cp == CUDNN_DATA_HALF ? 8 * unit(c->dt) : unit(c->dt) + 1e-5;
+    return (c->cp == CUDNN_DATA_HALF ? 8 * unit(c->dt) : unit(c->dt) + 1e-5) + (bf16_products(c) ? 8 * 0x1p-9 : 0);
 }
 
 static void
@@ -218,7 +234,7 @@ run_case(const cfg_t *c)
         for (int64_t e = 0; e < n_out[i]; e++) {
             bool ok;
             differ += g[e] != narrow(dt, f[e]);
-            if (c->cp == CUDNN_DATA_FLOAT || isnan(f[e])) {
+            if ((c->cp == CUDNN_DATA_FLOAT && !bf16_products(c)) || isnan(f[e])) {
                 ok = g[e] == narrow(dt, f[e]);
             } else {
                 double err = fabs((double)widen(dt, g[e]) - f[e]) / (1 + fabs(f[e]));
@@ -229,8 +245,8 @@ run_case(const cfg_t *c)
         }
         CHECK_MSG(bad == 0, "dt %d cp %d: output %d has %d wrong elements", dt, c->cp, i, bad);
     }
-    if (c->cp == CUDNN_DATA_HALF)
-        CHECK_MSG(differ > 0, "HALF compute gave the FLOAT compute results (nothing rounded to half?)");
+    if (c->cp == CUDNN_DATA_HALF || bf16_products(c))
+        CHECK_MSG(differ > 0, "HALF compute or BF16 products gave the FP32 results (nothing rounded?)");
     /* The forward output against the float64 reference. */
     fdnn_ref_attn_t ref = {.H = c->H, .scaler = (float)(1.0 / sqrt((double)(c->qP ? c->qP : c->qS))),
                            .one_to_one = c->one_to_one, .biases = c->biases, .qS = c->qS, .kS = c->kS, .vS = c->vS,
@@ -265,7 +281,8 @@ run_case(const cfg_t *c)
     CHECK_MSG(bad == 0, "dt %d cp %d: %d output elements off the float64 reference (worst %.3g, tol %.3g)", dt, c->cp,
               bad, worst_ref, tol_ref(c));
     if (getenv("FDNN_TEST_VERBOSE"))
-        printf("dt %d cp %d: worst vs FP32 %.3g (tol %.3g), vs ref %.3g (tol %.3g)\n", dt, c->cp, worst, tol_fp32(c),
+        printf("dt %d cp %d math %d: worst vs FP32 %.3g (tol %.3g), vs ref %.3g (tol %.3g)\n", dt, c->cp, c->math,
+               worst, tol_fp32(c),
                worst_ref, tol_ref(c));
     for (int i = 0; i < NIN; i++)
         free(in64[i]), fdnn_guarded_free(b32.in[i]), fdnn_guarded_free(b16[0].in[i]);
@@ -298,21 +315,24 @@ main(void)
 {
     CHECK_OK(cudnnCreate(&handle));
     fdnn_rng_seed(&rng, 1617);
-    const cudnnDataType_t types[3][2] = {
+    const cudnnDataType_t types[5][2] = {
         {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
         {CUDNN_DATA_HALF, CUDNN_DATA_HALF},
-        {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}};
+        {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT},
+        {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT}, /* these two with TENSOR_OP math */
+        {CUDNN_DATA_HALF, CUDNN_DATA_HALF}};
     const cfg_t shapes[] = {
         /* H qS kS vS qP kP vP oP biases 1:1 tmajor fill batch beam qT kT (residuals need oLen == qS) */
-        {4, 16, 16, 16, 4, 4, 4, 16, true, false, false, false, 3, 1, 7, 9, 0, 0},
-        {2, 8, 6, 5, 3, 3, 4, 8, true, false, true, true, 2, 3, 5, 6, 0, 0},
-        {2, 6, 6, 3, 0, 0, 0, 0, false, true, false, true, 2, 1, 4, 3, 0, 0},
-        {2, 6, 6, 4, 0, 0, 3, 6, true, false, true, false, 2, 2, 5, 4, 0, 0},
+        {4, 16, 16, 16, 4, 4, 4, 16, true, false, false, false, 3, 1, 7, 9, 0, 0, 0},
+        {2, 8, 6, 5, 3, 3, 4, 8, true, false, true, true, 2, 3, 5, 6, 0, 0, 0},
+        {2, 6, 6, 3, 0, 0, 0, 0, false, true, false, true, 2, 1, 4, 3, 0, 0, 0},
+        {2, 6, 6, 4, 0, 0, 3, 6, true, false, true, false, 2, 2, 5, 4, 0, 0, 0},
     };
-    for (int ty = 0; ty < 3; ty++)
+    for (int ty = 0; ty < 5; ty++)
         for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
             cfg_t c = shapes[s];
             c.dt = types[ty][0], c.cp = types[ty][1];
+            c.math = ty >= 3 ? CUDNN_TENSOR_OP_MATH : CUDNN_DEFAULT_MATH;
             run_case(&c);
         }
     CHECK_OK(freednnSetNumThreads(handle, 1));

@@ -212,6 +212,22 @@ run_case(shape_t s, const variant_t *v)
         CHECK(fdnn_gemm_bf16dot_on(&g, pool2, kern, scratch, v->user_scratch ? need : 0));
         CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0, "%s m=%zu n=%zu k=%zu: 1 and 2 threads differ", kname, m,
                   n, k);
+        /* B packed beforehand (2 threads), the product run on one: the
+         * same bits. */
+        size_t pbytes = fdnn_gemm_bf16dot_packed_b_size_on(&g, kern);
+        if (pbytes > 0) {
+            uint32_t *pb = galloc(pbytes);
+            memset(pb, 0xff, pbytes);
+            fdnn_gemm_bf16dot_pack_b_on(&g, pool2, kern, pb);
+            fdnn_gemm_bf16dot_args_t gp = g;
+            gp.b_packed = pb, gp.b = NULL;
+            memcpy(c2, c0, nc * sizeof(float));
+            gp.c = c2;
+            CHECK(fdnn_gemm_bf16dot_on(&gp, NULL, kern, scratch, v->user_scratch ? need : 0));
+            CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0, "%s m=%zu n=%zu k=%zu: prepacked B differs", kname, m,
+                      n, k);
+            fdnn_guarded_free(pb);
+        }
         if (v->three_threads) {
             memcpy(c2, c0, nc * sizeof(float));
             CHECK(fdnn_gemm_bf16dot_on(&g, pool3, kern, scratch, v->user_scratch ? need : 0));

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/gemm/gemm.h"
 #include "cpu/simd/cvt.h"
 #include "cudnn.h"
 #include "freednn.h"
@@ -44,7 +45,18 @@ typedef struct cfg {
     int lens[4];
     cudnnDataType_t dt, mp;
     float drop; /* dropout between layers (training), or 0 */
+    cudnnMathType_t math; /* of the 16-bit descriptor (DEFAULT when 0) */
 } cfg_t;
+
+/* True when the 16-bit run takes its products in bfloat16 (the rule of
+ * fdnn_rnn_bf16_products, src/cpu/rnn/rnn_stage.c): BFLOAT16 data, or HALF
+ * data with TENSOR_OP math, on a CPU with AVX512-BF16. */
+static bool
+bf16_products(const cfg_t *c)
+{
+    bool allowed = c->dt == CUDNN_DATA_BFLOAT16 || (c->dt == CUDNN_DATA_HALF && c->math == CUDNN_TENSOR_OP_MATH);
+    return allowed && fdnn_gemm_bf16dot_kernel(fdnn_cpu_max_isa()) == FDNN_BF16DOT_AVX512_BF16;
+}
 
 static uint16_t
 narrow(cudnnDataType_t dt, float v)
@@ -127,7 +139,8 @@ make_descs(const cfg_t *c, cudnnDataType_t dt, cudnnDataType_t mp, descs_t *d)
         CHECK_OK(cudnnSetDropoutDescriptor(d->dd, handle, c->drop, d->states, d->states_bytes, 77));
     }
     CHECK_OK(cudnnSetRNNDescriptor_v8(d->rnn, CUDNN_RNN_ALGO_STANDARD, c->cell, CUDNN_RNN_DOUBLE_BIAS, c->dir,
-                                      CUDNN_LINEAR_INPUT, dt, mp, CUDNN_DEFAULT_MATH, c->in, c->H, P, c->layers, d->dd,
+                                      CUDNN_LINEAR_INPUT, dt, mp, dt == CUDNN_DATA_FLOAT ? CUDNN_DEFAULT_MATH : c->math,
+                                      c->in, c->H, P, c->layers, d->dd,
                                       CUDNN_RNN_PADDED_IO_ENABLED));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&d->xd));
     CHECK_OK(cudnnCreateRNNDataDescriptor(&d->yd));
@@ -192,14 +205,17 @@ execute(const descs_t *d, const cfg_t *c, run_t *r, const int64_t *n_out, size_t
 static double
 tol_fp32(const cfg_t *c)
 {
-    return 4 * unit(c->dt) * c->T; /* HALF math: rounding of c, h, gates every step */
+    double t = c->mp == CUDNN_DATA_HALF ? 4 * unit(c->dt) * c->T : 0; /* HALF math: c, h, gates every step */
+    /* BF16 products: h, x (HALF data) and the gradients rounded to bfloat16
+     * as the GEMMs read them, 2^-9 relative each, per step (docs/numerics.md) */
+    return t + (bf16_products(c) ? 0x1p-9 * 2 * c->T : 0);
 }
 
 static double
 tol_ref(const cfg_t *c)
 {
     double u = unit(c->dt);
-    return c->mp == CUDNN_DATA_HALF ? 4 * u * c->T : u + 1e-5;
+    return (c->mp == CUDNN_DATA_HALF ? 4 * u * c->T : u + 1e-5) + (bf16_products(c) ? 0x1p-9 * 2 * c->T : 0);
 }
 
 /* The float64 reference's forward outputs from the FLOAT weight space. */
@@ -261,7 +277,7 @@ reference(const cfg_t *c, const descs_t *d32, const float *w, const float *ux, c
 static bool
 same_as_fp32(const cfg_t *c, uint16_t got, float want, double *worst)
 {
-    if (c->mp == CUDNN_DATA_FLOAT)
+    if (c->mp == CUDNN_DATA_FLOAT && !bf16_products(c))
         return got == narrow(c->dt, want);
     double e = fabs((double)widen(c->dt, got) - want) / (1 + fabs(want));
     *worst = e > *worst ? e : *worst;
@@ -336,8 +352,8 @@ run_case(const cfg_t *c)
         CHECK_MSG(bad == 0, "cell %d dt %d mp %d layout %d: output %d has %d wrong elements", c->cell, dt, c->mp,
                   c->layout, i, bad);
     }
-    if (c->mp == CUDNN_DATA_HALF)
-        CHECK_MSG(differ > 0, "HALF math precision gave the FLOAT math results (nothing rounded to half?)");
+    if (c->mp == CUDNN_DATA_HALF || bf16_products(c))
+        CHECK_MSG(differ > 0, "HALF math precision or BF16 products gave the FP32 results (nothing rounded?)");
     /* Forward outputs against the float64 reference (without dropout: the
      * inference outputs, YI, are the same then). */
     int64_t nyr = (int64_t)c->T * c->B * D * P;
@@ -369,8 +385,8 @@ run_case(const cfg_t *c)
     CHECK_MSG(bad == 0, "cell %d dt %d mp %d: %d forward outputs off the float64 reference (worst %.3g, tol %.3g)",
               c->cell, dt, c->mp, bad, worst_ref, tol_ref(c));
     if (getenv("FDNN_TEST_VERBOSE"))
-        printf("cell %d dt %d mp %d layout %d: worst vs FP32 %.3g (tol %.3g), vs ref %.3g (tol %.3g)\n", c->cell, dt,
-               c->mp, c->layout, worst, tol_fp32(c), worst_ref, tol_ref(c));
+        printf("cell %d dt %d mp %d math %d layout %d: worst vs FP32 %.3g (tol %.3g), vs ref %.3g (tol %.3g)\n",
+               c->cell, dt, c->mp, c->math, c->layout, worst, tol_fp32(c), worst_ref, tol_ref(c));
     free(y), free(hy), free(cy);
 
     /* Packed: the legacy and Ex interfaces on the same buffers. */
@@ -432,7 +448,7 @@ run_case(const cfg_t *c)
                   "legacy backward weights differs from cudnnRNNBackwardWeights_v8");
         fdnn_guarded_free(rsb), fdnn_guarded_free(dxl), fdnn_guarded_free(dwl), fdnn_guarded_free(hyl);
         fdnn_guarded_free(dhxl);
-        if (dt == CUDNN_DATA_HALF && c->mp == CUDNN_DATA_FLOAT && c->proj == 0) {
+        if (dt == CUDNN_DATA_HALF && c->mp == CUDNN_DATA_FLOAT && c->proj == 0 && c->math == CUDNN_DEFAULT_MATH) {
             /* cudnnSetRNNDescriptor_v6 with FLOAT mathPrec takes HALF data
              * from xDesc (pseudo-half): the same results. */
             cudnnRNNDescriptor_t r6;
@@ -503,7 +519,7 @@ test_bad(void)
                  CUDNN_STATUS_NOT_SUPPORTED);
     /* A BFLOAT16 RNN given HALF data, FLOAT states or another dataType. */
     cfg_t c = {CUDNN_LSTM, CUDNN_UNIDIRECTIONAL, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, 1, 4, 4, 0, 2, 2, {2, 2},
-               CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, 0};
+               CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, 0, CUDNN_DEFAULT_MATH};
     descs_t d, h;
     make_descs(&c, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, &d);
     make_descs(&c, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, &h);
@@ -542,22 +558,25 @@ main(void)
 {
     CHECK_OK(cudnnCreate(&handle));
     fdnn_rng_seed(&rng, 1616);
-    const cudnnDataType_t types[3][2] = {
+    const cudnnDataType_t types[5][2] = {
         {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
         {CUDNN_DATA_HALF, CUDNN_DATA_HALF},
-        {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}};
+        {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT},
+        {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT}, /* these two with TENSOR_OP math */
+        {CUDNN_DATA_HALF, CUDNN_DATA_HALF}};
     const cudnnRNNDataLayout_t layouts[3] = {CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
                                              CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
                                              CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED};
     const cudnnRNNMode_t cells[4] = {CUDNN_RNN_RELU, CUDNN_RNN_TANH, CUDNN_LSTM, CUDNN_GRU};
     int k = 0;
-    for (int ty = 0; ty < 3; ty++)
+    for (int ty = 0; ty < 5; ty++)
         for (int ce = 0; ce < 4; ce++)
             for (int la = 0; la < 3; la++, k++) {
                 bool packed = la == 0;
                 cfg_t c = {cells[ce], k % 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, layouts[la], 1 + (k / 2) % 2,
                            5, 8, cells[ce] == CUDNN_LSTM && la != 1 ? 5 : 0, 6, 3,
-                           {6, packed ? 4 : 0, packed ? 2 : 5}, types[ty][0], types[ty][1], 0};
+                           {6, packed ? 4 : 0, packed ? 2 : 5}, types[ty][0], types[ty][1], 0,
+                           ty >= 3 ? CUDNN_TENSOR_OP_MATH : CUDNN_DEFAULT_MATH};
                 run_case(&c);
                 if (c.layers == 2 && la == 2) { /* the same with dropout between the layers */
                     c.drop = 0.3f;

@@ -251,7 +251,9 @@ fdnn_attn_problem_init(const struct cudnnAttnStruct *d, const fdnn_attn_shape_t 
     if (!same_outer(x->q, x->o))
         return FDNN_BAD_PARAM("%s differs from %s in time, batch, beam or sequence lengths", n[3], n[0]);
     *p = (fdnn_attn_problem_t){
-        .dtype = d->data_type, .cprec = d->compute_prec, .H = s->H,
+        .dtype = d->data_type, .cprec = d->compute_prec,
+        .tensor_op = d->math_type == CUDNN_TENSOR_OP_MATH || d->math_type == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION,
+        .H = s->H,
         .scaler = d->data_type == CUDNN_DATA_DOUBLE ? d->sm_scaler : (double)(float)d->sm_scaler, .one_to_one = one_to_one, .qS = d->q_size, .kS = d->k_size,
         .vS = d->v_size, .qP = s->qP, .vP = s->vP, .q_proj = s->q_proj, .k_proj = s->k_proj, .v_proj = s->v_proj,
         .o_proj = s->o_proj, .oLen = s->oLen, .batch = batch, .beam = beam, .kv_beam = kv_beam, .qT = qT, .kT = kT,

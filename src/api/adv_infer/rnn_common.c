@@ -28,6 +28,7 @@ fdnn_rnn_problem_init(cudnnRNNDescriptor_t rnnDesc, int64_t input, fdnn_rnn_prob
     memset(p, 0, sizeof(*p));
     p->dtype = d->data_type;
     p->mprec = d->math_prec;
+    p->tensor_op = d->math_type == CUDNN_TENSOR_OP_MATH || d->math_type == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
     p->cell = d->cell_mode;
     p->gates = d->cell_mode == CUDNN_LSTM ? 4 : d->cell_mode == CUDNN_GRU ? 3 : 1;
     p->dirs = d->dir_mode == CUDNN_BIDIRECTIONAL ? 2 : 1;

@@ -55,12 +55,17 @@
 
 #include "core/handle.h"
 #include "cpu/dropout/philox.h"
+#include "cpu/gemm/gemm.h"
 
 typedef struct fdnn_attn_problem {
     cudnnDataType_t dtype;    /* FLOAT or DOUBLE; HALF or BFLOAT16 staged (attn_stage.c) */
     cudnnDataType_t cprec;    /* compute precision: dtype, or FLOAT/HALF for HALF data */
     bool round_half;          /* FP32 forward only: round to half what HALF compute
                                  precision holds in half (set by the staging) */
+    bool tensor_op;           /* the descriptor's mathType is TENSOR_OP_MATH or
+                                 TENSOR_OP_MATH_ALLOW_CONVERSION */
+    const struct fdnn_attn_lowp *lowp; /* FP32 kernels only: set by the staging
+                                 for BF16 products (fdnn_attn_sgemm), else NULL */
     int H;
     double scaler;            /* rounded to float for FLOAT */
     bool one_to_one;          /* CUDNN_ATTN_QUERYMAP_ONE_TO_ONE: K/V beam m for Q beam m */
@@ -168,6 +173,29 @@ fdnn_attn_stage_offset(size_t kernel_bytes)
 {
     return (kernel_bytes + 63) & ~(size_t)63;
 }
+
+/* BF16 products (p->lowp, set by attn_stage.c): the four weight matrices
+ * are not widened; an FP32 operand that lies in the staged slot w32[i] of
+ * matrix i (n[i] elements) is read from the user's w16[i] instead. */
+typedef struct fdnn_attn_lowp {
+    const float *w32[4];
+    const void *w16[4];
+    int64_t n[4];
+    fdnn_gemm_dtype_t type; /* of w16: FDNN_GEMM_BF16 or FDNN_GEMM_F16 */
+} fdnn_attn_lowp_t;
+
+/* The FP32 kernels' GEMM: fdnn_sgemm, or with lowp set fdnn_gemm_bf16dot
+ * on the same operands (FP32 ones rounded to bfloat16 as they are packed,
+ * weights read from the user's buffer; FP32 sums; same layout, epilogue
+ * and thread contract).  The scratch size covers both (attn_gemm.c). */
+bool fdnn_attn_sgemm(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch, size_t bytes,
+                     const fdnn_attn_lowp_t *lowp);
+size_t fdnn_attn_sgemm_scratch(const fdnn_sgemm_args_t *g, size_t threads, fdnn_isa_t isa);
+
+/* True when a staged call of p takes BF16 products: BFLOAT16 data, or HALF
+ * data with a TENSOR_OP math type, on a CPU (at the handle's ISA level)
+ * with AVX512-BF16; otherwise the FP32 kernels keep FP32 products. */
+bool fdnn_attn_bf16_products(const fdnn_attn_problem_t *p, fdnn_isa_t isa);
 
 /* Elements of every weight part p has (the biases counted when p->bq..bo
  * are set, i.e. after fdnn_attn_problem_weights). */

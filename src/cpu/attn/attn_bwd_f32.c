@@ -7,7 +7,7 @@
 
 #define REAL float
 #define GEMM_ARGS fdnn_sgemm_args_t
-#define XGEMM(g, pool, isa, scratch, bytes) fdnn_sgemm((g), (pool), (isa), (scratch), (bytes))
-#define XGEMM_SCRATCH(g, threads, isa) fdnn_sgemm_scratch_size((g), (threads), (isa))
+#define XGEMM(g, pool, isa, scratch, bytes, bf16) fdnn_attn_sgemm((g), (pool), (isa), (scratch), (bytes), (bf16))
+#define XGEMM_SCRATCH(g, threads, isa) fdnn_attn_sgemm_scratch((g), (threads), (isa))
 #define FN(name) fdnn_attn_##name##_f32
 #include "cpu/attn/attn_bwd_t.inc"

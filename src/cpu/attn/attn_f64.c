@@ -11,7 +11,8 @@
 #define REAL double
 #define ATTN_DOUBLE 1
 #define GEMM_ARGS fdnn_dgemm_args_t
-#define XGEMM(g, pool, isa, scratch, bytes) ((void)(scratch), (void)(bytes), fdnn_dgemm_isa((g), (pool), (isa)))
+#define XGEMM(g, pool, isa, scratch, bytes, bf16)                                                                   \
+    ((void)(scratch), (void)(bytes), (void)(bf16), fdnn_dgemm_isa((g), (pool), (isa)))
 #define XGEMM_SCRATCH(g, threads, isa) ((void)(g), (void)(threads), (void)(isa), (size_t)0)
 #define FN(name) fdnn_attn_##name##_f64
 #include "cpu/attn/attn_t.inc"

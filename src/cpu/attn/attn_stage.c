@@ -19,6 +19,8 @@
 
 #include "core/ckd.h"
 
+#include <string.h>
+
 enum { W0, W1, Q0, Q1, K0, K1, V0, V1, O0, NSLOT };
 
 static void
@@ -51,14 +53,21 @@ typedef struct stage {
     fdnn_attn_problem_t p32;
     float *s[NSLOT];
     int64_t n[NSLOT];
+    fdnn_attn_lowp_t lowp; /* p32.lowp points here with BF16 products */
 } stage_t;
 
 static void
-carve(const fdnn_attn_problem_t *p, void *workspace, size_t kernel_bytes, stage_t *st)
+carve(cudnnHandle_t handle, const fdnn_attn_problem_t *p, void *workspace, size_t kernel_bytes, stage_t *st)
 {
     st->p32 = *p;
     st->p32.dtype = CUDNN_DATA_FLOAT;
     st->p32.round_half = p->dtype == CUDNN_DATA_HALF && p->cprec == CUDNN_DATA_HALF;
+    st->p32.lowp = NULL;
+    if (fdnn_attn_bf16_products(p, handle->isa)) {
+        memset(&st->lowp, 0, sizeof(st->lowp));
+        st->lowp.type = p->dtype == CUDNN_DATA_HALF ? FDNN_GEMM_F16 : FDNN_GEMM_BF16;
+        st->p32.lowp = &st->lowp;
+    }
     fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
     slot_elems(&z, st->n);
     float *q = (float *)((char *)workspace + fdnn_attn_stage_offset(kernel_bytes));
@@ -112,7 +121,22 @@ stage_weights(fdnn_pool_t pool, stage_t *st, const fdnn_attn_problem_t *p)
     parts_t w;
     float *f[8];
     weight_parts(p, user, &w);
-    stage_parts(pool, p->dtype, &w, st->s[W0], f);
+    if (st->p32.lowp != NULL) {
+        /* BF16 products: the matrices are GEMM operands only, read from
+         * the user's buffer (fdnn_attn_lowp_t); their slots stay unwritten,
+         * the biases (FP32 epilogue) are widened. */
+        float *buf = st->s[W0];
+        for (int i = 0; i < 8; i++) {
+            f[i] = w.src[i] ? buf : NULL;
+            if (i >= 4)
+                fdnn_stage_load_pool(pool, p->dtype, w.src[i], w.n[i], buf);
+            else if (w.src[i] != NULL)
+                st->lowp.w32[i] = buf, st->lowp.w16[i] = w.src[i], st->lowp.n[i] = w.n[i];
+            buf += w.n[i];
+        }
+    } else {
+        stage_parts(pool, p->dtype, &w, st->s[W0], f);
+    }
     st->p32.wq = f[0], st->p32.wk = f[1], st->p32.wv = f[2], st->p32.wo = f[3];
     st->p32.bq = f[4], st->p32.bk = f[5], st->p32.bv = f[6], st->p32.bo = f[7];
 }
@@ -125,7 +149,7 @@ fdnn_attn_forward_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, con
     const cudnnDataType_t dt = p->dtype;
     fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
     z.staged = false, z.esize = 4;
-    carve(p, workspace, fdnn_attn_workspace_bytes(&z, handle->isa), &st);
+    carve(handle, p, workspace, fdnn_attn_workspace_bytes(&z, handle->isa), &st);
     stage_weights(fdnn_handle_pool(handle), &st, p);
     in(dt, q, st.n[Q0], st.s[Q0]);
     const float *res = in(dt, residuals, st.n[Q1], st.s[Q1]);
@@ -146,7 +170,7 @@ fdnn_attn_backward_data_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *
     const cudnnDataType_t dt = p->dtype;
     fdnn_attn_sizes_t z = fdnn_attn_sizes_of(p);
     z.staged = false, z.esize = 4;
-    carve(p, workspace, fdnn_attn_bwd_workspace_bytes(&z, handle->isa), &st);
+    carve(handle, p, workspace, fdnn_attn_bwd_workspace_bytes(&z, handle->isa), &st);
     stage_weights(fdnn_handle_pool(handle), &st, p);
     fdnn_attn_bwd_data_t a32 = *a;
     a32.dout = in(dt, a->dout, st.n[O0], st.s[O0]);
@@ -173,8 +197,9 @@ fdnn_attn_backward_weights_staged(cudnnHandle_t handle, const fdnn_attn_problem_
     const cudnnDataType_t dt = p->dtype;
     /* Backward weights has no workspace of its own: the staging starts at
      * the workspace's beginning. */
-    carve(p, workspace, 0, &st);
-    stage_weights(fdnn_handle_pool(handle), &st, p);
+    carve(handle, p, workspace, 0, &st);
+    /* The weights themselves are not read by backward weights (only which
+     * parts exist, from p): not widened. */
     const void *user[8] = {dw->wq, dw->wk, dw->wv, dw->wo, dw->bq, dw->bk, dw->bv, dw->bo};
     parts_t g;
     float *f[8];

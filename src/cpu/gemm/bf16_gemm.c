@@ -192,6 +192,29 @@ fdnn_gemm_bf16dot_scratch_size(const fdnn_gemm_bf16dot_args_t *args, fdnn_isa_t 
     return fdnn_gemm_bf16dot_scratch_size_on(args, fdnn_gemm_bf16dot_kernel(isa));
 }
 
+/* Prepacked B (fdnn_gemm_bf16dot_pack_b): one slot per (column panel jc,
+ * k block pc), each of the words of a full panel, panels in jc-major
+ * order; the slot of (jc, pc) holds exactly what pass 1 would pack. */
+static size_t
+packed_slot_words(const fdnn_gemm_bf16dot_args_t *args, const bf16_config_t *cfg)
+{
+    return round_up(b_panel_words(args, cfg, k_block(args)), 16); /* 64-byte slots */
+}
+
+static size_t
+packed_k_blocks(const fdnn_gemm_bf16dot_args_t *args)
+{
+    size_t kc = k_block(args);
+    return kc == 0 ? 0 : (args->k + kc - 1) / kc;
+}
+
+static const uint32_t *
+packed_slot(const fdnn_gemm_bf16dot_args_t *args, const bf16_config_t *cfg, size_t jc, size_t pc)
+{
+    size_t kc = k_block(args), slot = jc / cfg->nc * packed_k_blocks(args) + pc / kc;
+    return (const uint32_t *)args->b_packed + slot * packed_slot_words(args, cfg);
+}
+
 /* A strip s of the panel (rows ib + s * mr ..). */
 static void
 pack_a_strip(const bf16_plan_t *pl, size_t s)
@@ -243,7 +266,7 @@ compute_task(void *ctx, size_t i0, size_t j0, size_t ti, size_t tj)
     if (pl->a_fused && !pl->a_direct && pl->kc > 0)
         for (size_t i = i0; i < i0 + ti; i += mr)
             pack_a_strip(pl, i / mr);
-    if (pl->b_fused && pl->kc > 0)
+    if (pl->b_fused && pl->kc > 0 && g->b_packed == NULL)
         pack_b_strips(pl, j0 / nr, (tj + nr - 1) / nr);
     fdnn_f32_gemm_epilogue_t ep = {
         .alpha = pl->kc == 0 ? 0.0f : g->alpha, /* no product: op(A) op(B) is not referenced */
@@ -324,11 +347,14 @@ fdnn_gemm_bf16dot_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdn
             pl.kc = min_size(kc_max, k - pl.pc);
             pl.first_k = pl.pc == 0;
             pl.last_k = pl.pc + pl.kc >= k;
+            if (args->b_packed != NULL && pl.kc > 0)
+                pl.bpack = (uint32_t *)(uintptr_t)packed_slot(args, cfg, pl.jc, pl.pc);
             for (pl.ib = 0; pl.ib < args->m; pl.ib += cfg->mb) {
                 pl.mb = min_size(cfg->mb, args->m - pl.ib);
                 if (pl.kc > 0) {
                     pl.a_strips = pl.a_fused ? 0 : (pl.mb + cfg->mr - 1) / cfg->mr;
-                    pl.b_strips = pl.ib == 0 && !pl.b_fused ? (pl.nc + cfg->nr - 1) / cfg->nr : 0;
+                    pl.b_strips = pl.ib == 0 && !pl.b_fused && args->b_packed == NULL
+                                      ? (pl.nc + cfg->nr - 1) / cfg->nr : 0;
                     if (pl.a_strips + pl.b_strips > 0)
                         fdnn_parallelize_1d(pool, pack_task, &pl, pl.a_strips + pl.b_strips, 0);
                 }
@@ -348,4 +374,58 @@ fdnn_gemm_bf16dot(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdnn_i
                   size_t scratch_bytes)
 {
     return fdnn_gemm_bf16dot_on(args, pool, fdnn_gemm_bf16dot_kernel(isa), scratch, scratch_bytes);
+}
+
+size_t
+fdnn_gemm_bf16dot_packed_b_size_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_bf16dot_kernel_t kernel)
+{
+    if (args->m == 0 || args->n == 0 || k_block(args) == 0)
+        return 0;
+    bf16_config_t cfg = config_for(kernel);
+    size_t panels = (args->n + cfg.nc - 1) / cfg.nc * packed_k_blocks(args);
+    return panels * packed_slot_words(args, &cfg) * sizeof(uint32_t);
+}
+
+size_t
+fdnn_gemm_bf16dot_packed_b_size(const fdnn_gemm_bf16dot_args_t *args, fdnn_isa_t isa)
+{
+    return fdnn_gemm_bf16dot_packed_b_size_on(args, fdnn_gemm_bf16dot_kernel(isa));
+}
+
+typedef struct prepack {
+    bf16_plan_t pl; /* jc, nc, pc, kc and bpack of the panel being packed */
+} prepack_t;
+
+static void
+prepack_task(void *ctx, size_t s)
+{
+    const prepack_t *pp = ctx;
+    pack_b_strips(&pp->pl, s, 1);
+}
+
+void
+fdnn_gemm_bf16dot_pack_b_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdnn_bf16dot_kernel_t kernel,
+                            void *buf)
+{
+    if (fdnn_gemm_bf16dot_packed_b_size_on(args, kernel) == 0)
+        return;
+    fdnn_gemm_bf16dot_args_t g = *args;
+    g.b_packed = buf;
+    prepack_t pp = {.pl = {.args = &g, .cfg = config_for(kernel)}};
+    bf16_plan_t *pl = &pp.pl;
+    size_t kc_max = k_block(args);
+    for (pl->jc = 0; pl->jc < args->n; pl->jc += pl->cfg.nc) {
+        pl->nc = min_size(pl->cfg.nc, args->n - pl->jc);
+        for (pl->pc = 0; pl->pc < args->k; pl->pc += pl->kc) {
+            pl->kc = min_size(kc_max, args->k - pl->pc);
+            pl->bpack = (uint32_t *)(uintptr_t)packed_slot(&g, &pl->cfg, pl->jc, pl->pc);
+            fdnn_parallelize_1d(pool, prepack_task, &pp, (pl->nc + pl->cfg.nr - 1) / pl->cfg.nr, 0);
+        }
+    }
+}
+
+void
+fdnn_gemm_bf16dot_pack_b(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void *buf)
+{
+    fdnn_gemm_bf16dot_pack_b_on(args, pool, fdnn_gemm_bf16dot_kernel(isa), buf);
 }

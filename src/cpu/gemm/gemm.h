@@ -129,6 +129,11 @@ typedef struct fdnn_gemm_bf16dot_args {
     const float *bias_row; /* m entries or NULL */
     const float *bias_col; /* n entries or NULL */
     fdnn_gemm_act_t act;
+    /* B packed beforehand by fdnn_gemm_bf16dot_pack_b (same trans_b, n, k,
+     * b_type, and the same kernel) or NULL; when set, b and ldb are not read.
+     * For products that reuse one B many times (an RNN's recurrent weights
+     * at every time step). */
+    const void *b_packed;
 } fdnn_gemm_bf16dot_args_t;
 
 /* The microkernels; fdnn_gemm_bf16dot_kernel picks the best one the ISA
@@ -153,11 +158,22 @@ size_t fdnn_gemm_bf16dot_scratch_size(const fdnn_gemm_bf16dot_args_t *args, fdnn
 bool fdnn_gemm_bf16dot(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch,
                        size_t scratch_bytes);
 
+/* Packed B for reuse (args->b_packed): bytes of the buffer (0 when the
+ * product has no B to pack: m, n, k or alpha zero), and the packing of
+ * op(B) of args (b, ldb, b_type, trans_b, n, k; m, A and C are not read)
+ * into buf, 64-byte aligned, for the kernel fdnn_gemm_bf16dot(isa) runs.
+ * A product given the packed B is bitwise the one that packs it itself. */
+size_t fdnn_gemm_bf16dot_packed_b_size(const fdnn_gemm_bf16dot_args_t *args, fdnn_isa_t isa);
+void fdnn_gemm_bf16dot_pack_b(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void *buf);
+
 /* The same on one kernel (tests, benchmarks); false also when this CPU
  * cannot run it. */
 size_t fdnn_gemm_bf16dot_scratch_size_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_bf16dot_kernel_t kernel);
 bool fdnn_gemm_bf16dot_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdnn_bf16dot_kernel_t kernel,
                           void *scratch, size_t scratch_bytes);
+size_t fdnn_gemm_bf16dot_packed_b_size_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_bf16dot_kernel_t kernel);
+void fdnn_gemm_bf16dot_pack_b_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_pool_t pool, fdnn_bf16dot_kernel_t kernel,
+                                 void *buf);
 
 /* ---- INT8 dot-product GEMM: integer convolutions' engine (lowp_i8_gemm.c) ----
  *

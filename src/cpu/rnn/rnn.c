@@ -171,15 +171,17 @@ reserve_elems(const fdnn_rnn_problem_t *p, int64_t *n)
 }
 
 /* Forward workspace: umap TB, xin TB*in, G TB*gH, Gr B*gH, h B*H, c B*H,
- * M and Hn B*H (projection), plus two layer-output buffers for inference
- * (P <= H, so H bounds every width). */
+ * M and Hn B*H (projection), two layer-output buffers for inference
+ * (P <= H, so H bounds every width), then R^T gH*P (the recurrent matrices
+ * transposed once per layer and direction, rnn_t.inc). */
 static bool
 fwd_ws_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
 {
     const int64_t tb = TB(p), B = p->B, H = p->hidden, g = gh(p);
     *n = tb;
     return fdnn_ckd_madd_i64(n, tb, p->input) && fdnn_ckd_madd_i64(n, tb, g) && fdnn_ckd_madd_i64(n, B, g) &&
-           fdnn_ckd_madd_i64(n, 4 * B, H) && (training || fdnn_ckd_madd_i64(n, 2 * tb, p->dirs * H));
+           fdnn_ckd_madd_i64(n, 4 * B, H) && (training || fdnn_ckd_madd_i64(n, 2 * tb, p->dirs * H)) &&
+           fdnn_ckd_madd_i64(n, g, p->proj);
 }
 
 /* Backward data: umap TB, two gradient buffers TB*max(in, D*H), dh, dd, dc

@@ -66,6 +66,11 @@ typedef struct fdnn_rnn_problem {
                               data, FLOAT for BFLOAT16 data */
     bool round_half;       /* FP32 kernels only: round the values HALF math
                               precision holds in half (set by the staging) */
+    bool tensor_op;        /* the descriptor's mathType is TENSOR_OP_MATH or
+                              TENSOR_OP_MATH_ALLOW_CONVERSION (HALF data:
+                              BF16 products allowed, rnn_stage.c) */
+    const struct fdnn_rnn_lowp *lowp; /* FP32 kernels only: set by the staging
+                              for BF16 products (rnn_internal.h), else NULL */
     cudnnRNNMode_t cell;
     int gates;       /* 1 (RELU/TANH), 4 (LSTM), 3 (GRU) */
     int dirs;        /* 1 or 2 */

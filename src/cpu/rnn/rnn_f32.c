@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/handle.h"
+#include "core/memory.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/simd/simd.h"
 #include "cpu/dropout/philox.h"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/handle.h"
+#include "core/memory.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/dropout/philox.h"
 #include "cpu/rnn/rnn_internal.h"

@@ -4,7 +4,23 @@
 #ifndef FDNN_CPU_RNN_INTERNAL_H
 #define FDNN_CPU_RNN_INTERNAL_H
 
+#include "cpu/gemm/gemm.h"
 #include "cpu/rnn/rnn.h"
+
+/* BF16 products for the FP32 kernels (ctx->lowp, set by rnn_stage.c for
+ * BFLOAT16 data, and HALF data with a TENSOR_OP math type, on CPUs with
+ * AVX512-BF16): every GEMM of rnn_t.inc goes through fdnn_gemm_bf16dot
+ * (bfloat16 products, FP32 sums) instead of fdnn_sgemm, and an operand that
+ * lies in the staged FP32 weight space w32 is read from the same offset of
+ * the user's 16-bit weight space w16 instead (for BFLOAT16 data the same
+ * values, with no conversion; the packing converts HALF ones).  Everything
+ * else (biases, activations, cell updates, states) stays FP32. */
+typedef struct fdnn_rnn_lowp {
+    const float *w32;        /* staged FP32 weight space, nw elements */
+    const void *w16;         /* the user's weight space */
+    int64_t nw;
+    fdnn_gemm_dtype_t wtype; /* FDNN_GEMM_BF16 or FDNN_GEMM_F16 */
+} fdnn_rnn_lowp_t;
 
 #define TB(p) ((p)->T * (p)->B)
 
@@ -45,6 +61,12 @@ fdnn_rnn_staged(const fdnn_rnn_problem_t *p)
 /* Elements (FP32) of the staging buffers after the FP32 workspace; false on
  * overflow.  See rnn_stage.c. */
 bool fdnn_rnn_stage_elems(const fdnn_rnn_problem_t *p, int64_t *n);
+
+/* True when the staged call of p takes its products in bfloat16
+ * (fdnn_rnn_lowp_t): BFLOAT16 data, or HALF data with a TENSOR_OP math
+ * type, and `isa` reaching the AVX512-BF16 kernel of fdnn_gemm_bf16dot;
+ * otherwise the FP32 kernels run with FP32 products. */
+bool fdnn_rnn_bf16_products(const fdnn_rnn_problem_t *p, fdnn_isa_t isa);
 
 /* The staged operations (HALF, BFLOAT16 data), same contracts as the
  * public ones in rnn.h. */

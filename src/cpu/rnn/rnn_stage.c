@@ -75,6 +75,25 @@ carve(const fdnn_rnn_problem_t *p, void *ws, bool training, stage_t *s)
     s->nc = states * p->hidden;
 }
 
+bool
+fdnn_rnn_bf16_products(const fdnn_rnn_problem_t *p, fdnn_isa_t isa)
+{
+    bool allowed = p->dtype == CUDNN_DATA_BFLOAT16 || (p->dtype == CUDNN_DATA_HALF && p->tensor_op);
+    return allowed && fdnn_gemm_bf16dot_kernel(isa) == FDNN_BF16DOT_AVX512_BF16;
+}
+
+/* With BF16 products, points the FP32 kernels' problem at lp, whose weight
+ * operands are the user's w16 (NULL when the call reads no weights). */
+static void
+set_lowp(stage_t *s, fdnn_isa_t isa, const fdnn_rnn_problem_t *p, const void *w16, fdnn_rnn_lowp_t *lp)
+{
+    if (!fdnn_rnn_bf16_products(p, isa))
+        return;
+    *lp = (fdnn_rnn_lowp_t){.w32 = s->w, .w16 = w16, .nw = w16 ? s->nw : 0,
+                            .wtype = p->dtype == CUDNN_DATA_HALF ? FDNN_GEMM_F16 : FDNN_GEMM_BF16};
+    s->p32.lowp = lp;
+}
+
 /* The staging buffer of an input, or NULL when the input is absent. */
 static float *
 in_pool(fdnn_pool_t pool, cudnnDataType_t dt, const void *user, int64_t n, float *buf)
@@ -87,6 +106,27 @@ in_pool(fdnn_pool_t pool, cudnnDataType_t dt, const void *user, int64_t n, float
 
 #define in(dt, user, n, buf) in_pool(ctx->pool, (dt), (user), (n), (buf))
 
+/* The weights for the FP32 kernels: all widened, or with BF16 products
+ * (s->p32.lowp) only the biases, the one part the kernels then read in
+ * FP32 (every matrix is a GEMM operand, read from the user's buffer). */
+static void
+stage_weights(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const void *w, stage_t *s)
+{
+    if (s->p32.lowp == NULL || w == NULL) {
+        in(p->dtype, w, s->nw, s->w);
+        return;
+    }
+    for (int pseudo = 0; pseudo < p->layers * p->dirs; pseudo++) {
+        fdnn_rnn_wofs_t o;
+        fdnn_rnn_weight_offsets(p, pseudo, &o);
+        const int64_t parts[2] = {o.bw, o.br};
+        for (int i = 0; i < 2; i++)
+            if (parts[i] >= 0)
+                fdnn_stage_load_pool(ctx->pool, p->dtype, (const uint16_t *)w + parts[i], p->gates * p->hidden,
+                                     s->w + parts[i]);
+    }
+}
+
 bool
 fdnn_rnn_forward_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, const void *x, void *y,
                         const void *hx, void *hy, const void *cx, void *cy, const void *w, void *ws, void *reserve)
@@ -94,7 +134,9 @@ fdnn_rnn_forward_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_t *p, 
     stage_t s;
     const cudnnDataType_t dt = p->dtype;
     carve(p, ws, reserve != NULL, &s);
-    in(dt, w, s.nw, s.w);
+    fdnn_rnn_lowp_t lp;
+    set_lowp(&s, ctx->isa, p, w, &lp);
+    stage_weights(ctx, p, w, &s);
     in(dt, x, s.na, s.a);
     float *y32 = in(dt, y, s.nb, s.b);
     float *hx32 = in(dt, hx, s.nh, s.h[0]), *hy32 = in(dt, hy, s.nh, s.h[1]);
@@ -115,7 +157,9 @@ fdnn_rnn_backward_data_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_problem_
     stage_t s;
     const cudnnDataType_t dt = p->dtype;
     carve(p, ws, true, &s);
-    in(dt, w, s.nw, s.w);
+    fdnn_rnn_lowp_t lp;
+    set_lowp(&s, ctx->isa, p, w, &lp);
+    stage_weights(ctx, p, w, &s);
     in(dt, dy, s.nb, s.b);
     float *dx32 = in(dt, dx, s.na, s.a);
     float *hx32 = in(dt, hx, s.nh, s.h[0]), *dhy32 = in(dt, dhy, s.nh, s.h[1]), *dhx32 = in(dt, dhx, s.nh, s.h[2]);
@@ -141,6 +185,8 @@ fdnn_rnn_backward_weights_staged(const fdnn_rnn_ctx_t *ctx, const fdnn_rnn_probl
     in(dt, dw, s.nw, s.w);
     in(dt, x, s.na, s.a);
     float *hx32 = in(dt, hx, s.nh, s.h[0]);
+    fdnn_rnn_lowp_t lp;
+    set_lowp(&s, ctx->isa, p, NULL, &lp);
     if (!fdnn_rnn_backward_weights_f32(ctx, &s.p32, add, s.a, hx32, s.w, s.ws, reserve))
         return false;
     fdnn_stage_store_pool(ctx->pool, dt, s.w, s.nw, dw);

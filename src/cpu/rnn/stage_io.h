@@ -79,12 +79,14 @@ fdnn_stage_store(cudnnDataType_t dtype, const float *src, int64_t n, void *user)
         }
 }
 
-/* Rounds v[i] to half precision and back (HALF math precision). */
+/* Rounds v[i] to half precision and back (HALF math precision), through
+ * the row converters (stage_io.c). */
+void fdnn_stage_round_f16_row(float *v, int64_t n);
+
 static inline void
 fdnn_stage_round_f16(float *v, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++)
-        v[i] = fdnn_f16_to_f32(fdnn_f32_to_f16(v[i]));
+    fdnn_stage_round_f16_row(v, n);
 }
 
 /* The same over a thread pool (stage_io.c), for whole buffers; bitwise the

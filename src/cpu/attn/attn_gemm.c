@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The GEMM of the FP32 attention kernels (contract in attn.h): FP32
+ * products, or bfloat16 products for BFLOAT16 data (and HALF data with a
+ * TENSOR_OP math type) on CPUs with AVX512-BF16. */
+#include "cpu/attn/attn.h"
+
+static fdnn_gemm_bf16dot_args_t
+as_bf16dot(const fdnn_sgemm_args_t *g)
+{
+    return (fdnn_gemm_bf16dot_args_t){
+        .trans_a = g->trans_a, .trans_b = g->trans_b, .m = g->m, .n = g->n, .k = g->k, .alpha = g->alpha,
+        .a_type = FDNN_GEMM_F32, .a = g->a, .lda = g->lda, .b_type = FDNN_GEMM_F32, .b = g->b, .ldb = g->ldb,
+        .beta = g->beta, .c = g->c, .ldc = g->ldc, .bias_row = g->bias_row, .bias_col = g->bias_col, .act = g->act,
+    };
+}
+
+size_t
+fdnn_attn_sgemm_scratch(const fdnn_sgemm_args_t *g, size_t threads, fdnn_isa_t isa)
+{
+    size_t s = fdnn_sgemm_scratch_size(g, threads, isa);
+    fdnn_gemm_bf16dot_args_t b = as_bf16dot(g);
+    size_t t = fdnn_gemm_bf16dot_scratch_size(&b, isa);
+    return s > t ? s : t;
+}
+
+/* An operand in a staged weight slot: the user's 16-bit matrix instead. */
+static void
+operand(const fdnn_attn_lowp_t *lp, const void **ptr, fdnn_gemm_dtype_t *type)
+{
+    const float *x = *ptr;
+    for (int i = 0; i < 4; i++)
+        if (lp->w32[i] != NULL && x >= lp->w32[i] && x < lp->w32[i] + lp->n[i]) {
+            *ptr = (const uint16_t *)lp->w16[i] + (x - lp->w32[i]);
+            *type = lp->type;
+            return;
+        }
+}
+
+bool
+fdnn_attn_sgemm(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch, size_t bytes,
+                const fdnn_attn_lowp_t *lowp)
+{
+    if (lowp == NULL)
+        return fdnn_sgemm(g, pool, isa, scratch, bytes);
+    fdnn_gemm_bf16dot_args_t b = as_bf16dot(g);
+    operand(lowp, &b.a, &b.a_type);
+    operand(lowp, &b.b, &b.b_type);
+    return fdnn_gemm_bf16dot(&b, pool, isa, scratch, bytes);
+}
+
+bool
+fdnn_attn_bf16_products(const fdnn_attn_problem_t *p, fdnn_isa_t isa)
+{
+    bool allowed = p->dtype == CUDNN_DATA_BFLOAT16 || (p->dtype == CUDNN_DATA_HALF && p->tensor_op);
+    return allowed && fdnn_gemm_bf16dot_kernel(isa) == FDNN_BF16DOT_AVX512_BF16;
+}

@@ -75,7 +75,7 @@ check_case(sdpa_opts_t o)
 static void
 check_torch(bool causal)
 {
-    sdpa_opts_t o = {1, 2, 5, 7, 4, true, causal, false, true, 0, CUDNN_DATA_FLOAT};
+    sdpa_opts_t o = {1, 2, 5, 7, 4, true, causal, false, true, 0, CUDNN_DATA_FLOAT, false};
     sdpa_graph_t s;
     sg_build_fwd(&s, &o, &rng, true);
     double got[40], lse[10];
@@ -92,7 +92,7 @@ check_torch(bool causal)
 static void
 test_threads(void)
 {
-    sdpa_opts_t o = {2, 2, 96, 150, 32, true, true, true, true, 1, CUDNN_DATA_FLOAT};
+    sdpa_opts_t o = {2, 2, 96, 150, 32, true, true, true, true, 1, CUDNN_DATA_FLOAT, false};
     sdpa_graph_t s;
     sg_build_fwd(&s, &o, &rng, false);
     size_t bytes = 2 * 2 * 96 * 32 * 4, lb = 2 * 2 * 96 * 4;
@@ -127,7 +127,7 @@ test_declined(void)
     CHECK(strstr(fdnn_fail_reason(), "sdpa engine") != NULL);
     gb_free(&b);
     /* attention in DOUBLE is not done */
-    sdpa_opts_t o = {1, 1, 4, 4, 4, true, false, false, false, 0, CUDNN_DATA_FLOAT};
+    sdpa_opts_t o = {1, 1, 4, 4, 4, true, false, false, false, 0, CUDNN_DATA_FLOAT, false};
     sdpa_graph_t s;
     sg_build_fwd(&s, &o, &rng, false);
     s.b.t[s.q].dtype = CUDNN_DATA_DOUBLE;
@@ -153,7 +153,7 @@ test_declined(void)
 static void
 bench(int64_t S)
 {
-    sdpa_opts_t o = {4, 16, S, S, 64, true, false, false, true, 0, CUDNN_DATA_FLOAT};
+    sdpa_opts_t o = {4, 16, S, S, 64, true, false, false, true, 0, CUDNN_DATA_FLOAT, false};
     sdpa_graph_t s;
     sg_build_fwd(&s, &o, &rng, false);
     fdnn_graph_knobs_t knobs = {0};
@@ -188,17 +188,17 @@ main(void)
     fdnn_rng_seed(&rng, 2048);
     const cudnnDataType_t F = CUDNN_DATA_FLOAT;
     /*                B  H  Sq   Sk   D  scale  causal padding stats dropout io */
-    check_case((sdpa_opts_t){1, 1, 5, 7, 4, false, false, false, false, 0, F});
-    check_case((sdpa_opts_t){2, 3, 33, 33, 16, true, false, false, true, 0, F});
-    check_case((sdpa_opts_t){2, 2, 70, 130, 64, true, true, false, true, 0, F}); /* keys 64 + 64 + 2 */
-    check_case((sdpa_opts_t){1, 2, 64, 64, 8, false, true, false, false, 0, F});
-    check_case((sdpa_opts_t){3, 2, 40, 100, 12, true, false, true, true, 0, F});
-    check_case((sdpa_opts_t){2, 2, 40, 100, 20, true, true, true, true, 0, F});
-    check_case((sdpa_opts_t){2, 2, 37, 90, 16, true, true, false, true, 1, F});
-    check_case((sdpa_opts_t){2, 1, 37, 70, 16, true, false, true, false, 2, F});
-    check_case((sdpa_opts_t){1, 1, 3, 200, 200, true, false, false, true, 0, F}); /* D not a multiple of 16 */
-    check_case((sdpa_opts_t){2, 2, 40, 100, 32, true, true, false, true, 0, CUDNN_DATA_HALF});
-    check_case((sdpa_opts_t){2, 2, 40, 100, 32, true, false, true, true, 1, CUDNN_DATA_BFLOAT16});
+    check_case((sdpa_opts_t){1, 1, 5, 7, 4, false, false, false, false, 0, F, false});
+    check_case((sdpa_opts_t){2, 3, 33, 33, 16, true, false, false, true, 0, F, false});
+    check_case((sdpa_opts_t){2, 2, 70, 130, 64, true, true, false, true, 0, F, false}); /* keys 64 + 64 + 2 */
+    check_case((sdpa_opts_t){1, 2, 64, 64, 8, false, true, false, false, 0, F, false});
+    check_case((sdpa_opts_t){3, 2, 40, 100, 12, true, false, true, true, 0, F, false});
+    check_case((sdpa_opts_t){2, 2, 40, 100, 20, true, true, true, true, 0, F, false});
+    check_case((sdpa_opts_t){2, 2, 37, 90, 16, true, true, false, true, 1, F, false});
+    check_case((sdpa_opts_t){2, 1, 37, 70, 16, true, false, true, false, 2, F, false});
+    check_case((sdpa_opts_t){1, 1, 3, 200, 200, true, false, false, true, 0, F, false}); /* D not a multiple of 16 */
+    check_case((sdpa_opts_t){2, 2, 40, 100, 32, true, true, false, true, 0, CUDNN_DATA_HALF, false});
+    check_case((sdpa_opts_t){2, 2, 40, 100, 32, true, false, true, true, 1, CUDNN_DATA_BFLOAT16, false});
     check_torch(false);
     check_torch(true);
     test_threads();

@@ -85,7 +85,7 @@ check_case(sdpa_opts_t o)
 static void
 check_torch(bool causal)
 {
-    sdpa_opts_t o = {1, 2, 5, 7, 4, true, causal, false, false, 0, CUDNN_DATA_FLOAT};
+    sdpa_opts_t o = {1, 2, 5, 7, 4, true, causal, false, false, 0, CUDNN_DATA_FLOAT, false};
     sdpa_graph_t s;
     sg_build_bwd(&s, &o, &rng, true);
     const double *to = causal ? torch_causal_o : torch_plain_o, *tl = causal ? torch_causal_lse : torch_plain_lse;
@@ -108,7 +108,7 @@ check_torch(bool causal)
 static void
 test_threads(void)
 {
-    sdpa_opts_t o = {2, 3, 96, 150, 32, true, true, true, false, 1, CUDNN_DATA_FLOAT};
+    sdpa_opts_t o = {2, 3, 96, 150, 32, true, true, true, false, 1, CUDNN_DATA_FLOAT, false};
     sdpa_graph_t s;
     sg_build_bwd(&s, &o, &rng, false);
     size_t bq = 2 * 3 * 96 * 32 * 4, bk = 2 * 3 * 150 * 32 * 4;
@@ -131,7 +131,7 @@ test_threads(void)
 static void
 test_declined(void)
 {
-    sdpa_opts_t o = {1, 1, 8, 8, 4, true, false, false, false, 0, CUDNN_DATA_FLOAT};
+    sdpa_opts_t o = {1, 1, 8, 8, 4, true, false, false, false, 0, CUDNN_DATA_FLOAT, false};
     sdpa_graph_t s;
     sg_build_bwd(&s, &o, &rng, false);
     /* dS's MUL reads the scores instead of P: not the attention backward */
@@ -158,7 +158,7 @@ test_declined(void)
 static void
 bench(int64_t S)
 {
-    sdpa_opts_t o = {4, 16, S, S, 64, true, false, false, false, 0, CUDNN_DATA_FLOAT};
+    sdpa_opts_t o = {4, 16, S, S, 64, true, false, false, false, 0, CUDNN_DATA_FLOAT, false};
     sdpa_graph_t s;
     sg_build_bwd(&s, &o, &rng, false);
     fdnn_graph_knobs_t knobs = {0};
@@ -194,16 +194,16 @@ main(void)
     const char *bn = getenv("FDNN_GRAPH_BENCH");
     if (bn == NULL || getenv("FDNN_GRAPH_BENCH_ONLY") == NULL) {
         /*                B  H  Sq   Sk   D  scale  causal padding stats dropout io */
-        check_case((sdpa_opts_t){1, 1, 5, 7, 4, false, false, false, false, 0, F});
-        check_case((sdpa_opts_t){2, 3, 33, 33, 16, true, false, false, false, 0, F});
-        check_case((sdpa_opts_t){2, 2, 70, 130, 64, true, true, false, false, 0, F}); /* keys 64 + 64 + 2 */
-        check_case((sdpa_opts_t){3, 2, 40, 100, 12, true, false, true, false, 0, F});
-        check_case((sdpa_opts_t){2, 2, 40, 100, 20, true, true, true, false, 0, F});
-        check_case((sdpa_opts_t){2, 2, 37, 90, 16, true, true, false, false, 1, F});
-        check_case((sdpa_opts_t){2, 1, 37, 70, 16, true, false, true, false, 2, F});
-        check_case((sdpa_opts_t){1, 1, 3, 70, 200, true, false, false, false, 0, F}); /* D not a multiple of 16 */
-        check_case((sdpa_opts_t){2, 2, 40, 100, 32, true, true, false, false, 0, CUDNN_DATA_HALF});
-        check_case((sdpa_opts_t){2, 2, 40, 100, 32, true, false, true, false, 1, CUDNN_DATA_BFLOAT16});
+        check_case((sdpa_opts_t){1, 1, 5, 7, 4, false, false, false, false, 0, F, false});
+        check_case((sdpa_opts_t){2, 3, 33, 33, 16, true, false, false, false, 0, F, false});
+        check_case((sdpa_opts_t){2, 2, 70, 130, 64, true, true, false, false, 0, F, false}); /* keys 64 + 64 + 2 */
+        check_case((sdpa_opts_t){3, 2, 40, 100, 12, true, false, true, false, 0, F, false});
+        check_case((sdpa_opts_t){2, 2, 40, 100, 20, true, true, true, false, 0, F, false});
+        check_case((sdpa_opts_t){2, 2, 37, 90, 16, true, true, false, false, 1, F, false});
+        check_case((sdpa_opts_t){2, 1, 37, 70, 16, true, false, true, false, 2, F, false});
+        check_case((sdpa_opts_t){1, 1, 3, 70, 200, true, false, false, false, 0, F, false}); /* D not a multiple of 16 */
+        check_case((sdpa_opts_t){2, 2, 40, 100, 32, true, true, false, false, 0, CUDNN_DATA_HALF, false});
+        check_case((sdpa_opts_t){2, 2, 40, 100, 32, true, false, true, false, 1, CUDNN_DATA_BFLOAT16, false});
         check_torch(false);
         check_torch(true);
         test_threads();

@@ -154,6 +154,9 @@ match(const fdnn_graph_t *g, sdpa_t *a)
              "dims equal or 1) do not chain");
     if (a->d > GX_SDPA_MAX_HEAD_DIM || a->d <= 0 || a->sk <= 0)
         FAIL("head dim %lld (1 to %d are done)", (long long)a->d, GX_SDPA_MAX_HEAD_DIM);
+    size_t nf;
+    if (!gx_sdpa_tile_floats(QUERY_BLOCK, a->sq, a->sk, a->d, false, &nf))
+        FAIL("the tiles of one task overflow (Sk %lld, D %lld)", (long long)a->sk, (long long)a->d);
     if (a->stats != FDNN_GRAPH_NONE) {
         const fdnn_graph_tensor_t *s = &g->tensors[a->stats];
         if (s->ndim != 4 || s->dims[0] != a->b || s->dims[1] != a->h || s->dims[2] != a->sq || s->dims[3] != 1)
@@ -241,7 +244,8 @@ block_task(void *ctx, size_t t)
     int64_t qb = (int64_t)t % c->nqb, bh = (int64_t)t / c->nqb, h = bh % a->h, b = bh / a->h;
     int64_t i0 = qb * QUERY_BLOCK, nr = a->sq - i0 < QUERY_BLOCK ? a->sq - i0 : QUERY_BLOCK;
     int64_t ldd = GX_SDPA_LD_D(a->d), ldk = GX_SDPA_LD_K(a->sk);
-    size_t nf = (size_t)(a->d * ldk + a->sk * ldd + 2 * nr * ldd + nr);
+    size_t nf;
+    gx_sdpa_tile_floats(nr, a->sq, a->sk, a->d, false, &nf); /* checked by match */
     float *buf = fdnn_aligned_alloc(nf * sizeof(float));
     if (buf == NULL) {
         __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);

@@ -209,6 +209,10 @@ match(const fdnn_graph_t *g, sdpa_bwd_t *a)
         if (o->dims[0] != a->b || o->dims[1] != a->h)
             FAIL("dQ, dK^T, dV^T must have the same batch and head dims");
     }
+    size_t nf;
+    if (!gx_sdpa_tile_floats(0, a->sq, a->sk, a->d, true, &nf))
+        FAIL("the tiles of one head overflow (Sq %lld, Sk %lld, D %lld)", (long long)a->sq, (long long)a->sk,
+             (long long)a->d);
     const fdnn_graph_tensor_t *s = &g->tensors[a->stats];
     if (s->ndim != 4 || s->dtype != CUDNN_DATA_FLOAT || s->dims[2] != a->sq || s->dims[3] != 1 ||
         (s->dims[0] != a->b && s->dims[0] != 1) || (s->dims[1] != a->h && s->dims[1] != 1))
@@ -286,7 +290,8 @@ head_task(void *ctx, size_t t)
     int64_t ldd = GX_SDPA_LD_D(a->d), ldk = GX_SDPA_LD_K(a->sk), Sq = a->sq, Sk = a->sk, D = a->d;
     /* q, qt, dout, doutt, dq: Sq x ldd; kt, vt: D x ldk; k, dk, dv: Sk x ldd;
      * lse, dsum: Sq; two rows for dO o O */
-    size_t nf = (size_t)(5 * Sq * ldd + 2 * D * ldk + 3 * Sk * ldd + 2 * Sq + 2 * ldd + 32);
+    size_t nf;
+    gx_sdpa_tile_floats(0, Sq, Sk, D, true, &nf); /* checked by match */
     float *buf = fdnn_aligned_alloc(nf * sizeof(float));
     if (buf == NULL) {
         __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);

@@ -101,6 +101,10 @@ bool gx_sdpa_io_type(cudnnDataType_t dt);
 
 /* ---- execution helpers (gx_sdpa_match.c) ------------------------------- */
 
+/* Floats of one task's tiles (forward: a block of `rows` query rows;
+ * backward: a whole head), checked: false when the count overflows. */
+bool gx_sdpa_tile_floats(int64_t rows, int64_t sq, int64_t sk, int64_t d, bool bwd, size_t *nf);
+
 /* The modifiers of head (b, h) from the chain and dropout as matched and
  * the bound pointers. */
 void gx_sdpa_mods_init(const fdnn_graph_t *g, void **ptr, const gx_sdpa_chain_t *c, const gx_sdpa_dropout_t *d,

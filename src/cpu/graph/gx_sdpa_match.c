@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/ckd.h"
 #include "core/fail.h"
 #include "cpu/dropout/philox.h"
 #include "cpu/graph/graph_exec.h"
@@ -240,6 +241,29 @@ gx_sdpa_match_dropout(const fdnn_graph_t *g, int t, int *base, gx_sdpa_dropout_t
     d->scale_t = scale;
     *base = cur;
     return CUDNN_STATUS_SUCCESS;
+}
+
+bool
+gx_sdpa_tile_floats(int64_t rows, int64_t sq, int64_t sk, int64_t d, bool bwd, size_t *nf)
+{
+    int64_t ldd = GX_SDPA_LD_D(d), ldk = GX_SDPA_LD_K(sk), a, b, c, n;
+    if (sk > INT64_MAX / 2 || !fdnn_ckd_mul_i64(d, ldk, &a) || !fdnn_ckd_mul_i64(sk, ldd, &b))
+        return false;
+    if (!bwd) {
+        /* K^T, V, then q, o and lse for the block */
+        if (!fdnn_ckd_mul_i64(2 * rows, ldd, &c) || !fdnn_ckd_add_i64(a, b, &n) || !fdnn_ckd_add_i64(n, c, &n) ||
+            !fdnn_ckd_add_i64(n, rows, &n))
+            return false;
+    } else {
+        /* q, qt, dO, dO^T, dq; K^T, V^T; k, dk, dv; lse, dsum; two rows */
+        if (!fdnn_ckd_mul3_i64(5, sq, ldd, &c) || !fdnn_ckd_add_i64(c, 2 * a, &n) || !fdnn_ckd_add_i64(n, 3 * b, &n) ||
+            !fdnn_ckd_add_i64(n, 2 * sq + 2 * ldd + 32, &n) || a > INT64_MAX / 4 || b > INT64_MAX / 4)
+            return false;
+    }
+    if ((uint64_t)n > SIZE_MAX / sizeof(float))
+        return false;
+    *nf = (size_t)n;
+    return true;
 }
 
 static uint64_t

@@ -245,8 +245,10 @@ static bool
 sdpa_torch(int64_t S, bool bwd, double *ms, double *rss_mib, char *impl)
 {
     char cmd[512];
-    snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s 4 16 %lld 64 %d %d %s", FDNN_BENCH_TORCH_SCRIPT, (long long)S,
-             threads, reps < 3 ? reps : 3, bwd ? "bwd" : "fwd");
+    snprintf(cmd, sizeof(cmd),
+             "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d /usr/bin/python3 "
+             "%s 4 16 %lld 64 %d %d %s",
+             threads, threads, FDNN_BENCH_TORCH_SCRIPT, (long long)S, threads, reps < 3 ? reps : 3, bwd ? "bwd" : "fwd");
     FILE *p = popen(cmd, "r");
     if (p == NULL)
         return false;

@@ -145,6 +145,20 @@ test_declined(void)
     CHECK(strstr(fdnn_fail_reason(), "stats") != NULL);
     s.b.t[s.stats].dtype = CUDNN_DATA_FLOAT;
     sg_free(&s);
+    /* an intermediate (the max) marked as a graph output: the engine would
+     * leave it unwritten, so it declines */
+    o.stats = false;
+    sg_build_fwd(&s, &o, &rng, false);
+    for (int i = 0; i < s.b.g.nnodes; i++)
+        if (s.b.n[i].kind == FDNN_GOP_REDUCTION && s.b.n[i].u.reduction.op == CUDNN_REDUCE_TENSOR_MAX)
+            s.b.t[s.b.n[i].u.reduction.y].is_virtual = false;
+    fdnn_fail_clear();
+    CHECK_STATUS(gb_engine(FDNN_GRAPH_ENGINE_SDPA_FLASH)->supports(&s.b.g), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK(strstr(fdnn_fail_reason(), "graph output") != NULL);
+    for (int i = 0; i < s.b.g.nnodes; i++)
+        if (s.b.n[i].kind == FDNN_GOP_REDUCTION && s.b.n[i].u.reduction.op == CUDNN_REDUCE_TENSOR_MAX)
+            s.b.t[s.b.n[i].u.reduction.y].is_virtual = true;
+    sg_free(&s);
 }
 
 /* FDNN_GRAPH_BENCH=sdpa: B=4, H=16, D=64, S=512 (and 2048 with

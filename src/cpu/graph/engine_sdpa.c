@@ -144,6 +144,10 @@ match(const fdnn_graph_t *g, sdpa_t *a)
         nused += used[i];
     if (nused != g->nnodes)
         FAIL("the graph has %d nodes, the attention pattern %d", g->nnodes, nused);
+    const int outs[2] = {a->o, a->stats};
+    st = gx_sdpa_only_outputs(g, outs, a->stats == FDNN_GRAPH_NONE ? 1 : 2);
+    if (st != CUDNN_STATUS_SUCCESS)
+        goto done;
     const fdnn_graph_tensor_t *q = &g->tensors[a->chain.q], *kt = &g->tensors[a->chain.kt], *v = &g->tensors[a->v],
                               *o = &g->tensors[a->o];
     if (o->ndim != 4 || !gx_sdpa_io_type(o->dtype))

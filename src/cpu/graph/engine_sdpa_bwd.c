@@ -182,6 +182,8 @@ match(const fdnn_graph_t *g, sdpa_bwd_t *a)
         nused += used[i];
     if (nused != g->nnodes)
         FAIL("the graph has %d nodes, the attention backward pattern %d", g->nnodes, nused);
+    const int outs[3] = {a->dq, a->dkt, a->dvt};
+    TRY(gx_sdpa_only_outputs(g, outs, 3));
     /* shapes */
     const fdnn_graph_tensor_t *dq = &g->tensors[a->dq], *dkt = &g->tensors[a->dkt];
     if (dq->ndim != 4 || dkt->ndim != 4)

@@ -95,6 +95,11 @@ cudnnStatus_t gx_sdpa_match_chain(const fdnn_graph_t *g, int s, gx_sdpa_chain_t 
  * it (t itself without dropout). */
 cudnnStatus_t gx_sdpa_match_dropout(const fdnn_graph_t *g, int t, int *base, gx_sdpa_dropout_t *d, bool *used);
 
+/* NOT_SUPPORTED unless every non-virtual tensor a node writes is one of
+ * outs[0..n) (the engine writes nothing else: an intermediate marked as a
+ * graph output would silently stay unwritten). */
+cudnnStatus_t gx_sdpa_only_outputs(const fdnn_graph_t *g, const int *outs, int n);
+
 /* Q, K^T, ... checks shared by both directions: 4-D, FLOAT / HALF /
  * BFLOAT16, batch and head dims equal. */
 bool gx_sdpa_io_type(cudnnDataType_t dt);

@@ -57,6 +57,25 @@ gx_sdpa_io_type(cudnnDataType_t dt)
     return dt == CUDNN_DATA_FLOAT || dt == CUDNN_DATA_HALF || dt == CUDNN_DATA_BFLOAT16;
 }
 
+cudnnStatus_t
+gx_sdpa_only_outputs(const fdnn_graph_t *g, const int *outs, int n)
+{
+    for (int i = 0; i < g->nnodes; i++) {
+        int in[FDNN_GRAPH_MAX_INPUTS + 16], out[FDNN_GRAPH_MAX_INPUTS + 16], nin, nout;
+        fdnn_graph_node_operands(&g->nodes[i], in, &nin, out, &nout);
+        for (int k = 0; k < nout; k++) {
+            bool ok = g->tensors[out[k]].is_virtual;
+            for (int j = 0; j < n && !ok; j++)
+                ok = out[k] == outs[j];
+            if (!ok)
+                return NO("node %d (%s) writes tensor uid %lld as a graph output; the attention engine writes only "
+                          "its outputs (O and the stats, or dQ, dK, dV)",
+                          i, fdnn_graph_op_name(g->nodes[i].kind), (long long)g->tensors[out[k]].uid);
+        }
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
 static bool
 gen_index(const fdnn_graph_t *g, int t, int axis, bool *used)
 {

@@ -158,6 +158,15 @@ test_declined(void)
     for (int i = 0; i < s.b.g.nnodes; i++)
         if (s.b.n[i].kind == FDNN_GOP_REDUCTION && s.b.n[i].u.reduction.op == CUDNN_REDUCE_TENSOR_MAX)
             s.b.t[s.b.n[i].u.reduction.y].is_virtual = true;
+    /* a softmax over the queries (reductions to [B,H,1,Sk]) is not attention */
+    for (int i = 0; i < s.b.g.nnodes; i++)
+        if (s.b.n[i].kind == FDNN_GOP_REDUCTION) {
+            fdnn_graph_tensor_t *y = &s.b.t[s.b.n[i].u.reduction.y];
+            y->dims[2] = 1, y->dims[3] = o.Sk, y->strides[2] = o.Sk, y->strides[3] = 1;
+        }
+    fdnn_fail_clear();
+    CHECK_STATUS(gb_engine(FDNN_GRAPH_ENGINE_SDPA_FLASH)->supports(&s.b.g), CUDNN_STATUS_NOT_SUPPORTED);
+    CHECK(strstr(fdnn_fail_reason(), "keys only") != NULL);
     sg_free(&s);
 }
 

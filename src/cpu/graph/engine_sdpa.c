@@ -158,6 +158,9 @@ match(const fdnn_graph_t *g, sdpa_t *a)
              "dims equal or 1) do not chain");
     if (a->d > GX_SDPA_MAX_HEAD_DIM || a->d <= 0 || a->sk <= 0)
         FAIL("head dim %lld (1 to %d are done)", (long long)a->d, GX_SDPA_MAX_HEAD_DIM);
+    if (!gx_sdpa_row_shaped(g, g->nodes[max_n].u.reduction.y, a->b, a->h, a->sq) ||
+        !gx_sdpa_row_shaped(g, g->nodes[sum_n].u.reduction.y, a->b, a->h, a->sq))
+        FAIL("nodes %d, %d (reductions): the softmax must reduce the keys only (outputs [B,H,Sq,1])", max_n, sum_n);
     size_t nf;
     if (!gx_sdpa_tile_floats(QUERY_BLOCK, a->sq, a->sk, a->d, false, &nf))
         FAIL("the tiles of one task overflow (Sk %lld, D %lld)", (long long)a->sk, (long long)a->d);

@@ -211,6 +211,8 @@ match(const fdnn_graph_t *g, sdpa_bwd_t *a)
         if (o->dims[0] != a->b || o->dims[1] != a->h)
             FAIL("dQ, dK^T, dV^T must have the same batch and head dims");
     }
+    if (!gx_sdpa_row_shaped(g, g->nodes[red].u.reduction.y, a->b, a->h, a->sq))
+        FAIL("node %d (reduction ADD): rowsum(dO o O) must reduce D only (output [B,H,Sq,1])", red);
     size_t nf;
     if (!gx_sdpa_tile_floats(0, a->sq, a->sk, a->d, true, &nf))
         FAIL("the tiles of one head overflow (Sq %lld, Sk %lld, D %lld)", (long long)a->sq, (long long)a->sk,

@@ -95,6 +95,9 @@ cudnnStatus_t gx_sdpa_match_chain(const fdnn_graph_t *g, int s, gx_sdpa_chain_t 
  * it (t itself without dropout). */
 cudnnStatus_t gx_sdpa_match_dropout(const fdnn_graph_t *g, int t, int *base, gx_sdpa_dropout_t *d, bool *used);
 
+/* Whether tensor t is [B, H, Sq, 1] (a per-row reduction of the scores). */
+bool gx_sdpa_row_shaped(const fdnn_graph_t *g, int t, int64_t B, int64_t H, int64_t Sq);
+
 /* NOT_SUPPORTED unless every non-virtual tensor a node writes is one of
  * outs[0..n) (the engine writes nothing else: an intermediate marked as a
  * graph output would silently stay unwritten). */

@@ -57,6 +57,13 @@ gx_sdpa_io_type(cudnnDataType_t dt)
     return dt == CUDNN_DATA_FLOAT || dt == CUDNN_DATA_HALF || dt == CUDNN_DATA_BFLOAT16;
 }
 
+bool
+gx_sdpa_row_shaped(const fdnn_graph_t *g, int t, int64_t B, int64_t H, int64_t Sq)
+{
+    const fdnn_graph_tensor_t *x = &g->tensors[t];
+    return x->ndim == 4 && x->dims[0] == B && x->dims[1] == H && x->dims[2] == Sq && x->dims[3] == 1;
+}
+
 cudnnStatus_t
 gx_sdpa_only_outputs(const fdnn_graph_t *g, const int *outs, int n)
 {

@@ -16,8 +16,8 @@
 #include "freednn.h"
 #include "testutil.h"
 
-#define GB_MAX_T 48
-#define GB_MAX_N 24
+#define GB_MAX_T 96
+#define GB_MAX_N 48
 
 typedef struct gb {
     fdnn_graph_t g;

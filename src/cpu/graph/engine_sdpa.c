@@ -1,176 +1,183 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Scaled dot-product attention as one engine (forward, FP32): the graph
- * cuDNN 8.9's frontend builds for it,
+ * Scaled dot-product attention as one engine: the forward graph cuDNN
+ * 8.9's frontend builds for it,
  *
- *     S = Q x K^T          (matmul; K^T is a tensor [B, H, D, Sk])
- *     S = S * scale        (pointwise MUL by a scalar; optional)
- *     S = select(row >= col ? S : fill)   (optional causal mask: GEN_INDEX
- *                          along dims 2 and 3, CMP_GE, BINARY_SELECT)
+ *     S = Q x K^T          (matmul; K^T a tensor [B, H, D, Sk], any strides)
+ *     score chain          (gx_sdpa.h: scale, causal mask, padding mask)
  *     P = softmax(S)       (reduction MAX, SUB, EXP, reduction ADD, DIV)
- *     O = P x V            (matmul; O the only output)
+ *     stats = max + log(sum)   (optional: LOG, ADD into a [B,H,Sq,1] FLOAT
+ *                          output, the training forward's softmax stats)
+ *     P = P x M x scale    (optional dropout, gx_sdpa.h)
+ *     O = P x V            (matmul)
  *
- * runs as one pass per query row with online softmax (running max m,
- * running sum l, running output acc; each block of KEY_BLOCK keys rescales
- * them by exp(m_old - m_new)), so the S x S matrix never exists: memory is
- * O(D) per row in flight, the workspace only the pointer table.  Masked
- * scores take the graph's fill value, exactly as the graph says.  Rows are
- * independent: the same bits for any thread count.  Results differ from
- * the node-by-node engine by rounding only (the softmax is computed in a
- * different order); test_graph_sdpa states the tolerance. */
+ * and, when the graph is a backward one, engine_sdpa_bwd.c's.  Forward
+ * runs per (batch, head, block of 64 query rows): the head's K^T and V are
+ * packed into float tiles (HALF / BFLOAT16 convert there), then each row
+ * streams over blocks of keys with online softmax (gx_sdpa_kern.inc): the
+ * S x S matrix never exists; memory is O(S d) per task.  Intermediates are
+ * FP32 whatever the virtual tensors' types say (the accumulation type).
+ * Results differ from the node-by-node engine by rounding only (the softmax
+ * is summed in another order); test_graph_sdpa states the tolerance. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/fail.h"
 #include "core/handle.h"
+#include "core/memory.h"
 #include "core/pool.h"
 #include "cpu/graph/engines.h"
 #include "cpu/graph/graph_exec.h"
+#include "cpu/graph/gx_sdpa.h"
 
-#define KEY_BLOCK 64
-#define MAX_HEAD_DIM 256
+#define QUERY_BLOCK 64
 
 typedef struct sdpa {
-    int q, kt, v, o;
-    bool has_scale, causal;
-    int scale_t, fill_t;
-    float scale, fill;
+    gx_sdpa_chain_t chain;
+    gx_sdpa_dropout_t drop;
+    int v, o, stats;
     int64_t b, h, sq, sk, d;
 } sdpa_t;
 
-/* The node writing tensor t, or -1. */
+#define NO(...) FDNN_NOT_SUPPORTED("sdpa engine: " __VA_ARGS__)
+
+/* 4-D of an attention I/O type, batch and head dims those of O or 1. */
+static bool
+head_tensor(const fdnn_graph_tensor_t *t, const fdnn_graph_tensor_t *o, int64_t r, int64_t c)
+{
+    if (t->ndim != 4 || !gx_sdpa_io_type(t->dtype) || t->by_value || t->dims[2] != r || t->dims[3] != c)
+        return false;
+    for (int d = 0; d < 2; d++)
+        if (t->dims[d] != o->dims[d] && t->dims[d] != 1)
+            return false;
+    return true;
+}
+
+/* The node that reads tensor t with mode `mode` and `other` as its other
+ * operand (x or b), or -1. */
 static int
-producer(const fdnn_graph_t *g, int t)
+consumer_pw(const fdnn_graph_t *g, int t, cudnnPointwiseMode_t mode, int *other)
 {
     for (int i = 0; i < g->nnodes; i++) {
-        int in[FDNN_GRAPH_MAX_INPUTS + 16], out[FDNN_GRAPH_MAX_INPUTS + 16], nin, nout;
-        fdnn_graph_node_operands(&g->nodes[i], in, &nin, out, &nout);
-        for (int k = 0; k < nout; k++)
-            if (out[k] == t)
-                return i;
+        if (!gx_sdpa_is_pw(g, i, mode))
+            continue;
+        const fdnn_gop_pointwise_t *p = &g->nodes[i].u.pointwise;
+        if (p->x == t) {
+            *other = p->b;
+            return i;
+        }
+        if (p->b == t) {
+            *other = p->x;
+            return i;
+        }
     }
     return -1;
 }
-
-static bool
-is_pw(const fdnn_graph_t *g, int n, cudnnPointwiseMode_t mode)
-{
-    return n >= 0 && g->nodes[n].kind == FDNN_GOP_POINTWISE && g->nodes[n].u.pointwise.mode == mode;
-}
-
-static bool
-is_red(const fdnn_graph_t *g, int n, cudnnReduceTensorOp_t op)
-{
-    return n >= 0 && g->nodes[n].kind == FDNN_GOP_REDUCTION && g->nodes[n].u.reduction.op == op;
-}
-
-/* A FLOAT scalar: by value, or a tensor of one element (read at execute). */
-static bool
-scalar_tensor(const fdnn_graph_t *g, int t)
-{
-    const fdnn_graph_tensor_t *s = &g->tensors[t];
-    int64_t n;
-    return s->dtype == CUDNN_DATA_FLOAT && gx_tensor_elements(s, &n) && n == 1;
-}
-
-static bool
-is_4d_f32(const fdnn_graph_tensor_t *t)
-{
-    return t->ndim == 4 && t->dtype == CUDNN_DATA_FLOAT;
-}
-
-#define NO(...) FDNN_NOT_SUPPORTED("sdpa engine: " __VA_ARGS__)
 
 static cudnnStatus_t
 match(const fdnn_graph_t *g, sdpa_t *a)
 {
     memset(a, 0, sizeof(*a));
+    a->stats = FDNN_GRAPH_NONE;
+    bool *used = calloc((size_t)(g->nnodes > 0 ? g->nnodes : 1), sizeof(bool));
+    if (used == NULL)
+        return FDNN_ALLOC_FAILED("sdpa engine: out of memory");
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+#define FAIL(...)                \
+    do {                         \
+        st = NO(__VA_ARGS__);    \
+        goto done;               \
+    } while (0)
     /* The output matmul: its output is not virtual. */
     int mm2 = -1;
     for (int i = 0; i < g->nnodes; i++)
         if (g->nodes[i].kind == FDNN_GOP_MATMUL && !g->tensors[g->nodes[i].u.matmul.c].is_virtual)
             mm2 = i;
     if (mm2 < 0)
-        return NO("no matmul writes a graph output (not attention)");
-    int used = 1;
+        FAIL("no matmul writes a graph output (not attention)");
+    used[mm2] = true;
     const fdnn_gop_matmul_t *pv = &g->nodes[mm2].u.matmul;
+    if (pv->compute_type != CUDNN_DATA_FLOAT)
+        FAIL("node %d (matmul): compute type %s (FLOAT is done)", mm2, gx_dtype_name(pv->compute_type));
     a->v = pv->b;
     a->o = pv->c;
-    int div = producer(g, pv->a);
-    if (!is_pw(g, div, CUDNN_POINTWISE_DIV))
-        return NO("node %d (matmul): its A is not the DIV of a softmax", mm2);
+    int pt;
+    st = gx_sdpa_match_dropout(g, pv->a, &pt, &a->drop, used);
+    if (st != CUDNN_STATUS_SUCCESS)
+        goto done;
+    int div = gx_sdpa_producer(g, pt);
+    if (!gx_sdpa_is_pw(g, div, CUDNN_POINTWISE_DIV))
+        FAIL("node %d (matmul): its A is not the DIV of a softmax (nor a dropout of it)", mm2);
     const fdnn_gop_pointwise_t *pdiv = &g->nodes[div].u.pointwise;
-    int exp_n = producer(g, pdiv->x), sum_n = producer(g, pdiv->b);
-    if (!is_pw(g, exp_n, CUDNN_POINTWISE_EXP) || !is_red(g, sum_n, CUDNN_REDUCE_TENSOR_ADD) ||
+    int exp_n = gx_sdpa_producer(g, pdiv->x), sum_n = gx_sdpa_producer(g, pdiv->b);
+    if (!gx_sdpa_is_pw(g, exp_n, CUDNN_POINTWISE_EXP) || !gx_sdpa_is_red(g, sum_n, CUDNN_REDUCE_TENSOR_ADD) ||
         g->nodes[sum_n].u.reduction.x != pdiv->x)
-        return NO("node %d (pointwise DIV): not exp(s) / sum(exp(s))", div);
-    int sub = producer(g, g->nodes[exp_n].u.pointwise.x);
-    if (!is_pw(g, sub, CUDNN_POINTWISE_SUB))
-        return NO("node %d (pointwise EXP): its input is not s - max(s)", exp_n);
+        FAIL("node %d (pointwise DIV): not exp(s) / sum(exp(s))", div);
+    int sub = gx_sdpa_producer(g, g->nodes[exp_n].u.pointwise.x);
+    if (!gx_sdpa_is_pw(g, sub, CUDNN_POINTWISE_SUB))
+        FAIL("node %d (pointwise EXP): its input is not s - max(s)", exp_n);
     const fdnn_gop_pointwise_t *psub = &g->nodes[sub].u.pointwise;
-    int max_n = producer(g, psub->b);
-    if (!is_red(g, max_n, CUDNN_REDUCE_TENSOR_MAX) || g->nodes[max_n].u.reduction.x != psub->x)
-        return NO("node %d (pointwise SUB): not s - max(s)", sub);
-    used += 5;
-    int s = psub->x; /* the scores entering the softmax */
-    int n = producer(g, s);
-    if (is_pw(g, n, CUDNN_POINTWISE_BINARY_SELECT)) {
-        const fdnn_gop_pointwise_t *sel = &g->nodes[n].u.pointwise;
-        int cmp = producer(g, sel->t);
-        if (!is_pw(g, cmp, CUDNN_POINTWISE_CMP_GE) || !scalar_tensor(g, sel->b))
-            return NO("node %d (pointwise BINARY_SELECT): not a causal mask (CMP_GE of row and column indices, "
-                      "a scalar fill)",
-                      n);
-        int ri = producer(g, g->nodes[cmp].u.pointwise.x), ci = producer(g, g->nodes[cmp].u.pointwise.b);
-        if (!is_pw(g, ri, CUDNN_POINTWISE_GEN_INDEX) || !is_pw(g, ci, CUDNN_POINTWISE_GEN_INDEX) ||
-            g->nodes[ri].u.pointwise.axis != 2 || g->nodes[ci].u.pointwise.axis != 3)
-            return NO("node %d (pointwise CMP_GE): not row index (axis 2) >= column index (axis 3)", cmp);
-        a->causal = true;
-        a->fill_t = sel->b;
-        s = sel->x;
-        used += 4;
-        n = producer(g, s);
+    int max_n = gx_sdpa_producer(g, psub->b);
+    if (!gx_sdpa_is_red(g, max_n, CUDNN_REDUCE_TENSOR_MAX) || g->nodes[max_n].u.reduction.x != psub->x)
+        FAIL("node %d (pointwise SUB): not s - max(s)", sub);
+    used[div] = used[exp_n] = used[sum_n] = used[sub] = used[max_n] = true;
+    /* the stats: max + log(sum), when the graph writes them */
+    int lsum = -1, other = -1;
+    int log_n = consumer_pw(g, pdiv->b, CUDNN_POINTWISE_LOG, &other);
+    if (log_n >= 0) {
+        int add_n = consumer_pw(g, g->nodes[log_n].u.pointwise.y, CUDNN_POINTWISE_ADD, &other);
+        if (add_n < 0 || other != psub->b)
+            FAIL("node %d (pointwise LOG): the stats are max + log(sum) (an ADD of the max)", log_n);
+        lsum = add_n;
+        used[log_n] = used[add_n] = true;
+        a->stats = g->nodes[add_n].u.pointwise.y;
+        const fdnn_graph_tensor_t *s = &g->tensors[a->stats];
+        if (s->is_virtual || s->dtype != CUDNN_DATA_FLOAT)
+            FAIL("node %d (pointwise ADD): the stats output must be a FLOAT graph output", add_n);
     }
-    if (is_pw(g, n, CUDNN_POINTWISE_MUL)) {
-        const fdnn_gop_pointwise_t *mul = &g->nodes[n].u.pointwise;
-        if (!scalar_tensor(g, mul->b))
-            return NO("node %d (pointwise MUL): the scale is not a FLOAT scalar", n);
-        a->has_scale = true;
-        a->scale_t = mul->b;
-        s = mul->x;
-        used++;
-        n = producer(g, s);
-    }
-    if (n < 0 || g->nodes[n].kind != FDNN_GOP_MATMUL)
-        return NO("the scores are not produced by a matmul");
-    used++;
-    const fdnn_gop_matmul_t *qk = &g->nodes[n].u.matmul;
-    a->q = qk->a;
-    a->kt = qk->b;
-    if (used != g->nnodes)
-        return NO("the graph has %d nodes, the attention pattern %d", g->nnodes, used);
-    const fdnn_graph_tensor_t *q = &g->tensors[a->q], *kt = &g->tensors[a->kt], *v = &g->tensors[a->v],
+    (void)lsum;
+    st = gx_sdpa_match_chain(g, psub->x, &a->chain, used);
+    if (st != CUDNN_STATUS_SUCCESS)
+        goto done;
+    int nused = 0;
+    for (int i = 0; i < g->nnodes; i++)
+        nused += used[i];
+    if (nused != g->nnodes)
+        FAIL("the graph has %d nodes, the attention pattern %d", g->nnodes, nused);
+    const int outs[2] = {a->o, a->stats};
+    st = gx_sdpa_only_outputs(g, outs, a->stats == FDNN_GRAPH_NONE ? 1 : 2);
+    if (st != CUDNN_STATUS_SUCCESS)
+        goto done;
+    const fdnn_graph_tensor_t *q = &g->tensors[a->chain.q], *kt = &g->tensors[a->chain.kt], *v = &g->tensors[a->v],
                               *o = &g->tensors[a->o];
-    if (!is_4d_f32(q) || !is_4d_f32(kt) || !is_4d_f32(v) || !is_4d_f32(o))
-        return NO("Q, K^T, V, O must be 4-D FLOAT (FP32 forward is done)");
-    if (qk->compute_type != CUDNN_DATA_FLOAT || pv->compute_type != CUDNN_DATA_FLOAT)
-        return NO("matmul compute types other than FLOAT");
-    a->b = o->dims[0], a->h = o->dims[1], a->sq = q->dims[2], a->d = q->dims[3], a->sk = kt->dims[3];
-    for (int d = 0; d < 2; d++)
-        if (q->dims[d] != o->dims[d] || kt->dims[d] != o->dims[d] || v->dims[d] != o->dims[d])
-            return NO("batch and head dims of Q, K^T, V, O differ (broadcast is not done)");
-    if (kt->dims[2] != a->d || v->dims[2] != a->sk || v->dims[3] != a->d || o->dims[2] != a->sq || o->dims[3] != a->d)
-        return NO("Q [B,H,Sq,D], K^T [B,H,D,Sk], V [B,H,Sk,D], O [B,H,Sq,D] do not chain");
-    if (a->d > MAX_HEAD_DIM || a->d <= 0 || a->sk <= 0)
-        return NO("head dim %lld (1 to %d are done)", (long long)a->d, MAX_HEAD_DIM);
-    return CUDNN_STATUS_SUCCESS;
-}
-
-cudnnStatus_t
-gx_sdpa_supports(const fdnn_graph_t *g)
-{
-    sdpa_t a;
-    return match(g, &a);
+    if (o->ndim != 4 || !gx_sdpa_io_type(o->dtype))
+        FAIL("O must be 4-D FLOAT, HALF or BFLOAT16");
+    a->b = o->dims[0], a->h = o->dims[1], a->sq = o->dims[2], a->d = o->dims[3], a->sk = kt->dims[3];
+    if (!head_tensor(q, o, a->sq, a->d) || !head_tensor(kt, o, a->d, a->sk) || !head_tensor(v, o, a->sk, a->d))
+        FAIL("Q [B,H,Sq,D], K^T [B,H,D,Sk], V [B,H,Sk,D], O [B,H,Sq,D] (FLOAT, HALF or BFLOAT16; batch and head "
+             "dims equal or 1) do not chain");
+    if (a->d > GX_SDPA_MAX_HEAD_DIM || a->d <= 0 || a->sk <= 0)
+        FAIL("head dim %lld (1 to %d are done)", (long long)a->d, GX_SDPA_MAX_HEAD_DIM);
+    if (!gx_sdpa_row_shaped(g, g->nodes[max_n].u.reduction.y, a->b, a->h, a->sq) ||
+        !gx_sdpa_row_shaped(g, g->nodes[sum_n].u.reduction.y, a->b, a->h, a->sq))
+        FAIL("nodes %d, %d (reductions): the softmax must reduce the keys only (outputs [B,H,Sq,1])", max_n, sum_n);
+    size_t nf;
+    if (!gx_sdpa_tile_floats(QUERY_BLOCK, a->sq, a->sk, a->d, false, &nf))
+        FAIL("the tiles of one task overflow (Sk %lld, D %lld)", (long long)a->sk, (long long)a->d);
+    if (a->stats != FDNN_GRAPH_NONE) {
+        const fdnn_graph_tensor_t *s = &g->tensors[a->stats];
+        if (s->ndim != 4 || s->dims[0] != a->b || s->dims[1] != a->h || s->dims[2] != a->sq || s->dims[3] != 1)
+            FAIL("the stats output must be [B,H,Sq,1]");
+    }
+    if (a->drop.on) {
+        const fdnn_graph_tensor_t *m = &g->tensors[a->drop.mask_t];
+        if (m->dims[0] != a->b || m->dims[1] != a->h || m->dims[2] != a->sq || m->dims[3] != a->sk)
+            FAIL("the dropout mask must be [B,H,Sq,Sk]");
+    }
+#undef FAIL
+done:
+    free(used);
+    return st;
 }
 
 static cudnnStatus_t
@@ -190,10 +197,32 @@ layout(const fdnn_graph_t *g, gx_layout_t *lay)
     return st;
 }
 
+/* Backward graphs (three graph outputs written by matmuls) go to
+ * engine_sdpa_bwd.c. */
+static bool
+is_backward(const fdnn_graph_t *g)
+{
+    int n = 0;
+    for (int i = 0; i < g->nnodes; i++)
+        n += g->nodes[i].kind == FDNN_GOP_MATMUL && !g->tensors[g->nodes[i].u.matmul.c].is_virtual;
+    return n >= 3;
+}
+
+cudnnStatus_t
+gx_sdpa_supports(const fdnn_graph_t *g)
+{
+    if (is_backward(g))
+        return gx_sdpa_bwd_supports(g);
+    sdpa_t a;
+    return match(g, &a);
+}
+
 cudnnStatus_t
 gx_sdpa_workspace(const fdnn_graph_t *g, const fdnn_graph_knobs_t *knobs, size_t *bytes)
 {
     (void)knobs;
+    if (is_backward(g))
+        return gx_sdpa_bwd_workspace(g, bytes);
     sdpa_t a;
     gx_layout_t lay;
     RETURN_IF_ERROR(match(g, &a));
@@ -204,85 +233,55 @@ gx_sdpa_workspace(const fdnn_graph_t *g, const fdnn_graph_knobs_t *knobs, size_t
 }
 
 typedef struct run {
+    const fdnn_graph_t *g;
     const sdpa_t *a;
-    const fdnn_graph_tensor_t *q, *kt, *v, *o;
-    const float *Q, *KT, *V;
-    float *O;
+    void **ptr;
+    gx_sdpa_fwd_fn fwd;
+    int64_t nqb;
+    int failed;
 } run_t;
 
-/* One query row (b, h, i): online softmax over blocks of keys. */
+/* One task: batch b, head h, query rows [i0, i0 + QUERY_BLOCK). */
 static void
-row_task(void *ctx, size_t r)
+block_task(void *ctx, size_t t)
 {
-    const run_t *c = ctx;
+    run_t *c = ctx;
     const sdpa_t *a = c->a;
-    int64_t i = (int64_t)r % a->sq, bh = (int64_t)r / a->sq, h = bh % a->h, b = bh / a->h;
-    const float *q = c->Q + b * c->q->strides[0] + h * c->q->strides[1] + i * c->q->strides[2];
-    const float *kt = c->KT + b * c->kt->strides[0] + h * c->kt->strides[1];
-    const float *v = c->V + b * c->v->strides[0] + h * c->v->strides[1];
-    int64_t qs = c->q->strides[3], kd = c->kt->strides[2], kj = c->kt->strides[3];
-    int64_t vj = c->v->strides[2], vd = c->v->strides[3];
-    float acc[MAX_HEAD_DIM], s[KEY_BLOCK];
-    for (int64_t d = 0; d < a->d; d++)
-        acc[d] = 0;
-    float m = -INFINITY, l = 0;
-    for (int64_t j0 = 0; j0 < a->sk; j0 += KEY_BLOCK) {
-        int64_t nj = a->sk - j0 < KEY_BLOCK ? a->sk - j0 : KEY_BLOCK;
-        float bm = -INFINITY;
-        for (int64_t j = 0; j < nj; j++) {
-            float dot;
-            if (qs == 1 && kd == 1) {
-                /* contiguous rows: eight partial sums in a fixed order
-                 * (vectorizable, and the same bits on every machine) */
-                const float *kr = kt + (j0 + j) * kj;
-                float part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-                int64_t d = 0;
-                for (; d + 8 <= a->d; d += 8)
-                    for (int u = 0; u < 8; u++)
-                        part[u] += q[d + u] * kr[d + u];
-                for (; d < a->d; d++)
-                    part[0] += q[d] * kr[d];
-                dot = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
-            } else {
-                dot = 0;
-                for (int64_t d = 0; d < a->d; d++)
-                    dot += q[d * qs] * kt[d * kd + (j0 + j) * kj];
-            }
-            if (a->has_scale)
-                dot *= a->scale;
-            if (a->causal && !((float)i >= (float)(j0 + j)))
-                dot = a->fill;
-            s[j] = dot;
-            bm = dot > bm ? dot : bm;
-        }
-        float mn = bm > m ? bm : m;
-        /* (m = -inf only before the first block: nothing to rescale) */
-        float corr = m == -INFINITY ? 0 : expf(m - mn);
-        l *= corr;
-        for (int64_t d = 0; d < a->d; d++)
-            acc[d] *= corr;
-        for (int64_t j = 0; j < nj; j++) {
-            float p = expf(s[j] - mn);
-            l += p;
-            const float *vr = v + (j0 + j) * vj;
-            if (vd == 1)
-                for (int64_t d = 0; d < a->d; d++)
-                    acc[d] += p * vr[d];
-            else
-                for (int64_t d = 0; d < a->d; d++)
-                    acc[d] += p * vr[d * vd];
-        }
-        m = mn;
+    const fdnn_graph_t *g = c->g;
+    int64_t qb = (int64_t)t % c->nqb, bh = (int64_t)t / c->nqb, h = bh % a->h, b = bh / a->h;
+    int64_t i0 = qb * QUERY_BLOCK, nr = a->sq - i0 < QUERY_BLOCK ? a->sq - i0 : QUERY_BLOCK;
+    int64_t ldd = GX_SDPA_LD_D(a->d), ldk = GX_SDPA_LD_K(a->sk);
+    size_t nf;
+    gx_sdpa_tile_floats(nr, a->sq, a->sk, a->d, false, &nf); /* checked by match */
+    float *buf = fdnn_aligned_alloc(nf * sizeof(float));
+    if (buf == NULL) {
+        __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+        return;
     }
-    float *o = c->O + b * c->o->strides[0] + h * c->o->strides[1] + i * c->o->strides[2];
-    for (int64_t d = 0; d < a->d; d++)
-        o[d * c->o->strides[3]] = acc[d] / l;
+    float *kt = buf, *v = kt + a->d * ldk, *q = v + a->sk * ldd, *o = q + nr * ldd, *lse = o + nr * ldd;
+    /* K^T [D][Sk] with zeroed key padding */
+    gx_sdpa_pack(&g->tensors[a->chain.kt], c->ptr[a->chain.kt], b, h, 0, a->d, a->sk, false, kt, ldk);
+    gx_sdpa_pack(&g->tensors[a->v], c->ptr[a->v], b, h, 0, a->sk, a->d, false, v, ldd);
+    gx_sdpa_pack(&g->tensors[a->chain.q], c->ptr[a->chain.q], b, h, i0, nr, a->d, false, q, ldd);
+    gx_sdpa_mods_t m;
+    gx_sdpa_mods_init(g, c->ptr, &a->chain, &a->drop, b, h, a->h, a->sq, a->sk, &m);
+    c->fwd(&m, i0, nr, a->sk, a->d, q, kt, v, o, lse);
+    gx_sdpa_unpack(&g->tensors[a->o], c->ptr[a->o], b, h, i0, nr, a->d, false, o, ldd);
+    if (a->stats != FDNN_GRAPH_NONE) {
+        const fdnn_graph_tensor_t *s = &g->tensors[a->stats];
+        float *sp = c->ptr[a->stats];
+        for (int64_t r = 0; r < nr; r++)
+            sp[b * s->strides[0] + h * s->strides[1] + (i0 + r) * s->strides[2]] = lse[r];
+    }
+    fdnn_aligned_free(buf);
 }
 
 cudnnStatus_t
 gx_sdpa_execute(const fdnn_graph_exec_t *e)
 {
     const fdnn_graph_t *g = e->graph;
+    if (is_backward(g))
+        return gx_sdpa_bwd_execute(e);
     sdpa_t a;
     gx_layout_t lay;
     void **ptr;
@@ -291,13 +290,12 @@ gx_sdpa_execute(const fdnn_graph_exec_t *e)
     cudnnStatus_t st = gx_bind(e, &lay, &ptr);
     free(lay.tensor_offset);
     RETURN_IF_ERROR(st);
-    a.scale = a.has_scale ? ((const float *)ptr[a.scale_t])[0] : 1;
-    a.fill = a.causal ? ((const float *)ptr[a.fill_t])[0] : 0;
-    run_t c = {&a,       &g->tensors[a.q], &g->tensors[a.kt], &g->tensors[a.v], &g->tensors[a.o],
-               ptr[a.q], ptr[a.kt],        ptr[a.v],          ptr[a.o]};
-    size_t rows = (size_t)(a.b * a.h * a.sq);
-    double work = (double)rows * (double)a.sk * (double)a.d;
+    run_t c = {g, &a, ptr, gx_sdpa_fwd_for(e->handle->isa), (a.sq + QUERY_BLOCK - 1) / QUERY_BLOCK, 0};
+    size_t tasks = (size_t)(a.b * a.h * c.nqb);
+    double work = (double)a.b * a.h * a.sq * a.sk * a.d;
     fdnn_pool_t pool = work < 65536.0 ? NULL : fdnn_handle_pool(e->handle);
-    fdnn_parallelize_1d(pool, row_task, &c, rows, 0);
+    fdnn_parallelize_1d(pool, block_task, &c, tasks, 0);
+    if (c.failed)
+        return FDNN_ALLOC_FAILED("sdpa engine: out of memory for the per-task tiles");
     return CUDNN_STATUS_SUCCESS;
 }

@@ -3,7 +3,7 @@
  * (modes INSTANT, A, B); FALLBACK offers the engines flagged fallback.
  *
  *   index  name            behaviour notes       runs
- *   2      sdpa_flash      -                     the attention graph, online softmax (FP32 forward)
+ *   2      sdpa_flash      -                     attention forward / backward, one tiled pass (FP32 math)
  *   1      fused_epilogue  RUNTIME_COMPILATION   conv fwd / matmul + a pointwise chain
  *   0      generic         -                     any graph of supported nodes (the fallback)
  *

@@ -12,7 +12,7 @@ enum {
     FDNN_GRAPH_ENGINE_GENERIC = 0,
     /* 1: convolution forward or matmul + a chain of pointwise ops, one pass */
     FDNN_GRAPH_ENGINE_FUSED_EPILOGUE = 1,
-    /* 2: scaled dot-product attention, online softmax (flash), FP32 forward */
+    /* 2: scaled dot-product attention forward and backward, tiled (flash) */
     FDNN_GRAPH_ENGINE_SDPA_FLASH = 2,
 };
 

@@ -8,6 +8,7 @@
  *   engines.c         the engine table (global indices, notes, knobs)
  *   engine_generic.c  node by node, virtual tensors in the workspace
  *   engine_fused.c    conv / matmul + pointwise chain in one pass
+ *   engine_sdpa*.c    attention forward / backward (gx_sdpa.h)
  *   gx_layout.c       workspace layout, tensor pointers, loads and stores
  *   gx_pointwise.c    the pointwise node (all 50 modes) and its row kernels
  *   gx_pw_row.inc     the row kernels, once per math type

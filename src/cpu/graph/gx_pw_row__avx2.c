@@ -2,11 +2,14 @@
  * The pointwise row kernels (gx_pw_row.inc) compiled for one ISA level
  * (avx2); gx_pointwise.c dispatches on the handle's level.  The loops are
  * plain C that the compiler vectorizes for the level's registers; libm
- * calls (exp, erf, tanh, ...) stay scalar. */
+ * calls (exp, tanh, ...) stay scalar, except the FLOAT GELU rows, which
+ * use the vector erfc of gx_pw_erf.h. */
 #include <math.h>
 #include <stdbool.h>
 
 #include "cpu/graph/graph_exec.h"
+#include "cpu/simd/f32_avx2.h"
+#include "cpu/graph/gx_pw_erf.h"
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -14,7 +17,9 @@
 #define T float
 #define F(fn) fn##f
 #define ROW gx_pw_row_f32__avx2
+#define GX_PW_VECTOR_ERF
 #include "cpu/graph/gx_pw_row.inc"
+#undef GX_PW_VECTOR_ERF
 #undef T
 #undef F
 #undef ROW

@@ -20,4 +20,11 @@ void fdnn_test_make_dir(const char *path);
  * function is missing. */
 void *fdnn_test_library_sym(const char *path, const char *name);
 
+/* Windows' C runtime has no setenv/unsetenv (tests set FREEDNN_* variables
+ * with them): test_os_win32.c gives them over _putenv_s. */
+#ifdef _WIN32
+int setenv(const char *name, const char *value, int overwrite);
+int unsetenv(const char *name);
+#endif
+
 #endif

@@ -3,6 +3,7 @@
 #include "test_os.h"
 
 #include <direct.h>
+#include <stdlib.h>
 #include <windows.h>
 
 size_t
@@ -44,4 +45,18 @@ fdnn_test_library_sym(const char *path, const char *name)
 {
     HMODULE lib = LoadLibraryA(path);
     return lib != NULL ? (void *)GetProcAddress(lib, name) : NULL;
+}
+
+int
+setenv(const char *name, const char *value, int overwrite)
+{
+    if (!overwrite && getenv(name) != NULL)
+        return 0;
+    return _putenv_s(name, value) == 0 ? 0 : -1;
+}
+
+int
+unsetenv(const char *name)
+{
+    return _putenv_s(name, "") == 0 ? 0 : -1; /* an empty value removes it */
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "cudnn.h"
+#include "test_os.h"
 
 /* Atomic: CHECK may run on several threads at once (test_threads, test_pool). */
 extern _Atomic int fdnn_test_passed;

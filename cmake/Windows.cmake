@@ -90,7 +90,7 @@ if(TARGET cublas)
           ${PROJECT_SOURCE_DIR}/compat/cublas/include/cublas_v2.h DESTINATION include)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION .)
-install(FILES ${PROJECT_SOURCE_DIR}/cmake/archive-README.md DESTINATION . RENAME README.md)
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/windows/archive-README.md DESTINATION . RENAME README.md)
 
 # ---- the zip: `ninja package` (CPack) -----------------------------------------------
 # freednn-<version>-windows-x86_64-cudnn8.9.4-archive.zip, everything under

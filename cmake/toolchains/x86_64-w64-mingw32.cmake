@@ -24,6 +24,8 @@ find_program(FDNN_OBJDUMP x86_64-w64-mingw32-objdump)
 # thread pool): the archive's DLLs then depend on Windows' own DLLs only.
 set(CMAKE_SHARED_LINKER_FLAGS_INIT "-static")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
+# The demo's zlib (libz-mingw-w64-dev) linked in too: no zlib1.dll to carry.
+set(ZLIB_USE_STATIC_LIBS ON)
 find_program(FDNN_WINE NAMES wine64 wine PATHS /usr/lib/wine NO_CMAKE_FIND_ROOT_PATH)
 if(FDNN_WINE)
   set(CMAKE_CROSSCOMPILING_EMULATOR ${CMAKE_CURRENT_LIST_DIR}/wine-run.sh;${CMAKE_BINARY_DIR})

@@ -59,6 +59,12 @@ if [ -f "$build/examples/fashion_mnist/fashion_mnist.exe" ]; then
   echo "$out" | grep "^epoch"
   echo "$out" | awk '/^epoch 1:/ { sub("%,", "", $8); ok = ($8 + 0 > 30) } END { exit !ok }' ||
     { echo "windows: the demo did not learn"; exit 1; }
+  # The same run on one thread must give bitwise the same weights (the
+  # Win32 pool partitions work as the Linux one does).
+  cmake/toolchains/wine-run.sh "$build" "$build/examples/fashion_mnist/fashion_mnist.exe" --epochs 1 \
+    --train-limit 512 --test-limit 256 --threads 1 --quiet --save "$build/fashion_mnist_1t.weights" >/dev/null
+  cmp "$build/fashion_mnist.weights" "$build/fashion_mnist_1t.weights" ||
+    { echo "windows: the demo's weights differ between 2 threads and 1"; exit 1; }
 else
   echo "windows: the Fashion-MNIST demo is not built (no zlib for mingw-w64: libz-mingw-w64-dev)"
 fi

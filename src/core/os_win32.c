@@ -15,10 +15,8 @@
 uint64_t
 fdnn_os_now_ns(void)
 {
-    static LARGE_INTEGER freq; /* constant while the system runs */
-    if (freq.QuadPart == 0)
-        QueryPerformanceFrequency(&freq);
-    LARGE_INTEGER c;
+    LARGE_INTEGER freq, c; /* the frequency is fixed at boot; reading it is cheap */
+    QueryPerformanceFrequency(&freq);
     QueryPerformanceCounter(&c);
     uint64_t n = (uint64_t)c.QuadPart, f = (uint64_t)freq.QuadPart;
     return n / f * 1000000000u + n % f * 1000000000u / f;

@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(cmake ninja-build gcc g++ clang python3 pkg-config xz-utils
           libdnnl-dev
           python3-numpy python3-torch dataset-fashion-mnist zlib1g-dev
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin
+          mingw-w64 libz-mingw-w64-dev wine wine64 lld)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

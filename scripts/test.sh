@@ -44,6 +44,15 @@ if [ "${FREEDNN_SKIP_ARM64:-0}" != 1 ]; then
 fi
 # ---- end AArch64 ----
 
+# ---- Windows x64 (docs/platforms.md) -------------------------------------------
+# Cross build with Debian's mingw-w64, the Windows test subset under Wine
+# (unit tests, ABI, export tables), the zip.  FREEDNN_SKIP_WINDOWS=1 skips it.
+if [ "${FREEDNN_SKIP_WINDOWS:-0}" != 1 ]; then
+  echo "== Windows x64: cross build, tests under Wine, zip"
+  scripts/cross-windows.sh build-win64
+fi
+# ---- end Windows ----
+
 # ---- fuzzing (tests/fuzz/README.md, docs/reliability.md) ----------------------
 # clang + libFuzzer + ASan + UBSan build of the API harnesses, a bounded run
 # of each from the committed corpus, and the replay of every committed crash

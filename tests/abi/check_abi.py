@@ -14,6 +14,12 @@ libraries' exported symbols.
    functions under its own node, with nothing else but FreeDNN's extensions.
 
 Usage: check_abi.py SOURCE_DIR BUILD_DIR
+       check_abi.py SOURCE_DIR BUILD_DIR --cross CC CXX [RUNNER...]
+With --cross (the Windows build: tests/windows), part 1 uses the cross
+compilers CC (C11) and CXX (C++17), links each translation unit into a
+program and runs it (under RUNNER, e.g. wine), so the sizes, offsets and
+enumerator values hold for that target's ABI; part 2 is the export-table
+test of that platform (tests/windows/check_exports.py).
 """
 import json
 import os
@@ -24,6 +30,8 @@ import sys
 import tempfile
 
 SRC, BUILD = sys.argv[1], sys.argv[2]
+CROSS = sys.argv[4:6] if len(sys.argv) > 5 and sys.argv[3] == "--cross" else None
+RUNNER = sys.argv[6:] if CROSS else []
 api = json.load(open(os.path.join(SRC, "tests", "data", "cudnn-8.9.4-api.json")))
 failures = []
 passed = 0
@@ -91,8 +99,8 @@ def translation_unit(cplusplus):
 
 tmp = tempfile.mkdtemp(prefix="fdnn-abi-")
 includes = ["-I", os.path.join(SRC, "include"), "-I", os.path.join(SRC, "compat", "cudart", "include")]
-for lang, ext, std, compilers in (("C", "c", "-std=c11", ["gcc", "clang"]),
-                                  ("C++", "cpp", "-std=c++17", ["g++", "clang++"])):
+for lang, ext, std, compilers in (("C", "c", "-std=c11", [CROSS[0]] if CROSS else ["gcc", "clang"]),
+                                  ("C++", "cpp", "-std=c++17", [CROSS[1]] if CROSS else ["g++", "clang++"])):
     text, nenum = translation_unit(lang == "C++")
     path = os.path.join(tmp, f"abi.{ext}")
     open(path, "w").write(text)
@@ -100,10 +108,20 @@ for lang, ext, std, compilers in (("C", "c", "-std=c11", ["gcc", "clang"]),
         if shutil.which(cc) is None:
             print(f"skip: {cc} not installed")
             continue
-        exe = os.path.join(tmp, f"abi-{cc}")
-        r = subprocess.run([cc, std, "-Wall", "-Wextra", "-Werror", "-pedantic", *includes, path, "-c", "-o",
-                            exe + ".o"], capture_output=True, text=True)
+        exe = os.path.join(tmp, f"abi-{os.path.basename(cc)}")
+        # Cross: the C program links cudnn.lib, the C++ one the six
+        # sub-library import libraries, so loading them resolves all 264
+        # functions through cudnn64_8.dll or the forwarders.
+        libs = ["cudnn"] if lang == "C" else [f"cudnn_{s}" for s in
+                                               ("ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train")]
+        link = (["-o", exe + ".exe", *[os.path.join(BUILD, "lib", "x64", f"{l}.lib") for l in libs]] if CROSS
+                else ["-c", "-o", exe + ".o"])
+        r = subprocess.run([cc, std, "-Wall", "-Wextra", "-Werror", "-pedantic", *includes, path, *link],
+                           capture_output=True, text=True)
         check(r.returncode == 0, f"{lang} headers with {cc} {std}: {r.stderr[:3000]}")
+        if CROSS and r.returncode == 0:
+            r = subprocess.run([*RUNNER, exe + ".exe"], capture_output=True, text=True)
+            check(r.returncode == 0, f"{lang} ABI program built with {cc} exits {r.returncode}: {r.stderr[:500]}")
         # Every header on its own, as a program may include just one.
         for h in sorted(os.listdir(os.path.join(SRC, "include"))):
             one = os.path.join(tmp, f"one.{ext}")
@@ -113,6 +131,11 @@ for lang, ext, std, compilers in (("C", "c", "-std=c11", ["gcc", "clang"]),
             check(r.returncode == 0, f"{h} alone with {cc} {std}: {r.stderr[:2000]}")
 print(f"checked {nenum} enumerators, {len(MACROS) + len(FLOAT_MACROS)} macros, {len(STRUCTS)} structs, "
       f"{len(api['functions'])} signatures")
+
+if CROSS:
+    print(f"abi: {passed} passed, {len(failures)} failed")
+    shutil.rmtree(tmp, ignore_errors=True)
+    sys.exit(1 if failures else 0)
 
 # ---- exported symbols -------------------------------------------------------
 

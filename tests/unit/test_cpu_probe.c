@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/cpu.h"
@@ -80,7 +79,7 @@ test_sysfs_fake(void)
 {
     size_t l1 = 0, l2 = 0;
     snprintf(root, sizeof(root), "/tmp/fdnn_cpuprobe_%d_a", (int)getpid());
-    mkdir(root, 0755);
+    fdnn_test_make_dir(root);
     put_cache(0, "1\n", "Data\n", "48K\n", "0\n");
     put_cache(1, "1\n", "Instruction\n", "32K\n", "0\n");
     put_cache(2, "2\n", "Unified\n", "2048K\n", "0-1\n");
@@ -90,7 +89,7 @@ test_sysfs_fake(void)
     CHECK_MSG(l2 == 1024 * 1024, "l2 share %zu", l2);
 
     snprintf(root, sizeof(root), "/tmp/fdnn_cpuprobe_%d_b", (int)getpid());
-    mkdir(root, 0755);
+    fdnn_test_make_dir(root);
     put_cache(0, "1\n", "Data\n", "32K\n", NULL);
     put_cache(3, "2\n", "Unified\n", "1M\n", "0,2,4-5\n");
     l1 = l2 = 0;

@@ -362,15 +362,3 @@ out_free:
     cudnnDestroy_p(handle);
 }
 
-const char *
-dr_selftest_name(int result)
-{
-    switch (result) {
-    case DR_ST_PASS: return "pass";
-    case DR_ST_MISMATCH: return "wrong results";
-    case DR_ST_NOT_SUPPORTED: return "not supported";
-    case DR_ST_NO_DEVICE: return "no GPU/device";
-    case DR_ST_ERROR: return "error";
-    default: return "not run";
-    }
-}

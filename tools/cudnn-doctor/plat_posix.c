@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The doctor's system layer on Linux (and other POSIX systems): files are
+ * mapped with mmap, folders listed with readdir, file identity is the
+ * device and inode; a DLL cannot be loaded here.  The host checks (the
+ * Linux loader's view) are in host_linux.c.  plat_win32.c is the Windows
+ * side of the same interface (doctor.h); CMake compiles one of the two. */
+#include "doctor.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char
+dr_plat_sep(void)
+{
+    return '/';
+}
+
+bool
+dr_plat_is_sep(char c)
+{
+    return c == '/';
+}
+
+int
+dr_plat_kind(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return DR_KIND_NONE;
+    return S_ISREG(st.st_mode) ? DR_KIND_FILE : S_ISDIR(st.st_mode) ? DR_KIND_DIR : DR_KIND_OTHER;
+}
+
+int
+dr_plat_map(const char *path, struct dr_map *m, char *err, size_t err_n)
+{
+    memset(m, 0, sizeof *m);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        dr_fmt(err, err_n, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+        dr_copy(err, err_n, "empty or unreadable file");
+        close(fd);
+        return -1;
+    }
+    m->size = (size_t)st.st_size;
+    void *map = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        dr_fmt(err, err_n, "cannot map: %s", strerror(errno));
+        return -1;
+    }
+    m->data = map;
+    return 0;
+}
+
+void
+dr_plat_unmap(struct dr_map *m)
+{
+    if (m->data != NULL)
+        munmap((void *)m->data, m->size);
+    m->data = NULL;
+}
+
+bool
+dr_plat_list_dir(const char *dir, bool (*fn)(const char *name, void *arg), void *arg)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return false;
+    for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (!fn(e->d_name, arg))
+            break;
+    }
+    closedir(d);
+    return true;
+}
+
+bool
+dr_plat_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void
+dr_plat_own_dir(char *dst, size_t n)
+{
+    char exe[DR_PATH];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) {
+        dr_copy(dst, n, "");
+        return;
+    }
+    exe[len] = 0;
+    dr_dirname(dst, n, exe);
+}
+
+bool
+dr_plat_win_probe(const char *path, int timeout_s, struct dr_win_probe *out)
+{
+    (void)path;
+    (void)timeout_s;
+    memset(out, 0, sizeof *out);
+    return false;
+}
+
+void
+dr_plat_win_search_order(void (*add)(const char *dir, const char *origin))
+{
+    (void)add;
+}

@@ -39,7 +39,10 @@
 #define DR_MAX_NEEDED 48
 #define DR_MAX_COPIES 16
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* The Windows build uses MinGW's C99 printf (__USE_MINGW_ANSI_STDIO): %zu, %lld. */
+#define DR_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
 #define DR_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define DR_PRINTF(f, a)

@@ -429,6 +429,8 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
         int ma = 0, mi = 0;
         if (sscanf(shim->version, "%d.%d", &ma, &mi) == 2 && (ma != 8 || mi < 3))
             needs = false;
+        if (W.host && shim->path[0] == 0)
+            needs = false;               /* no cuDNN here at all: win-found says so */
         if (needs && z != NULL && z->path[0] == 0) {
             bool reported = false;
             for (int i = 0; i < W.n_cudnn; i++)

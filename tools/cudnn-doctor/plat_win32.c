@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The doctor's system layer on Windows (cudnn-doctor.exe; the interface is
+ * in doctor.h, plat_posix.c + host_linux.c are the Linux side):
+ *   - paths are UTF-8 inside the doctor and UTF-16 at every system call;
+ *   - files are mapped with CreateFileMappingW, folders listed with
+ *     FindFirstFileW, and two paths are one file when the volume serial
+ *     number and the file index agree (case, 8.3 names, links do not fool it);
+ *   - the search order is the standard one of LoadLibrary with
+ *     SafeDllSearchMode on: (application folder), System32, the 16-bit
+ *     system folder, the Windows folder, the current folder, then PATH;
+ *   - a DLL is loaded in a child process, the doctor itself run again as
+ *     `cudnn-doctor.exe --probe-dll PATH`: a DLL whose start-up crashes or
+ *     hangs takes only the child with it.  The child prints one line of
+ *     key=value facts that the parent reads back through a pipe.
+ * With no --windows-dir or --windows-dll, the doctor checks this machine
+ * (windows.c, ctx->windows_host).  The Linux-only parts (the ELF loader's
+ * search, the in-process self-test, `workspace`) are not built here. */
+#include "doctor.h"
+
+#include <windows.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* UTF-8 -> UTF-16 into a malloc'ed string (NULL on failure). */
+static wchar_t *
+wide(const char *s)
+{
+    int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);
+    wchar_t *w = n > 0 ? malloc(sizeof(wchar_t) * (size_t)n) : NULL;
+    if (w != NULL && MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n) <= 0) {
+        free(w);
+        w = NULL;
+    }
+    return w;
+}
+
+/* UTF-16 -> UTF-8 into dst (truncated, always terminated). */
+static void
+narrow(const wchar_t *w, char *dst, size_t n)
+{
+    if (n == 0)
+        return;
+    if (WideCharToMultiByte(CP_UTF8, 0, w, -1, dst, (int)n, NULL, NULL) <= 0)
+        dst[0] = 0;
+    dst[n - 1] = 0;
+}
+
+char
+dr_plat_sep(void)
+{
+    return '\\';
+}
+
+bool
+dr_plat_is_sep(char c)
+{
+    return c == '/' || c == '\\';
+}
+
+int
+dr_plat_kind(const char *path)
+{
+    wchar_t *w = wide(path);
+    DWORD a = w != NULL ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
+    free(w);
+    if (a == INVALID_FILE_ATTRIBUTES)
+        return DR_KIND_NONE;
+    return (a & FILE_ATTRIBUTE_DIRECTORY) ? DR_KIND_DIR : (a & FILE_ATTRIBUTE_DEVICE) ? DR_KIND_OTHER : DR_KIND_FILE;
+}
+
+/* The system's words for an error code, on one line. */
+static void
+error_text(DWORD code, char *dst, size_t n)
+{
+    wchar_t buf[256];
+    DWORD len = FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0, buf,
+                               sizeof buf / sizeof buf[0], NULL);
+    if (len == 0) {
+        dr_fmt(dst, n, "error %lu", (unsigned long)code);
+        return;
+    }
+    narrow(buf, dst, n);
+    for (char *c = dst; *c != 0; c++)
+        if (*c == '\r' || *c == '\n')
+            *c = ' ';
+    for (size_t l = strlen(dst); l > 0 && dst[l - 1] == ' '; l--)
+        dst[l - 1] = 0;
+}
+
+int
+dr_plat_map(const char *path, struct dr_map *m, char *err, size_t err_n)
+{
+    memset(m, 0, sizeof *m);
+    wchar_t *w = wide(path);
+    HANDLE f = w != NULL ? CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                                       OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL)
+                         : INVALID_HANDLE_VALUE;
+    free(w);
+    if (f == INVALID_HANDLE_VALUE) {
+        char why[200];
+        error_text(GetLastError(), why, sizeof why);
+        dr_fmt(err, err_n, "cannot open: %s", why);
+        return -1;
+    }
+    LARGE_INTEGER size;
+    if (!GetFileSizeEx(f, &size) || size.QuadPart <= 0 || (unsigned long long)size.QuadPart > (size_t)-1) {
+        dr_copy(err, err_n, "empty or unreadable file");
+        CloseHandle(f);
+        return -1;
+    }
+    m->size = (size_t)size.QuadPart;
+    HANDLE map = CreateFileMappingW(f, NULL, PAGE_READONLY, 0, 0, NULL);
+    CloseHandle(f);
+    const void *view = map != NULL ? MapViewOfFile(map, FILE_MAP_READ, 0, 0, 0) : NULL;
+    if (view == NULL) {
+        char why[200];
+        error_text(GetLastError(), why, sizeof why);
+        dr_fmt(err, err_n, "cannot map: %s", why);
+        if (map != NULL)
+            CloseHandle(map);
+        return -1;
+    }
+    m->data = view;
+    m->handle = map;
+    return 0;
+}
+
+void
+dr_plat_unmap(struct dr_map *m)
+{
+    if (m->data != NULL)
+        UnmapViewOfFile(m->data);
+    if (m->handle != NULL)
+        CloseHandle(m->handle);
+    m->data = NULL;
+    m->handle = NULL;
+}
+
+bool
+dr_plat_list_dir(const char *dir, bool (*fn)(const char *name, void *arg), void *arg)
+{
+    char pattern[DR_PATH];
+    dr_join(pattern, sizeof pattern, dir, "*");
+    wchar_t *w = wide(pattern);
+    WIN32_FIND_DATAW e;
+    HANDLE h = w != NULL ? FindFirstFileW(w, &e) : INVALID_HANDLE_VALUE;
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return false;
+    do {
+        char name[MAX_PATH * 3];
+        narrow(e.cFileName, name, sizeof name);
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+            continue;
+        if (!fn(name, arg))
+            break;
+    } while (FindNextFileW(h, &e));
+    FindClose(h);
+    return true;
+}
+
+static bool
+file_id(const char *path, BY_HANDLE_FILE_INFORMATION *info)
+{
+    wchar_t *w = wide(path);
+    /* No access rights asked: only the identity is read.  BACKUP_SEMANTICS
+     * lets a folder be opened too. */
+    HANDLE f = w != NULL ? CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                                       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL)
+                         : INVALID_HANDLE_VALUE;
+    free(w);
+    if (f == INVALID_HANDLE_VALUE)
+        return false;
+    bool ok = GetFileInformationByHandle(f, info) != 0;
+    CloseHandle(f);
+    return ok;
+}
+
+bool
+dr_plat_same_file(const char *a, const char *b)
+{
+    BY_HANDLE_FILE_INFORMATION ia, ib;
+    return file_id(a, &ia) && file_id(b, &ib) && ia.dwVolumeSerialNumber == ib.dwVolumeSerialNumber &&
+           ia.nFileIndexHigh == ib.nFileIndexHigh && ia.nFileIndexLow == ib.nFileIndexLow;
+}
+
+void
+dr_plat_own_dir(char *dst, size_t n)
+{
+    wchar_t exe[MAX_PATH * 4];
+    DWORD len = GetModuleFileNameW(NULL, exe, sizeof exe / sizeof exe[0]);
+    if (len == 0 || len >= sizeof exe / sizeof exe[0]) {
+        dr_copy(dst, n, "");
+        return;
+    }
+    char path[DR_PATH];
+    narrow(exe, path, sizeof path);
+    dr_dirname(dst, n, path);
+}
+
+/* ---- loading a DLL: the child's side ---------------------------------- */
+
+/* `cudnn-doctor.exe --probe-dll PATH`: loads PATH the way a program loads
+ * cuDNN by full path (its own folder searched first for what it imports)
+ * and prints what it answers. */
+static int
+probe_child(const char *path)
+{
+    wchar_t *w = wide(path), full[MAX_PATH * 4];
+    DWORD len = w != NULL ? GetFullPathNameW(w, sizeof full / sizeof full[0], full, NULL) : 0;
+    free(w);
+    if (len == 0 || len >= sizeof full / sizeof full[0]) {
+        printf("loaded=0 error=%lu message=bad path\n", (unsigned long)ERROR_BAD_PATHNAME);
+        return 0;
+    }
+    HMODULE lib = LoadLibraryExW(full, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
+    if (lib == NULL) {
+        DWORD code = GetLastError();
+        char why[200];
+        error_text(code, why, sizeof why);
+        printf("loaded=0 error=%lu message=%s\n", (unsigned long)code, why);
+        return 0;
+    }
+    typedef size_t (*version_fn)(void);
+    version_fn get_version = (version_fn)(void (*)(void))GetProcAddress(lib, "cudnnGetVersion");
+    version_fn get_cudart = (version_fn)(void (*)(void))GetProcAddress(lib, "cudnnGetCudartVersion");
+    bool freednn = GetProcAddress(lib, "freednnSetIsa") != NULL;
+    printf("loaded=1 error=0 version=%lu cudart=%lu freednn=%d message=\n",
+           get_version != NULL ? (unsigned long)get_version() : 0ul,
+           get_cudart != NULL ? (unsigned long)get_cudart() : 0ul, freednn ? 1 : 0);
+    fflush(stdout);
+    /* No FreeLibrary: the process ends here, and a library's unload code
+     * is not what is being checked. */
+    return 0;
+}
+
+int
+dr_plat_subcommand(int argc, char **argv)
+{
+    if (argc > 2 && strcmp(argv[1], "--probe-dll") == 0)
+        return probe_child(argv[2]);
+    if (argc > 1 && strcmp(argv[1], "workspace") == 0) {
+        fprintf(stderr, "cudnn-doctor: `workspace` is in the Linux doctor only for now (docs/cudnn-doctor.md)\n");
+        return 2;
+    }
+    return -1;
+}
+
+void
+dr_plat_start(char **argv)
+{
+    (void)argv;
+    /* A DLL that cannot load must give an error code, not a dialog box
+     * that waits for a click. */
+    SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX);
+}
+
+void
+dr_plat_check_host(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n)
+{
+    (void)st;
+    (void)st_lib;
+    (void)st_lib_n;
+    ctx->windows_host = true;
+    dr_check_windows(ctx);
+}
+
+/* ---- loading a DLL: the parent's side --------------------------------- */
+
+/* The value of `key=` in the child's line: numbers, or the rest of the
+ * line for message=. */
+static const char *
+field(const char *line, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = line; (p = strstr(p, key)) != NULL; p += n)
+        if ((p == line || p[-1] == ' ') && p[n] == '=')
+            return p + n + 1;
+    return NULL;
+}
+
+bool
+dr_plat_win_probe(const char *path, int timeout_s, struct dr_win_probe *out)
+{
+    memset(out, 0, sizeof *out);
+    wchar_t exe[MAX_PATH * 4];
+    DWORD len = GetModuleFileNameW(NULL, exe, sizeof exe / sizeof exe[0]);
+    if (len == 0 || len >= sizeof exe / sizeof exe[0])
+        return false;
+    char exe8[DR_PATH], cmd8[3 * DR_PATH];
+    narrow(exe, exe8, sizeof exe8);
+    /* Windows paths cannot hold '"', so quoting both is enough. */
+    dr_fmt(cmd8, sizeof cmd8, "\"%s\" --probe-dll \"%s\"", exe8, path);
+    wchar_t *cmd = wide(cmd8);
+    if (cmd == NULL)
+        return false;
+
+    SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
+    HANDLE rd = NULL, wr = NULL;
+    if (!CreatePipe(&rd, &wr, &sa, 0)) {
+        free(cmd);
+        return false;
+    }
+    SetHandleInformation(rd, HANDLE_FLAG_INHERIT, 0);
+    STARTUPINFOW si;
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    si.dwFlags = STARTF_USESTDHANDLES;
+    si.hStdOutput = wr;
+    si.hStdError = wr;
+    si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
+    PROCESS_INFORMATION pi;
+    BOOL started = CreateProcessW(exe, cmd, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL, NULL, &si, &pi);
+    free(cmd);
+    CloseHandle(wr);
+    if (!started) {
+        CloseHandle(rd);
+        return false;
+    }
+    /* The child writes one short line and exits; a hang is cut at the
+     * timeout (the pipe is read after the wait: the line fits its buffer). */
+    DWORD waited = WaitForSingleObject(pi.hProcess, (DWORD)(timeout_s > 0 ? timeout_s : 60) * 1000u);
+    out->done = true;
+    if (waited != WAIT_OBJECT_0) {
+        TerminateProcess(pi.hProcess, 1);
+        WaitForSingleObject(pi.hProcess, 5000);
+        dr_fmt(out->message, sizeof out->message, "no answer within %d s", timeout_s);
+        out->error = WAIT_TIMEOUT;
+    }
+    char text[1024];
+    DWORD got = 0, total = 0;
+    while (total + 1 < sizeof text && ReadFile(rd, text + total, (DWORD)(sizeof text - 1 - total), &got, NULL) &&
+           got > 0)
+        total += got;
+    text[total] = 0;
+    DWORD code = 0;
+    GetExitCodeProcess(pi.hProcess, &code);
+    CloseHandle(rd);
+    CloseHandle(pi.hProcess);
+    CloseHandle(pi.hThread);
+    if (waited != WAIT_OBJECT_0)
+        return true;
+
+    /* The child's own line is the last one: a library may print before it. */
+    const char *line = NULL;
+    for (const char *p = text; (p = strstr(p, "loaded=")) != NULL; p++)
+        line = p;
+    if (line == NULL) {
+        /* The child died before it could say anything: the DLL's start-up
+         * killed it (an exception code, e.g. 0xC0000005). */
+        out->error = code;
+        for (char *c = text; *c != 0; c++)
+            if (*c == '\r' || *c == '\n')
+                *c = ' ';
+        dr_fmt(out->message, sizeof out->message, "loading it ended the process (exit code 0x%lx)%s%.120s",
+               (unsigned long)code, text[0] ? "; output: " : "", text);
+        return true;
+    }
+    const char *v;
+    out->loaded = (v = field(line, "loaded")) != NULL && *v == '1';
+    if ((v = field(line, "error")) != NULL)
+        out->error = strtoul(v, NULL, 10);
+    if ((v = field(line, "version")) != NULL)
+        out->version = dr_norm_cudnn_version(strtol(v, NULL, 10));
+    if ((v = field(line, "cudart")) != NULL)
+        out->cudart = strtol(v, NULL, 10);
+    out->is_freednn = (v = field(line, "freednn")) != NULL && *v == '1';
+    if ((v = field(line, "message")) != NULL) {
+        dr_copy(out->message, sizeof out->message, v);
+        out->message[strcspn(out->message, "\r\n")] = 0;
+    }
+    return true;
+}
+
+/* ---- the search order --------------------------------------------------- */
+
+void
+dr_plat_win_search_order(void (*add)(const char *dir, const char *origin))
+{
+    wchar_t buf[MAX_PATH * 4];
+    char dir[DR_PATH], sub[DR_PATH];
+    UINT n = GetSystemDirectoryW(buf, sizeof buf / sizeof buf[0]);
+    if (n > 0 && n < sizeof buf / sizeof buf[0]) {
+        narrow(buf, dir, sizeof dir);
+        add(dir, "system folder");
+    }
+    n = GetWindowsDirectoryW(buf, sizeof buf / sizeof buf[0]);
+    if (n > 0 && n < sizeof buf / sizeof buf[0]) {
+        narrow(buf, dir, sizeof dir);
+        dr_join(sub, sizeof sub, dir, "System");
+        if (dr_is_dir(sub))
+            add(sub, "16-bit system folder");
+        add(dir, "Windows folder");
+    }
+    DWORD c = GetCurrentDirectoryW(sizeof buf / sizeof buf[0], buf);
+    if (c > 0 && c < sizeof buf / sizeof buf[0]) {
+        narrow(buf, dir, sizeof dir);
+        add(dir, "current folder");
+    }
+    /* PATH can be up to 32767 characters. */
+    DWORD need = GetEnvironmentVariableW(L"PATH", NULL, 0);
+    wchar_t *path = need > 0 ? malloc(sizeof(wchar_t) * need) : NULL;
+    if (path == NULL)
+        return;
+    if (GetEnvironmentVariableW(L"PATH", path, need) > 0) {
+        size_t len8 = (size_t)need * 3 + 1;
+        char *path8 = malloc(len8);
+        if (path8 != NULL) {
+            narrow(path, path8, len8);
+            for (const char *p = path8; *p != 0;) {
+                size_t l = strcspn(p, ";");
+                if (l > 0 && l < DR_PATH) {
+                    memcpy(dir, p, l);
+                    dir[l] = 0;
+                    add(dir, "PATH");
+                }
+                p += l + (p[l] != 0);
+            }
+            free(path8);
+        }
+    }
+    free(path);
+}

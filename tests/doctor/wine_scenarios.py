@@ -8,6 +8,7 @@ puts first) and checks the doctor's verdicts and exit status:
 
   healthy      the archive's bin on PATH                       exit 0
   missing      a copy without cudnn_adv_train64_8.dll          exit 1, win-found
+  load126      ... and without the shim's cudart64_12.dll     exit 1, win-load (error 126), win-imports
   stale        an older cudnn64_8.dll (cudnnGetVersion 8600,
                no version resource) earlier on PATH           exit 1, win-shadow;
                the doctor loads both copies to read 8.6.0 / 8.9.4 and names the winner
@@ -218,6 +219,15 @@ def main():
         f = verdicts(r, "win-found", "fail")
         check(rc == 1 and len(f) == 1 and "cudnn_adv_train64_8.dll" in f[0]["message"],
               "missing: exit %d, %s" % (rc, fails(r)))
+
+        # load126: the shim's own import (cudart64_12.dll) gone: it does not load.
+        if not real_bin:
+            os.remove(os.path.join(miss, "cudart64_12.dll"))
+            rc, r = wine.doctor(exe, [miss], cwd=tmp)
+            f = verdicts(r, "win-load", "fail")
+            check(rc == 1 and len(f) == 1 and "error 126" in f[0]["message"] and
+                  any("cudart64_12.dll" in v["message"] for v in verdicts(r, "win-imports", "fail")),
+                  "load126: exit %d, %s" % (rc, fails(r)))
 
         # stale: an older cudnn64_8.dll earlier on PATH, known only by loading it.
         stale = os.path.join(tmp, "old-cudnn", "bin")

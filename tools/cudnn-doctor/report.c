@@ -423,6 +423,9 @@ print_human(struct dr_ctx *ctx, const struct dr_selftest *st, const char *st_lib
                 printf("  %-40s MISSING\n", d->name);
                 continue;
             }
+            /* Windows' own DLLs (found on this machine): only with -v. */
+            if (!ctx->opt.verbose && (strcmp(d->origin, "system folder") == 0 || strcmp(d->origin, "Windows folder") == 0))
+                continue;
             bool many = d->n_shadowed > 0;
             printf("  %-32s %s%-12s %-6s %s [%s]%s\n", d->name, many ? "1. " : "", d->version,
                    d->pe.ok ? dr_pe_machine_name(d->pe.machine) : "bad", d->path, d->origin,

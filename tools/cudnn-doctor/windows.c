@@ -20,8 +20,10 @@
  * application folder (--windows-app, none by default: the programs that use
  * cuDNN live elsewhere than the doctor), System32, the 16-bit system folder,
  * the Windows folder, the current folder, then PATH.  The system DLLs must
- * then really be there, and each copy of cudnn64_8.dll is also loaded (in a
- * child process) to ask cudnnGetVersion and cudnnGetCudartVersion.
+ * then really be there.
+ *
+ * On Windows (either way in), each copy of cudnn64_8.dll is also loaded (in
+ * a child process) to ask cudnnGetVersion and cudnnGetCudartVersion.
  *
  * Names match case-insensitively.  Not modelled: KnownDLLs, DLLs a process
  * has already loaded, SetDllDirectory / AddDllDirectory (Python >= 3.8
@@ -297,14 +299,15 @@ same_version(const char *a, const char *b)
 }
 
 /* On Windows, a copy is also loaded (in a child process) to ask its
- * version when the file carries none. */
-static void
+ * version when the file carries none.  False where DLLs cannot load. */
+static bool
 probe_copy(const char *path, struct dr_win_probe *pr, char *version, size_t n)
 {
-    if (!W.host || !dr_plat_win_probe(path, W.timeout_s, pr))
-        return;
+    if (!dr_plat_win_probe(path, W.timeout_s, pr))
+        return false;
     if (strcmp(version, "?") == 0 && pr->loaded && pr->version > 0)
         dr_version_str(version, n, pr->version);
+    return true;
 }
 
 /* What a failed LoadLibraryExW means, as the fix to give. */
@@ -345,8 +348,9 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
     /* The shim's copies, loaded: the version the winner and every stale
      * copy report (#12), and whether the winner loads at all. */
     struct dr_win_dll *shim = &W.dlls[0];
-    if (W.host && shim->path[0] != 0 && shim->pe.ok) {
-        probe_copy(shim->path, &shim->probe, shim->version, sizeof shim->version);
+    bool shim_loaded = shim->path[0] != 0 && shim->pe.ok &&
+                       probe_copy(shim->path, &shim->probe, shim->version, sizeof shim->version);
+    if (shim_loaded) {
         for (int k = 0; k < shim->n_shadowed; k++) {
             struct dr_win_probe pr;
             struct dr_pe pe;
@@ -359,9 +363,12 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
         if (p->done && !p->loaded)
             dr_verdict(DR_FAIL, "win-load", load_fix(p->error), "%s does not load: error %lu (%s)", shim->path,
                        p->error, p->message);
-        else if (p->done)
-            dr_verdict(DR_OK, "win-load", NULL, "%s loads and reports cuDNN %s%s, CUDA runtime %ld.%ld", shim->path,
-                       shim->version, p->is_freednn ? " (FreeDNN)" : "", p->cudart / 1000, (p->cudart % 1000) / 10);
+        else if (p->done) {
+            char pv[32];
+            dr_version_str(pv, sizeof pv, p->version);
+            dr_verdict(DR_OK, "win-load", NULL, "%s loads: cudnnGetVersion %s%s, CUDA runtime %ld.%ld", shim->path,
+                       pv, p->is_freednn ? " (FreeDNN)" : "", p->cudart / 1000, (p->cudart % 1000) / 10);
+        }
     }
 
     int missing = 0;
@@ -400,7 +407,7 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
                        ref_version);
         }
         for (int k = 0; k < d->n_shadowed; k++) {
-            if (d != shim || !W.host) {
+            if (d != shim || !shim_loaded) {
                 struct dr_pe other;
                 dr_pe_read(d->shadowed[k], &other);
                 version_str(d->shadowed_version[k], sizeof d->shadowed_version[0], &other);

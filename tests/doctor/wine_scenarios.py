@@ -11,7 +11,8 @@ puts first) and checks the doctor's verdicts and exit status:
   load126      ... and without the shim's cudart64_12.dll     exit 1, win-load (error 126), win-imports
   stale        an older cudnn64_8.dll (cudnnGetVersion 8600,
                no version resource) earlier on PATH           exit 1, win-shadow;
-               the doctor loads both copies to read 8.6.0 / 8.9.4 and names the winner
+               the doctor loads both copies to read 8.6.0 / 8.9.4 and names the winner;
+               --for app.exe whose folder holds that copy: found there first
   zlibwapi     NVIDIA-like DLLs importing zlibwapi.dll         exit 1, win-imports;
                exit 0 once a zlibwapi.dll is on PATH
   bitness      a 32-bit cudnn_ops_infer64_8.dll earlier on PATH exit 1, win-bitness
@@ -57,7 +58,8 @@ def sym(dll):
     return "fake_" + re.sub(r"[^a-z0-9]", "_", dll.lower())
 
 
-def make_dll(work, out, imports=(), version=None, file_version=None, cudart=None, freednn=False, bits=64):
+def make_dll(work, out, imports=(), version=None, file_version=None, cudart=None, freednn=False, bits=64,
+             program=False):
     """A loadable DLL named os.path.basename(out): exports cudnnGetVersion
     (when version) and the rest as asked, imports one symbol from each DLL
     in `imports` (through import libraries made with dlltool: the imported
@@ -84,6 +86,8 @@ def make_dll(work, out, imports=(), version=None, file_version=None, cudart=None
     if imports:
         src.append("__declspec(dllexport) int fake_use(void) { return %s; }" %
                    " + ".join("%s()" % sym(i) for i in imports))
+    if program:
+        src.append("int main(void) { return 0; }")
     with open(base + ".c", "w") as f:
         f.write("\n".join(src) + "\n")
     objs = [base + ".c"]
@@ -94,7 +98,8 @@ def make_dll(work, out, imports=(), version=None, file_version=None, cudart=None
         subprocess.check_call([WINDRES, "-O", "coff", base + ".rc", "-o", base + "_rc.o"])
         objs.append(base + "_rc.o")
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    subprocess.check_call([CC64 if bits == 64 else CC32, "-shared", "-O1", "-s", "-o", out] + objs + libs)
+    subprocess.check_call([CC64 if bits == 64 else CC32] + ([] if program else ["-shared"]) +
+                          ["-O1", "-s", "-o", out] + objs + libs)
 
 
 def freednn_archive(work, root, real_bin):
@@ -245,6 +250,16 @@ def main():
         # The old shim is not FreeDNN's: NVIDIA's 8.6 also wants zlibwapi.dll.
         check(any("zlibwapi" in v["message"] for v in verdicts(r, "win-imports", "fail")),
               "stale: an NVIDIA 8.6 shim needs zlibwapi.dll")
+        # --for: a program whose own folder holds the old copy; its folder comes first.
+        appdir = os.path.join(tmp, "app")
+        make_dll(work, os.path.join(appdir, "app.exe"), imports=["cudnn64_8.dll"], program=True)
+        shutil.copy(os.path.join(stale, "cudnn64_8.dll"), appdir)
+        rc, r = wine.doctor(exe, [b], ["--for", os.path.join(appdir, "app.exe")], cwd=tmp)
+        shim = dll(r, "cudnn64_8.dll")
+        check(rc == 1 and shim is not None and shim["origin"] == "application folder" and shim["version"] == "8.6.0"
+              and len(verdicts(r, "win-shadow", "fail")) == 1 and dll(r, "app.exe") is not None,
+              "--for: the program's folder first: %s" % fails(r))
+
         # The same order the other way round: healthy again, the old copy listed as shadowed.
         rc, r = wine.doctor(exe, [b, stale], cwd=tmp)
         sh = verdicts(r, "win-shadow", "fail")

@@ -319,9 +319,36 @@ dr_plat_win_probe(const char *path, int timeout_s, struct dr_win_probe *out)
         CloseHandle(rd);
         return false;
     }
-    /* The child writes one short line and exits; a hang is cut at the
-     * timeout (the pipe is read after the wait: the line fits its buffer). */
-    DWORD waited = WaitForSingleObject(pi.hProcess, (DWORD)(timeout_s > 0 ? timeout_s : 60) * 1000u);
+    /* The pipe is drained while waiting (a DLL that prints much in its
+     * start-up cannot block the child on a full pipe); the last 1023 bytes
+     * are kept, since the child's own line comes last.  A hang is cut at
+     * the timeout. */
+    char text[1024];
+    size_t total = 0;
+    DWORD limit_ms = (DWORD)(timeout_s > 0 ? timeout_s : 60) * 1000u, waited_ms = 0, waited;
+    for (;;) {
+        waited = WaitForSingleObject(pi.hProcess, 20);
+        DWORD avail = 0, got = 0;
+        char buf[512];
+        while (PeekNamedPipe(rd, NULL, 0, NULL, &avail, NULL) && avail > 0 &&
+               ReadFile(rd, buf, avail < sizeof buf ? avail : (DWORD)sizeof buf, &got, NULL) && got > 0) {
+            if (total + got > sizeof text - 1) {
+                size_t drop = total + got - (sizeof text - 1);
+                drop = drop < total ? drop : total;
+                memmove(text, text + drop, total - drop);
+                total -= drop;
+            }
+            size_t keep = got < sizeof text - 1 ? got : sizeof text - 1;
+            memcpy(text + total, buf + (got - keep), keep);
+            total += keep;
+        }
+        if (waited != WAIT_TIMEOUT)
+            break;
+        waited_ms += 20;
+        if (waited_ms >= limit_ms)
+            break;
+    }
+    text[total] = 0;
     out->done = true;
     if (waited != WAIT_OBJECT_0) {
         TerminateProcess(pi.hProcess, 1);
@@ -329,12 +356,6 @@ dr_plat_win_probe(const char *path, int timeout_s, struct dr_win_probe *out)
         dr_fmt(out->message, sizeof out->message, "no answer within %d s", timeout_s);
         out->error = WAIT_TIMEOUT;
     }
-    char text[1024];
-    DWORD got = 0, total = 0;
-    while (total + 1 < sizeof text && ReadFile(rd, text + total, (DWORD)(sizeof text - 1 - total), &got, NULL) &&
-           got > 0)
-        total += got;
-    text[total] = 0;
     DWORD code = 0;
     GetExitCodeProcess(pi.hProcess, &code);
     CloseHandle(rd);

@@ -455,6 +455,24 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
     }
 }
 
+/* A DLL or program named on the command line, and what it imports. */
+static void
+check_given(const char *path, const char *origin, int *cuda_major, char *cuda_from, size_t cuda_from_n)
+{
+    if (W.n_dlls >= MAX_DLLS)
+        return;
+    struct dr_win_dll *d = &W.dlls[W.n_dlls++];
+    memset(d, 0, sizeof *d);
+    dr_copy(d->name, sizeof d->name, dr_basename(path));
+    dr_copy(d->path, sizeof d->path, path);
+    dr_copy(d->origin, sizeof d->origin, origin);
+    dr_pe_read(d->path, &d->pe);
+    version_str(d->version, sizeof d->version, &d->pe);
+    if (!d->pe.ok)
+        dr_verdict(DR_FAIL, "win-file", NULL, "%s is not a valid DLL: %s", d->path, d->pe.error);
+    check_imports(d, 0, cuda_major, cuda_from, cuda_from_n);
+}
+
 static void
 add_path_list(const char *list, bool *bin_listed, const char *bin)
 {
@@ -489,9 +507,12 @@ dr_check_windows(struct dr_ctx *ctx)
     else if (o->windows_dll != NULL) {
         dr_dirname(app, sizeof app, o->windows_dll);
         add_dir(app, "application folder");
+    } else if (W.host && o->for_binary != NULL) {
+        dr_dirname(app, sizeof app, o->for_binary);
+        add_dir(app, "application folder");
     } else if (W.host) {
-        dr_verdict(DR_INFO, "win-app", NULL, "the search order starts at System32: give --windows-app DIR to "
-                   "check it for a program whose own folder holds DLLs");
+        dr_verdict(DR_INFO, "win-app", NULL, "the search order starts at System32: give --for PROGRAM.exe or "
+                   "--windows-app DIR to check it for a program whose own folder holds DLLs");
     }
     if (W.host) {
         dr_plat_win_search_order(add_dir);
@@ -525,21 +546,12 @@ dr_check_windows(struct dr_ctx *ctx)
     else if (W.host && o->windows_dll == NULL)
         check_cudnn_folder(NULL, &cuda_major, cuda_from, sizeof cuda_from);
 
-    /* #23: a given DLL (an application's provider DLL, say) and what it imports. */
-    if (o->windows_dll != NULL) {
-        struct dr_win_dll *d = W.n_dlls < MAX_DLLS ? &W.dlls[W.n_dlls++] : NULL;
-        if (d != NULL) {
-            memset(d, 0, sizeof *d);
-            dr_copy(d->name, sizeof d->name, dr_basename(o->windows_dll));
-            dr_copy(d->path, sizeof d->path, o->windows_dll);
-            dr_copy(d->origin, sizeof d->origin, "--windows-dll");
-            dr_pe_read(d->path, &d->pe);
-            version_str(d->version, sizeof d->version, &d->pe);
-            if (!d->pe.ok)
-                dr_verdict(DR_FAIL, "win-file", NULL, "%s is not a valid DLL: %s", d->path, d->pe.error);
-            check_imports(d, 0, &cuda_major, cuda_from, sizeof cuda_from);
-        }
-    }
+    /* #23: a given DLL (an application's provider DLL, say) and what it
+     * imports; on Windows, also the program of --for. */
+    if (o->windows_dll != NULL)
+        check_given(o->windows_dll, "--windows-dll", &cuda_major, cuda_from, sizeof cuda_from);
+    if (W.host && o->for_binary != NULL)
+        check_given(o->for_binary, "--for", &cuda_major, cuda_from, sizeof cuda_from);
     if (W.missing_imports == 0)
         dr_verdict(DR_OK, "win-imports", NULL, "every imported DLL is found");
 

@@ -127,6 +127,7 @@ class Wine:
         self.env.setdefault("WINEPREFIX", os.path.join(tmp, "wineprefix"))
         self.doctor_s = 0.0
         self.env["WINEDEBUG"] = "-all"
+        self.env["LC_ALL"] = "C.UTF-8"                   # Unix names <-> UTF-16 as UTF-8
         self.env["WINEDLLOVERRIDES"] = "mscoree,mshtml="   # no Mono/Gecko prompts
         self.wine = shutil.which("wine64") or ("/usr/lib/wine/wine64" if os.path.exists("/usr/lib/wine/wine64")
                                                else shutil.which("wine"))
@@ -215,6 +216,15 @@ def main():
         check(order[:1] == ["system folder"] and "Windows folder" in order and "current folder" in order
               and order.index("current folder") < order.index("PATH"),
               "healthy: Windows search order %s" % order)
+
+        # A folder name outside the ANSI code page, given as an option (the
+        # doctor reads the UTF-16 command line) and printed as UTF-8 JSON.
+        uni = os.path.join(tmp, "usu\u00e1rio Jos\u00e9 \u0436", "bin")
+        shutil.copytree(b, uni)
+        rc, r = wine.doctor(exe, [], ["--windows-dir", wine.winpath(uni)], cwd=tmp)
+        shim = dll(r, "cudnn64_8.dll")
+        check(rc == 0 and shim is not None and "Jos\u00e9 \u0436" in (shim["path"] or ""),
+              "unicode folder: exit %d, %s %s" % (rc, shim and shim["path"], fails(r)))
 
         # missing: a copy without one sub-DLL.
         miss = os.path.join(tmp, "missing", "bin")

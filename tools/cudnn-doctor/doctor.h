@@ -75,8 +75,9 @@ bool dr_plat_same_file(const char *a, const char *b);
  * status, or -1 when argv[1] is none of them. */
 int dr_plat_subcommand(int argc, char **argv);
 /* Before the options are read (Linux: runs itself again without LD_PRELOAD;
- * Windows: no error dialog boxes from the loader). */
-void dr_plat_start(char **argv);
+ * Windows: no error dialog boxes from the loader, UTF-8 output, and the
+ * arguments taken from the UTF-16 command line as UTF-8). */
+void dr_plat_start(int *argc, char ***argv);
 struct dr_ctx;
 struct dr_selftest;
 /* The checks of the machine the doctor runs on when no --windows-dir or

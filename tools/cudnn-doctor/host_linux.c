@@ -21,8 +21,10 @@ dr_plat_subcommand(int argc, char **argv)
  * under test.  So the doctor runs itself again without it, keeping the
  * value (in CUDNN_DOCTOR_LD_PRELOAD) for the `preload` verdict. */
 void
-dr_plat_start(char **argv)
+dr_plat_start(int *argc, char ***argv_p)
 {
+    (void)argc;
+    char **argv = *argv_p;
     const char *pre = getenv("LD_PRELOAD");
     if (pre == NULL || pre[0] == 0 || getenv("CUDNN_DOCTOR_REEXEC") != NULL)
         return;

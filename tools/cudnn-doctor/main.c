@@ -83,7 +83,7 @@ main(int argc, char **argv)
     static struct dr_ctx ctx;
     struct dr_options *o = &ctx.opt;
     o->timeout_s = 60;
-    dr_plat_start(argv);
+    dr_plat_start(&argc, &argv);
     int sub = dr_plat_subcommand(argc, argv);
     if (sub >= 0)
         return sub;

@@ -18,6 +18,7 @@
 #include "doctor.h"
 
 #include <windows.h>
+#include <shellapi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,12 +250,33 @@ dr_plat_subcommand(int argc, char **argv)
 }
 
 void
-dr_plat_start(char **argv)
+dr_plat_start(int *argc, char ***argv)
 {
-    (void)argv;
     /* A DLL that cannot load must give an error code, not a dialog box
      * that waits for a click. */
     SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX);
+    /* Paths are UTF-8 inside the doctor: the output is UTF-8, and the
+     * options are taken from the UTF-16 command line, not the ANSI argv
+     * (a user folder such as C:\Users\José survives). */
+    SetConsoleOutputCP(CP_UTF8);
+    int n = 0;
+    wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+    char **v = w != NULL && n > 0 ? calloc((size_t)n + 1, sizeof *v) : NULL;
+    if (v == NULL) {
+        LocalFree(w);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        int len = WideCharToMultiByte(CP_UTF8, 0, w[i], -1, NULL, 0, NULL, NULL);
+        v[i] = len > 0 ? malloc((size_t)len) : NULL;
+        if (v[i] == NULL || WideCharToMultiByte(CP_UTF8, 0, w[i], -1, v[i], len, NULL, NULL) <= 0) {
+            LocalFree(w);
+            return;                      /* keep the ANSI argv (the copies are left: start-up only) */
+        }
+    }
+    LocalFree(w);
+    *argc = n;
+    *argv = v;                           /* lives as long as the process */
 }
 
 void

@@ -253,7 +253,7 @@ def main():
         check(shim is not None and shim["path"].lower().startswith(wine.winpath(stale).lower())
               and shim["version"] == "8.6.0" and shim["probe"]["version"] == "8.6.0",
               "stale: the stale copy wins and reports 8.6.0: %s" % shim)
-        check(shim is not None and len(shim["shadowed"]) == 1 and shim["shadowed_versions"] == ["8.9.4.0"],
+        check(shim is not None and len(shim["shadowed"]) == 1 and shim["shadowed_versions"][0].startswith("8.9.4"),
               "stale: the shadowed FreeDNN copy is listed with its version: %s" % shim)
         sh = verdicts(r, "win-shadow", "fail")
         check(sh and "8.6.0" in sh[0]["message"] and "8.9.4" in sh[0]["message"], "stale: message %s" % sh)

@@ -23,7 +23,7 @@ if [ -z "$exe" ]; then
   trap 'rm -rf "$tmp"' EXIT
   exe="$tmp/cudnn-doctor.exe"
   x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -static \
-    -DWIN32_LEAN_AND_MEAN -D_WIN32_WINNT=0x0601 -D__USE_MINGW_ANSI_STDIO=1 -o "$exe" \
+    -DWIN32_LEAN_AND_MEAN -D__USE_MINGW_ANSI_STDIO=1 -o "$exe" \
     "$src/main.c" "$src/util.c" "$src/elf_read.c" "$src/pe_read.c" "$src/ldcache.c" \
     "$src/windows.c" "$src/report.c" "$src/plat_win32.c" -lshell32
 fi

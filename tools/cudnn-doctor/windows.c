@@ -27,7 +27,7 @@
  *
  * Names match case-insensitively.  Not modelled: KnownDLLs, DLLs a process
  * has already loaded, SetDllDirectory / AddDllDirectory (Python >= 3.8
- * uses the latter for extension modules: see python.c and docs). */
+ * uses the latter for extension modules: docs/install.md section 6). */
 #include "doctor.h"
 
 #include <stdio.h>

@@ -6,7 +6,9 @@ resources as the doctor reads them), lays them out in a temporary folder as
 an unpacked archive, puts folders on the Windows PATH (WINEPATH, which Wine
 puts first) and checks the doctor's verdicts and exit status:
 
-  healthy      the archive's bin on PATH                       exit 0
+  healthy      the archive's bin on PATH                       exit 0; the self-test
+               in the probe child (passes on FreeDNN's real DLLs, fails on the fake
+               shim that lacks the API); --no-probe loads nothing
   missing      a copy without cudnn_adv_train64_8.dll          exit 1, win-found
   load126      ... and without the shim's cudart64_12.dll     exit 1, win-load (error 126), win-imports
   stale        an older cudnn64_8.dll (cudnnGetVersion 8600,
@@ -147,11 +149,14 @@ class Wine:
     def winpath(p):
         return "Z:" + os.path.abspath(p).replace("/", "\\")
 
-    def doctor(self, exe, path_dirs, args=(), cwd=None):
+    def doctor(self, exe, path_dirs, args=(), cwd=None, selftest=False):
+        """Runs the doctor with path_dirs first on PATH.  The fake DLLs have
+        no convolution API: the self-test runs only when asked."""
         env = dict(self.env)
         env["WINEPATH"] = ";".join(self.winpath(d) for d in path_dirs)
         t = time.time()
-        p = subprocess.run([self.wine, exe, "--json"] + list(args), env=env, cwd=cwd, stdout=subprocess.PIPE,
+        args = list(args) + ([] if selftest else ["--no-selftest"])
+        p = subprocess.run([self.wine, exe, "--json"] + args, env=env, cwd=cwd, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=120)
         self.doctor_s += time.time() - t
         out = p.stdout.decode("utf-8", "replace")
@@ -212,6 +217,21 @@ def main():
         check(shim is not None and shim["freednn"], "healthy: FreeDNN's shim is recognised")
         check(len(verdicts(r, "win-zlib", "info")) == 1 and not verdicts(r, "win-imports", "fail"),
               "healthy: FreeDNN needs no zlibwapi.dll")
+        # The self-test in the child: FreeDNN's real DLLs compute the
+        # convolution bit-exactly; the fake shim lacks the API, which the
+        # doctor must say rather than pass.
+        rc, r = wine.doctor(exe, [b], cwd=tmp, selftest=True)
+        st = verdicts(r, "selftest")
+        if real_bin:
+            check(rc == 0 and len(st) == 1 and st[0]["level"] == "ok" and r["selftest"]["result"] == "pass",
+                  "selftest: FreeDNN's convolution %s %s" % (st, fails(r)))
+        else:
+            check(rc == 1 and len(st) == 1 and st[0]["level"] == "fail" and "legacy convolution API" in
+                  st[0]["message"] and r["selftest"] and r["selftest"]["step"] == "dlsym",
+                  "selftest: the fake shim's missing API is a failure %s" % st)
+        rc, r = wine.doctor(exe, [b], ["--no-probe"], cwd=tmp)
+        check(rc == 0 and not verdicts(r, "win-load") and not verdicts(r, "selftest"),
+              "--no-probe: nothing loaded %s" % fails(r))
         order = [d["origin"] for d in r.get("windows_search_order", [])]
         check(order[:1] == ["system folder"] and "Windows folder" in order and "current folder" in order
               and order.index("current folder") < order.index("PATH"),

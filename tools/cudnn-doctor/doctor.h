@@ -83,19 +83,14 @@ struct dr_selftest;
 /* The checks of the machine the doctor runs on when no --windows-dir or
  * --windows-dll is given: the Linux loader's view, or the Windows one. */
 void dr_plat_check_host(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n);
-/* What loading a DLL said (Windows only; the Linux doctor cannot load one). */
-struct dr_win_probe {
-    bool done;               /* the probe ran */
-    bool loaded;             /* LoadLibraryExW succeeded */
-    unsigned long error;     /* GetLastError() when it did not: 126, 193, ... */
-    char message[256];       /* the system's words for it */
-    long version;            /* cudnnGetVersion, normalised; 0 if absent */
-    long cudart;             /* cudnnGetCudartVersion, 0 if absent */
-    bool is_freednn;         /* freednnSetIsa is exported */
-};
-/* Loads `path` in a child process and asks it the versions.  Returns false
- * where DLLs cannot be loaded (Linux) or the child could not be run. */
-bool dr_plat_win_probe(const char *path, int timeout_s, struct dr_win_probe *out);
+/* A loaded library's symbol (dlsym / GetProcAddress), NULL if absent. */
+void *dr_plat_sym(void *lib, const char *name);
+/* The CUDA runtime of the major in `cudart` (cudnnGetCudartVersion's
+ * answer): libcudart.so.12 / cudart64_12.dll, cudart64_110.dll for 11.x.
+ * Its name goes to name (for the message when it does not load). */
+void *dr_plat_open_cudart(long cudart, char *name, size_t n);
+/* Seconds on a monotonic clock. */
+double dr_plat_now(void);
 /* The Windows loader's folders after the application folder, in its order
  * (system folder, 16-bit system folder, Windows folder, current folder,
  * PATH), as add(path, origin) calls.  Nothing on Linux. */
@@ -250,9 +245,26 @@ void dr_probe_library_after(const char *preload, const char *path, const char *c
  * happened (with the child's last words). */
 bool dr_run_child(void (*fn)(void *arg, void *out), void *arg, void *out, size_t out_size, int timeout_s, int *sig,
                   bool *timed_out, char *err, size_t err_n);
+/* What loading a DLL said (Windows only; the Linux doctor cannot load one). */
+struct dr_win_probe {
+    bool done;               /* the probe ran */
+    bool loaded;             /* LoadLibraryExW succeeded */
+    unsigned long error;     /* GetLastError() when it did not: 126, 193, ... */
+    char message[256];       /* the system's words for it */
+    long version;            /* cudnnGetVersion, normalised; 0 if absent */
+    long cudart;             /* cudnnGetCudartVersion, 0 if absent */
+    bool is_freednn;         /* freednnSetIsa is exported */
+    struct dr_selftest st;   /* with selftest: the convolution's result */
+};
+/* Loads `path` in a child process and asks it the versions; with
+ * `selftest`, also runs the convolution self-test there.  Returns false
+ * where DLLs cannot be loaded (Linux) or the child could not be run. */
+bool dr_plat_win_probe(const char *path, bool selftest, int timeout_s, struct dr_win_probe *out);
 /* Inside the child: the self-test on an already-opened library. */
 void dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out);
 const char *dr_selftest_name(int result);
+/* The `selftest` verdict for the self-test run through the library at path. */
+void dr_selftest_verdict(const char *path, const struct dr_selftest *st);
 
 /* ---- search.c ----------------------------------------------------------- */
 enum dr_source_kind {
@@ -414,7 +426,9 @@ void dr_check_python(struct dr_ctx *ctx);
 /* buildpairs.c: headers and libcudnn.so development links as a build
  * would pair them (-I, -lcudnn), against the library that loads. */
 void dr_check_build_pairs(struct dr_ctx *ctx, int expect_major);
-void dr_check_windows(struct dr_ctx *ctx);
+/* The Windows checks; on Windows the self-test of the winning shim goes to
+ * st / st_lib. */
+void dr_check_windows(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n);
 /* The CUDA major in a CUDA DLL name (cudart64_110.dll -> 11), 0 if none. */
 int dr_win_cuda_major(const char *name);
 

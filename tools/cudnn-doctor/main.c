@@ -173,7 +173,7 @@ main(int argc, char **argv)
     if (o->windows_dir != NULL || o->windows_dll != NULL) {
         /* A Windows folder is checked on its own: the Linux libraries of this
          * machine have nothing to do with it. */
-        dr_check_windows(&ctx);
+        dr_check_windows(&ctx, &st, st_lib, sizeof st_lib);
     } else {
         dr_plat_check_host(&ctx, &st, st_lib, sizeof st_lib);
     }

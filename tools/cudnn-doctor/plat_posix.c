@@ -7,11 +7,13 @@
 #include "doctor.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 char
@@ -105,10 +107,33 @@ dr_plat_own_dir(char *dst, size_t n)
     dr_dirname(dst, n, exe);
 }
 
+void *
+dr_plat_sym(void *lib, const char *name)
+{
+    return dlsym(lib, name);
+}
+
+void *
+dr_plat_open_cudart(long cudart, char *name, size_t n)
+{
+    dr_fmt(name, n, "libcudart.so.%ld", cudart / 1000);
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    return lib != NULL ? lib : dlopen("libcudart.so", RTLD_NOW | RTLD_LOCAL);
+}
+
+double
+dr_plat_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 bool
-dr_plat_win_probe(const char *path, int timeout_s, struct dr_win_probe *out)
+dr_plat_win_probe(const char *path, bool selftest, int timeout_s, struct dr_win_probe *out)
 {
     (void)path;
+    (void)selftest;
     (void)timeout_s;
     memset(out, 0, sizeof *out);
     return false;

@@ -203,11 +203,14 @@ dr_plat_own_dir(char *dst, size_t n)
 
 /* ---- loading a DLL: the child's side ---------------------------------- */
 
-/* `cudnn-doctor.exe --probe-dll PATH`: loads PATH the way a program loads
- * cuDNN by full path (its own folder searched first for what it imports)
- * and prints what it answers. */
+/* `cudnn-doctor.exe --probe-dll PATH [--selftest]`: loads PATH the way a
+ * program loads cuDNN by full path (its own folder searched first for what
+ * it imports) and prints what it answers: one line of key=value facts,
+ * flushed before the self-test runs (a crash there keeps the load facts),
+ * then, with --selftest, "selftest=" and the struct dr_selftest in hex (the
+ * parent is this same program, so the layout is the same). */
 static int
-probe_child(const char *path)
+probe_child(const char *path, bool selftest)
 {
     wchar_t *w = wide(path), full[MAX_PATH * 4];
     DWORD len = w != NULL ? GetFullPathNameW(w, sizeof full / sizeof full[0], full, NULL) : 0;
@@ -225,23 +228,65 @@ probe_child(const char *path)
         return 0;
     }
     typedef size_t (*version_fn)(void);
-    version_fn get_version = (version_fn)(void (*)(void))GetProcAddress(lib, "cudnnGetVersion");
-    version_fn get_cudart = (version_fn)(void (*)(void))GetProcAddress(lib, "cudnnGetCudartVersion");
-    bool freednn = GetProcAddress(lib, "freednnSetIsa") != NULL;
+    version_fn get_version = (version_fn)dr_plat_sym(lib, "cudnnGetVersion");
+    version_fn get_cudart = (version_fn)dr_plat_sym(lib, "cudnnGetCudartVersion");
+    bool freednn = dr_plat_sym(lib, "freednnSetIsa") != NULL;
+    unsigned long cudart = get_cudart != NULL ? (unsigned long)get_cudart() : 0ul;
     printf("loaded=1 error=0 version=%lu cudart=%lu freednn=%d message=\n",
-           get_version != NULL ? (unsigned long)get_version() : 0ul,
-           get_cudart != NULL ? (unsigned long)get_cudart() : 0ul, freednn ? 1 : 0);
+           get_version != NULL ? (unsigned long)get_version() : 0ul, cudart, freednn ? 1 : 0);
     fflush(stdout);
+    if (selftest) {
+        static struct dr_selftest st;
+        dr_selftest_run(lib, freednn, (long)cudart, &st);
+        printf("selftest=");
+        for (size_t i = 0; i < sizeof st; i++)
+            printf("%02x", ((const unsigned char *)&st)[i]);
+        printf("\n");
+        fflush(stdout);
+    }
     /* No FreeLibrary: the process ends here, and a library's unload code
      * is not what is being checked. */
     return 0;
+}
+
+void *
+dr_plat_sym(void *lib, const char *name)
+{
+    return (void *)(void (*)(void))GetProcAddress((HMODULE)lib, name);
+}
+
+void *
+dr_plat_open_cudart(long cudart, char *name, size_t n)
+{
+    long major = cudart / 1000, minor = (cudart % 1000) / 10;
+    /* NVIDIA's names: cudart64_12.dll from CUDA 12, cudart64_110.dll for
+     * every 11.x, cudart64_102.dll for 10.2. */
+    if (major >= 12)
+        dr_fmt(name, n, "cudart64_%ld.dll", major);
+    else if (major == 11)
+        dr_copy(name, n, "cudart64_110.dll");
+    else
+        dr_fmt(name, n, "cudart64_%ld%ld.dll", major, minor);
+    wchar_t *w = wide(name);
+    HMODULE lib = w != NULL ? LoadLibraryW(w) : NULL;
+    free(w);
+    return lib;
+}
+
+double
+dr_plat_now(void)
+{
+    LARGE_INTEGER t, f;
+    QueryPerformanceCounter(&t);
+    QueryPerformanceFrequency(&f);
+    return (double)t.QuadPart / (double)f.QuadPart;
 }
 
 int
 dr_plat_subcommand(int argc, char **argv)
 {
     if (argc > 2 && strcmp(argv[1], "--probe-dll") == 0)
-        return probe_child(argv[2]);
+        return probe_child(argv[2], argc > 3 && strcmp(argv[3], "--selftest") == 0);
     if (argc > 1 && strcmp(argv[1], "workspace") == 0) {
         fprintf(stderr, "cudnn-doctor: `workspace` is in the Linux doctor only for now (docs/cudnn-doctor.md)\n");
         return 2;
@@ -282,11 +327,8 @@ dr_plat_start(int *argc, char ***argv)
 void
 dr_plat_check_host(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n)
 {
-    (void)st;
-    (void)st_lib;
-    (void)st_lib_n;
     ctx->windows_host = true;
-    dr_check_windows(ctx);
+    dr_check_windows(ctx, st, st_lib, st_lib_n);
 }
 
 /* ---- loading a DLL: the parent's side --------------------------------- */
@@ -304,7 +346,7 @@ field(const char *line, const char *key)
 }
 
 bool
-dr_plat_win_probe(const char *path, int timeout_s, struct dr_win_probe *out)
+dr_plat_win_probe(const char *path, bool selftest, int timeout_s, struct dr_win_probe *out)
 {
     memset(out, 0, sizeof *out);
     wchar_t exe[MAX_PATH * 4];
@@ -314,7 +356,7 @@ dr_plat_win_probe(const char *path, int timeout_s, struct dr_win_probe *out)
     char exe8[DR_PATH], cmd8[3 * DR_PATH];
     narrow(exe, exe8, sizeof exe8);
     /* Windows paths cannot hold '"', so quoting both is enough. */
-    dr_fmt(cmd8, sizeof cmd8, "\"%s\" --probe-dll \"%s\"", exe8, path);
+    dr_fmt(cmd8, sizeof cmd8, "\"%s\" --probe-dll \"%s\"%s", exe8, path, selftest ? " --selftest" : "");
     wchar_t *cmd = wide(cmd8);
     if (cmd == NULL)
         return false;
@@ -342,10 +384,10 @@ dr_plat_win_probe(const char *path, int timeout_s, struct dr_win_probe *out)
         return false;
     }
     /* The pipe is drained while waiting (a DLL that prints much in its
-     * start-up cannot block the child on a full pipe); the last 1023 bytes
-     * are kept, since the child's own line comes last.  A hang is cut at
+     * start-up cannot block the child on a full pipe); the last 4095 bytes
+     * are kept, since the child's own lines come last.  A hang is cut at
      * the timeout. */
-    char text[1024];
+    char text[4096];
     size_t total = 0;
     DWORD limit_ms = (DWORD)(timeout_s > 0 ? timeout_s : 60) * 1000u, waited_ms = 0, waited;
     for (;;) {
@@ -413,6 +455,23 @@ dr_plat_win_probe(const char *path, int timeout_s, struct dr_win_probe *out)
     if ((v = field(line, "message")) != NULL) {
         dr_copy(out->message, sizeof out->message, v);
         out->message[strcspn(out->message, "\r\n")] = 0;
+    }
+    /* The self-test's answer, or (asked, loaded, none) the child died in it. */
+    const char *hex = strstr(line, "selftest=");
+    if (selftest && out->loaded) {
+        bool ok = hex != NULL && strspn(hex + 9, "0123456789abcdef") >= 2 * sizeof out->st;
+        for (size_t i = 0; ok && i < sizeof out->st; i++) {
+            unsigned b = 0;
+            ok = sscanf(hex + 9 + 2 * i, "%2x", &b) == 1;
+            ((unsigned char *)&out->st)[i] = (unsigned char)b;
+        }
+        if (!ok) {
+            memset(&out->st, 0, sizeof out->st);
+            out->st.result = DR_ST_ERROR;
+            dr_copy(out->st.step, sizeof out->st.step, "self-test process");
+            dr_fmt(out->st.detail, sizeof out->st.detail, "the test process ended during the convolution "
+                   "(exit code 0x%lx)", (unsigned long)code);
+        }
     }
     return true;
 }

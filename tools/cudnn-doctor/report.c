@@ -41,6 +41,31 @@ dr_selftest_name(int result)
     }
 }
 
+void
+dr_selftest_verdict(const char *path, const struct dr_selftest *st)
+{
+    switch (st->result) {
+    case DR_ST_PASS:
+        dr_verdict(DR_OK, "selftest", NULL, "3x3 convolution through %s: %s", path, st->detail);
+        break;
+    case DR_ST_NO_DEVICE:
+        dr_verdict(DR_SKIP, "selftest", NULL, "no GPU/device: %s cannot run the test convolution (%s)", path,
+                   st->detail);
+        break;
+    case DR_ST_NOT_SUPPORTED:
+        dr_verdict(DR_INFO, "selftest", NULL, "%s does not support the test convolution yet: %s", path,
+                   st->detail);
+        break;
+    case DR_ST_MISMATCH:
+        dr_verdict(DR_FAIL, "selftest", "report this: the library computes a wrong convolution",
+                   "%s computes WRONG results: %s", path, st->detail);
+        break;
+    default:
+        dr_verdict(DR_FAIL, "selftest", NULL, "%s: %s", path, st->detail[0] ? st->detail : "failed");
+        break;
+    }
+}
+
 long
 dr_copy_version(const struct dr_copy *c)
 {

@@ -23,7 +23,9 @@
  * then really be there.
  *
  * On Windows (either way in), each copy of cudnn64_8.dll is also loaded (in
- * a child process) to ask cudnnGetVersion and cudnnGetCudartVersion.
+ * a child process) to ask cudnnGetVersion and cudnnGetCudartVersion, and the
+ * winner runs the convolution self-test there (selftest.c), unless
+ * --no-probe / --no-selftest.
  *
  * Names match case-insensitively.  Not modelled: KnownDLLs, DLLs a process
  * has already loaded, SetDllDirectory / AddDllDirectory (Python >= 3.8
@@ -48,7 +50,11 @@ struct wctx {
     int n_dlls;
     int n_cudnn;
     bool host;                           /* this machine's search order (plat_win32.c) */
+    bool no_probe, no_selftest;
     int timeout_s;
+    struct dr_selftest *st;              /* where the winner's self-test goes (main's) */
+    char *st_lib;
+    size_t st_lib_n;
 };
 
 static struct wctx W;
@@ -301,9 +307,9 @@ same_version(const char *a, const char *b)
 /* On Windows, a copy is also loaded (in a child process) to ask its
  * version when the file carries none.  False where DLLs cannot load. */
 static bool
-probe_copy(const char *path, struct dr_win_probe *pr, char *version, size_t n)
+probe_copy(const char *path, bool selftest, struct dr_win_probe *pr, char *version, size_t n)
 {
-    if (!dr_plat_win_probe(path, W.timeout_s, pr))
+    if (W.no_probe || !dr_plat_win_probe(path, selftest, W.timeout_s, pr))
         return false;
     if (strcmp(version, "?") == 0 && pr->loaded && pr->version > 0)
         dr_version_str(version, n, pr->version);
@@ -349,7 +355,7 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
      * copy report (#12), and whether the winner loads at all. */
     struct dr_win_dll *shim = &W.dlls[0];
     bool shim_loaded = shim->path[0] != 0 && shim->pe.ok &&
-                       probe_copy(shim->path, &shim->probe, shim->version, sizeof shim->version);
+                       probe_copy(shim->path, !W.no_selftest, &shim->probe, shim->version, sizeof shim->version);
     if (shim_loaded) {
         for (int k = 0; k < shim->n_shadowed; k++) {
             struct dr_win_probe pr;
@@ -357,7 +363,8 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
             dr_pe_read(shim->shadowed[k], &pe);
             version_str(shim->shadowed_version[k], sizeof shim->shadowed_version[0], &pe);
             if (pe.ok)
-                probe_copy(shim->shadowed[k], &pr, shim->shadowed_version[k], sizeof shim->shadowed_version[0]);
+                probe_copy(shim->shadowed[k], false, &pr, shim->shadowed_version[k],
+                           sizeof shim->shadowed_version[0]);
         }
         const struct dr_win_probe *p = &shim->probe;
         if (p->done && !p->loaded)
@@ -368,6 +375,13 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
             dr_version_str(pv, sizeof pv, p->version);
             dr_verdict(DR_OK, "win-load", NULL, "%s loads: cudnnGetVersion %s%s, CUDA runtime %ld.%ld", shim->path,
                        pv, p->is_freednn ? " (FreeDNN)" : "", p->cudart / 1000, (p->cudart % 1000) / 10);
+        }
+        if (p->done && p->loaded && !W.no_selftest) {
+            dr_selftest_verdict(shim->path, &p->st);
+            if (W.st != NULL) {
+                *W.st = p->st;
+                dr_copy(W.st_lib, W.st_lib_n, shim->path);
+            }
         }
     }
 
@@ -489,13 +503,18 @@ add_path_list(const char *list, bool *bin_listed, const char *bin)
 }
 
 void
-dr_check_windows(struct dr_ctx *ctx)
+dr_check_windows(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n)
 {
     const struct dr_options *o = &ctx->opt;
     char bin[DR_PATH] = "", app[DR_PATH];
     memset(&W, 0, sizeof W);
     W.host = ctx->windows_host;
     W.timeout_s = o->timeout_s;
+    W.no_probe = o->no_probe;
+    W.no_selftest = o->no_selftest || o->no_probe;
+    W.st = st;
+    W.st_lib = st_lib;
+    W.st_lib_n = st_lib_n;
     if (o->windows_dir != NULL) {
         dr_join(bin, sizeof bin, o->windows_dir, "bin");
         if (!dr_is_dir(bin))

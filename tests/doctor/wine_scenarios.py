@@ -8,7 +8,9 @@ puts first) and checks the doctor's verdicts and exit status:
 
   healthy      the archive's bin on PATH                       exit 0; the self-test
                in the probe child (passes on FreeDNN's real DLLs, fails on the fake
-               shim that lacks the API); --no-probe loads nothing
+               shim that lacks the API); fake shims that compute the convolution
+               right, wrong (zeros), or crash in it or in DllMain (the child
+               dies, the doctor reports); --no-probe loads nothing
   missing      a copy without cudnn_adv_train64_8.dll          exit 1, win-found
   load126      ... and without the shim's cudart64_12.dll     exit 1, win-load (error 126), win-imports
   stale        an older cudnn64_8.dll (cudnnGetVersion 8600,
@@ -102,6 +104,76 @@ def make_dll(work, out, imports=(), version=None, file_version=None, cudart=None
     os.makedirs(os.path.dirname(out), exist_ok=True)
     subprocess.check_call([CC64 if bits == 64 else CC32] + ([] if program else ["-shared"]) +
                           ["-O1", "-s", "-o", out] + objs + libs)
+
+
+# A fake shim with the legacy convolution API, to drive the self-test in
+# the probe child: MODE 1 computes zeros (wrong results), 3 computes the
+# convolution (N=1 C=3 H=W=32 K=8 3x3, padding 1: the self-test's problem),
+# 4 crashes inside cudnnConvolutionForward (the child dies, the doctor not),
+# 5 crashes in its DllMain.
+FAKE_CONV_SRC = r"""
+#include <stddef.h>
+#include <string.h>
+#define X __declspec(dllexport)
+static int dummy;
+X size_t cudnnGetVersion(void) { return 8904; }
+X size_t cudnnGetCudartVersion(void) { return 12020; }
+X const char *cudnnGetErrorString(int s) { (void)s; return "CUDNN_STATUS_OTHER"; }
+X int cudnnCreate(void **h) { *h = &dummy; return 0; }
+X int cudnnDestroy(void *h) { (void)h; return 0; }
+X int cudnnCreateTensorDescriptor(void **d) { *d = &dummy; return 0; }
+X int cudnnCreateFilterDescriptor(void **d) { *d = &dummy; return 0; }
+X int cudnnCreateConvolutionDescriptor(void **d) { *d = &dummy; return 0; }
+X int cudnnDestroyTensorDescriptor(void *d) { (void)d; return 0; }
+X int cudnnDestroyFilterDescriptor(void *d) { (void)d; return 0; }
+X int cudnnDestroyConvolutionDescriptor(void *d) { (void)d; return 0; }
+X int cudnnSetTensor4dDescriptor(void *d, int f, int t, int n, int c, int h, int w) { return 0; }
+X int cudnnSetFilter4dDescriptor(void *d, int t, int f, int k, int c, int h, int w) { return 0; }
+X int cudnnSetConvolution2dDescriptor(void *d, int a, int b, int c, int e, int f, int g, int m, int t) { return 0; }
+X int cudnnGetConvolutionForwardWorkspaceSize(void *h, void *x, void *w, void *c, void *y, int a, size_t *s)
+{ *s = 0; return 0; }
+X int cudnnConvolutionForward(void *h, const void *al, void *xd, const void *xv, void *wd, const void *wv, void *cd,
+                              int algo, void *ws, size_t wss, const void *be, void *yd, void *yv)
+{
+    const float *x = xv, *w = wv;
+    float *y = yv, a = *(const float *)al, b = *(const float *)be;
+    if (MODE == 4)
+        *(volatile int *)0 = 1;
+    for (int k = 0; k < 8; k++)
+        for (int p = 0; p < 32; p++)
+            for (int q = 0; q < 32; q++) {
+                float acc = 0;
+                for (int c = 0; c < 3; c++)
+                    for (int r = 0; r < 3; r++)
+                        for (int s = 0; s < 3; s++) {
+                            int ih = p + r - 1, iw = q + s - 1;
+                            if (ih >= 0 && ih < 32 && iw >= 0 && iw < 32)
+                                acc += x[(c * 32 + ih) * 32 + iw] * w[((k * 3 + c) * 3 + r) * 3 + s];
+                        }
+                float *o = &y[(k * 32 + p) * 32 + q];
+                *o = MODE == 1 ? 0.0f : a * acc + (b != 0 ? b * *o : 0.0f);
+            }
+    return 0;
+}
+X int freednnSetIsa(void *h, const char *isa) { (void)h; (void)isa; return 9; }
+#if MODE == 5
+#include <windows.h>
+BOOL WINAPI DllMain(HINSTANCE h, DWORD why, LPVOID r)
+{
+    if (why == DLL_PROCESS_ATTACH)
+        *(volatile int *)0 = 1;
+    return TRUE;
+}
+#endif
+"""
+
+
+def make_conv_dll(work, out, mode):
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    src = os.path.join(work, "conv%d.c" % mode)
+    with open(src, "w") as f:
+        f.write(FAKE_CONV_SRC)
+    subprocess.check_call([CC64, "-shared", "-O1", "-w", "-DMODE=%d" % mode, "-o", out, src])
 
 
 def freednn_archive(work, root, real_bin):
@@ -229,6 +301,24 @@ def main():
             check(rc == 1 and len(st) == 1 and st[0]["level"] == "fail" and "legacy convolution API" in
                   st[0]["message"] and r["selftest"] and r["selftest"]["step"] == "dlsym",
                   "selftest: the fake shim's missing API is a failure %s" % st)
+        # The self-test's outcomes through fake shims that compute.
+        for mode, result, level in ((3, "pass", "ok"), (1, "wrong results", "fail"), (4, "error", "fail")):
+            cb = os.path.join(tmp, "conv%d" % mode, "bin")
+            shutil.copytree(b, cb)
+            make_conv_dll(work, os.path.join(cb, "cudnn64_8.dll"), mode)
+            rc, r = wine.doctor(exe, [cb], cwd=tmp, selftest=True)
+            st = verdicts(r, "selftest", level)
+            check(len(st) == 1 and r["selftest"] and r["selftest"]["result"] == result and
+                  (mode != 4 or (r["selftest"]["step"] == "self-test process" and
+                                 verdicts(r, "win-load", "ok"))),
+                  "selftest mode %d: %s %s" % (mode, r["selftest"], st))
+        cb = os.path.join(tmp, "conv5", "bin")
+        shutil.copytree(b, cb)
+        make_conv_dll(work, os.path.join(cb, "cudnn64_8.dll"), 5)
+        rc, r = wine.doctor(exe, [cb], cwd=tmp, selftest=True)
+        f = verdicts(r, "win-load", "fail")
+        check(rc == 1 and len(f) == 1 and any(m in f[0]["message"] for m in ("exception 0xc0000005", "error 1114", "error 998"))
+              and not verdicts(r, "selftest", "ok"), "DllMain crash: %s" % fails(r))
         rc, r = wine.doctor(exe, [b], ["--no-probe"], cwd=tmp)
         check(rc == 0 and not verdicts(r, "win-load") and not verdicts(r, "selftest"),
               "--no-probe: nothing loaded %s" % fails(r))

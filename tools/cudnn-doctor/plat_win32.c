@@ -20,6 +20,8 @@
 #include <windows.h>
 #include <shellapi.h>
 
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,20 +205,54 @@ dr_plat_own_dir(char *dst, size_t n)
 
 /* ---- loading a DLL: the child's side ---------------------------------- */
 
-/* `cudnn-doctor.exe --probe-dll PATH [--selftest]`: loads PATH the way a
- * program loads cuDNN by full path (its own folder searched first for what
- * it imports) and prints what it answers: one line of key=value facts,
- * flushed before the self-test runs (a crash there keeps the load facts),
- * then, with --selftest, "selftest=" and the struct dr_selftest in hex (the
- * parent is this same program, so the layout is the same). */
+/* The child's answers go to their own pipe (the handle's number is given
+ * with --probe-out), not to stdout: what the DLL or Wine's crash handler
+ * prints cannot bury them. */
+static HANDLE probe_out = INVALID_HANDLE_VALUE;
+
+static void
+say(const char *fmt, ...)
+{
+    char line[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    DWORD len = (DWORD)((size_t)n < sizeof line ? (size_t)n : sizeof line - 1), put = 0;
+    if (probe_out != INVALID_HANDLE_VALUE)
+        WriteFile(probe_out, line, len, &put, NULL);
+    else
+        fwrite(line, 1, len, stdout), fflush(stdout);
+}
+
+/* A crash in the DLL (its DllMain or the self-test's calls) is said, with
+ * its exception code, and ends the child at once (no debugger, no dialog). */
+static LONG WINAPI
+crashed(EXCEPTION_POINTERS *e)
+{
+    DWORD code = e != NULL && e->ExceptionRecord != NULL ? e->ExceptionRecord->ExceptionCode : 0;
+    say("exception=%lu\n", (unsigned long)code);
+    TerminateProcess(GetCurrentProcess(), code);
+    return EXCEPTION_EXECUTE_HANDLER;
+}
+
+/* `cudnn-doctor.exe --probe-dll PATH [--probe-out HANDLE] [--selftest]`:
+ * loads PATH the way a program loads cuDNN by full path (its own folder
+ * searched first for what it imports) and says what it answers: one line
+ * of key=value facts, written before the self-test runs (a crash there
+ * keeps them), then, with --selftest, "selftest=" and the struct
+ * dr_selftest in hex (the parent is this same program: the same layout). */
 static int
 probe_child(const char *path, bool selftest)
 {
+    SetUnhandledExceptionFilter(crashed);
     wchar_t *w = wide(path), full[MAX_PATH * 4];
     DWORD len = w != NULL ? GetFullPathNameW(w, sizeof full / sizeof full[0], full, NULL) : 0;
     free(w);
     if (len == 0 || len >= sizeof full / sizeof full[0]) {
-        printf("loaded=0 error=%lu message=bad path\n", (unsigned long)ERROR_BAD_PATHNAME);
+        say("loaded=0 error=%lu message=bad path\n", (unsigned long)ERROR_BAD_PATHNAME);
         return 0;
     }
     HMODULE lib = LoadLibraryExW(full, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
@@ -224,7 +260,7 @@ probe_child(const char *path, bool selftest)
         DWORD code = GetLastError();
         char why[200];
         error_text(code, why, sizeof why);
-        printf("loaded=0 error=%lu message=%s\n", (unsigned long)code, why);
+        say("loaded=0 error=%lu message=%s\n", (unsigned long)code, why);
         return 0;
     }
     typedef size_t (*version_fn)(void);
@@ -232,17 +268,15 @@ probe_child(const char *path, bool selftest)
     version_fn get_cudart = (version_fn)dr_plat_sym(lib, "cudnnGetCudartVersion");
     bool freednn = dr_plat_sym(lib, "freednnSetIsa") != NULL;
     unsigned long cudart = get_cudart != NULL ? (unsigned long)get_cudart() : 0ul;
-    printf("loaded=1 error=0 version=%lu cudart=%lu freednn=%d message=\n",
-           get_version != NULL ? (unsigned long)get_version() : 0ul, cudart, freednn ? 1 : 0);
-    fflush(stdout);
+    say("loaded=1 error=0 version=%lu cudart=%lu freednn=%d message=\n",
+        get_version != NULL ? (unsigned long)get_version() : 0ul, cudart, freednn ? 1 : 0);
     if (selftest) {
         static struct dr_selftest st;
+        static char hex[2 * sizeof st + 1];
         dr_selftest_run(lib, freednn, (long)cudart, &st);
-        printf("selftest=");
         for (size_t i = 0; i < sizeof st; i++)
-            printf("%02x", ((const unsigned char *)&st)[i]);
-        printf("\n");
-        fflush(stdout);
+            snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)&st)[i]);
+        say("selftest=%s\n", hex);
     }
     /* No FreeLibrary: the process ends here, and a library's unload code
      * is not what is being checked. */
@@ -285,8 +319,16 @@ dr_plat_now(void)
 int
 dr_plat_subcommand(int argc, char **argv)
 {
-    if (argc > 2 && strcmp(argv[1], "--probe-dll") == 0)
-        return probe_child(argv[2], argc > 3 && strcmp(argv[3], "--selftest") == 0);
+    if (argc > 2 && strcmp(argv[1], "--probe-dll") == 0) {
+        bool selftest = false;
+        for (int i = 3; i < argc; i++) {
+            if (strcmp(argv[i], "--selftest") == 0)
+                selftest = true;
+            else if (strcmp(argv[i], "--probe-out") == 0 && i + 1 < argc)
+                probe_out = (HANDLE)(uintptr_t)strtoull(argv[++i], NULL, 10);
+        }
+        return probe_child(argv[2], selftest);
+    }
     if (argc > 1 && strcmp(argv[1], "workspace") == 0) {
         fprintf(stderr, "cudnn-doctor: `workspace` is in the Linux doctor only for now (docs/cudnn-doctor.md)\n");
         return 2;
@@ -345,6 +387,33 @@ field(const char *line, const char *key)
     return NULL;
 }
 
+/* Appends what is available on pipe h to buf (keeping its last cap-1
+ * bytes when `tail`, else its first ones). */
+static void
+drain(HANDLE h, char *buf, size_t cap, size_t *len, bool tail)
+{
+    DWORD avail = 0, got = 0;
+    char chunk[512];
+    while (PeekNamedPipe(h, NULL, 0, NULL, &avail, NULL) && avail > 0 &&
+           ReadFile(h, chunk, avail < sizeof chunk ? avail : (DWORD)sizeof chunk, &got, NULL) && got > 0) {
+        if (*len + got > cap - 1) {
+            if (!tail) {
+                size_t room = cap - 1 - *len;
+                memcpy(buf + *len, chunk, room);
+                *len += room;
+                continue;                /* keep reading: the child must not block */
+            }
+            size_t drop = *len + got - (cap - 1);
+            drop = drop < *len ? drop : *len;
+            memmove(buf, buf + drop, *len - drop);
+            *len -= drop;
+        }
+        memcpy(buf + *len, chunk, got);
+        *len += got;
+    }
+    buf[*len] = 0;
+}
+
 bool
 dr_plat_win_probe(const char *path, bool selftest, int timeout_s, struct dr_win_probe *out)
 {
@@ -353,97 +422,84 @@ dr_plat_win_probe(const char *path, bool selftest, int timeout_s, struct dr_win_
     DWORD len = GetModuleFileNameW(NULL, exe, sizeof exe / sizeof exe[0]);
     if (len == 0 || len >= sizeof exe / sizeof exe[0])
         return false;
+    /* Two pipes: the child's answers (its --probe-out handle), and its
+     * stdout/stderr (the DLL's own words, kept for a crash message). */
+    SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
+    HANDLE ard = NULL, awr = NULL, trd = NULL, twr = NULL;
+    if (!CreatePipe(&ard, &awr, &sa, 0))
+        return false;
+    if (!CreatePipe(&trd, &twr, &sa, 0)) {
+        CloseHandle(ard);
+        CloseHandle(awr);
+        return false;
+    }
+    SetHandleInformation(ard, HANDLE_FLAG_INHERIT, 0);
+    SetHandleInformation(trd, HANDLE_FLAG_INHERIT, 0);
     char exe8[DR_PATH], cmd8[3 * DR_PATH];
     narrow(exe, exe8, sizeof exe8);
     /* Windows paths cannot hold '"', so quoting both is enough. */
-    dr_fmt(cmd8, sizeof cmd8, "\"%s\" --probe-dll \"%s\"%s", exe8, path, selftest ? " --selftest" : "");
+    dr_fmt(cmd8, sizeof cmd8, "\"%s\" --probe-dll \"%s\" --probe-out %llu%s", exe8, path,
+           (unsigned long long)(uintptr_t)awr, selftest ? " --selftest" : "");
     wchar_t *cmd = wide(cmd8);
-    if (cmd == NULL)
-        return false;
-
-    SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
-    HANDLE rd = NULL, wr = NULL;
-    if (!CreatePipe(&rd, &wr, &sa, 0)) {
-        free(cmd);
-        return false;
-    }
-    SetHandleInformation(rd, HANDLE_FLAG_INHERIT, 0);
     STARTUPINFOW si;
     memset(&si, 0, sizeof si);
     si.cb = sizeof si;
     si.dwFlags = STARTF_USESTDHANDLES;
-    si.hStdOutput = wr;
-    si.hStdError = wr;
+    si.hStdOutput = twr;
+    si.hStdError = twr;
     si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
     PROCESS_INFORMATION pi;
-    BOOL started = CreateProcessW(exe, cmd, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL, NULL, &si, &pi);
+    BOOL started = cmd != NULL && CreateProcessW(exe, cmd, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL, NULL, &si, &pi);
     free(cmd);
-    CloseHandle(wr);
+    CloseHandle(awr);
+    CloseHandle(twr);
     if (!started) {
-        CloseHandle(rd);
+        CloseHandle(ard);
+        CloseHandle(trd);
         return false;
     }
-    /* The pipe is drained while waiting (a DLL that prints much in its
-     * start-up cannot block the child on a full pipe); the last 4095 bytes
-     * are kept, since the child's own lines come last.  A hang is cut at
-     * the timeout. */
-    char text[4096];
-    size_t total = 0;
+    /* Both pipes are drained while waiting (a DLL that prints much cannot
+     * block the child on a full pipe).  A hang is cut at the timeout. */
+    char answer[2048], text[512];
+    size_t alen = 0, tlen = 0;
     DWORD limit_ms = (DWORD)(timeout_s > 0 ? timeout_s : 60) * 1000u, waited_ms = 0, waited;
     for (;;) {
         waited = WaitForSingleObject(pi.hProcess, 20);
-        DWORD avail = 0, got = 0;
-        char buf[512];
-        while (PeekNamedPipe(rd, NULL, 0, NULL, &avail, NULL) && avail > 0 &&
-               ReadFile(rd, buf, avail < sizeof buf ? avail : (DWORD)sizeof buf, &got, NULL) && got > 0) {
-            if (total + got > sizeof text - 1) {
-                size_t drop = total + got - (sizeof text - 1);
-                drop = drop < total ? drop : total;
-                memmove(text, text + drop, total - drop);
-                total -= drop;
-            }
-            size_t keep = got < sizeof text - 1 ? got : sizeof text - 1;
-            memcpy(text + total, buf + (got - keep), keep);
-            total += keep;
-        }
-        if (waited != WAIT_TIMEOUT)
-            break;
-        waited_ms += 20;
-        if (waited_ms >= limit_ms)
+        drain(ard, answer, sizeof answer, &alen, false);
+        drain(trd, text, sizeof text, &tlen, true);
+        if (waited != WAIT_TIMEOUT || (waited_ms += 20) >= limit_ms)
             break;
     }
-    text[total] = 0;
     out->done = true;
     if (waited != WAIT_OBJECT_0) {
         TerminateProcess(pi.hProcess, 1);
         WaitForSingleObject(pi.hProcess, 5000);
-        dr_fmt(out->message, sizeof out->message, "no answer within %d s", timeout_s);
-        out->error = WAIT_TIMEOUT;
     }
     DWORD code = 0;
     GetExitCodeProcess(pi.hProcess, &code);
-    CloseHandle(rd);
+    CloseHandle(ard);
+    CloseHandle(trd);
     CloseHandle(pi.hProcess);
     CloseHandle(pi.hThread);
-    if (waited != WAIT_OBJECT_0)
-        return true;
+    for (char *c = text; *c != 0; c++)
+        if (*c == '\r' || *c == '\n')
+            *c = ' ';
 
-    /* The child's own line is the last one: a library may print before it. */
-    const char *line = NULL;
-    for (const char *p = text; (p = strstr(p, "loaded=")) != NULL; p++)
-        line = p;
-    if (line == NULL) {
-        /* The child died before it could say anything: the DLL's start-up
-         * killed it (an exception code, e.g. 0xC0000005). */
-        out->error = code;
-        for (char *c = text; *c != 0; c++)
-            if (*c == '\r' || *c == '\n')
-                *c = ' ';
-        dr_fmt(out->message, sizeof out->message, "loading it ended the process (exit code 0x%lx)%s%.120s",
-               (unsigned long)code, text[0] ? "; output: " : "", text);
+    const char *line = strstr(answer, "loaded="), *v;
+    const char *exc = strstr(answer, "exception=");
+    unsigned long exc_code = exc != NULL ? strtoul(exc + 10, NULL, 10) : 0;
+    if (line == NULL || (exc != NULL && exc < line)) {
+        /* No answer: the DLL's start-up crashed (exception=), or the child
+         * hung or died otherwise. */
+        out->error = waited != WAIT_OBJECT_0 ? WAIT_TIMEOUT : exc != NULL ? exc_code : code;
+        if (waited != WAIT_OBJECT_0)
+            dr_fmt(out->message, sizeof out->message, "no answer within %d s", timeout_s);
+        else
+            dr_fmt(out->message, sizeof out->message, "loading it ended the process (%s 0x%lx)%s%.120s",
+                   exc != NULL ? "exception" : "exit code", exc != NULL ? exc_code : (unsigned long)code,
+                   text[0] ? "; output: " : "", text);
         return true;
     }
-    const char *v;
     out->loaded = (v = field(line, "loaded")) != NULL && *v == '1';
     if ((v = field(line, "error")) != NULL)
         out->error = strtoul(v, NULL, 10);
@@ -456,7 +512,7 @@ dr_plat_win_probe(const char *path, bool selftest, int timeout_s, struct dr_win_
         dr_copy(out->message, sizeof out->message, v);
         out->message[strcspn(out->message, "\r\n")] = 0;
     }
-    /* The self-test's answer, or (asked, loaded, none) the child died in it. */
+    /* The self-test's answer, or (asked, loaded, none) how the child ended. */
     const char *hex = strstr(line, "selftest=");
     if (selftest && out->loaded) {
         bool ok = hex != NULL && strspn(hex + 9, "0123456789abcdef") >= 2 * sizeof out->st;
@@ -469,8 +525,14 @@ dr_plat_win_probe(const char *path, bool selftest, int timeout_s, struct dr_win_
             memset(&out->st, 0, sizeof out->st);
             out->st.result = DR_ST_ERROR;
             dr_copy(out->st.step, sizeof out->st.step, "self-test process");
-            dr_fmt(out->st.detail, sizeof out->st.detail, "the test process ended during the convolution "
-                   "(exit code 0x%lx)", (unsigned long)code);
+            if (waited != WAIT_OBJECT_0)
+                dr_fmt(out->st.detail, sizeof out->st.detail, "no answer within %d s", timeout_s);
+            else if (exc != NULL)
+                dr_fmt(out->st.detail, sizeof out->st.detail, "the convolution crashed (exception 0x%lx)%s%.80s",
+                       exc_code, text[0] ? "; output: " : "", text);
+            else
+                dr_fmt(out->st.detail, sizeof out->st.detail, "the test process ended during the convolution "
+                       "(exit code 0x%lx)", (unsigned long)code);
         }
     }
     return true;

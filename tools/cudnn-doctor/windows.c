@@ -325,6 +325,9 @@ load_fix(unsigned long error)
     case 193: return "it is not a 64-bit DLL (or it is damaged): replace it with the x64 DLL from the archive";
     case 127: return "it lacks a function another DLL imports from it: use all DLLs from one cuDNN archive";
     case 1114: return "its start-up (DllMain) failed: reinstall it; see the library's own messages";
+    case 998:
+    case 0xC0000005ul: return "it crashed while loading (an access violation in its start-up): replace it with an "
+                              "undamaged copy from the archive";
     default: return "replace it with the DLL from the archive";
     }
 }

@@ -579,8 +579,27 @@ def build(out_dir, src_dir):
         subnames = [fn["name"] for fn in api["functions"] if exporting_sublib(fn) == sub]
         files[f"forward_{sub}.c"] = render_forwarders(api, sub)
         files[f"libcudnn_{sub}.map"] = render_version_script(subnames, f"libcudnn_{sub}.so.8")
+    files.update(render_windows_defs(api, names, ext))
     for name, text in files.items():
         write_if_changed(os.path.join(out_dir, name), text)
+
+
+def render_windows_defs(api, names, ext):
+    """Module-definition files of the Windows build (cmake/Windows.cmake):
+    cudnn64_8.def exports the whole API and FreeDNN's extensions from the
+    implementation; cudnn_<sub>64_8.def makes each sub-library DLL export its
+    functions as forwarders to cudnn64_8.dll (the loader resolves them there,
+    so the process has one state, as the Linux forwarders give); and
+    cudnn_<sub>.def lists the same names without the forwarding, for
+    dlltool to make the import library lib/x64/cudnn_<sub>.lib."""
+    out = {"cudnn64_8.def": "LIBRARY cudnn64_8.dll\nEXPORTS\n" + "".join(f"  {n}\n" for n in names + ext)}
+    for sub in SUBLIBS:
+        subnames = [fn["name"] for fn in api["functions"] if exporting_sublib(fn) == sub]
+        out[f"cudnn_{sub}64_8.def"] = (f"LIBRARY cudnn_{sub}64_8.dll\nEXPORTS\n" +
+                                       "".join(f"  {n} = cudnn64_8.{n}\n" for n in subnames))
+        out[f"cudnn_{sub}.def"] = (f"LIBRARY cudnn_{sub}64_8.dll\nEXPORTS\n" +
+                                   "".join(f"  {n}\n" for n in subnames))
+    return out
 
 
 # ---------------------------------------------------------------------------

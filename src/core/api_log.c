@@ -9,13 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "core/fail.h"
 #include "core/handle.h"
+#include "core/os.h"
 #include "core/tensor.h"
 #include "enum_names.h"
 
@@ -241,8 +240,8 @@ deliver(cudnnSeverity_t sev, char lead, const char *func, const char *body, cudn
     dbg.time_delta = (unsigned)(now.tv_sec - logger.last.tv_sec);
     dbg.handle = handle;
     dbg.stream = fdnn_handle_stream_or_null(handle);
-    dbg.pid = (unsigned long long)getpid();
-    dbg.tid = (unsigned long long)syscall(SYS_gettid);
+    dbg.pid = fdnn_os_process_id();
+    dbg.tid = fdnn_os_thread_id();
     dbg.cudaDeviceId = 0;
     logger.last = now;
 

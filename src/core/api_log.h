@@ -54,7 +54,9 @@ cudnnStatus_t fdnn_api_not_supported(fdnn_api_record_t *rec, const char *sublib)
 
 /* A warning record (CUDNN_LOGWARN_DBG / CUDNN_SEV_WARNING_EN). */
 void fdnn_log_warning(const char *func, const char *fmt, ...)
-#if defined(__GNUC__)
+#if defined(__MINGW32__) /* MinGW's own printf: see FDNN_PRINTF in fail.h */
+    __attribute__((format(gnu_printf, 2, 3)))
+#elif defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;

@@ -6,7 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "core/os.h"
 
 static struct {
     pthread_once_t once;
@@ -21,8 +22,7 @@ static const char *const isa_names[FDNN_ISA_COUNT] = {"scalar", "avx2", "avx512"
 static void
 cpu_detect(void)
 {
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    cpu.count = online > 0 ? (size_t)online : 1;
+    cpu.count = fdnn_os_online_cpus();
     fdnn_cpu_probe(&cpu.features);
     const fdnn_cpu_features_t *f = &cpu.features;
     cpu.detected = FDNN_ISA_SCALAR;

@@ -1,37 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0
  * How many CPUs this process may use: the online processors, cut by the
  * affinity mask (taskset, cpusets) and by the cgroup CPU quota (a
- * container's --cpus), as OpenMP runtimes, oneDNN and Go do.  See cpu.h. */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT_S */
+ * container's --cpus), as OpenMP runtimes, oneDNN and Go do.  See cpu.h.
+ * The affinity count is the OS layer's (os_posix.c, os_win32.c); the cgroup
+ * files exist on Linux only (elsewhere the quota is 0: none). */
+#define _POSIX_C_SOURCE 200809L /* PATH_MAX, access */
 #include <limits.h>
 #include <stdbool.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/cpu.h"
-
-size_t
-fdnn_cpu_affinity_count(void)
-{
-    for (size_t ncpu = 1024; ncpu <= (1u << 20); ncpu *= 2) {
-        cpu_set_t *set = CPU_ALLOC(ncpu);
-        if (set == NULL)
-            return 0;
-        size_t bytes = CPU_ALLOC_SIZE(ncpu);
-        CPU_ZERO_S(bytes, set);
-        if (sched_getaffinity(0, bytes, set) == 0) {
-            size_t n = (size_t)CPU_COUNT_S(bytes, set);
-            CPU_FREE(set);
-            return n;
-        }
-        CPU_FREE(set);
-        /* EINVAL: the kernel's mask is larger than ours; try a larger one. */
-    }
-    return 0;
-}
 
 /* Reads the first line of `path` into buf; false when it cannot. */
 static bool

@@ -23,7 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "core/os.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -223,14 +224,15 @@ probe_x86(fdnn_cpu_features_t *f, size_t online)
         }
     }
 
-    /* Caches: the deterministic leaf, else sysfs, else AMD's legacy leaves. */
+    /* Caches: the deterministic leaf, else the OS (sysfs, Windows' processor
+     * information), else AMD's legacy leaves. */
     bool topoext = max_ext >= 0x80000001u && bit(cpuid(0x80000001u, 0).c, 22);
     if (!amd && max_leaf >= 4 && cache_leaf(4, online, &f->l1d_bytes, &f->l2_bytes))
         return;
     if (amd && topoext && max_ext >= 0x8000001du &&
         cache_leaf(0x8000001du, online, &f->l1d_bytes, &f->l2_bytes))
         return;
-    if (fdnn_cpu_sysfs_caches("", &f->l1d_bytes, &f->l2_bytes))
+    if (fdnn_os_cache_sizes(&f->l1d_bytes, &f->l2_bytes))
         return;
     if (amd && max_ext >= 0x80000006u) {
         f->l1d_bytes = (size_t)(cpuid(0x80000005u, 0).c >> 24) << 10;
@@ -244,12 +246,10 @@ fdnn_cpu_probe(fdnn_cpu_features_t *f)
 {
     memset(f, 0, sizeof(*f));
     strcpy(f->name, "unknown CPU");
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
 #if FDNN_CPU_X86
-    probe_x86(f, online > 0 ? (size_t)online : 1);
+    probe_x86(f, fdnn_os_online_cpus());
 #else
-    (void)online;
-    fdnn_cpu_sysfs_caches("", &f->l1d_bytes, &f->l2_bytes);
+    fdnn_os_cache_sizes(&f->l1d_bytes, &f->l2_bytes);
 #if FDNN_CPU_ARM64_LINUX
     /* Linux arm64 AT_HWCAP bits (arch/arm64/include/uapi/asm/hwcap.h):
      * 1 ASIMD, 10 ASIMDHP, 20 ASIMDDP, 22 SVE. */

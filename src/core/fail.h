@@ -13,7 +13,11 @@
 
 #include "cudnn.h"
 
-#if defined(__GNUC__)
+/* MinGW builds use MinGW's own printf (__USE_MINGW_ANSI_STDIO: %zu, %lld),
+ * which GCC checks as gnu_printf; its `printf` there means the CRT's. */
+#if defined(__MINGW32__)
+#define FDNN_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
 #define FDNN_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define FDNN_PRINTF(f, a)

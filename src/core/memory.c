@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "core/memory.h"
 
-#include <stdlib.h>
+#include "core/os.h"
 
 void *
 fdnn_aligned_alloc(size_t bytes)
@@ -10,11 +10,11 @@ fdnn_aligned_alloc(size_t bytes)
         bytes = FDNN_ALIGNMENT;
     if (bytes > (size_t)-1 - FDNN_ALIGNMENT)
         return NULL;
-    return aligned_alloc(FDNN_ALIGNMENT, fdnn_align_up(bytes));
+    return fdnn_os_aligned_alloc(FDNN_ALIGNMENT, fdnn_align_up(bytes));
 }
 
 void
 fdnn_aligned_free(void *p)
 {
-    free(p);
+    fdnn_os_aligned_free(p);
 }

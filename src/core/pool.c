@@ -12,22 +12,19 @@
  * returns when `done` counts every chunk.  A step stays open after its
  * caller returns, harmlessly: a late worker finds no chunk left.
  *
- * Waits back off in three stages (spin with `pause`, sched_yield, futex
- * sleep), so a thread that waits never keeps a thread it waits for off the
- * CPU for more than a yield. */
-#define _GNU_SOURCE /* syscall, sched_yield */
+ * Waits back off in three stages (spin with `pause`, a yield, a sleep on
+ * the word: a futex on Linux, WaitOnAddress on Windows), so a thread that
+ * waits never keeps a thread it waits for off the CPU for more than a
+ * yield.  The threads, yields and sleeps are the OS layer's (os.h); the
+ * protocol, and so which items each step hands out, is the same on every
+ * OS. */
 #include "core/pool.h"
 
-#include <limits.h>
-#include <linux/futex.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "core/os.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -38,7 +35,7 @@
 #define cpu_relax() ((void)0)
 #endif
 
-/* Spins before the first sched_yield: a few microseconds, the time in
+/* Spins before the first yield: a few microseconds, the time in
  * which the other side usually answers when it is running. */
 #define SPIN_PAUSES 256
 /* Yields of a caller waiting for workers before it sleeps. */
@@ -68,9 +65,9 @@ struct step {
 
 struct fdnn_pool {
     size_t threads; /* the caller included */
-    pthread_t *workers;
+    fdnn_os_thread_t **workers;
     size_t started;
-    pthread_mutex_t mu; /* one step at a time */
+    _Atomic uint32_t mu; /* one step at a time: 0 free, 1 held, 2 held with sleepers */
     struct step step;   /* written by the caller only while no worker is inside */
     _Atomic uint32_t state;
     _Atomic uint32_t next, done, inside;
@@ -81,24 +78,34 @@ struct fdnn_pool {
     _Atomic bool stop;
 };
 
-static void
-futex_wait(_Atomic uint32_t *word, uint32_t expected)
-{
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
-}
-
-static void
-futex_wake(_Atomic uint32_t *word, int waiters)
-{
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, waiters, NULL, NULL, 0);
-}
-
 static uint64_t
 now_us(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
+    return fdnn_os_now_ns() / 1000u;
+}
+
+/* The step mutex, a word with the OS's sleep-on-address (the three-state
+ * lock of Drepper's "Futexes Are Tricky"): callers of one pool rarely
+ * contend, and when they do they sleep. */
+static void
+step_lock(_Atomic uint32_t *mu)
+{
+    uint32_t c = 0;
+    if (atomic_compare_exchange_strong(mu, &c, 1))
+        return;
+    if (c != 2)
+        c = atomic_exchange(mu, 2);
+    while (c != 0) {
+        fdnn_os_wait_u32(mu, 2);
+        c = atomic_exchange(mu, 2);
+    }
+}
+
+static void
+step_unlock(_Atomic uint32_t *mu)
+{
+    if (atomic_exchange(mu, 0) == 2)
+        fdnn_os_wake_u32(mu, false);
 }
 
 static size_t
@@ -148,7 +155,7 @@ run_chunks(struct fdnn_pool *p)
         for (size_t it = lo; it < hi; it++)
             run_item(st, it);
         if (atomic_fetch_add(&p->done, 1) + 1 == st->chunks && atomic_load(&p->caller_asleep))
-            futex_wake(&p->done, 1);
+            fdnn_os_wake_u32(&p->done, false);
     }
 }
 
@@ -161,12 +168,12 @@ caller_wait(struct fdnn_pool *p, _Atomic uint32_t *word, uint32_t target)
         if (n < SPIN_PAUSES) {
             cpu_relax();
         } else if (n < SPIN_PAUSES + CALLER_YIELDS) {
-            sched_yield();
+            fdnn_os_yield();
         } else {
             atomic_store(&p->caller_asleep, 1);
             uint32_t v = atomic_load(word);
             if (v != target)
-                futex_wait(word, v);
+                fdnn_os_wait_u32(word, v);
             atomic_store(&p->caller_asleep, 0);
         }
     }
@@ -174,7 +181,7 @@ caller_wait(struct fdnn_pool *p, _Atomic uint32_t *word, uint32_t target)
 
 /* A worker waits for a state other than `seen`: spin, then yield until the
  * linger time has passed since the wait began (or the pool was parked after
- * `park_seen`), then sleep on a futex. */
+ * `park_seen`), then sleep on the word. */
 static uint32_t
 worker_wait(struct fdnn_pool *p, uint32_t seen, uint32_t park_seen)
 {
@@ -191,17 +198,17 @@ worker_wait(struct fdnn_pool *p, uint32_t seen, uint32_t park_seen)
             start = now_us();
         bool parked = atomic_load(&p->park) != park_seen;
         if (!parked && ((n & 31) != 0 || now_us() - start < atomic_load(&p->linger_us))) {
-            sched_yield();
+            fdnn_os_yield();
             continue;
         }
         atomic_fetch_add(&p->sleepers, 1);
         while (atomic_load(&p->state) == seen && !atomic_load(&p->stop))
-            futex_wait(&p->state, seen);
+            fdnn_os_wait_u32(&p->state, seen);
         atomic_fetch_sub(&p->sleepers, 1);
     }
 }
 
-static void *
+static void
 worker_main(void *arg)
 {
     struct fdnn_pool *p = arg;
@@ -209,7 +216,7 @@ worker_main(void *arg)
     for (;;) {
         uint32_t s = worker_wait(p, seen, park_seen);
         if (atomic_load(&p->stop))
-            return NULL;
+            return;
         seen = s;
         if ((s & 1u) == 0)
             continue; /* closed: wait for the next open step */
@@ -218,7 +225,7 @@ worker_main(void *arg)
         if (atomic_load(&p->state) == s)
             run_chunks(p);
         if (atomic_fetch_sub(&p->inside, 1) == 1 && atomic_load(&p->caller_asleep))
-            futex_wake(&p->inside, 1);
+            fdnn_os_wake_u32(&p->inside, false);
     }
 }
 
@@ -237,9 +244,8 @@ fdnn_pool_create(size_t threads)
     }
     p->threads = threads;
     atomic_init(&p->linger_us, DEFAULT_LINGER_US);
-    pthread_mutex_init(&p->mu, NULL);
     for (; p->started < threads - 1; p->started++) {
-        if (pthread_create(&p->workers[p->started], NULL, worker_main, p) != 0) {
+        if ((p->workers[p->started] = fdnn_os_thread_start(worker_main, p)) == NULL) {
             fdnn_pool_destroy(p);
             return NULL;
         }
@@ -252,14 +258,13 @@ fdnn_pool_destroy(fdnn_pool_t p)
 {
     if (p == NULL)
         return;
-    pthread_mutex_lock(&p->mu);
+    step_lock(&p->mu);
     atomic_store(&p->stop, true);
     atomic_fetch_add(&p->state, 2); /* a state no worker has seen */
-    futex_wake(&p->state, INT_MAX);
-    pthread_mutex_unlock(&p->mu);
+    fdnn_os_wake_u32(&p->state, true);
+    step_unlock(&p->mu);
     for (size_t i = 0; i < p->started; i++)
-        pthread_join(p->workers[i], NULL);
-    pthread_mutex_destroy(&p->mu);
+        fdnn_os_thread_join(p->workers[i]);
     free(p->workers);
     free(p);
 }
@@ -293,7 +298,7 @@ run_step(struct fdnn_pool *p, const struct step *st)
             run_item(st, it);
         return;
     }
-    pthread_mutex_lock(&p->mu);
+    step_lock(&p->mu);
     uint32_t s = atomic_load(&p->state);
     if (s & 1u) { /* close the previous step and let its late joiners leave */
         atomic_store(&p->state, ++s);
@@ -307,10 +312,10 @@ run_step(struct fdnn_pool *p, const struct step *st)
     atomic_store(&p->done, 0);
     atomic_store(&p->state, s + 1);
     if (atomic_load(&p->sleepers) != 0)
-        futex_wake(&p->state, INT_MAX);
+        fdnn_os_wake_u32(&p->state, true);
     run_chunks(p);
     caller_wait(p, &p->done, p->step.chunks);
-    pthread_mutex_unlock(&p->mu);
+    step_unlock(&p->mu);
 }
 
 static size_t

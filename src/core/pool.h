@@ -11,8 +11,9 @@
  * a GEMM of hundreds of small steps turned milliseconds into seconds.
  *
  * Here every wait backs off: a short spin (the common case: the other side
- * answers within microseconds), then sched_yield (hands the core to a thread
- * that wants it, returns at once when none does), then a futex sleep.
+ * answers within microseconds), then a yield (hands the core to a thread
+ * that wants it, returns at once when none does), then a sleep on the word
+ * (futex, WaitOnAddress: core/os.h).
  * Items are claimed in chunks from a shared counter, so a worker that is not
  * running holds no work back: the threads that run take it, and the caller
  * waits only for chunks already started.  Which thread runs an item never
@@ -45,7 +46,7 @@ void fdnn_pool_destroy(fdnn_pool_t pool);
 size_t fdnn_pool_threads(fdnn_pool_t pool);
 
 /* How long idle workers keep looking for the next step (spinning, then
- * yielding) before they sleep on a futex, in microseconds. */
+ * yielding) before they sleep, in microseconds. */
 void fdnn_pool_set_linger(fdnn_pool_t pool, uint32_t linger_us);
 
 /* Puts idle workers to sleep now instead of after the linger time. */

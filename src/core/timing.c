@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0
  * See timing.h. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "core/timing.h"
 
 #include <stdlib.h>
-#include <time.h>
+
+#include "core/os.h"
 
 double
 fdnn_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    return (double)fdnn_os_now_ns() * 1e-6;
 }
 
 static int

@@ -2,20 +2,15 @@
  * See cudnn9.h. */
 #include "cudnn9.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
+
+#include "test_os.h"
 
 void *
 fdnn_cudnn9_sym(const char *name)
 {
-    static void *lib;
-    static int tried;
-    if (!tried) {
-        tried = 1;
-        const char *path = getenv("FDNN_CUDNN9_LIB");
-        lib = dlopen(path != NULL ? path : "/usr/local/cuda/lib64/libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
-    }
-    return lib != NULL ? dlsym(lib, name) : NULL;
+    const char *path = getenv("FDNN_CUDNN9_LIB");
+    return fdnn_test_library_sym(path != NULL ? path : "/usr/local/cuda/lib64/libcudnn.so.9", name);
 }
 
 cudnnStatus_t

@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
  * The test harness.  See testutil.h. */
-#define _DEFAULT_SOURCE
 #include "testutil.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/cpu.h"
+#include "test_os.h"
 
 _Atomic int fdnn_test_passed;
 _Atomic int fdnn_test_failed;
@@ -45,17 +42,17 @@ typedef struct guard_header {
 void *
 fdnn_guarded_alloc(size_t bytes)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = fdnn_test_page_size();
     size_t rounded = (bytes + 7) & ~(size_t)7;
     size_t data_pages = (rounded + sizeof(guard_header_t) + page - 1) / page;
     size_t length = (data_pages + 2) * page;
-    char *base = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) {
+    char *base = fdnn_test_map_pages(length);
+    if (base == NULL) {
         fprintf(stderr, "fdnn_guarded_alloc: cannot map %zu bytes\n", length);
         abort();
     }
-    mprotect(base, page, PROT_NONE);
-    mprotect(base + (data_pages + 1) * page, page, PROT_NONE);
+    fdnn_test_protect_none(base, page);
+    fdnn_test_protect_none(base + (data_pages + 1) * page, page);
     char *end = base + (data_pages + 1) * page;
     char *p = end - rounded;
     guard_header_t *h = (guard_header_t *)(base + page);
@@ -71,7 +68,7 @@ fdnn_guarded_free(void *p)
 {
     if (p == NULL)
         return;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = fdnn_test_page_size();
     /* Walk back page by page to the first data page: its predecessor is the
      * guard.  The header stored there names the mapping. */
     /* p - 1, not p: a zero-byte buffer ends exactly at the trailing guard
@@ -80,7 +77,7 @@ fdnn_guarded_free(void *p)
     for (;;) {
         guard_header_t *h = (guard_header_t *)q;
         if ((uintptr_t)h->base + page == q) {
-            munmap(h->base, h->length);
+            fdnn_test_unmap_pages(h->base, h->length);
             return;
         }
         q -= page;
@@ -175,7 +172,7 @@ fdnn_test_put_file(const char *root, const char *path, const char *text)
     for (char *p = full + strlen(root) + 1; *p != '\0'; p++)
         if (*p == '/') {
             *p = '\0';
-            mkdir(full, 0755);
+            fdnn_test_make_dir(full);
             *p = '/';
         }
     FILE *f = fopen(full, "w");

@@ -26,7 +26,9 @@ extern _Atomic int fdnn_test_passed;
 extern _Atomic int fdnn_test_failed;
 
 void fdnn_test_fail(const char *file, int line, const char *fmt, ...)
-#if defined(__GNUC__)
+#if defined(__MINGW32__) /* MinGW's own printf: see FDNN_PRINTF in src/core/fail.h */
+    __attribute__((format(gnu_printf, 3, 4)))
+#elif defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;

@@ -25,7 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "cudart_os.h"
 
 /* cudaGetDeviceProperties is #defined to the _v2 name by the header; the
  * plain symbol is exported too, for binaries built against CUDA 11 headers. */
@@ -156,10 +157,8 @@ describe_device(void)
     if (!cpuinfo_value("model name", p->name, sizeof(p->name)))
         snprintf(p->name, sizeof(p->name), "FreeDNN host CPU");
     machine_uuid(&p->uuid);
-    long page = sysconf(_SC_PAGESIZE), pages = sysconf(_SC_PHYS_PAGES);
-    p->totalGlobalMem = page > 0 && pages > 0 ? (size_t)page * (size_t)pages : 0;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    p->multiProcessorCount = cores > 0 ? (int)cores : 1;
+    p->totalGlobalMem = fdnn_cudart_physical_bytes();
+    p->multiProcessorCount = fdnn_cudart_online_cpus();
     p->clockRate = clock_khz();
     long llc = last_level_cache_bytes();
     p->l2CacheSize = llc > 0 && llc < INT32_MAX ? (int)llc : 0;

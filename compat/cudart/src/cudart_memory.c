@@ -17,7 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "cudart_os.h"
 
 /* cudaMalloc's alignment guarantee on NVIDIA GPUs. */
 #define FDNN_CUDART_ALIGN ((size_t)256)
@@ -105,7 +106,7 @@ fdnn_cudart_alloc_release_all(void)
 {
     pthread_mutex_lock(&registry_lock);
     for (size_t i = 0; i < registry_count; i++)
-        free(registry[i].base);
+        fdnn_cudart_aligned_free(registry[i].base);
     registry_count = 0;
     pthread_mutex_unlock(&registry_lock);
 }
@@ -115,10 +116,8 @@ fdnn_cudart_alloc_release_all(void)
 static size_t
 physical_memory(void)
 {
-    long page = sysconf(_SC_PAGESIZE), pages = sysconf(_SC_PHYS_PAGES);
-    if (page <= 0 || pages <= 0)
-        return SIZE_MAX; /* unknown: let the allocator decide */
-    return (size_t)page * (size_t)pages;
+    size_t bytes = fdnn_cudart_physical_bytes();
+    return bytes > 0 ? bytes : SIZE_MAX; /* unknown: let the allocator decide */
 }
 
 /* Allocates and registers `size` bytes.  Size 0 gives NULL and success, as
@@ -138,13 +137,13 @@ allocate(void **out, size_t size, enum cudaMemoryType type)
     if (size > physical_memory() || size > SIZE_MAX - FDNN_CUDART_ALIGN)
         return cudaErrorMemoryAllocation;
     size_t rounded = (size + FDNN_CUDART_ALIGN - 1) & ~(FDNN_CUDART_ALIGN - 1);
-    void *p = NULL;
-    if (posix_memalign(&p, FDNN_CUDART_ALIGN, rounded) != 0)
+    void *p = fdnn_cudart_aligned_alloc(FDNN_CUDART_ALIGN, rounded);
+    if (p == NULL)
         return cudaErrorMemoryAllocation;
     /* The registry records the requested size: a copy past it is refused
      * even though the rounding would make it harmless. */
     if (!registry_insert(p, size, type)) {
-        free(p);
+        fdnn_cudart_aligned_free(p);
         return cudaErrorMemoryAllocation;
     }
     *out = p;
@@ -218,7 +217,7 @@ cudaFree(void *devPtr)
         return cudaSuccess;
     if (!registry_remove(devPtr, (1u << cudaMemoryTypeDevice) | (1u << cudaMemoryTypeManaged)))
         return fdnn_cudart_record(cudaErrorInvalidValue);
-    free(devPtr);
+    fdnn_cudart_aligned_free(devPtr);
     return cudaSuccess;
 }
 
@@ -229,7 +228,7 @@ cudaFreeHost(void *ptr)
         return cudaSuccess;
     if (!registry_remove(ptr, 1u << cudaMemoryTypeHost))
         return fdnn_cudart_record(cudaErrorInvalidValue);
-    free(ptr);
+    fdnn_cudart_aligned_free(ptr);
     return cudaSuccess;
 }
 
@@ -240,13 +239,10 @@ cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
     if (!free_bytes || !total_bytes)
         return fdnn_cudart_record(cudaErrorInvalidValue);
-    long page = sysconf(_SC_PAGESIZE);
-    long pages = sysconf(_SC_PHYS_PAGES);
-    long avail = sysconf(_SC_AVPHYS_PAGES);
-    if (page <= 0 || pages <= 0)
+    size_t total = fdnn_cudart_physical_bytes();
+    if (total == 0)
         return fdnn_cudart_record(cudaErrorOperatingSystem);
-    size_t total = (size_t)pages * (size_t)page;
-    size_t free_now = avail > 0 ? (size_t)avail * (size_t)page : 0;
+    size_t free_now = fdnn_cudart_available_bytes();
     FILE *f = fopen("/proc/meminfo", "r");
     if (f) {
         char line[256];

@@ -30,7 +30,9 @@ usage: wine_scenarios.py DOCTOR_EXE [--freednn-bin DIR] [--keep]
 Needs x86_64-w64-mingw32-gcc, i686-w64-mingw32-gcc (bitness scenario,
 skipped without it), x86_64-w64-mingw32-windres and dlltool, and wine
 (wine64).  The Wine prefix lives in the temporary folder unless WINEPREFIX
-is set (a reused prefix saves about 10 s).
+is set (a reused prefix saves about 10 s; the CTest doctor_wine uses the
+build folder's wineprefix, as the other Wine tests do).  Loading is left out
+(--no-probe) where the scenario is about files only.
 """
 import json
 import os
@@ -198,6 +200,7 @@ def freednn_archive(work, root, real_bin):
 class Wine:
     def __init__(self, tmp):
         self.env = dict(os.environ)
+        self.private = "WINEPREFIX" not in self.env         # ours: the server may be killed at the end
         self.env.setdefault("WINEPREFIX", os.path.join(tmp, "wineprefix"))
         self.doctor_s = 0.0
         self.env["WINEDEBUG"] = "-all"
@@ -210,12 +213,16 @@ class Wine:
     def start(self):
         """One wineserver for all runs (each doctor run and each DLL probe
         is a Wine process; a server that stays up saves its start-up)."""
-        subprocess.run([self.server, "-p"], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run([self.server, "-p" if self.private else "-p10"], env=self.env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
         subprocess.run([self.wine, "cmd", "/c", "exit"], env=self.env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=120)
 
     def stop(self):
-        subprocess.run([self.server, "-k"], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        """Ends our own server; a shared prefix's server (other tests may be
+        using it) is left to end by itself."""
+        if self.private:
+            subprocess.run([self.server, "-k"], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     @staticmethod
     def winpath(p):
@@ -331,7 +338,7 @@ def main():
         # doctor reads the UTF-16 command line) and printed as UTF-8 JSON.
         uni = os.path.join(tmp, "usu\u00e1rio Jos\u00e9 \u0436", "bin")
         shutil.copytree(b, uni)
-        rc, r = wine.doctor(exe, [], ["--windows-dir", wine.winpath(uni)], cwd=tmp)
+        rc, r = wine.doctor(exe, [], ["--windows-dir", wine.winpath(uni), "--no-probe"], cwd=tmp)
         shim = dll(r, "cudnn64_8.dll")
         check(rc == 0 and shim is not None and "Jos\u00e9 \u0436" in (shim["path"] or ""),
               "unicode folder: exit %d, %s %s" % (rc, shim and shim["path"], fails(r)))
@@ -340,7 +347,7 @@ def main():
         miss = os.path.join(tmp, "missing", "bin")
         shutil.copytree(b, miss)
         os.remove(os.path.join(miss, "cudnn_adv_train64_8.dll"))
-        rc, r = wine.doctor(exe, [miss], cwd=tmp)
+        rc, r = wine.doctor(exe, [miss], ["--no-probe"], cwd=tmp)
         f = verdicts(r, "win-found", "fail")
         check(rc == 1 and len(f) == 1 and "cudnn_adv_train64_8.dll" in f[0]["message"],
               "missing: exit %d, %s" % (rc, fails(r)))
@@ -392,20 +399,20 @@ def main():
         for s in SUB8:
             make_dll(work, os.path.join(nv, s), imports=["zlibwapi.dll"] if "cnn" in s else [],
                      file_version=(8, 9, 4, 25))
-        rc, r = wine.doctor(exe, [nv], cwd=tmp)
+        rc, r = wine.doctor(exe, [nv], ["--no-probe"], cwd=tmp)
         f = verdicts(r, "win-imports", "fail")
         check(rc == 1 and f and all("zlibwapi.dll" in v["message"] for v in f),
               "zlibwapi: exit %d, %s" % (rc, fails(r)))
         zdir = os.path.join(tmp, "zlib")
         make_dll(work, os.path.join(zdir, "zlibwapi.dll"))
-        rc, r = wine.doctor(exe, [nv, zdir], cwd=tmp)
+        rc, r = wine.doctor(exe, [nv, zdir], ["--no-probe"], cwd=tmp)
         check(rc == 0, "zlibwapi on PATH: healthy, got exit %d, %s" % (rc, fails(r)))
 
         # bitness: a 32-bit sub-DLL earlier on PATH (error 193).
         if shutil.which(CC32):
             x86 = os.path.join(tmp, "x86")
             make_dll(work, os.path.join(x86, "cudnn_ops_infer64_8.dll"), bits=32)
-            rc, r = wine.doctor(exe, [x86, b], cwd=tmp)
+            rc, r = wine.doctor(exe, [x86, b], ["--no-probe"], cwd=tmp)
             f = verdicts(r, "win-bitness", "fail")
             check(rc == 1 and len(f) == 1 and "cudnn_ops_infer64_8.dll" in f[0]["message"] and "x86" in f[0]["message"],
                   "bitness: exit %d, %s" % (rc, fails(r)))

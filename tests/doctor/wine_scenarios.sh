@@ -25,7 +25,7 @@ if [ -z "$exe" ]; then
   x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -static \
     -DWIN32_LEAN_AND_MEAN -D__USE_MINGW_ANSI_STDIO=1 -o "$exe" \
     "$src/main.c" "$src/util.c" "$src/elf_read.c" "$src/pe_read.c" "$src/ldcache.c" \
-    "$src/windows.c" "$src/report.c" "$src/selftest.c" "$src/plat_win32.c" -lshell32
+    "$src/windows.c" "$src/report.c" "$src/selftest.c" "$src/plat_win32.c"
 fi
 if [ -n "${2:-}" ]; then
   python3 "$here/wine_scenarios.py" "$exe" --freednn-bin "$2"

@@ -67,6 +67,10 @@ void dr_plat_unmap(struct dr_map *m);
 /* Calls fn(name, arg) for each entry of the folder but "." and "..", until
  * fn returns false.  Returns false when the folder cannot be read. */
 bool dr_plat_list_dir(const char *dir, bool (*fn)(const char *name, void *arg), void *arg);
+/* The regular file named `name` in any case in `dir` (Windows file names
+ * are case-insensitive), its path as the folder spells it written to out.
+ * Linux lists the folder; Windows asks for the name directly. */
+bool dr_plat_find_nocase(const char *dir, const char *name, char *out, size_t n);
 /* True when both paths name one existing file or folder (the same inode;
  * on Windows the same volume and file index, whatever the case or links). */
 bool dr_plat_same_file(const char *a, const char *b);

@@ -87,6 +87,32 @@ dr_plat_list_dir(const char *dir, bool (*fn)(const char *name, void *arg), void 
     return true;
 }
 
+struct find_arg {
+    const char *dir, *name;
+    char *out;
+    size_t n;
+    bool found;
+};
+
+static bool
+find_entry(const char *entry, void *argp)
+{
+    struct find_arg *a = argp;
+    if (!dr_ieq(entry, a->name))
+        return true;
+    dr_join(a->out, a->n, a->dir, entry);
+    a->found = dr_is_file(a->out);
+    return !a->found;
+}
+
+bool
+dr_plat_find_nocase(const char *dir, const char *name, char *out, size_t n)
+{
+    struct find_arg a = {dir, name, out, n, false};
+    dr_plat_list_dir(dir, find_entry, &a);
+    return a.found;
+}
+
 bool
 dr_plat_same_file(const char *a, const char *b)
 {

@@ -18,7 +18,6 @@
 #include "doctor.h"
 
 #include <windows.h>
-#include <shellapi.h>
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -161,6 +160,30 @@ dr_plat_list_dir(const char *dir, bool (*fn)(const char *name, void *arg), void 
             break;
     } while (FindNextFileW(h, &e));
     FindClose(h);
+    return true;
+}
+
+bool
+dr_plat_find_nocase(const char *dir, const char *name, char *out, size_t n)
+{
+    /* Names without wildcards or separators only: FindFirstFileW would
+     * match a pattern. */
+    if (strpbrk(name, "*?/\\") != NULL)
+        return false;
+    char path[DR_PATH];
+    dr_join(path, sizeof path, dir, name);
+    wchar_t *w = wide(path);
+    WIN32_FIND_DATAW e;
+    HANDLE h = w != NULL ? FindFirstFileW(w, &e) : INVALID_HANDLE_VALUE;
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return false;
+    FindClose(h);
+    if (e.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_DEVICE))
+        return false;
+    char real[MAX_PATH * 3];
+    narrow(e.cFileName, real, sizeof real);
+    dr_join(out, n, dir, real);          /* the name as the folder spells it */
     return true;
 }
 
@@ -336,6 +359,80 @@ dr_plat_subcommand(int argc, char **argv)
     return -1;
 }
 
+/* Splits a UTF-16 command line as the C runtime does for main (and
+ * CommandLineToArgvW, which would bring in shell32 and, under Wine, the
+ * whole window system with it): the program name up to the first blank or
+ * within quotes; then 2n backslashes before '"' give n and toggle quoting,
+ * 2n+1 give n and a literal '"', other backslashes are literal, and '""'
+ * inside quotes is a literal '"'.  Returns the count; args[i] are
+ * malloc'ed UTF-8 strings (NULL when out of memory: the caller keeps argv). */
+static int
+split_command_line(const wchar_t *cl, char **args, int max)
+{
+    int n = 0;
+    size_t cap = wcslen(cl) + 1;
+    wchar_t *arg = malloc(sizeof(wchar_t) * cap);
+    if (arg == NULL)
+        return -1;
+    const wchar_t *p = cl;
+    while (*p != 0 && n < max) {
+        while (*p == L' ' || *p == L'\t')
+            p++;
+        if (*p == 0)
+            break;
+        size_t len = 0;
+        bool quoted = false;
+        if (n == 0) {                    /* the program name: no escapes */
+            if (*p == L'"') {
+                for (p++; *p != 0 && *p != L'"'; p++)
+                    arg[len++] = *p;
+                if (*p == L'"')
+                    p++;
+            } else {
+                for (; *p != 0 && *p != L' ' && *p != L'\t'; p++)
+                    arg[len++] = *p;
+            }
+        } else {
+            for (; *p != 0 && (quoted || (*p != L' ' && *p != L'\t'));) {
+                size_t bs = 0;
+                while (*p == L'\\') {
+                    bs++;
+                    p++;
+                }
+                if (*p == L'"') {
+                    for (size_t k = 0; k < bs / 2; k++)
+                        arg[len++] = L'\\';
+                    if (bs % 2 == 1) {
+                        arg[len++] = L'"';
+                        p++;
+                    } else if (quoted && p[1] == L'"') {
+                        arg[len++] = L'"';
+                        p += 2;
+                    } else {
+                        quoted = !quoted;
+                        p++;
+                    }
+                } else {
+                    for (size_t k = 0; k < bs; k++)
+                        arg[len++] = L'\\';
+                    if (*p != 0 && (quoted || (*p != L' ' && *p != L'\t')))
+                        arg[len++] = *p++;
+                }
+            }
+        }
+        arg[len] = 0;
+        int bytes = WideCharToMultiByte(CP_UTF8, 0, arg, -1, NULL, 0, NULL, NULL);
+        args[n] = bytes > 0 ? malloc((size_t)bytes) : NULL;
+        if (args[n] == NULL || WideCharToMultiByte(CP_UTF8, 0, arg, -1, args[n], bytes, NULL, NULL) <= 0) {
+            free(arg);
+            return -1;
+        }
+        n++;
+    }
+    free(arg);
+    return n;
+}
+
 void
 dr_plat_start(int *argc, char ***argv)
 {
@@ -344,24 +441,16 @@ dr_plat_start(int *argc, char ***argv)
     SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX);
     /* Paths are UTF-8 inside the doctor: the output is UTF-8, and the
      * options are taken from the UTF-16 command line, not the ANSI argv
-     * (a user folder such as C:\Users\José survives). */
+     * (a user folder such as C:\\Users\\José survives). */
     SetConsoleOutputCP(CP_UTF8);
-    int n = 0;
-    wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
-    char **v = w != NULL && n > 0 ? calloc((size_t)n + 1, sizeof *v) : NULL;
-    if (v == NULL) {
-        LocalFree(w);
+    const wchar_t *cl = GetCommandLineW();
+    int max = (int)wcslen(cl) / 2 + 2;   /* at most one argument per two characters, plus one */
+    char **v = cl != NULL ? calloc((size_t)max + 1, sizeof *v) : NULL;
+    int n = v != NULL ? split_command_line(cl, v, max) : -1;
+    if (n <= 0) {
+        free(v);                          /* keep the ANSI argv (the strings are left: start-up only) */
         return;
     }
-    for (int i = 0; i < n; i++) {
-        int len = WideCharToMultiByte(CP_UTF8, 0, w[i], -1, NULL, 0, NULL, NULL);
-        v[i] = len > 0 ? malloc((size_t)len) : NULL;
-        if (v[i] == NULL || WideCharToMultiByte(CP_UTF8, 0, w[i], -1, v[i], len, NULL, NULL) <= 0) {
-            LocalFree(w);
-            return;                      /* keep the ANSI argv (the copies are left: start-up only) */
-        }
-    }
-    LocalFree(w);
     *argc = n;
     *argv = v;                           /* lives as long as the process */
 }

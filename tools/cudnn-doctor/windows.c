@@ -136,31 +136,11 @@ same_file(const char *a, const char *b)
     return strcmp(a, b) == 0 || dr_plat_same_file(a, b);
 }
 
-struct find_arg {
-    const char *dir, *name;
-    char *out;
-    size_t n;
-    bool found;
-};
-
-static bool
-find_entry(const char *entry, void *argp)
-{
-    struct find_arg *a = argp;
-    if (!dr_ieq(entry, a->name))
-        return true;
-    dr_join(a->out, a->n, a->dir, entry);
-    a->found = dr_is_file(a->out);
-    return !a->found;
-}
-
 /* The file named `name` (any case) in `dir`, written to out. */
 static bool
 find_in_dir(const char *dir, const char *name, char *out, size_t n)
 {
-    struct find_arg a = {dir, name, out, n, false};
-    dr_plat_list_dir(dir, find_entry, &a);
-    return a.found;
+    return dr_plat_find_nocase(dir, name, out, n);
 }
 
 static void

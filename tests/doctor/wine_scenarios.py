@@ -13,6 +13,8 @@ puts first) and checks the doctor's verdicts and exit status:
                dies, the doctor reports); --no-probe loads nothing
   missing      a copy without cudnn_adv_train64_8.dll          exit 1, win-found
   load126      ... and without the shim's cudart64_12.dll     exit 1, win-load (error 126), win-imports
+  unpacked     the doctor run from the archive's bin/, which is not on PATH:
+               exit 1, each win-found fix says to add that folder to PATH
   stale        an older cudnn64_8.dll (cudnnGetVersion 8600,
                no version resource) earlier on PATH           exit 1, win-shadow;
                the doctor loads both copies to read 8.6.0 / 8.9.4 and names the winner;
@@ -351,6 +353,16 @@ def main():
         f = verdicts(r, "win-found", "fail")
         check(rc == 1 and len(f) == 1 and "cudnn_adv_train64_8.dll" in f[0]["message"],
               "missing: exit %d, %s" % (rc, fails(r)))
+
+        # The archive unpacked, its doctor run from its bin/ that is not on
+        # PATH: the fix names that folder.
+        own = os.path.join(tmp, "unpacked", "bin")
+        shutil.copytree(b, own)
+        shutil.copy(exe, own)
+        rc, r = wine.doctor(os.path.join(own, os.path.basename(exe)), [], ["--no-probe"], cwd=tmp)
+        f = verdicts(r, "win-found", "fail")
+        check(rc == 1 and len(f) == 7 and all(wine.winpath(own).lower() in (v["fix"] or "").lower() for v in f),
+              "own bin not on PATH: %s" % [v["fix"] for v in f][:1])
 
         # load126: the shim's own import (cudart64_12.dll) gone: it does not load.
         if not real_bin:

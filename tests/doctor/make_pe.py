@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Tiny hand-made Windows DLLs for the doctor's tests.
 
-make_dll(path, machine, imports, delay=(), version=None) writes a PE file
-that holds only what cudnn-doctor reads: the COFF machine, an import table,
-a delay-import table and a VS_FIXEDFILEINFO block in the resource data
-directory.  It has no code and no Windows would run it; the layout follows
+make_dll(path, machine, imports, delay=(), version=None, exports=()) writes
+a PE file that holds only what cudnn-doctor reads: the COFF machine, an
+import table, a delay-import table, a VS_FIXEDFILEINFO block in the
+resource data directory and an export directory naming `exports`.  It has no code and no Windows would run it; the layout follows
 the PE/COFF specification (DOS stub, "PE\\0\\0", COFF header, PE32 or PE32+
 optional header with 16 data directories, one section).
 """
@@ -16,7 +16,7 @@ SECTION_RVA = 0x1000
 SECTION_FILE = 0x200
 
 
-def make_dll(path, machine, imports, delay=(), version=None):
+def make_dll(path, machine, imports, delay=(), version=None, exports=()):
     pe32plus = machine != I386
     imports = list(imports)
     delay = list(delay)
@@ -43,9 +43,34 @@ def make_dll(path, machine, imports, delay=(), version=None):
         a, b, c, d = version
         body += struct.pack("<IIII", 0xFEEF04BD, 0x10000, (a << 16) | b, (c << 16) | d)
     body += names
+    exp_off = exp_size = 0
+    if exports:
+        # Export directory: 40-byte header, then the function, name-pointer
+        # and ordinal tables, the DLL's name and the exported names.
+        body += b"\0" * (-len(body) % 4)
+        exp_off = len(body)
+        n = len(exports)
+        funcs = exp_off + 40
+        ptrs = funcs + 4 * n
+        ords = ptrs + 4 * n
+        strs = ords + 2 * n
+        blob = path.replace("\\", "/").split("/")[-1].encode() + b"\0"
+        name_rvas = []
+        for e in sorted(exports):
+            name_rvas.append(SECTION_RVA + strs + len(blob))
+            blob += e.encode() + b"\0"
+        body += struct.pack("<IIHHIIIIIII", 0, 0, 0, 0, SECTION_RVA + strs, 1, n, n, SECTION_RVA + funcs,
+                            SECTION_RVA + ptrs, SECTION_RVA + ords)
+        body += struct.pack("<%dI" % n, *([SECTION_RVA] * n))
+        body += struct.pack("<%dI" % n, *name_rvas)
+        body += struct.pack("<%dH" % n, *range(n))
+        body += blob
+        exp_size = len(body) - exp_off
     body += b"\0" * (-len(body) % 0x200)
 
     dirs = [(0, 0)] * 16
+    if exports:
+        dirs[0] = (SECTION_RVA + exp_off, exp_size)
     dirs[1] = (SECTION_RVA, imp_size)
     if version:
         dirs[2] = (SECTION_RVA + ver_off, ver_size)
@@ -74,5 +99,5 @@ if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     make_dll(os.path.join(out, "a.dll"), AMD64, ["KERNEL32.dll", "zlibwapi.dll", "cublas64_12.dll"],
-             delay=["nvrtc64_120_0.dll"], version=(8, 9, 4, 25))
+             delay=["nvrtc64_120_0.dll"], version=(8, 9, 4, 25), exports=["cudnnGetVersion", "freednnSetIsa"])
     make_dll(os.path.join(out, "b.dll"), I386, ["KERNEL32.dll"])

@@ -557,6 +557,32 @@ def scenario_windows(tmp):
     check(len(f) == 1 and "cudnn_adv_train64_8.dll" in f[0]["message"], "windows: missing sub-DLL %s" % f)
 
 
+def scenario_windows_freednn(tmp):
+    """FreeDNN's Windows DLLs (the shim exports freednnSetIsa) need no
+    zlibwapi.dll; NVIDIA's 8.9 shim does, even when no table names it."""
+    root = os.path.join(tmp, "freednn-windows-x86_64-cudnn8.9.4-archive")
+    b = os.path.join(root, "bin")
+    os.makedirs(b)
+    ver = (8, 9, 4, 0)
+    make_dll(os.path.join(b, "cudnn64_8.dll"), AMD64, ["KERNEL32.dll", "cudart64_12.dll"], version=ver,
+             exports=["cudnnGetCudartVersion", "cudnnGetVersion", "freednnSetIsa"])
+    make_dll(os.path.join(b, "cudart64_12.dll"), AMD64, ["KERNEL32.dll"], version=(12, 2, 140, 0))
+    for s in SUBLIBS8:
+        make_dll(os.path.join(b, "cudnn_%s64_8.dll" % s), AMD64, ["KERNEL32.dll"], version=ver)
+    rc, r = doctor(["--windows-dir", root])
+    d = [x for x in r["windows"] if x["dll"] == "cudnn64_8.dll"]
+    check(rc == 0 and len(verdicts(r, "win-zlib", "info")) == 1 and d and d[0]["freednn"],
+          "windows-freednn: no zlibwapi.dll asked of FreeDNN %s" % [v for v in r["verdicts"] if v["level"] != "ok"])
+    check(len(verdicts(r, "win-cuda", "ok")) == 1, "windows-freednn: CUDA 12 from cudart64_12.dll")
+    # The same shim without FreeDNN's export reads as NVIDIA's 8.9: zlib needed.
+    make_dll(os.path.join(b, "cudnn64_8.dll"), AMD64, ["KERNEL32.dll", "cudart64_12.dll"], version=ver,
+             exports=["cudnnGetCudartVersion", "cudnnGetVersion"])
+    rc, r = doctor(["--windows-dir", root])
+    f = verdicts(r, "win-imports", "fail")
+    check(rc == 1 and len(f) == 1 and "zlibwapi.dll" in f[0]["message"] and not verdicts(r, "win-zlib"),
+          "windows-freednn: NVIDIA's shim needs zlibwapi.dll %s" % f)
+
+
 def scenario_windows_order(tmp):
     root, cuda = windows_archive(tmp)
     make_dll(os.path.join(cuda, "zlibwapi.dll"), AMD64, ["KERNEL32.dll"])
@@ -1031,7 +1057,7 @@ def scenario_workspace(tmp):
 def main():
     scenarios = [scenario_healthy, scenario_shadow, scenario_mixed, scenario_missing_sublib, scenario_header,
                  scenario_missing_dep, scenario_abort, scenario_selftest_outcomes, scenario_wrong_class, scenario_broken_files, scenario_nvidia_cuda_major, scenario_ld_cache, scenario_off_path, scenario_torch, scenario_tensorflow, scenario_for_binary,
-                 scenario_windows, scenario_windows_order, scenario_windows_dll, scenario_windows_cuda11, scenario_pe_damaged, scenario_nvidia9,
+                 scenario_windows, scenario_windows_freednn, scenario_windows_order, scenario_windows_dll, scenario_windows_cuda11, scenario_pe_damaged, scenario_nvidia9,
                  scenario_loader_model, scenario_many_places, scenario_expect_major, scenario_build_pairs,
                  scenario_pip_sublib, scenario_small, scenario_windows_defects, scenario_nvrtc_cuda11, scenario_workspace]
     only = os.environ.get("DOCTOR_TEST")

@@ -542,26 +542,7 @@ check_selftest(struct dr_ctx *ctx, int fam, struct dr_selftest *st, char *st_lib
         return;
     }
     *st = w->probe.st;
-    switch (st->result) {
-    case DR_ST_PASS:
-        dr_verdict(DR_OK, "selftest", NULL, "3x3 convolution through %s: %s", w->path, st->detail);
-        break;
-    case DR_ST_NO_DEVICE:
-        dr_verdict(DR_SKIP, "selftest", NULL, "no GPU/device: %s cannot run the test convolution (%s)", w->path,
-                   st->detail);
-        break;
-    case DR_ST_NOT_SUPPORTED:
-        dr_verdict(DR_INFO, "selftest", NULL, "%s does not support the test convolution yet: %s", w->path,
-                   st->detail);
-        break;
-    case DR_ST_MISMATCH:
-        dr_verdict(DR_FAIL, "selftest", "report this: the library computes a wrong convolution",
-                   "%s computes WRONG results: %s", w->path, st->detail);
-        break;
-    default:
-        dr_verdict(DR_FAIL, "selftest", NULL, "%s: %s", w->path, st->detail[0] ? st->detail : "failed");
-        break;
-    }
+    dr_selftest_verdict(w->path, st);
 }
 
 void

@@ -20,7 +20,13 @@
  *   windows.c   a Windows folder: DLL search order, imports, bitness
  *   workspace.c `cudnn-doctor workspace`: every algorithm's workspace for one problem
  *   report.c    verdicts, the human summary and --json
- *   main.c      options and the order of the work
+ *   main.c      options and the order of the work (the same on every system)
+ *   plat_posix.c / plat_win32.c  what differs between the Linux and the
+ *               Windows doctor: mapping, listing and comparing files, loading
+ *               a DLL, the Windows search order (CMake compiles one of them;
+ *               no #ifdef elsewhere)
+ *   host_linux.c the Linux doctor's start and host checks (plat_win32.c has
+ *               the Windows ones)
  * Nothing here is thread-shared; the doctor is single-threaded. */
 #ifndef CUDNN_DOCTOR_H
 #define CUDNN_DOCTOR_H
@@ -33,11 +39,68 @@
 #define DR_MAX_NEEDED 48
 #define DR_MAX_COPIES 16
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* The Windows build uses MinGW's C99 printf (__USE_MINGW_ANSI_STDIO): %zu, %lld. */
+#define DR_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
 #define DR_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define DR_PRINTF(f, a)
 #endif
+
+/* ---- plat_posix.c + host_linux.c / plat_win32.c --------------------------------------- */
+/* Paths are UTF-8 on Windows (the Windows file converts to UTF-16 for the
+ * system calls) and bytes on Linux. */
+char dr_plat_sep(void);                       /* written between folder and name: '/' or '\\' */
+bool dr_plat_is_sep(char c);                  /* '/' on Linux; '/' or '\\' on Windows */
+enum dr_kind { DR_KIND_NONE = 0, DR_KIND_FILE, DR_KIND_DIR, DR_KIND_OTHER };
+int dr_plat_kind(const char *path);           /* enum dr_kind, following links */
+/* A read-only view of a whole file.  Returns 0, or -1 with the reason in
+ * err (and m->size set when the file was only too small to map). */
+struct dr_map {
+    const unsigned char *data;
+    size_t size;
+    void *handle;                             /* the system's handle, for dr_plat_unmap */
+};
+int dr_plat_map(const char *path, struct dr_map *m, char *err, size_t err_n);
+void dr_plat_unmap(struct dr_map *m);
+/* Calls fn(name, arg) for each entry of the folder but "." and "..", until
+ * fn returns false.  Returns false when the folder cannot be read. */
+bool dr_plat_list_dir(const char *dir, bool (*fn)(const char *name, void *arg), void *arg);
+/* The regular file named `name` in any case in `dir` (Windows file names
+ * are case-insensitive), its path as the folder spells it written to out.
+ * Linux lists the folder; Windows asks for the name directly. */
+bool dr_plat_find_nocase(const char *dir, const char *name, char *out, size_t n);
+/* True when both paths name one existing file or folder (the same inode;
+ * on Windows the same volume and file index, whatever the case or links). */
+bool dr_plat_same_file(const char *a, const char *b);
+/* The subcommands that only one system has (`workspace` loads a Linux
+ * library; the Windows doctor's internal `--probe-dll`).  Returns the exit
+ * status, or -1 when argv[1] is none of them. */
+int dr_plat_subcommand(int argc, char **argv);
+/* Before the options are read (Linux: runs itself again without LD_PRELOAD;
+ * Windows: no error dialog boxes from the loader, UTF-8 output, and the
+ * arguments taken from the UTF-16 command line as UTF-8). */
+void dr_plat_start(int *argc, char ***argv);
+struct dr_ctx;
+struct dr_selftest;
+/* The checks of the machine the doctor runs on when no --windows-dir or
+ * --windows-dll is given: the Linux loader's view, or the Windows one. */
+void dr_plat_check_host(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n);
+/* A loaded library's symbol (dlsym / GetProcAddress), NULL if absent. */
+void *dr_plat_sym(void *lib, const char *name);
+/* The CUDA runtime of the major in `cudart` (cudnnGetCudartVersion's
+ * answer): libcudart.so.12 / cudart64_12.dll, cudart64_110.dll for 11.x.
+ * Its name goes to name (for the message when it does not load). */
+void *dr_plat_open_cudart(long cudart, char *name, size_t n);
+/* Seconds on a monotonic clock. */
+double dr_plat_now(void);
+/* The Windows loader's folders after the application folder, in its order
+ * (system folder, 16-bit system folder, Windows folder, current folder,
+ * PATH), as add(path, origin) calls.  Nothing on Linux. */
+void dr_plat_win_search_order(void (*add)(const char *dir, const char *origin));
+/* The folder of the running doctor program ("" when unknown). */
+void dr_plat_own_dir(char *dst, size_t n);
 
 /* ---- util.c ------------------------------------------------------------ */
 void dr_copy(char *dst, size_t n, const char *src);            /* truncating strcpy */
@@ -108,6 +171,8 @@ struct dr_pe {
     char imports[DR_PE_MAX_IMPORTS][64];
     bool has_version;        /* VS_FIXEDFILEINFO found */
     int file_version[4];     /* e.g. 8.9.4.25 */
+    bool exports_get_version;   /* the export table names cudnnGetVersion */
+    bool exports_freednn;       /* ... and freednnSetIsa: FreeDNN's DLL */
 };
 void dr_pe_read(const char *path, struct dr_pe *out);
 /* The same on `size` bytes in memory; reads nothing outside them. */
@@ -184,9 +249,26 @@ void dr_probe_library_after(const char *preload, const char *path, const char *c
  * happened (with the child's last words). */
 bool dr_run_child(void (*fn)(void *arg, void *out), void *arg, void *out, size_t out_size, int timeout_s, int *sig,
                   bool *timed_out, char *err, size_t err_n);
+/* What loading a DLL said (Windows only; the Linux doctor cannot load one). */
+struct dr_win_probe {
+    bool done;               /* the probe ran */
+    bool loaded;             /* LoadLibraryExW succeeded */
+    unsigned long error;     /* GetLastError() when it did not: 126, 193, ... */
+    char message[256];       /* the system's words for it */
+    long version;            /* cudnnGetVersion, normalised; 0 if absent */
+    long cudart;             /* cudnnGetCudartVersion, 0 if absent */
+    bool is_freednn;         /* freednnSetIsa is exported */
+    struct dr_selftest st;   /* with selftest: the convolution's result */
+};
+/* Loads `path` in a child process and asks it the versions; with
+ * `selftest`, also runs the convolution self-test there.  Returns false
+ * where DLLs cannot be loaded (Linux) or the child could not be run. */
+bool dr_plat_win_probe(const char *path, bool selftest, int timeout_s, struct dr_win_probe *out);
 /* Inside the child: the self-test on an already-opened library. */
 void dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out);
 const char *dr_selftest_name(int result);
+/* The `selftest` verdict for the self-test run through the library at path. */
+void dr_selftest_verdict(const char *path, const struct dr_selftest *st);
 
 /* ---- search.c ----------------------------------------------------------- */
 enum dr_source_kind {
@@ -261,6 +343,7 @@ struct dr_ctx {
     struct dr_source *sources;   /* grown as needed: no cap on search places */
     int n_sources, cap_sources;
     char own_lib[DR_PATH];   /* <prefix>/lib when the doctor runs from <prefix>/bin */
+    bool windows_host;       /* set by plat_win32.c: check this Windows machine's search order */
     char dst_lib[64];        /* what $LIB expands to here ("lib/x86_64-linux-gnu") */
     char dst_platform[64];   /* what $PLATFORM expands to (AT_PLATFORM: "x86_64") */
     int n_hwcaps;            /* hwcaps subfolders the loader searches, best first */
@@ -310,15 +393,25 @@ int dr_worst_level(void);
 void dr_json_str(const char *s);
 void dr_report_print(struct dr_ctx *ctx, const struct dr_selftest *st, const char *st_lib);
 /* The Windows part keeps its own facts for the JSON output. */
+#define DR_WIN_MAX_SHADOWED 8
 struct dr_win_dll {
     char name[64];
     char path[DR_PATH];      /* "" when not found */
     char origin[64];
     struct dr_pe pe;
-    int n_shadowed;
-    char shadowed[4][DR_PATH];
+    struct dr_win_probe probe;  /* Windows only: loading the winner */
+    char version[48];        /* file version, else cudnnGetVersion's answer, else "?" */
+    int n_shadowed;          /* later copies in the search order, in that order */
+    char shadowed[DR_WIN_MAX_SHADOWED][DR_PATH];
+    char shadowed_origin[DR_WIN_MAX_SHADOWED][64];
+    char shadowed_version[DR_WIN_MAX_SHADOWED][48];
 };
-void dr_report_set_windows(const struct dr_win_dll *dlls, int n);
+/* One folder of the Windows search order. */
+struct dr_win_dir {
+    char path[DR_PATH];
+    char origin[48];
+};
+void dr_report_set_windows(const struct dr_win_dll *dlls, int n, const struct dr_win_dir *dirs, int n_dirs);
 
 /* ---- checks.c, deps.c, python.c, windows.c ------------------------------- */
 /* The shim soname of cuDNN major `fam` (8 or 9), and the copy of a soname
@@ -337,7 +430,9 @@ void dr_check_python(struct dr_ctx *ctx);
 /* buildpairs.c: headers and libcudnn.so development links as a build
  * would pair them (-I, -lcudnn), against the library that loads. */
 void dr_check_build_pairs(struct dr_ctx *ctx, int expect_major);
-void dr_check_windows(struct dr_ctx *ctx);
+/* The Windows checks; on Windows the self-test of the winning shim goes to
+ * st / st_lib. */
+void dr_check_windows(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n);
 /* The CUDA major in a CUDA DLL name (cudart64_110.dll -> 11), 0 if none. */
 int dr_win_cuda_major(const char *name);
 

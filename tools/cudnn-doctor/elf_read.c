@@ -10,13 +10,8 @@
  * from <elf.h> so that one code path serves both classes). */
 #include "doctor.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct elf_file {
     const unsigned char *p;
@@ -256,25 +251,19 @@ void
 dr_elf_read(const char *path, struct dr_elf *out)
 {
     memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        dr_fmt(out->error, sizeof out->error, "cannot open: %s", strerror(errno));
+    struct dr_map m;
+    if (dr_plat_map(path, &m, out->error, sizeof out->error) != 0) {
+        if (strstr(out->error, "empty") != NULL)
+            dr_copy(out->error, sizeof out->error, "too small to be an ELF file");
         return;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < 64) {
+    if (m.size < 64) {
+        dr_plat_unmap(&m);
         dr_copy(out->error, sizeof out->error, "too small to be an ELF file");
-        close(fd);
         return;
     }
-    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) {
-        dr_fmt(out->error, sizeof out->error, "cannot map: %s", strerror(errno));
-        return;
-    }
-    dr_elf_parse(map, (size_t)st.st_size, out);
-    munmap(map, (size_t)st.st_size);
+    dr_elf_parse(m.data, m.size, out);
+    dr_plat_unmap(&m);
 }
 
 #if defined(__x86_64__)

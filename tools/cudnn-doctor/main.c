@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_REPEAT 8
 
@@ -22,6 +21,7 @@ usage(FILE *f)
             "`workspace` lists every algorithm's workspace for one convolution problem (as\n"
             "freednn-bench and CUDNN_LOGINFO_DBG print it), the free memory and what fits.\n\n"
             "  --for BINARY        use BINARY's RPATH/RUNPATH, as when it loads cuDNN\n"
+            "                      (cudnn-doctor.exe: its folder first, and its imports)\n"
             "  --expect M.m        the cuDNN a program was built with (same major, minor >= m)\n"
             "  --include DIR       also read cuDNN headers in DIR (up to %d times)\n"
             "  --search DIR        also look for copies in DIR, not on the loader path (up to %d times)\n"
@@ -29,7 +29,8 @@ usage(FILE *f)
             "  --ld-cache FILE     read FILE instead of /etc/ld.so.cache ('none': no cache)\n"
             "  --no-system         ignore cuDNN copies and headers in system places\n"
             "                      (ld.so.cache, default folders, /usr/local/cuda*, /usr/include)\n"
-            "  --windows-dir DIR   check a Windows cuDNN folder (archive root or its bin/)\n"
+            "  --windows-dir DIR   check a Windows cuDNN folder (archive root or its bin/);\n"
+            "                      cudnn-doctor.exe without it checks this machine's search order\n"
             "  --windows-app DIR   the application's folder (searched first)\n"
             "  --windows-system DIR a copy of System32 (else system DLLs are taken as present)\n"
             "  --windows-path LIST PATH folders, ';'-separated\n"
@@ -69,52 +70,6 @@ valid_expect(const char *e)
     return ma > 0 && e[used + 1 + used2] == 0;
 }
 
-/* LD_PRELOAD puts a library into this process before main, and every
- * probe is a fork of it: a preloaded cuDNN would answer for the copies
- * under test.  So the doctor runs itself again without it, keeping the
- * value (in CUDNN_DOCTOR_LD_PRELOAD) for the `preload` verdict. */
-static void
-drop_preload(char **argv)
-{
-    const char *pre = getenv("LD_PRELOAD");
-    if (pre == NULL || pre[0] == 0 || getenv("CUDNN_DOCTOR_REEXEC") != NULL)
-        return;
-    setenv("CUDNN_DOCTOR_LD_PRELOAD", pre, 1);
-    setenv("CUDNN_DOCTOR_REEXEC", "1", 1);
-    unsetenv("LD_PRELOAD");
-    execv("/proc/self/exe", argv);
-    /* No /proc: go on with the preload (the verdict says it is set). */
-    unsetenv("CUDNN_DOCTOR_REEXEC");
-    setenv("LD_PRELOAD", pre, 1);
-}
-
-/* The doctor installed as <prefix>/bin/cudnn-doctor (FreeDNN's archive)
- * also looks at <prefix>/lib: the library it was shipped with. */
-static void
-find_own_prefix(struct dr_ctx *ctx)
-{
-    char exe[DR_PATH], bin[DR_PATH], prefix[DR_PATH], lib[DR_PATH], probe[DR_PATH];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return;
-    exe[n] = 0;
-    dr_dirname(bin, sizeof bin, exe);
-    if (strcmp(dr_basename(bin), "bin") != 0)
-        return;
-    dr_dirname(prefix, sizeof prefix, bin);
-    static const char *const libs[] = {"lib", "lib64"};
-    for (int i = 0; i < 2; i++) {
-        dr_join(lib, sizeof lib, prefix, libs[i]);
-        dr_join(probe, sizeof probe, lib, "libcudnn.so.8");
-        bool has8 = dr_is_file(probe);
-        dr_join(probe, sizeof probe, lib, "libcudnn.so.9");
-        if (has8 || dr_is_file(probe)) {
-            dr_copy(ctx->own_lib, sizeof ctx->own_lib, lib);
-            return;
-        }
-    }
-}
-
 static int
 too_many(const char *opt)
 {
@@ -128,9 +83,10 @@ main(int argc, char **argv)
     static struct dr_ctx ctx;
     struct dr_options *o = &ctx.opt;
     o->timeout_s = 60;
-    drop_preload(argv);
-    if (argc > 1 && strcmp(argv[1], "workspace") == 0)
-        return dr_workspace_main(argc - 1, argv + 1);
+    dr_plat_start(&argc, &argv);
+    int sub = dr_plat_subcommand(argc, argv);
+    if (sub >= 0)
+        return sub;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -217,17 +173,9 @@ main(int argc, char **argv)
     if (o->windows_dir != NULL || o->windows_dll != NULL) {
         /* A Windows folder is checked on its own: the Linux libraries of this
          * machine have nothing to do with it. */
-        dr_check_windows(&ctx);
+        dr_check_windows(&ctx, &st, st_lib, sizeof st_lib);
     } else {
-        find_own_prefix(&ctx);
-        dr_search_init(&ctx);
-        if (ctx.for_path[0] != 0 && !ctx.for_elf.ok)
-            dr_verdict(DR_WARN, "for", NULL, "cannot read %s as ELF (%s); its RPATH/RUNPATH are ignored",
-                       ctx.for_path, ctx.for_elf.error);
-        dr_search_cudnn(&ctx);
-        dr_headers_find(&ctx);
-        dr_check_linux(&ctx, &st, st_lib, sizeof st_lib);
-        dr_check_python(&ctx);
+        dr_plat_check_host(&ctx, &st, st_lib, sizeof st_lib);
     }
     dr_report_print(&ctx, &st, st_lib);
     return dr_worst_level() == DR_FAIL ? 1 : 0;

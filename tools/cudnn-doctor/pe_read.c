@@ -12,6 +12,7 @@
  *                  entry 1 = imports, 2 = resources, 13 = delay imports
  *   sections       40 bytes each: VirtualSize @8, VirtualAddress @12,
  *                  SizeOfRawData @16, PointerToRawData @20
+ *   export dir.    NumberOfNames u32 @24, AddressOfNames (RVA of u32 name RVAs) @32
  *   import desc.   20 bytes, Name RVA @12, all-zero terminator
  *   delay desc.    32 bytes, DllName RVA @4, all-zero terminator
  * The file version is the VS_FIXEDFILEINFO block (signature 0xFEEF04BD,
@@ -23,12 +24,7 @@
  * string, never a crash and never an empty or partial import name. */
 #include "doctor.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct pe_file {
     const unsigned char *p;
@@ -100,6 +96,36 @@ add_import(const struct pe_file *f, struct dr_pe *out, uint32_t name_rva)
     return true;
 }
 
+/* True when the NUL-terminated name at rva is `want`. */
+static bool
+name_is(const struct pe_file *f, uint32_t rva, const char *want)
+{
+    uint64_t off = rva2off(f, rva);
+    size_t n = strlen(want) + 1;
+    return off != UINT64_MAX && ok(f, off, n) && memcmp(f->p + off, want, n) == 0;
+}
+
+/* The two exported names the doctor looks for (cudnnGetVersion: a cuDNN
+ * DLL one can ask its version; freednnSetIsa: FreeDNN's).  A damaged
+ * export table only means they are not seen: Windows itself reads it only
+ * when a caller asks for a name. */
+static void
+read_exports(const struct pe_file *f, uint32_t exp_rva, struct dr_pe *out)
+{
+    uint64_t e = rva2off(f, exp_rva);
+    if (e == UINT64_MAX || !ok(f, e, 40))
+        return;
+    uint32_t n_names = u32(f, e + 24);
+    uint64_t names = rva2off(f, u32(f, e + 32));
+    if (names == UINT64_MAX)
+        return;
+    for (uint32_t i = 0; i < n_names && i < 100000 && ok(f, names + 4ull * i, 4); i++) {
+        uint32_t rva = u32(f, names + 4ull * i);
+        out->exports_get_version |= name_is(f, rva, "cudnnGetVersion");
+        out->exports_freednn |= name_is(f, rva, "freednnSetIsa");
+    }
+}
+
 static void
 parse(struct pe_file *f, struct dr_pe *out)
 {
@@ -142,6 +168,7 @@ parse(struct pe_file *f, struct dr_pe *out)
         ndirs = 0;
     else if (ndirs > (opt + optsize - dirs) / 8)
         ndirs = (opt + optsize - dirs) / 8;
+    uint32_t exp_rva = ndirs > 0 ? u32(f, dirs) : 0;
     uint32_t imp_rva = ndirs > 1 ? u32(f, dirs + 8) : 0;
     uint32_t rsrc_rva = ndirs > 2 ? u32(f, dirs + 16) : 0, rsrc_size = ndirs > 2 ? u32(f, dirs + 20) : 0;
     uint32_t dly_rva = ndirs > 13 ? u32(f, dirs + 13 * 8) : 0;
@@ -180,6 +207,8 @@ parse(struct pe_file *f, struct dr_pe *out)
         return;
     }
 
+    if (exp_rva != 0)
+        read_exports(f, exp_rva, out);
     if (rsrc_rva != 0) {
         uint64_t r = rva2off(f, rsrc_rva);
         if (r != UINT64_MAX) {
@@ -217,25 +246,19 @@ void
 dr_pe_read(const char *path, struct dr_pe *out)
 {
     memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        dr_fmt(out->error, sizeof out->error, "cannot open: %s", strerror(errno));
+    struct dr_map m;
+    if (dr_plat_map(path, &m, out->error, sizeof out->error) != 0) {
+        if (strstr(out->error, "empty") != NULL)
+            dr_copy(out->error, sizeof out->error, "too small to be a DLL");
         return;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < 64) {
+    if (m.size < 64) {
+        dr_plat_unmap(&m);
         dr_copy(out->error, sizeof out->error, "too small to be a DLL");
-        close(fd);
         return;
     }
-    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) {
-        dr_fmt(out->error, sizeof out->error, "cannot map: %s", strerror(errno));
-        return;
-    }
-    dr_pe_parse(map, (size_t)st.st_size, out);
-    munmap(map, (size_t)st.st_size);
+    dr_pe_parse(m.data, m.size, out);
+    dr_plat_unmap(&m);
 }
 
 const char *

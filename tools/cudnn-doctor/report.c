@@ -24,6 +24,55 @@ static const struct dr_win_dll *win_dlls;
 static int n_win_dlls;
 
 static const char *const level_names[] = {"ok", "info", "skip", "warn", "fail"};
+static const struct dr_win_dir *win_dirs;
+static int n_win_dirs;
+
+/* Names and versions as the report shows them (also used by checks.c). */
+const char *
+dr_selftest_name(int result)
+{
+    switch (result) {
+    case DR_ST_PASS: return "pass";
+    case DR_ST_MISMATCH: return "wrong results";
+    case DR_ST_NOT_SUPPORTED: return "not supported";
+    case DR_ST_NO_DEVICE: return "no GPU/device";
+    case DR_ST_ERROR: return "error";
+    default: return "not run";
+    }
+}
+
+void
+dr_selftest_verdict(const char *path, const struct dr_selftest *st)
+{
+    switch (st->result) {
+    case DR_ST_PASS:
+        dr_verdict(DR_OK, "selftest", NULL, "3x3 convolution through %s: %s", path, st->detail);
+        break;
+    case DR_ST_NO_DEVICE:
+        dr_verdict(DR_SKIP, "selftest", NULL, "no GPU/device: %s cannot run the test convolution (%s)", path,
+                   st->detail);
+        break;
+    case DR_ST_NOT_SUPPORTED:
+        dr_verdict(DR_INFO, "selftest", NULL, "%s does not support the test convolution yet: %s", path,
+                   st->detail);
+        break;
+    case DR_ST_MISMATCH:
+        dr_verdict(DR_FAIL, "selftest", "report this: the library computes a wrong convolution",
+                   "%s computes WRONG results: %s", path, st->detail);
+        break;
+    default:
+        dr_verdict(DR_FAIL, "selftest", NULL, "%s: %s", path, st->detail[0] ? st->detail : "failed");
+        break;
+    }
+}
+
+long
+dr_copy_version(const struct dr_copy *c)
+{
+    if (c->probe.done && c->probe.version > 0 && strcmp(c->probe.version_file, c->real) == 0)
+        return c->probe.version;
+    return c->name_version;
+}
 
 void
 dr_verdict(enum dr_level level, const char *check, const char *fix, const char *fmt, ...)
@@ -51,10 +100,12 @@ dr_worst_level(void)
 }
 
 void
-dr_report_set_windows(const struct dr_win_dll *dlls, int n)
+dr_report_set_windows(const struct dr_win_dll *dlls, int n, const struct dr_win_dir *dirs, int n_dirs)
 {
     win_dlls = dlls;
     n_win_dlls = n;
+    win_dirs = dirs;
+    n_win_dirs = n_dirs;
 }
 
 /* ---- JSON ---- */
@@ -284,12 +335,37 @@ print_json(struct dr_ctx *ctx, const struct dr_selftest *st, const char *st_lib)
             printf("%s", k ? "," : "");
             jstr(d->pe.imports[k]);
         }
-        printf("],\"shadowed\":[");
+        printf("],\"version\":");
+        jstr(d->path[0] ? d->version : "");
+        printf(",\"freednn\":%s,\"probe\":", d->pe.exports_freednn || d->probe.is_freednn ? "true" : "false");
+        if (d->probe.done) {
+            printf("{\"loaded\":%s,\"error\":%lu,\"message\":", d->probe.loaded ? "true" : "false", d->probe.error);
+            jstr(d->probe.message);
+            printf(",\"version\":");
+            jversion(d->probe.version);
+            printf(",\"cudart\":%ld}", d->probe.cudart);
+        } else {
+            printf("null");
+        }
+        printf(",\"shadowed\":[");
         for (int k = 0; k < d->n_shadowed; k++) {
             printf("%s", k ? "," : "");
             jstr(d->shadowed[k]);
         }
+        printf("],\"shadowed_versions\":[");
+        for (int k = 0; k < d->n_shadowed; k++) {
+            printf("%s", k ? "," : "");
+            jstr(d->shadowed_version[k]);
+        }
         printf("]}");
+    }
+    printf("],\"windows_search_order\":[");
+    for (int i = 0; i < n_win_dirs; i++) {
+        printf("%s{\"path\":", i ? "," : "");
+        jstr(win_dirs[i].path);
+        printf(",\"origin\":");
+        jstr(win_dirs[i].origin);
+        printf("}");
     }
     printf("],\"selftest\":");
     if (st != NULL && st->result != DR_ST_NOT_RUN)
@@ -321,11 +397,16 @@ print_human(struct dr_ctx *ctx, const struct dr_selftest *st, const char *st_lib
 {
     char v[32];
     printf("cudnn-doctor: cuDNN installations as the loader sees them\n");
-    if (ctx->opt.verbose) {
+    if (ctx->opt.verbose && ctx->n_sources > 0) {
         printf("\nSearch order:\n");
         for (int i = 0; i < ctx->n_sources; i++)
             printf("  %2d. %-40s %s\n", i + 1, ctx->sources[i].is_cache ? "/etc/ld.so.cache" : ctx->sources[i].path,
                    ctx->sources[i].origin);
+    }
+    if (ctx->opt.verbose && n_win_dirs > 0) {
+        printf("\nWindows DLL search order:\n");
+        for (int i = 0; i < n_win_dirs; i++)
+            printf("  %2d. %-40s %s\n", i + 1, win_dirs[i].path, win_dirs[i].origin);
     }
     for (int fam = 8; fam <= 9; fam++) {
         bool any = false;
@@ -367,15 +448,16 @@ print_human(struct dr_ctx *ctx, const struct dr_selftest *st, const char *st_lib
                 printf("  %-40s MISSING\n", d->name);
                 continue;
             }
-            if (d->pe.has_version)
-                dr_fmt(v, sizeof v, "%d.%d.%d.%d", d->pe.file_version[0], d->pe.file_version[1],
-                       d->pe.file_version[2], d->pe.file_version[3]);
-            else
-                dr_copy(v, sizeof v, "?");
-            printf("  %-40s %-12s %-6s %s [%s]\n", d->name, v, d->pe.ok ? dr_pe_machine_name(d->pe.machine) : "bad",
-                   d->path, d->origin);
+            /* Windows' own DLLs (found on this machine): only with -v. */
+            if (!ctx->opt.verbose && (strcmp(d->origin, "system folder") == 0 || strcmp(d->origin, "Windows folder") == 0))
+                continue;
+            bool many = d->n_shadowed > 0;
+            printf("  %-32s %s%-12s %-6s %s [%s]%s\n", d->name, many ? "1. " : "", d->version,
+                   d->pe.ok ? dr_pe_machine_name(d->pe.machine) : "bad", d->path, d->origin,
+                   many ? " <- loads" : "");
             for (int k = 0; k < d->n_shadowed; k++)
-                printf("  %-40s %-12s %-6s %s [shadowed]\n", "", "", "", d->shadowed[k]);
+                printf("  %-32s %d. %-12s %-6s %s [%s, shadowed]\n", "", k + 2, d->shadowed_version[k], "",
+                       d->shadowed[k], d->shadowed_origin[k]);
         }
     }
     if (st != NULL && st->result != DR_ST_NOT_RUN)

@@ -395,14 +395,6 @@ dr_search_init(struct dr_ctx *ctx)
     }
 }
 
-long
-dr_copy_version(const struct dr_copy *c)
-{
-    if (c->probe.done && c->probe.version > 0 && strcmp(c->probe.version_file, c->real) == 0)
-        return c->probe.version;
-    return c->name_version;
-}
-
 /* Adds the file at `path` as a copy unless the same real file is listed.
  * What the loader does with the name there (glibc's open_path and
  * open_verify): nothing there, or a dangling link -> go on; no permission

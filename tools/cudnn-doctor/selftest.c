@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * The self-test: one small convolution through the library under test,
  * compared bit for bit with the doctor's own reference, then a short
- * timing loop.  It runs inside the probe's child process (probe.c), so a
- * crash here is reported, not suffered.
+ * timing loop.  It runs inside the probe's child process (probe.c; on
+ * Windows plat_win32.c's --probe-dll child), so a crash here is reported,
+ * not suffered.  Symbols come from dr_plat_sym (dlsym / GetProcAddress).
  *
  * Problem: N=1, C=3, H=W=32, K=8, 3x3 filter, padding 1, stride 1,
  * cross-correlation, NCHW float, algorithm IMPLICIT_GEMM.  Inputs are small
@@ -15,17 +16,15 @@
  * passed as their documented values (NCHW 0, FLOAT 0, CROSS_CORRELATION 1,
  * IMPLICIT_GEMM 0).  FreeDNN takes host pointers; for NVIDIA's library the
  * buffers are device memory from libcudart (the doctor loads the runtime of
- * the major cuDNN reports).  On FreeDNN the convolution is checked at every
+ * the major cuDNN reports: libcudart.so.N, cudart64_N.dll).  On FreeDNN the convolution is checked at every
  * instruction-set level the CPU has (freednnSetIsa) with 1 and 2 threads
  * (freednnSetNumThreads), then timed in the handle's default setting. */
 #include "doctor.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { N = 1, C = 3, H = 32, W = 32, K = 8, R = 3, S = 3, PAD = 1, P = 32, Q = 32 };
 
@@ -118,14 +117,6 @@ reference(const float *x, const float *w, double *y)
             }
 }
 
-static double
-now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static bool
 is_not_supported(int status)
 {
@@ -136,7 +127,7 @@ is_not_supported(int status)
 static void
 failed(struct dr_selftest *out, void *lib, const char *step, int status)
 {
-    error_string_fn es = (error_string_fn)dlsym(lib, "cudnnGetErrorString");
+    error_string_fn es = (error_string_fn)dr_plat_sym(lib, "cudnnGetErrorString");
     const char *name = es != NULL ? es(status) : NULL;
     out->status = status;
     dr_copy(out->step, sizeof out->step, step);
@@ -144,7 +135,7 @@ failed(struct dr_selftest *out, void *lib, const char *step, int status)
     dr_fmt(out->detail, sizeof out->detail, "%s returned %d (%s)", step, status, name != NULL ? name : "?");
 }
 
-#define SYM(type, name) type name##_p = (type)dlsym(lib, #name)
+#define SYM(type, name) type name##_p = (type)dr_plat_sym(lib, #name)
 
 void
 dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out)
@@ -187,15 +178,12 @@ dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out
     void *cudart_lib = NULL;
     if (!is_freednn) {
         char name[64];
-        dr_fmt(name, sizeof name, "libcudart.so.%ld", cudart / 1000);
-        cudart_lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-        if (cudart_lib == NULL)
-            cudart_lib = dlopen("libcudart.so", RTLD_NOW | RTLD_LOCAL);
+        cudart_lib = dr_plat_open_cudart(cudart, name, sizeof name);
         if (cudart_lib != NULL) {
-            m.malloc_ = (int (*)(void **, size_t))dlsym(cudart_lib, "cudaMalloc");
-            m.free_ = (int (*)(void *))dlsym(cudart_lib, "cudaFree");
-            m.memcpy_ = (int (*)(void *, const void *, size_t, int))dlsym(cudart_lib, "cudaMemcpy");
-            m.sync = (int (*)(void))dlsym(cudart_lib, "cudaDeviceSynchronize");
+            m.malloc_ = (int (*)(void **, size_t))dr_plat_sym(cudart_lib, "cudaMalloc");
+            m.free_ = (int (*)(void *))dr_plat_sym(cudart_lib, "cudaFree");
+            m.memcpy_ = (int (*)(void *, const void *, size_t, int))dr_plat_sym(cudart_lib, "cudaMemcpy");
+            m.sync = (int (*)(void))dr_plat_sym(cudart_lib, "cudaDeviceSynchronize");
         }
         if (cudart_lib == NULL || !m.malloc_ || !m.free_ || !m.memcpy_ || !m.sync) {
             out->result = DR_ST_ERROR;
@@ -260,10 +248,10 @@ dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out
     typedef int (*get_isa_fn)(void *, const char **);
     typedef int (*set_threads_fn)(void *, int);
     typedef int (*get_threads_fn)(void *, int *);
-    set_isa_fn set_isa = is_freednn ? (set_isa_fn)dlsym(lib, "freednnSetIsa") : NULL;
-    get_isa_fn get_isa = is_freednn ? (get_isa_fn)dlsym(lib, "freednnGetIsa") : NULL;
-    set_threads_fn set_threads = is_freednn ? (set_threads_fn)dlsym(lib, "freednnSetNumThreads") : NULL;
-    get_threads_fn get_threads = is_freednn ? (get_threads_fn)dlsym(lib, "freednnGetNumThreads") : NULL;
+    set_isa_fn set_isa = is_freednn ? (set_isa_fn)dr_plat_sym(lib, "freednnSetIsa") : NULL;
+    get_isa_fn get_isa = is_freednn ? (get_isa_fn)dr_plat_sym(lib, "freednnGetIsa") : NULL;
+    set_threads_fn set_threads = is_freednn ? (set_threads_fn)dr_plat_sym(lib, "freednnSetNumThreads") : NULL;
+    get_threads_fn get_threads = is_freednn ? (get_threads_fn)dr_plat_sym(lib, "freednnGetNumThreads") : NULL;
     const char *isa0 = NULL;
     int threads0 = 0;
     bool vary = set_isa && get_isa && set_threads && get_threads && get_isa(handle, &isa0) == 0 &&
@@ -319,13 +307,13 @@ dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out
 
     /* Timing: at least 3 calls, until 0.3 s or 200 calls. */
     int iters = 0;
-    double t0 = now_s(), t = t0;
+    double t0 = dr_plat_now(), t = t0;
     while (iters < 200 && (iters < 3 || t - t0 < 0.3)) {
         cudnnConvolutionForward_p(handle, &one, xd, x, wd, w, cd, 0, ws, ws_size, &zero, yd, y);
         if (m.device)
             m.sync();
         iters++;
-        t = now_s();
+        t = dr_plat_now();
     }
     out->ms_per_call = 1e3 * (t - t0) / iters;
     double flops = 2.0 * N * K * P * Q * C * R * S;
@@ -339,9 +327,9 @@ dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out
 
 out_free:
     {
-        destroy_fn dt = (destroy_fn)dlsym(lib, "cudnnDestroyTensorDescriptor");
-        destroy_fn df = (destroy_fn)dlsym(lib, "cudnnDestroyFilterDescriptor");
-        destroy_fn dc = (destroy_fn)dlsym(lib, "cudnnDestroyConvolutionDescriptor");
+        destroy_fn dt = (destroy_fn)dr_plat_sym(lib, "cudnnDestroyTensorDescriptor");
+        destroy_fn df = (destroy_fn)dr_plat_sym(lib, "cudnnDestroyFilterDescriptor");
+        destroy_fn dc = (destroy_fn)dr_plat_sym(lib, "cudnnDestroyConvolutionDescriptor");
         if (dt != NULL && xd != NULL)
             dt(xd);
         if (dt != NULL && yd != NULL)
@@ -362,15 +350,3 @@ out_free:
     cudnnDestroy_p(handle);
 }
 
-const char *
-dr_selftest_name(int result)
-{
-    switch (result) {
-    case DR_ST_PASS: return "pass";
-    case DR_ST_MISMATCH: return "wrong results";
-    case DR_ST_NOT_SUPPORTED: return "not supported";
-    case DR_ST_NO_DEVICE: return "no GPU/device";
-    case DR_ST_ERROR: return "error";
-    default: return "not run";
-    }
-}

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void
 dr_copy(char *dst, size_t n, const char *src)
@@ -31,22 +30,33 @@ void
 dr_join(char *dst, size_t n, const char *dir, const char *name)
 {
     size_t len = strlen(dir);
-    if (len > 0 && dir[len - 1] == '/')
+    if (len > 0 && dr_plat_is_sep(dir[len - 1]))
         snprintf(dst, n, "%s%s", dir, name);
     else
-        snprintf(dst, n, "%s/%s", dir, name);
+        snprintf(dst, n, "%s%c%s", dir, dr_plat_sep(), name);
+}
+
+/* The last folder separator of path (dr_plat_is_sep), or NULL. */
+static const char *
+last_sep(const char *path)
+{
+    const char *last = NULL;
+    for (const char *p = path; *p != 0; p++)
+        if (dr_plat_is_sep(*p))
+            last = p;
+    return last;
 }
 
 void
 dr_dirname(char *dst, size_t n, const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = last_sep(path);
     if (slash == NULL) {
         dr_copy(dst, n, ".");
         return;
     }
     if (slash == path) {
-        dr_copy(dst, n, "/");
+        dr_copy(dst, n, path[0] == '/' ? "/" : "\\");
         return;
     }
     snprintf(dst, n, "%.*s", (int)(slash - path), path);
@@ -55,22 +65,20 @@ dr_dirname(char *dst, size_t n, const char *path)
 const char *
 dr_basename(const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = last_sep(path);
     return slash != NULL ? slash + 1 : path;
 }
 
 bool
 dr_is_file(const char *path)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return dr_plat_kind(path) == DR_KIND_FILE;
 }
 
 bool
 dr_is_dir(const char *path)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    return dr_plat_kind(path) == DR_KIND_DIR;
 }
 
 int

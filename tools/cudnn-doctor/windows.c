@@ -1,21 +1,37 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Checking a Windows cuDNN folder (--windows-dir) from Linux: which DLL
- * each name resolves to under the Windows search order, the machine of each
- * DLL, and whether every DLL it imports (statically or delay-loaded) can be
- * found.  Ecosystem.md #1-#4, #12, #14, #22, #23.
+ * Checking a Windows cuDNN: which DLL each name resolves to under the
+ * Windows search order, the machine of each DLL, and whether every DLL it
+ * imports (statically or delay-loaded) can be found.  Ecosystem.md #1-#4,
+ * #12, #14, #22, #23.  Two ways in:
  *
- * Search order modelled (standard DLL search order, SafeDllSearchMode on):
+ * Modelled (--windows-dir / --windows-dll, on any system): a copied folder
+ * and the search order the options give (standard DLL search order,
+ * SafeDllSearchMode on):
  *   1. the application's folder (--windows-app);
  *   2. the system folder (--windows-system, a copy of System32);
  *   3. PATH, in order: --windows-path (';'-separated local folders); the
  *      cuDNN folder itself is searched first unless it is in that list.
  * Without --windows-system, the DLLs every Windows has (kernel32.dll, the
  * api-ms-win-* sets, the Visual C++ runtime, nvcuda.dll from the driver)
- * are taken as present.  Names match case-insensitively. */
+ * are taken as present.
+ *
+ * This machine (cudnn-doctor.exe run on Windows with neither option,
+ * ctx->windows_host): the loader's own order, from plat_win32.c: the
+ * application folder (--windows-app, none by default: the programs that use
+ * cuDNN live elsewhere than the doctor), System32, the 16-bit system folder,
+ * the Windows folder, the current folder, then PATH.  The system DLLs must
+ * then really be there.
+ *
+ * On Windows (either way in), each copy of cudnn64_8.dll is also loaded (in
+ * a child process) to ask cudnnGetVersion and cudnnGetCudartVersion, and the
+ * winner runs the convolution self-test there (selftest.c), unless
+ * --no-probe / --no-selftest.
+ *
+ * Names match case-insensitively.  Not modelled: KnownDLLs, DLLs a process
+ * has already loaded, SetDllDirectory / AddDllDirectory (Python >= 3.8
+ * uses the latter for extension modules: docs/install.md section 6). */
 #include "doctor.h"
 
-#include <dirent.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +39,8 @@
 #define MAX_DIRS 256
 #define MAX_DLLS 96
 
-struct wdir {
-    char path[DR_PATH];
-    char origin[48];
-};
-
 struct wctx {
-    struct wdir dirs[MAX_DIRS];
+    struct dr_win_dir dirs[MAX_DIRS];
     int n_dirs;
     int n_dropped;                       /* folders past MAX_DIRS: said, not silently lost */
     bool have_system;
@@ -38,6 +49,12 @@ struct wctx {
     int missing_imports;
     int n_dlls;
     int n_cudnn;
+    bool host;                           /* this machine's search order (plat_win32.c) */
+    bool no_probe, no_selftest;
+    int timeout_s;
+    struct dr_selftest *st;              /* where the winner's self-test goes (main's) */
+    char *st_lib;
+    size_t st_lib_n;
 };
 
 static struct wctx W;
@@ -79,13 +96,12 @@ is_system_dll(const char *name)
 static bool
 same_dir(const char *a, const char *b)
 {
-    char ra[PATH_MAX], rb[PATH_MAX];
-    if (realpath(a, ra) != NULL && realpath(b, rb) != NULL)
-        return strcmp(ra, rb) == 0;
+    if (dr_plat_same_file(a, b))
+        return true;
     size_t la = strlen(a), lb = strlen(b);
-    while (la > 1 && a[la - 1] == '/')
+    while (la > 1 && dr_plat_is_sep(a[la - 1]))
         la--;
-    while (lb > 1 && b[lb - 1] == '/')
+    while (lb > 1 && dr_plat_is_sep(b[lb - 1]))
         lb--;
     return la == lb && strncmp(a, b, la) == 0;
 }
@@ -117,27 +133,24 @@ add_path_item(const char *item, void *arg)
 static bool
 same_file(const char *a, const char *b)
 {
-    char ra[PATH_MAX], rb[PATH_MAX];
-    if (realpath(a, ra) != NULL && realpath(b, rb) != NULL)
-        return strcmp(ra, rb) == 0;
-    return strcmp(a, b) == 0;
+    return strcmp(a, b) == 0 || dr_plat_same_file(a, b);
 }
 
 /* The file named `name` (any case) in `dir`, written to out. */
 static bool
 find_in_dir(const char *dir, const char *name, char *out, size_t n)
 {
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return false;
-    bool found = false;
-    for (struct dirent *e = readdir(d); e != NULL && !found; e = readdir(d))
-        if (dr_ieq(e->d_name, name)) {
-            dr_join(out, n, dir, e->d_name);
-            found = dr_is_file(out);
-        }
-    closedir(d);
-    return found;
+    return dr_plat_find_nocase(dir, name, out, n);
+}
+
+static void
+version_str(char *dst, size_t n, const struct dr_pe *pe)
+{
+    if (pe->has_version)
+        dr_fmt(dst, n, "%d.%d.%d.%d", pe->file_version[0], pe->file_version[1], pe->file_version[2],
+               pe->file_version[3]);
+    else
+        dr_copy(dst, n, "?");
 }
 
 /* Resolves `name` in search order; fills path/origin/shadowed. */
@@ -153,12 +166,15 @@ resolve(const char *name, struct dr_win_dll *d)
         if (d->path[0] == 0) {
             dr_copy(d->path, sizeof d->path, path);
             dr_copy(d->origin, sizeof d->origin, W.dirs[i].origin);
-        } else if (d->n_shadowed < 4 && !same_file(d->path, path)) {
+        } else if (d->n_shadowed < DR_WIN_MAX_SHADOWED && !same_file(d->path, path)) {
+            dr_copy(d->shadowed_origin[d->n_shadowed], sizeof d->shadowed_origin[0], W.dirs[i].origin);
             dr_copy(d->shadowed[d->n_shadowed++], DR_PATH, path);
         }
     }
-    if (d->path[0] != 0)
+    if (d->path[0] != 0) {
         dr_pe_read(d->path, &d->pe);
+        version_str(d->version, sizeof d->version, &d->pe);
+    }
 }
 
 static struct dr_win_dll *
@@ -174,15 +190,6 @@ lookup(const char *name)
     return d;
 }
 
-static void
-version_str(char *dst, size_t n, const struct dr_pe *pe)
-{
-    if (pe->has_version)
-        dr_fmt(dst, n, "%d.%d.%d.%d", pe->file_version[0], pe->file_version[1], pe->file_version[2],
-               pe->file_version[3]);
-    else
-        dr_copy(dst, n, "?");
-}
 
 /* The CUDA major a CUDA library's DLL name carries, in NVIDIA's naming:
  * cudart64_110.dll is the CUDA 11.0 ABI (every CUDA 11.x runtime keeps that
@@ -258,34 +265,125 @@ check_imports(struct dr_win_dll *d, int depth, int *cuda_major, char *cuda_from,
         }
         if (dep->pe.ok && dep->pe.machine != 0x8664)
             continue;                    /* reported by the bitness check */
+        if (W.host && (dr_starts_with(dep->origin, "system") || dr_starts_with(dep->origin, "16-bit") ||
+                       dr_starts_with(dep->origin, "Windows")))
+            continue;                    /* Windows' own DLLs: the system's business, not cuDNN's */
         check_imports(dep, depth + 1, cuda_major, cuda_from, cuda_from_n);
     }
 }
 
-/* The cuDNN DLLs of the folder `bin`: found, versions, shadowing,
- * imports, zlibwapi. */
+/* "8.9.4.25" and "8.9.4" are one version: the first three numbers are
+ * compared; an unknown version ("?") equals only another unknown one. */
+static bool
+same_version(const char *a, const char *b)
+{
+    int va[3] = {-1, -1, -1}, vb[3] = {-1, -1, -1};
+    int na = sscanf(a, "%d.%d.%d", &va[0], &va[1], &va[2]), nb = sscanf(b, "%d.%d.%d", &vb[0], &vb[1], &vb[2]);
+    if (na <= 0 || nb <= 0)
+        return strcmp(a, b) == 0;
+    return va[0] == vb[0] && va[1] == vb[1] && va[2] == vb[2];
+}
+
+/* On Windows, a copy is also loaded (in a child process) to ask its
+ * version when the file carries none.  False where DLLs cannot load. */
+static bool
+probe_copy(const char *path, bool selftest, struct dr_win_probe *pr, char *version, size_t n)
+{
+    if (W.no_probe || !dr_plat_win_probe(path, selftest, W.timeout_s, pr))
+        return false;
+    if (strcmp(version, "?") == 0 && pr->loaded && pr->version > 0)
+        dr_version_str(version, n, pr->version);
+    return true;
+}
+
+/* What a failed LoadLibraryExW means, as the fix to give. */
+static const char *
+load_fix(unsigned long error)
+{
+    switch (error) {
+    case 126: return "a DLL it imports is missing: see the win-imports verdicts, or run Dependencies on it";
+    case 193: return "it is not a 64-bit DLL (or it is damaged): replace it with the x64 DLL from the archive";
+    case 127: return "it lacks a function another DLL imports from it: use all DLLs from one cuDNN archive";
+    case 1114: return "its start-up (DllMain) failed: reinstall it; see the library's own messages";
+    case 998:
+    case 0xC0000005ul: return "it crashed while loading (an access violation in its start-up): replace it with an "
+                              "undamaged copy from the archive";
+    default: return "replace it with the DLL from the archive";
+    }
+}
+
+/* The cuDNN DLLs: found, versions, shadowing, imports, zlibwapi.  `bin`
+ * is the folder checked (--windows-dir), NULL for this machine's order. */
 static void
 check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cuda_from_n)
 {
     char probe[DR_PATH];
-    const char *const *family = find_in_dir(bin, "cudnn64_9.dll", probe, sizeof probe) &&
-                                        !find_in_dir(bin, "cudnn64_8.dll", probe, sizeof probe)
-                                    ? family9
-                                    : family8;
+    const char *const *family = family8;
+    if (bin != NULL) {
+        if (find_in_dir(bin, "cudnn64_9.dll", probe, sizeof probe) &&
+            !find_in_dir(bin, "cudnn64_8.dll", probe, sizeof probe))
+            family = family9;
+    } else {
+        static struct dr_win_dll d8, d9;   /* static: each is some kilobytes */
+        resolve("cudnn64_8.dll", &d8);
+        resolve("cudnn64_9.dll", &d9);
+        if (d9.path[0] != 0 && d8.path[0] == 0)
+            family = family9;
+    }
     for (int i = 0; family[i] != NULL; i++)
         lookup(family[i]);
     W.n_cudnn = W.n_dlls;
 
+    /* The shim's copies, loaded: the version the winner and every stale
+     * copy report (#12), and whether the winner loads at all. */
+    struct dr_win_dll *shim = &W.dlls[0];
+    bool shim_loaded = shim->path[0] != 0 && shim->pe.ok &&
+                       probe_copy(shim->path, !W.no_selftest, &shim->probe, shim->version, sizeof shim->version);
+    if (shim_loaded) {
+        for (int k = 0; k < shim->n_shadowed; k++) {
+            struct dr_win_probe pr;
+            struct dr_pe pe;
+            dr_pe_read(shim->shadowed[k], &pe);
+            version_str(shim->shadowed_version[k], sizeof shim->shadowed_version[0], &pe);
+            if (pe.ok)
+                probe_copy(shim->shadowed[k], false, &pr, shim->shadowed_version[k],
+                           sizeof shim->shadowed_version[0]);
+        }
+        const struct dr_win_probe *p = &shim->probe;
+        if (p->done && !p->loaded)
+            dr_verdict(DR_FAIL, "win-load", load_fix(p->error), "%s does not load: error %lu (%s)", shim->path,
+                       p->error, p->message);
+        else if (p->done) {
+            char pv[32];
+            dr_version_str(pv, sizeof pv, p->version);
+            dr_verdict(DR_OK, "win-load", NULL, "%s loads: cudnnGetVersion %s%s, CUDA runtime %ld.%ld", shim->path,
+                       pv, p->is_freednn ? " (FreeDNN)" : "", p->cudart / 1000, (p->cudart % 1000) / 10);
+        }
+        if (p->done && p->loaded && !W.no_selftest) {
+            dr_selftest_verdict(shim->path, &p->st);
+            if (W.st != NULL) {
+                *W.st = p->st;
+                dr_copy(W.st_lib, W.st_lib_n, shim->path);
+            }
+        }
+    }
+
     int missing = 0;
-    char ref_version[48] = "", v[48];
+    char ref_version[48] = "";
     const char *ref_name = NULL;
     for (int i = 0; i < W.n_cudnn; i++) {
         struct dr_win_dll *d = &W.dlls[i];
         if (d->path[0] == 0) {
             missing++;
-            char fix[400];
-            dr_fmt(fix, sizeof fix, "copy %s from the same cuDNN archive's bin folder next to %s", d->name,
-                   W.dlls[0].path[0] ? W.dlls[0].path : "cudnn64_N.dll");
+            char fix[400], own[DR_PATH], own_shim[DR_PATH];
+            dr_plat_own_dir(own, sizeof own);
+            if (shim->path[0] != 0)
+                dr_fmt(fix, sizeof fix, "copy %s from the same cuDNN archive's bin folder next to %s", d->name,
+                       shim->path);
+            else if (W.host && own[0] != 0 && find_in_dir(own, family[0], own_shim, sizeof own_shim))
+                dr_fmt(fix, sizeof fix, "add %s (the folder of this cudnn-doctor and its DLLs) to PATH", own);
+            else
+                dr_fmt(fix, sizeof fix, "put the bin folder of the cuDNN archive on PATH (it holds %s)", d->name);
             dr_verdict(DR_FAIL, "win-found", fix,
                        "%s is not found in the search order: \"Could not locate %s. Please make sure it is in your "
                        "library path!\"", d->name, d->name);
@@ -296,21 +394,23 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
                        d->path, d->pe.error);
             continue;
         }
-        version_str(v, sizeof v, &d->pe);
-        if (d->pe.has_version && ref_name == NULL) {
+        const char *v = d->version;
+        if (strcmp(v, "?") != 0 && ref_name == NULL) {
             dr_copy(ref_version, sizeof ref_version, v);
             ref_name = d->path;
-        } else if (d->pe.has_version && strcmp(v, ref_version) != 0) {
+        } else if (strcmp(v, "?") != 0 && !same_version(v, ref_version)) {
             dr_verdict(DR_FAIL, "win-mix", "use all DLLs from one cuDNN archive",
                        "cuDNN DLLs of different versions are mixed: %s is %s but %s is %s", d->path, v, ref_name,
                        ref_version);
         }
         for (int k = 0; k < d->n_shadowed; k++) {
-            struct dr_pe other;
-            char ov[48];
-            dr_pe_read(d->shadowed[k], &other);
-            version_str(ov, sizeof ov, &other);
-            bool differ = strcmp(ov, v) != 0;
+            if (d != shim || !shim_loaded) {
+                struct dr_pe other;
+                dr_pe_read(d->shadowed[k], &other);
+                version_str(d->shadowed_version[k], sizeof d->shadowed_version[0], &other);
+            }
+            const char *ov = d->shadowed_version[k];
+            bool differ = !same_version(ov, v);
             dr_verdict(differ ? DR_FAIL : DR_WARN, "win-shadow",
                        "remove the stale copy or move the folder you want earlier in PATH",
                        "%s resolves to %s (%s, %s) and shadows %s (%s)", d->name, d->path, v, d->origin,
@@ -318,19 +418,23 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
         }
     }
     if (missing == 0)
-        dr_verdict(DR_OK, "win-found", NULL, "all %d cuDNN DLLs are found (%s)", W.n_cudnn, W.dlls[0].path);
+        dr_verdict(DR_OK, "win-found", NULL, "all %d cuDNN DLLs are found (%s)", W.n_cudnn, shim->path);
 
     for (int i = 0; i < W.n_cudnn; i++)
         check_imports(&W.dlls[i], 0, cuda_major, cuda_from, cuda_from_n);
 
-    /* cuDNN 8.3 to 8.9 opens zlibwapi.dll at run time even when no DLL
-     * imports it (#3). */
-    if (family == family8) {
+    /* NVIDIA's cuDNN 8.3 to 8.9 opens zlibwapi.dll at run time even when
+     * no DLL imports it (#3).  FreeDNN's DLLs (they export freednnSetIsa)
+     * need no zlib. */
+    bool freednn = shim->pe.exports_freednn || shim->probe.is_freednn;
+    if (family == family8 && !freednn) {
         struct dr_win_dll *z = lookup("zlibwapi.dll");
         bool needs = true;
-        const struct dr_pe *pe0 = &W.dlls[0].pe;
-        if (pe0->has_version && (pe0->file_version[0] != 8 || pe0->file_version[1] < 3))
+        int ma = 0, mi = 0;
+        if (sscanf(shim->version, "%d.%d", &ma, &mi) == 2 && (ma != 8 || mi < 3))
             needs = false;
+        if (W.host && shim->path[0] == 0)
+            needs = false;               /* no cuDNN here at all: win-found says so */
         if (needs && z != NULL && z->path[0] == 0) {
             bool reported = false;
             for (int i = 0; i < W.n_cudnn; i++)
@@ -343,16 +447,57 @@ check_cudnn_folder(const char *bin, int *cuda_major, char *cuda_from, size_t cud
                            "cuDNN 8.3-8.9 needs zlibwapi.dll and none is found: \"Could not locate zlibwapi.dll. "
                            "Please make sure it is in your library path!\"");
         }
+    } else if (family == family8 && freednn && shim->path[0] != 0) {
+        dr_verdict(DR_INFO, "win-zlib", NULL, "%s is FreeDNN's: no zlibwapi.dll is needed", shim->path);
     }
+}
 
+/* A DLL or program named on the command line, and what it imports. */
+static void
+check_given(const char *path, const char *origin, int *cuda_major, char *cuda_from, size_t cuda_from_n)
+{
+    if (W.n_dlls >= MAX_DLLS)
+        return;
+    struct dr_win_dll *d = &W.dlls[W.n_dlls++];
+    memset(d, 0, sizeof *d);
+    dr_copy(d->name, sizeof d->name, dr_basename(path));
+    dr_copy(d->path, sizeof d->path, path);
+    dr_copy(d->origin, sizeof d->origin, origin);
+    dr_pe_read(d->path, &d->pe);
+    version_str(d->version, sizeof d->version, &d->pe);
+    if (!d->pe.ok)
+        dr_verdict(DR_FAIL, "win-file", NULL, "%s is not a valid DLL: %s", d->path, d->pe.error);
+    check_imports(d, 0, cuda_major, cuda_from, cuda_from_n);
+}
+
+static void
+add_path_list(const char *list, bool *bin_listed, const char *bin)
+{
+    char item[DR_PATH];
+    for (const char *p = list; p != NULL && *p != 0;) {
+        size_t len = strcspn(p, ";");
+        if (len > 0 && len < sizeof item) {
+            memcpy(item, p, len);
+            item[len] = 0;
+            *bin_listed |= same_dir(item, bin);
+        }
+        p += len + (p[len] != 0);
+    }
 }
 
 void
-dr_check_windows(struct dr_ctx *ctx)
+dr_check_windows(struct dr_ctx *ctx, struct dr_selftest *st, char *st_lib, size_t st_lib_n)
 {
     const struct dr_options *o = &ctx->opt;
     char bin[DR_PATH] = "", app[DR_PATH];
     memset(&W, 0, sizeof W);
+    W.host = ctx->windows_host;
+    W.timeout_s = o->timeout_s;
+    W.no_probe = o->no_probe;
+    W.no_selftest = o->no_selftest || o->no_probe;
+    W.st = st;
+    W.st_lib = st_lib;
+    W.st_lib_n = st_lib_n;
     if (o->windows_dir != NULL) {
         dr_join(bin, sizeof bin, o->windows_dir, "bin");
         if (!dr_is_dir(bin))
@@ -364,22 +509,27 @@ dr_check_windows(struct dr_ctx *ctx)
     else if (o->windows_dll != NULL) {
         dr_dirname(app, sizeof app, o->windows_dll);
         add_dir(app, "application folder");
+    } else if (W.host && o->for_binary != NULL) {
+        dr_dirname(app, sizeof app, o->for_binary);
+        add_dir(app, "application folder");
+    } else if (W.host) {
+        dr_verdict(DR_INFO, "win-app", NULL, "the search order starts at System32: give --for PROGRAM.exe or "
+                   "--windows-app DIR to check it for a program whose own folder holds DLLs");
     }
-    if (o->windows_system != NULL) {
-        add_dir(o->windows_system, "system folder");
+    if (W.host) {
+        dr_plat_win_search_order(add_dir);
         W.have_system = true;
+    } else {
+        if (o->windows_system != NULL) {
+            add_dir(o->windows_system, "system folder");
+            W.have_system = true;
+        }
+        bool bin_listed = false;
+        add_path_list(o->windows_path, &bin_listed, bin);
+        if (!bin_listed && bin[0] != 0)
+            add_dir(bin, "PATH (cuDNN folder)");
+        dr_split(o->windows_path, ';', add_path_item, NULL);
     }
-    bool bin_listed = false;
-    if (o->windows_path != NULL) {
-        char buf[8192];
-        dr_copy(buf, sizeof buf, o->windows_path);
-        char *save = NULL;
-        for (char *t = strtok_r(buf, ";", &save); t != NULL; t = strtok_r(NULL, ";", &save))
-            bin_listed |= same_dir(t, bin);
-    }
-    if (!bin_listed && bin[0] != 0)
-        add_dir(bin, "PATH (cuDNN folder)");
-    dr_split(o->windows_path, ';', add_path_item, NULL);
 
     if (W.n_dropped > 0)
         dr_verdict(DR_WARN, "win-path", "shorten PATH: Windows itself stops at 32767 characters",
@@ -395,21 +545,15 @@ dr_check_windows(struct dr_ctx *ctx)
     char cuda_from[200] = "";
     if (o->windows_dir != NULL)
         check_cudnn_folder(bin, &cuda_major, cuda_from, sizeof cuda_from);
+    else if (W.host && o->windows_dll == NULL)
+        check_cudnn_folder(NULL, &cuda_major, cuda_from, sizeof cuda_from);
 
-    /* #23: a given DLL (an application's provider DLL, say) and what it imports. */
-    if (o->windows_dll != NULL) {
-        struct dr_win_dll *d = W.n_dlls < MAX_DLLS ? &W.dlls[W.n_dlls++] : NULL;
-        if (d != NULL) {
-            memset(d, 0, sizeof *d);
-            dr_copy(d->name, sizeof d->name, dr_basename(o->windows_dll));
-            dr_copy(d->path, sizeof d->path, o->windows_dll);
-            dr_copy(d->origin, sizeof d->origin, "--windows-dll");
-            dr_pe_read(d->path, &d->pe);
-            if (!d->pe.ok)
-                dr_verdict(DR_FAIL, "win-file", NULL, "%s is not a valid DLL: %s", d->path, d->pe.error);
-            check_imports(d, 0, &cuda_major, cuda_from, sizeof cuda_from);
-        }
-    }
+    /* #23: a given DLL (an application's provider DLL, say) and what it
+     * imports; on Windows, also the program of --for. */
+    if (o->windows_dll != NULL)
+        check_given(o->windows_dll, "--windows-dll", &cuda_major, cuda_from, sizeof cuda_from);
+    if (W.host && o->for_binary != NULL)
+        check_given(o->for_binary, "--for", &cuda_major, cuda_from, sizeof cuda_from);
     if (W.missing_imports == 0)
         dr_verdict(DR_OK, "win-imports", NULL, "every imported DLL is found");
 
@@ -427,13 +571,19 @@ dr_check_windows(struct dr_ctx *ctx)
     if (bad_machine == 0)
         dr_verdict(DR_OK, "win-bitness", NULL, "every DLL found is x64");
 
-    /* #14: the archive name says which CUDA the build is for. */
+    /* #14: the CUDA major the cuDNN build is for: the archive's name, or
+     * (loaded on Windows) what cudnnGetCudartVersion answers. */
     const char *tag = o->windows_dir != NULL ? strstr(o->windows_dir, "_cuda") : NULL;
+    const struct dr_win_probe *sp = W.n_cudnn > 0 ? &W.dlls[0].probe : NULL;
     if (tag != NULL && cuda_major > 0 && atoi(tag + 5) != cuda_major)
         dr_verdict(DR_FAIL, "win-cuda", "use the cuDNN archive built for the CUDA major you have",
                    "the folder %s is a build for CUDA %d but %s (CUDA %d)", o->windows_dir, atoi(tag + 5), cuda_from,
                    cuda_major);
+    else if (sp != NULL && sp->loaded && sp->cudart >= 1000 && cuda_major > 0 && sp->cudart / 1000 != cuda_major)
+        dr_verdict(DR_FAIL, "win-cuda", "use the cuDNN build for the CUDA major you have, and that CUDA's DLLs",
+                   "%s is built for CUDA %ld (cudnnGetCudartVersion %ld) but %s (CUDA %d)", W.dlls[0].path,
+                   sp->cudart / 1000, sp->cudart, cuda_from, cuda_major);
     else if (cuda_major > 0)
         dr_verdict(DR_OK, "win-cuda", NULL, "cuDNN uses CUDA %d libraries (%s)", cuda_major, cuda_from);
-    dr_report_set_windows(W.dlls, W.n_dlls);
+    dr_report_set_windows(W.dlls, W.n_dlls, W.dirs, W.n_dirs);
 }

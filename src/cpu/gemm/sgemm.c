@@ -104,7 +104,20 @@ fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_
     if (fdnn_sgemm_is_thin(args))
         return fdnn_sgemm_thin_scratch_size(args);
     s_config_t cfg = sgemm_config(isa, args);
-    return s_scratch_bytes(args, &cfg);
+    size_t bytes = s_scratch_bytes(args, &cfg);
+#if !FDNN_ARCH_X86
+    /* Callers that size a workspace once (attention, cudnnGet*WorkspaceSize)
+     * and may then run at a lower level (freednnSetIsa) need the size to
+     * cover the portable tile too: the NEON 8x12 tile packs less than the
+     * portable 4x16 for some shapes.  (The x86 tiles, larger, are left as
+     * they were: their sizes must not change.) */
+    if (fdnn_isa_config(isa)->isa != FDNN_ISA_SCALAR) {
+        s_config_t low = sgemm_config(FDNN_ISA_SCALAR, args);
+        size_t low_bytes = s_scratch_bytes(args, &low);
+        bytes = low_bytes > bytes ? low_bytes : bytes;
+    }
+#endif
+    return bytes;
 }
 
 bool

@@ -20,8 +20,9 @@ cudnnStatus_t
 freednnGetNumThreads(cudnnHandle_t handle, int *threads);
 
 /* Highest instruction-set level the handle's kernels may use: "scalar",
- * "avx2" or "avx512".  Asking for more than the CPU (or FREEDNN_MAX_ISA)
- * allows gives NOT_SUPPORTED. */
+ * "avx2" or "avx512" on x86-64, "scalar" or "neon" on AArch64.  Asking for
+ * more than the CPU (or FREEDNN_MAX_ISA) allows, or for a level of another
+ * architecture, gives NOT_SUPPORTED. */
 cudnnStatus_t
 freednnSetIsa(cudnnHandle_t handle, const char *isa);
 cudnnStatus_t

@@ -17,7 +17,8 @@ static struct {
     fdnn_cpu_features_t features;
 } cpu = {.once = PTHREAD_ONCE_INIT};
 
-static const char *const isa_names[FDNN_ISA_COUNT] = {"scalar", "avx2", "avx512"};
+static const char *const isa_names[FDNN_ISA_COUNT] = {
+    [FDNN_ISA_SCALAR] = "scalar", [FDNN_ISA_AVX2] = "avx2", [FDNN_ISA_AVX512] = "avx512", [FDNN_ISA_NEON] = "neon"};
 
 static void
 cpu_detect(void)
@@ -26,10 +27,12 @@ cpu_detect(void)
     fdnn_cpu_probe(&cpu.features);
     const fdnn_cpu_features_t *f = &cpu.features;
     cpu.detected = FDNN_ISA_SCALAR;
-    if (f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq)
+    if (FDNN_ARCH_X86 && f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq)
         cpu.detected = FDNN_ISA_AVX512;
-    else if (f->avx2 && f->fma3 && f->f16c)
+    else if (FDNN_ARCH_X86 && f->avx2 && f->fma3 && f->f16c)
         cpu.detected = FDNN_ISA_AVX2;
+    else if (FDNN_ARCH_ARM64 && f->asimd)
+        cpu.detected = FDNN_ISA_NEON;
     cpu.capped = cpu.detected;
     const char *cap = getenv("FREEDNN_MAX_ISA");
     if (cap != NULL) {

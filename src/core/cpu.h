@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * The CPU: instruction-set levels and their detection.  Detected once per
  * process (read-only afterwards); FREEDNN_MAX_ISA caps the level
- * ("scalar", "avx2", "avx512"). */
+ * ("scalar", "avx2", "avx512", "neon").  Which kernels a level runs is said
+ * in one place, src/cpu/config/ (one file per level). */
 #ifndef FDNN_CORE_CPU_H
 #define FDNN_CORE_CPU_H
 
@@ -17,20 +18,49 @@
 #define FDNN_ARCH_X86 0
 #endif
 
+/* Whether this build targets AArch64 and so compiles the NEON kernel files
+ * (the __neon.c sources, left out elsewhere by CMakeLists.txt). */
+#if defined(__aarch64__) || defined(_M_ARM64)
+#define FDNN_ARCH_ARM64 1
+#else
+#define FDNN_ARCH_ARM64 0
+#endif
+
 /* An x86 kernel in a per-ISA table: the kernel on x86, NULL elsewhere (an
- * entry no CPU of that build selects). */
+ * entry no CPU of that build selects).  FDNN_ARM64_ONLY: the same for NEON. */
 #if FDNN_ARCH_X86
 #define FDNN_X86_ONLY(fn) fn
 #else
 #define FDNN_X86_ONLY(fn) NULL
 #endif
+#if FDNN_ARCH_ARM64
+#define FDNN_ARM64_ONLY(fn) fn
+#else
+#define FDNN_ARM64_ONLY(fn) NULL
+#endif
 
-/* Ordered: a higher level implies every lower one. */
+/* The levels.  Each architecture's levels are ordered (a higher level of
+ * one architecture implies every lower one of it, and SCALAR is below all);
+ * levels of different architectures are not comparable.  The numbering puts
+ * the build's own architecture right after SCALAR, 1, 2, ... in order, and
+ * the other architecture's levels after them: so on every build the levels
+ * its CPUs can have are 0 .. fdnn_cpu_max_isa(), a comparison `isa >= L`
+ * between two of them keeps its meaning, and a level of the other
+ * architecture is above everything a CPU of this build reports (never
+ * detected, refused by freednnSetIsa, ignored as a FREEDNN_MAX_ISA cap).
+ * On x86 the values are the historical 0, 1, 2. */
 typedef enum fdnn_isa {
     FDNN_ISA_SCALAR = 0, /* portable C, always correct */
-    FDNN_ISA_AVX2 = 1,   /* AVX2 + FMA + F16C */
-    FDNN_ISA_AVX512 = 2, /* AVX-512 F, BW, VL, DQ */
-    FDNN_ISA_COUNT
+#if FDNN_ARCH_X86 || !FDNN_ARCH_ARM64
+    FDNN_ISA_AVX2 = 1,   /* x86: AVX2 + FMA + F16C */
+    FDNN_ISA_AVX512 = 2, /* x86: AVX-512 F, BW, VL, DQ */
+    FDNN_ISA_NEON = 3,   /* AArch64: ASIMD (every AArch64 CPU) */
+#else
+    FDNN_ISA_NEON = 1,   /* AArch64: ASIMD (every AArch64 CPU) */
+    FDNN_ISA_AVX2 = 2,   /* x86: AVX2 + FMA + F16C */
+    FDNN_ISA_AVX512 = 3, /* x86: AVX-512 F, BW, VL, DQ */
+#endif
+    FDNN_ISA_COUNT = 4
 } fdnn_isa_t;
 
 /* The best level this CPU supports, capped by FREEDNN_MAX_ISA. */
@@ -41,7 +71,7 @@ fdnn_isa_t fdnn_cpu_detected_isa(void);
 
 const char *fdnn_isa_name(fdnn_isa_t isa);
 
-/* Parses "scalar", "avx2", "avx512"; returns -1 for anything else. */
+/* Parses "scalar", "avx2", "avx512", "neon"; returns -1 for anything else. */
 int fdnn_isa_from_name(const char *name);
 
 /* Logical processors online (the machine's, whatever this process may use). */

@@ -142,14 +142,17 @@ test_against_linux(void)
     CHECK(fdnn_cpu_l1d_bytes() == f.l1d_bytes && fdnn_cpu_l2_bytes() == f.l2_bytes);
 
     fdnn_isa_t want = FDNN_ISA_SCALAR;
-    if (f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq)
+    if (FDNN_ARCH_X86 && f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq)
         want = FDNN_ISA_AVX512;
-    else if (f.avx2 && f.fma3 && f.f16c)
+    else if (FDNN_ARCH_X86 && f.avx2 && f.fma3 && f.f16c)
         want = FDNN_ISA_AVX2;
+    else if (FDNN_ARCH_ARM64 && f.asimd)
+        want = FDNN_ISA_NEON;
     CHECK_MSG(fdnn_cpu_detected_isa() == want, "detected %s, flags give %s",
               fdnn_isa_name(fdnn_cpu_detected_isa()), fdnn_isa_name(want));
-    /* main() set FREEDNN_MAX_ISA=avx2 before the first detection. */
-    fdnn_isa_t capped = want < FDNN_ISA_AVX2 ? want : FDNN_ISA_AVX2;
+    /* main() set FREEDNN_MAX_ISA=avx2 before the first detection: it caps
+     * an x86 level and leaves an AArch64 one as it is. */
+    fdnn_isa_t capped = FDNN_ARCH_X86 && want > FDNN_ISA_AVX2 ? FDNN_ISA_AVX2 : want;
     CHECK_MSG(fdnn_cpu_max_isa() == capped, "capped %s", fdnn_isa_name(fdnn_cpu_max_isa()));
 }
 

@@ -104,6 +104,7 @@ static const ukernel_t ukernels[] = {
     {FDNN_ISA_AVX512, 28, 16, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_28x16__avx512), "28x16__avx512"},
     {FDNN_ISA_AVX512, 8, 48, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_8x48__avx512), "8x48__avx512"},
     {FDNN_ISA_AVX512, 14, 16, FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_14x16__avx512), "14x16__avx512"},
+    {FDNN_ISA_NEON, 8, 12, FDNN_ARM64_ONLY(fdnn_f32_gemm_ukernel_8x12__neon), "8x12__neon"},
 };
 
 /* One call: mr x nr of C, kc steps, B rows b_stride apart. */
@@ -213,6 +214,8 @@ static const arows_pair_t arows_list[] = {
      "14x16__avx512"},
     {FDNN_ISA_AVX512, 8, 48, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_8x48__avx512), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_8x48__avx512),
      "8x48__avx512"},
+    {FDNN_ISA_NEON, 8, 12, FDNN_ARM64_ONLY(fdnn_f32_gemm_arows_ukernel_8x12__neon), FDNN_ARM64_ONLY(fdnn_f32_gemm_ukernel_8x12__neon),
+     "8x12__neon"},
 };
 
 static void

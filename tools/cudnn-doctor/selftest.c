@@ -258,9 +258,9 @@ dr_selftest_run(void *lib, bool is_freednn, long cudart, struct dr_selftest *out
                 get_threads(handle, &threads0) == 0 && isa0 != NULL;
     char isa0_copy[16];
     dr_copy(isa0_copy, sizeof isa0_copy, isa0);
-    static const char *const isas[] = {"scalar", "avx2", "avx512"};
+    static const char *const isas[] = {"scalar", "avx2", "avx512", "neon"}; /* those of another CPU are skipped */
     char configs[120] = "";
-    for (int ci = 0; ci < (vary ? 6 : 1); ci++) {
+    for (int ci = 0; ci < (vary ? 8 : 1); ci++) {
         if (vary) {
             if (set_isa(handle, isas[ci / 2]) != 0)
                 continue;                /* not on this CPU */

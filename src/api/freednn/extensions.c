@@ -31,7 +31,7 @@ freednnSetIsa(cudnnHandle_t handle, const char *isa)
     RETURN_IF_NULL(isa);
     int level = fdnn_isa_from_name(isa);
     if (level < 0)
-        return FDNN_BAD_PARAM("isa is \"%s\", expected scalar, avx2 or avx512", isa);
+        return FDNN_BAD_PARAM("isa is \"%s\", expected scalar, avx2, avx512 or neon", isa);
     if ((fdnn_isa_t)level > fdnn_cpu_max_isa())
         return FDNN_NOT_SUPPORTED("isa %s is above what this CPU allows (%s)", isa,
                                   fdnn_isa_name(fdnn_cpu_max_isa()));

@@ -15,6 +15,7 @@
 
 #include "cpu/activation/eltwise.h"
 #include "cpu/simd/rowio.h"
+#include "cpu/config/config.h"
 
 #define TILE 8192
 #define BLOCK 256
@@ -174,18 +175,9 @@ act_tile(void *ctx, size_t row, size_t start, size_t count)
 static void
 pick_kernels(cudnnHandle_t handle, act_job_t *j)
 {
-    j->fwd = fdnn_act_fwd_f32__scalar;
-    j->bwd = fdnn_act_bwd_f32__scalar;
-    (void)handle; /* (only x86 builds have levels to choose from) */
-#if defined(__x86_64__) || defined(__i386__)
-    if (handle->isa >= FDNN_ISA_AVX512) {
-        j->fwd = fdnn_act_fwd_f32__avx512;
-        j->bwd = fdnn_act_bwd_f32__avx512;
-    } else if (handle->isa >= FDNN_ISA_AVX2) {
-        j->fwd = fdnn_act_fwd_f32__avx2;
-        j->bwd = fdnn_act_bwd_f32__avx2;
-    }
-#endif
+    const fdnn_isa_config_t *cfg = fdnn_isa_config(handle->isa);
+    j->fwd = cfg->act_fwd_f32;
+    j->bwd = cfg->act_bwd_f32;
 }
 
 static void

@@ -59,5 +59,8 @@ void fdnn_act_bwd_f32__avx2(const fdnn_act_f32_params_t *p, const float *x, cons
                             float *dx, size_t n);
 void fdnn_act_bwd_f32__avx512(const fdnn_act_f32_params_t *p, const float *x, const float *y, const float *dy,
                               float *dx, size_t n);
+void fdnn_act_fwd_f32__neon(const fdnn_act_f32_params_t *p, const float *x, float *y, size_t n);
+void fdnn_act_bwd_f32__neon(const fdnn_act_f32_params_t *p, const float *x, const float *y, const float *dy,
+                            float *dx, size_t n);
 
 #endif /* FDNN_CPU_ACTIVATION_H */

@@ -15,6 +15,7 @@
 
 #include "core/memory.h"
 #include "core/tensor.h"
+#include "cpu/config/config.h"
 
 /* Reduction chunks keep 2*F partial sums each; their number is capped so
  * that the partials stay within this many doubles (16 MiB). */
@@ -293,12 +294,5 @@ fdnn_bn_engine_run(cudnnHandle_t handle, const bn_walk_t *w, const bn_pass_t *p,
 const fdnn_bn_kernels_t *
 fdnn_bn_kernels_for(fdnn_isa_t isa)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    if (isa >= FDNN_ISA_AVX512)
-        return &fdnn_bn_kernels_avx512;
-    if (isa >= FDNN_ISA_AVX2)
-        return &fdnn_bn_kernels_avx2;
-#endif
-    (void)isa;
-    return &fdnn_bn_kernels_scalar;
+    return fdnn_isa_config(isa)->bn;
 }

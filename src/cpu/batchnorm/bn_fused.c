@@ -17,6 +17,7 @@
 #include "core/memory.h"
 #include "core/tensor.h"
 #include "cpu/batchnorm/bn_stats.h"
+#include "cpu/config/config.h"
 
 #define MAX_ROW_BLOCKS 64
 #define APPLY_TILE 64
@@ -121,14 +122,7 @@ fdnn_bn_fused_scratch(const fdnn_bn_problem_t *p)
 static const fdnn_bn_fused_kernels_t *
 kernels_for(fdnn_isa_t isa)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    if (isa >= FDNN_ISA_AVX512)
-        return &fdnn_bn_fused_avx512;
-    if (isa >= FDNN_ISA_AVX2)
-        return &fdnn_bn_fused_avx2;
-#endif
-    (void)isa;
-    return &fdnn_bn_fused_scalar;
+    return fdnn_isa_config(isa)->bn_fused;
 }
 
 typedef struct job {

@@ -35,6 +35,7 @@
 #include "core/memory.h"
 #include "cpu/conv/conv_depthwise.h"
 #include "cpu/kernels/dwconv.h"
+#include "cpu/config/config.h"
 
 /* Scratch above this is declined (the caller falls back to the blocked
  * path, which buffers one image). */
@@ -670,17 +671,9 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
     j.phases = phases;
     j.slots = scratch + shared;
 
-    static const fdnn_f32_dwconv_rows_fn rows_fns[FDNN_ISA_COUNT] = {
-        fdnn_f32_dwconv_rows__scalar, FDNN_X86_ONLY(fdnn_f32_dwconv_rows__avx2),
-        FDNN_X86_ONLY(fdnn_f32_dwconv_rows__avx512)};
-    static const fdnn_f32_dwconv_grad_fn grad_fns[FDNN_ISA_COUNT] = {
-        fdnn_f32_dwconv_grad__scalar, FDNN_X86_ONLY(fdnn_f32_dwconv_grad__avx2),
-        FDNN_X86_ONLY(fdnn_f32_dwconv_grad__avx512)};
-    fdnn_isa_t isa = e->handle->isa;
-    if (isa > fdnn_cpu_detected_isa())
-        isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
-    j.rows_fn = rows_fns[isa];
-    j.grad_fn = grad_fns[isa];
+    const fdnn_isa_config_t *level = fdnn_isa_config(e->handle->isa); /* never a kernel the CPU lacks */
+    j.rows_fn = level->dwconv_rows;
+    j.grad_fn = level->dwconv_grad;
     if (e->pool != NULL && j.chunks > 1)
         fdnn_parallelize_1d(e->pool, run_chunk, &j, j.chunks, 0);
     else

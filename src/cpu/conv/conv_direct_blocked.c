@@ -8,6 +8,7 @@
 #include "core/memory.h"
 #include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/kernels/conv_direct.h"
+#include "cpu/config/config.h"
 
 #define KB FDNN_CONV_DIRECT_KB
 
@@ -48,29 +49,11 @@ padded_width(const fdnn_conv_problem_t *p, int64_t max_ur)
 static void
 isa_tiling(fdnn_isa_t isa, plan_t *pl, int64_t *max_ur, int64_t *max_nkb)
 {
-    fdnn_f32_conv_direct_fn *kernel = &pl->kernel;
-#if defined(__x86_64__) || defined(__i386__)
-    if (isa >= FDNN_ISA_AVX512) {
-        pl->pack16 = fdnn_f32_conv_direct_pack16__avx512;
-        *kernel = fdnn_f32_conv_direct_ukernel__avx512;
-        *max_ur = FDNN_AVX512_CONV_DIRECT_UR;
-        *max_nkb = FDNN_AVX512_CONV_DIRECT_NKB;
-        return;
-    }
-    if (isa >= FDNN_ISA_AVX2) {
-        pl->pack16 = fdnn_f32_conv_direct_pack16__avx2;
-        *kernel = fdnn_f32_conv_direct_ukernel__avx2;
-        *max_ur = FDNN_AVX2_CONV_DIRECT_UR;
-        *max_nkb = FDNN_AVX2_CONV_DIRECT_NKB;
-        return;
-    }
-#else
-    (void)isa;
-#endif
-    pl->pack16 = fdnn_f32_conv_direct_pack16__scalar;
-    *kernel = fdnn_f32_conv_direct_ukernel__scalar;
-    *max_ur = FDNN_SCALAR_CONV_DIRECT_UR;
-    *max_nkb = FDNN_SCALAR_CONV_DIRECT_NKB;
+    const fdnn_isa_config_t *level = fdnn_isa_config(isa);
+    pl->pack16 = level->conv_direct.pack16;
+    pl->kernel = level->conv_direct.ukernel;
+    *max_ur = level->conv_direct.max_ur;
+    *max_nkb = level->conv_direct.max_nkb;
 }
 
 /* The layout part of the plan (ISA-independent, sizes the scratch). */

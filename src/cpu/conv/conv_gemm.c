@@ -12,6 +12,7 @@
 
 #include "core/fail.h"
 #include "core/handle.h"
+#include "cpu/config/config.h"
 #include "core/memory.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/kernels/gemm_ukernel.h"

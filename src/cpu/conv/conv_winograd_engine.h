@@ -181,5 +181,7 @@ void fdnn_wino_fused_block__avx2(const fdnn_wino_geom_t *g, const float *u, int6
                                  float *m);
 void fdnn_wino_fused_block__avx512(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0, float *v,
                                    float *m);
+void fdnn_wino_fused_block__neon(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0, float *v,
+                                 float *m);
 
 #endif /* FDNN_CPU_CONV_WINOGRAD_ENGINE_H */

@@ -26,6 +26,7 @@
 #include "core/memory.h"
 #include "cpu/conv/conv_winograd.h"
 #include "cpu/conv/conv_winograd_engine.h"
+#include "cpu/config/config.h"
 
 #define MAX_SLOTS 16
 #define MAX_WORKSPACE ((double)(1ull << 46))
@@ -111,15 +112,11 @@ fdnn_conv_winograd_fused_execute(const fdnn_conv_exec_t *e)
         return FDNN_NOT_SUPPORTED("WINOGRAD would need %.3g bytes of workspace", w.total_d);
     if (e->workspace_bytes < w.total || e->workspace == NULL)
         return FDNN_BAD_PARAM("workspace is %zu bytes, WINOGRAD needs %zu", e->workspace_bytes, w.total);
-    static const fdnn_wino_fused_block_fn blocks[FDNN_ISA_COUNT] = {
-        fdnn_wino_fused_block__scalar, FDNN_X86_ONLY(fdnn_wino_fused_block__avx2),
-        FDNN_X86_ONLY(fdnn_wino_fused_block__avx512)};
-    fdnn_isa_t isa = e->handle->isa;
-    if (isa > fdnn_cpu_detected_isa())
-        isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
+    /* the level's block kernel, never one the CPU lacks */
+    fdnn_wino_fused_block_fn block = fdnn_isa_config(e->handle->isa)->wino_fused_block;
     float *u = (float *)e->workspace;
     fdnn_wino_filter_transform(&w.g, u, e->pool);
-    fctx_t c = {&w, u, (char *)e->workspace + w.off_slots, blocks[isa]};
+    fctx_t c = {&w, u, (char *)e->workspace + w.off_slots, block};
     if (e->pool != NULL)
         fdnn_parallelize_1d(e->pool, run_slot, &c, (size_t)w.slots, 0);
     else

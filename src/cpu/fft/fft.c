@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "cpu/fft/fft.h"
+#include "cpu/config/config.h"
 
 #define TWO_PI 6.28318530717958647692528676655900577
 
@@ -103,25 +104,8 @@ fdnn_fft_plan_init(fdnn_fft_plan_t *pl, int n, double *storage)
     pl->tw_im = im;
 }
 
-static const fdnn_fft_kernels_t k_scalar = {fdnn_fft_f32__scalar, fdnn_fft_f64__scalar, fdnn_cgemm_f32__scalar,
-                                            fdnn_cgemm_f64__scalar};
-#if defined(__x86_64__) || defined(__i386__)
-static const fdnn_fft_kernels_t k_avx2 = {fdnn_fft_f32__avx2, fdnn_fft_f64__avx2, fdnn_cgemm_f32__avx2,
-                                          fdnn_cgemm_f64__avx2};
-static const fdnn_fft_kernels_t k_avx512 = {fdnn_fft_f32__avx512, fdnn_fft_f64__avx512, fdnn_cgemm_f32__avx512,
-                                            fdnn_cgemm_f64__avx512};
-#endif
-
 const fdnn_fft_kernels_t *
 fdnn_fft_kernels(fdnn_isa_t isa)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    if (isa >= FDNN_ISA_AVX512)
-        return &k_avx512;
-    if (isa >= FDNN_ISA_AVX2)
-        return &k_avx2;
-#else
-    (void)isa;
-#endif
-    return &k_scalar;
+    return &fdnn_isa_config(isa)->fft;
 }

@@ -30,6 +30,7 @@ typedef void (*d_pack_t_fn)(size_t rows, size_t cols, const double *src, size_t 
 #define EPILOGUE_SET_ROW(ep, args, last, row) ((ep).bias_row = NULL)
 #define EPILOGUE_SET_COL(ep, args, last, col) ((ep).bias_col = NULL)
 #include "cpu/gemm/gemm_driver.inc"
+#include "cpu/config/config.h"
 
 static d_config_t
 dgemm_config(fdnn_isa_t isa)
@@ -42,29 +43,11 @@ dgemm_config(fdnn_isa_t isa)
     cfg.arows = NULL;
     cfg.ukernel_half = NULL;
     cfg.arows_half = NULL;
-    if (isa > fdnn_cpu_detected_isa())
-        isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
-    switch (isa) {
-#if FDNN_ARCH_X86
-    case FDNN_ISA_AVX512:
-        cfg.ukernel = fdnn_f64_gemm_ukernel_14x16__avx512;
-        cfg.arows = fdnn_f64_gemm_arows_ukernel_14x16__avx512;
-        cfg.mr = 14;
-        cfg.nr = 16;
-        break;
-    case FDNN_ISA_AVX2:
-        cfg.ukernel = fdnn_f64_gemm_ukernel_6x8__avx2;
-        cfg.arows = fdnn_f64_gemm_arows_ukernel_6x8__avx2;
-        cfg.mr = 6;
-        cfg.nr = 8;
-        break;
-#endif
-    default:
-        cfg.ukernel = fdnn_f64_gemm_ukernel_4x8__scalar;
-        cfg.mr = 4;
-        cfg.nr = 8;
-        break;
-    }
+    const fdnn_isa_config_t *level = fdnn_isa_config(isa); /* never a kernel the CPU lacks */
+    cfg.ukernel = level->dgemm.ukernel;
+    cfg.arows = level->dgemm.arows;
+    cfg.mr = level->dgemm.mr;
+    cfg.nr = level->dgemm.nr;
     fdnn_gemm_blocking_t blk = fdnn_gemm_blocking(cfg.mr, cfg.nr, sizeof(double));
     cfg.kc = blk.kc;
     cfg.mc = blk.mc;

@@ -7,6 +7,7 @@
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/gemm_blocking.h"
 #include "cpu/gemm/sgemm_thin.h"
+#include "cpu/config/config.h"
 #include "cpu/kernels/gemm_ukernel.h"
 
 #define T float
@@ -29,123 +30,27 @@
     ((ep).bias_col = (last) && (args)->bias_col != NULL ? (args)->bias_col + (col) : NULL)
 #include "cpu/gemm/gemm_driver.inc"
 
-/* Elements of C a tile grid of mr x nr computes for an m x n product. */
-static inline double
-padded_area(size_t m, size_t n, size_t mr, size_t nr)
-{
-    return (double)((m + mr - 1) / mr * mr) * (double)((n + nr - 1) / nr * nr);
-}
-
-/* The 6x49 AVX-512 tile (A read in place, B in its own packed strips) for
- * n in one column tile (at most 8 strips) when 49-wide strips pad n no more
- * than 5% beyond the 32-wide ones with their half-width last strip: n = 49,
- * 98, 147, 196 (7x7 .. 14x14 images).  Its lanes are all useful, and it ran
- * faster than 14x32 even at equal padding (1024x96x256: 89% vs 86% of peak;
- * 1024x196x256: 89% vs 79%); at n = 100 (147 vs 112 lanes) it lost (60% vs
- * 74%).  Needs a product to compute (k > 0, alpha != 0: there is no packed
- * twin for the epilogue-only pass) and A, B not transposed. */
-static bool
-use_49(const fdnn_sgemm_args_t *args)
-{
-    size_t n = args->n;
-    bool trans_a = args->trans_a, trans_b = args->trans_b;
-    if (args->k == 0 || args->alpha == 0)
-        return false;
-    if (trans_a || trans_b || n <= 16 || n > 8 * 49)
-        return false;
-    size_t n32 = n % 32 != 0 && n % 32 <= 16 ? n / 32 * 32 + 16 : (n + 31) / 32 * 32;
-    return (double)((n + 48) / 49 * 49) <= 1.05 * (double)n32;
-}
-
-/* The kernel and blocks for one call.  Narrow products (n no wider than
- * half the usual tile) take the tall, narrow kernel of the same ISA, short
- * ones (m no taller than about half the tile) the short, wide one: each
- * wastes fewer lanes or rows.  On AVX-512 the 8x48 tile also replaces 14x32
- * when it pads the product at least 3% less (m = 64 or 128 with large n);
- * the two run at the same speed from L1; 6x49 fits multiples of 49 (see
- * use_49).  The choice depends on the shape and the ISA only, never on the
- * thread count. */
+/* The kernel and blocks for one call.  The kernel is the level's choice
+ * for the shape (its sgemm_tile in src/cpu/config: narrow products take a
+ * tall, narrow tile, short ones a short, wide one, each wasting fewer lanes
+ * or rows); the blocks follow from the tile and the caches.  The choice
+ * depends on the shape and the ISA only, never on the thread count. */
 static s_config_t
 sgemm_config(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
 {
-    size_t m = args->m, n = args->n;
-    bool trans_a = args->trans_a;
-    (void)m, (void)n, (void)trans_a; /* (the tile choice is x86's alone so far) */
+    size_t m = args->m;
+    fdnn_sgemm_tile_t t = fdnn_isa_config(isa)->sgemm_tile(args); /* never a kernel the CPU lacks */
     s_config_t cfg;
-    cfg.arows = NULL;
-    cfg.ukernel_half = NULL;
-    cfg.arows_half = NULL;
-    cfg.pack_b = NULL;
+    cfg.ukernel = t.ukernel;
+    cfg.arows = t.arows;
+    cfg.ukernel_half = t.ukernel_half;
+    cfg.arows_half = t.arows_half;
+    cfg.pack_t = t.pack_t;
+    cfg.pack_n = t.pack_n;
+    cfg.pack_b = t.pack_b;
     cfg.b_in_place = false;
-    if (isa > fdnn_cpu_detected_isa())
-        isa = fdnn_cpu_detected_isa(); /* never run instructions the CPU lacks */
-    switch (isa) {
-#if FDNN_ARCH_X86
-    case FDNN_ISA_AVX512:
-        cfg.pack_t = fdnn_f32_pack_t__avx512;
-        cfg.pack_n = fdnn_f32_pack_n__avx512;
-        if (use_49(args)) {
-            cfg.ukernel = NULL; /* only the arows kernel: n fits one column tile */
-            cfg.arows = fdnn_f32_gemm_arows_ukernel_6x49__avx512;
-            cfg.pack_b = fdnn_f32_pack_b49__avx512;
-            cfg.mr = 6;
-            cfg.nr = 49;
-        } else if (n <= 16 && !trans_a) { /* A read in place: 14 rows suffice */
-            cfg.ukernel = fdnn_f32_gemm_ukernel_14x16__avx512;
-            cfg.arows = fdnn_f32_gemm_arows_ukernel_14x16__avx512;
-            cfg.mr = 14;
-            cfg.nr = 16;
-        } else if (n <= 16) {
-            cfg.ukernel = fdnn_f32_gemm_ukernel_28x16__avx512;
-            cfg.mr = 28;
-            cfg.nr = 16;
-        } else if (m <= 8 || padded_area(m, n, 8, 48) < padded_area(m, n, 14, 32) * 0.97) {
-            cfg.ukernel = fdnn_f32_gemm_ukernel_8x48__avx512;
-            cfg.arows = fdnn_f32_gemm_arows_ukernel_8x48__avx512;
-            cfg.mr = 8;
-            cfg.nr = 48;
-        } else {
-            cfg.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
-            cfg.arows = fdnn_f32_gemm_arows_ukernel_14x32__avx512;
-            /* n = 196 = 6 x 32 + 4: the last strip at half the cost */
-            cfg.ukernel_half = fdnn_f32_gemm_ukernel_14x16__avx512;
-            cfg.arows_half = fdnn_f32_gemm_arows_ukernel_14x16__avx512;
-            cfg.mr = 14;
-            cfg.nr = 32;
-        }
-        break;
-    case FDNN_ISA_AVX2:
-        cfg.pack_t = fdnn_f32_pack_t__avx2;
-        cfg.pack_n = fdnn_f32_pack_n__avx2;
-        if (n <= 8 && !trans_a) {
-            cfg.ukernel = fdnn_f32_gemm_ukernel_6x8__avx2;
-            cfg.arows = fdnn_f32_gemm_arows_ukernel_6x8__avx2;
-            cfg.mr = 6;
-            cfg.nr = 8;
-        } else if (n <= 8) {
-            cfg.ukernel = fdnn_f32_gemm_ukernel_12x8__avx2;
-            cfg.mr = 12;
-            cfg.nr = 8;
-        } else if (m <= 4) {
-            cfg.ukernel = fdnn_f32_gemm_ukernel_4x24__avx2;
-            cfg.mr = 4;
-            cfg.nr = 24;
-        } else {
-            cfg.ukernel = fdnn_f32_gemm_ukernel_6x16__avx2;
-            cfg.arows = fdnn_f32_gemm_arows_ukernel_6x16__avx2;
-            cfg.mr = 6;
-            cfg.nr = 16;
-        }
-        break;
-#endif
-    default:
-        cfg.ukernel = fdnn_f32_gemm_ukernel_4x16__scalar;
-        cfg.pack_t = NULL;
-        cfg.pack_n = NULL;
-        cfg.mr = 4;
-        cfg.nr = 16;
-        break;
-    }
+    cfg.mr = t.mr;
+    cfg.nr = t.nr;
     fdnn_gemm_blocking_t blk = fdnn_gemm_blocking(cfg.mr, cfg.nr, sizeof(float));
     cfg.kc = blk.kc;
     /* The 49-wide B strip (kc x 49) does not stay in L1 at any useful kc; it
@@ -183,9 +88,11 @@ sgemm_config(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
 bool
 fdnn_sgemm_prefers_rows_of_a(const fdnn_sgemm_args_t *args, fdnn_isa_t isa)
 {
-    if (isa > fdnn_cpu_detected_isa())
-        isa = fdnn_cpu_detected_isa();
-    return isa >= FDNN_ISA_AVX512 && !args->trans_a && !fdnn_sgemm_is_thin(args) && use_49(args);
+    /* a tile with only the kernel that reads A in place (AVX-512's 6x49) */
+    if (args->trans_a || fdnn_sgemm_is_thin(args))
+        return false;
+    fdnn_sgemm_tile_t t = fdnn_isa_config(isa)->sgemm_tile(args);
+    return t.ukernel == NULL && t.arows != NULL;
 }
 
 size_t
@@ -197,7 +104,20 @@ fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_
     if (fdnn_sgemm_is_thin(args))
         return fdnn_sgemm_thin_scratch_size(args);
     s_config_t cfg = sgemm_config(isa, args);
-    return s_scratch_bytes(args, &cfg);
+    size_t bytes = s_scratch_bytes(args, &cfg);
+#if !FDNN_ARCH_X86
+    /* Callers that size a workspace once (attention, cudnnGet*WorkspaceSize)
+     * and may then run at a lower level (freednnSetIsa) need the size to
+     * cover the portable tile too: the NEON 8x12 tile packs less than the
+     * portable 4x16 for some shapes.  (The x86 tiles, larger, are left as
+     * they were: their sizes must not change.) */
+    if (fdnn_isa_config(isa)->isa != FDNN_ISA_SCALAR) {
+        s_config_t low = sgemm_config(FDNN_ISA_SCALAR, args);
+        size_t low_bytes = s_scratch_bytes(args, &low);
+        bytes = low_bytes > bytes ? low_bytes : bytes;
+    }
+#endif
+    return bytes;
 }
 
 bool

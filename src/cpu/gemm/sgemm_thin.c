@@ -14,6 +14,7 @@
 #include "core/cpu.h"
 #include "core/memory.h"
 #include "cpu/kernels/gemv.h"
+#include "cpu/config/config.h"
 
 /* Outputs per parallel item: enough work to amortise the dispatch. */
 #define THIN_CHUNK 64
@@ -75,14 +76,7 @@ thin_task(void *ctx, size_t o0, size_t count)
 void
 fdnn_sgemm_thin(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t isa, void *scratch)
 {
-    static const fdnn_f32_gemv_fn dots[FDNN_ISA_COUNT] = {fdnn_f32_dot_rows__scalar,
-                                                          FDNN_X86_ONLY(fdnn_f32_dot_rows__avx2),
-                                                          FDNN_X86_ONLY(fdnn_f32_dot_rows__avx512)};
-    static const fdnn_f32_gemv_fn axpys[FDNN_ISA_COUNT] = {fdnn_f32_axpy_rows__scalar,
-                                                           FDNN_X86_ONLY(fdnn_f32_axpy_rows__avx2),
-                                                           FDNN_X86_ONLY(fdnn_f32_axpy_rows__avx512)};
-    if (isa > fdnn_cpu_detected_isa())
-        isa = fdnn_cpu_detected_isa();
+    const fdnn_isa_config_t *level = fdnn_isa_config(isa);
     thin_plan_t pl = {.args = g};
     uintptr_t base = ((uintptr_t)scratch + FDNN_ALIGNMENT - 1) & ~(uintptr_t)(FDNN_ALIGNMENT - 1);
     fdnn_carver_t carver = {(char *)base, 0};
@@ -116,6 +110,6 @@ fdnn_sgemm_thin(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t isa, vo
         pl.x = xbuf;
     }
     pl.dot = mat_rows_along_k;
-    pl.kernel = pl.dot ? dots[isa] : axpys[isa];
+    pl.kernel = pl.dot ? level->dot_rows : level->axpy_rows;
     fdnn_parallelize_1d_tile_1d(pool, thin_task, &pl, pl.outputs, THIN_CHUNK, 0);
 }

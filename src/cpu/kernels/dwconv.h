@@ -66,6 +66,8 @@ void fdnn_f32_dwconv_rows__avx512(const fdnn_f32_dwconv_rows_args_t *a);
 void fdnn_f32_dwconv_rows__avx2(const fdnn_f32_dwconv_rows_args_t *a);
 void fdnn_f32_dwconv_rows__scalar(const fdnn_f32_dwconv_rows_args_t *a);
 void fdnn_f32_dwconv_grad__avx512(const fdnn_f32_dwconv_grad_args_t *a);
+void fdnn_f32_dwconv_rows__neon(const fdnn_f32_dwconv_rows_args_t *a);
+void fdnn_f32_dwconv_grad__neon(const fdnn_f32_dwconv_grad_args_t *a);
 void fdnn_f32_dwconv_grad__avx2(const fdnn_f32_dwconv_grad_args_t *a);
 void fdnn_f32_dwconv_grad__scalar(const fdnn_f32_dwconv_grad_args_t *a);
 

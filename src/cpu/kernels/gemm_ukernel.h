@@ -142,6 +142,13 @@ void fdnn_f32_gemm_arows_ukernel_6x49__avx512(size_t mr, size_t nr, size_t kc, c
 void fdnn_f32_pack_b49__avx512(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
                                size_t width);
 
+/* AArch64 ASIMD (NEON): 8 rows x 12 columns (three q registers per row),
+ * packed A broadcast by lane (FMLA by element); and A read in place. */
+void fdnn_f32_gemm_ukernel_8x12__neon(size_t mr, size_t nr, size_t kc, const float *a, const float *b,
+    size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_f32_gemm_arows_ukernel_8x12__neon(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+
 /* Double, A read in place. */
 typedef void (*fdnn_f64_gemm_arows_ukernel_fn)(size_t mr, size_t nr, size_t kc, const double *a, size_t lda,
                                                const double *b, size_t b_stride, double *c, size_t ldc,

@@ -24,5 +24,7 @@ void fdnn_f32_dot_rows__avx2(size_t rows, size_t k, const float *a, size_t lda, 
 void fdnn_f32_axpy_rows__avx2(size_t cols, size_t k, const float *a, size_t lda, const float *x, float *out);
 void fdnn_f32_dot_rows__avx512(size_t rows, size_t k, const float *a, size_t lda, const float *x, float *out);
 void fdnn_f32_axpy_rows__avx512(size_t cols, size_t k, const float *a, size_t lda, const float *x, float *out);
+void fdnn_f32_dot_rows__neon(size_t rows, size_t k, const float *a, size_t lda, const float *x, float *out);
+void fdnn_f32_axpy_rows__neon(size_t cols, size_t k, const float *a, size_t lda, const float *x, float *out);
 
 #endif /* FDNN_CPU_KERNELS_GEMV_H */

@@ -10,6 +10,7 @@
 
 #include "core/fail.h"
 #include "cpu/simd/rowio.h"
+#include "cpu/config/config.h"
 
 typedef struct lrn_job {
     fdnn_lrn_t lrn;
@@ -141,13 +142,7 @@ lrn_vec(cudnnHandle_t handle, const lrn_job_t *j)
     if (j->dy != NULL && j->xt->dims[1] > FDNN_LRN_F32_MAX_C)
         return false;
     lrn_vec_job_t v = {.j = j};
-    v.k = &fdnn_lrn_f32__scalar;
-#if defined(__x86_64__) || defined(__i386__)
-    if (handle->isa >= FDNN_ISA_AVX512)
-        v.k = &fdnn_lrn_f32__avx512;
-    else if (handle->isa >= FDNN_ISA_AVX2)
-        v.k = &fdnn_lrn_f32__avx2;
-#endif
+    v.k = fdnn_isa_config(handle->isa)->lrn_f32;
     v.p.a_n = (float)(j->lrn.alpha / j->lrn.n);
     v.p.beta = (float)j->lrn.beta;
     v.p.k = (float)j->lrn.k;

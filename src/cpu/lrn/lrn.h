@@ -69,5 +69,6 @@ typedef struct fdnn_lrn_f32_kernels {
 extern const fdnn_lrn_f32_kernels_t fdnn_lrn_f32__scalar;
 extern const fdnn_lrn_f32_kernels_t fdnn_lrn_f32__avx2;
 extern const fdnn_lrn_f32_kernels_t fdnn_lrn_f32__avx512;
+extern const fdnn_lrn_f32_kernels_t fdnn_lrn_f32__neon;
 
 #endif /* FDNN_CPU_LRN_H */

@@ -19,6 +19,7 @@
 
 #include "core/fail.h"
 #include "cpu/simd/rowio.h"
+#include "cpu/config/config.h"
 
 #define CL_BLOCK 64
 /* Forward outputs of FLOAT data at least this large (beta == 0) are
@@ -222,14 +223,7 @@ generic_bwd_task(void *ctx, size_t t)
 static const fdnn_pool_f32_kernels_t *
 pick(cudnnHandle_t handle)
 {
-    (void)handle; /* (only x86 builds have levels to choose from) */
-#if defined(__x86_64__) || defined(__i386__)
-    if (handle->isa >= FDNN_ISA_AVX512)
-        return &fdnn_pool_f32__avx512;
-    if (handle->isa >= FDNN_ISA_AVX2)
-        return &fdnn_pool_f32__avx2;
-#endif
-    return &fdnn_pool_f32__scalar;
+    return fdnn_isa_config(handle->isa)->pool_f32;
 }
 
 static bool

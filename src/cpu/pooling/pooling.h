@@ -83,5 +83,6 @@ typedef struct fdnn_pool_f32_kernels {
 extern const fdnn_pool_f32_kernels_t fdnn_pool_f32__scalar;
 extern const fdnn_pool_f32_kernels_t fdnn_pool_f32__avx2;
 extern const fdnn_pool_f32_kernels_t fdnn_pool_f32__avx512;
+extern const fdnn_pool_f32_kernels_t fdnn_pool_f32__neon;
 
 #endif /* FDNN_CPU_POOLING_H */

@@ -24,5 +24,6 @@ void fdnn_simd_f32_apply(fdnn_isa_t isa, fdnn_simd_fn_t fn, const float *x, floa
 void fdnn_simd_f32_apply__scalar(fdnn_simd_fn_t fn, const float *x, float *y, size_t n);
 void fdnn_simd_f32_apply__avx2(fdnn_simd_fn_t fn, const float *x, float *y, size_t n);
 void fdnn_simd_f32_apply__avx512(fdnn_simd_fn_t fn, const float *x, float *y, size_t n);
+void fdnn_simd_f32_apply__neon(fdnn_simd_fn_t fn, const float *x, float *y, size_t n);
 
 #endif /* FDNN_SIMD_SIMD_H */

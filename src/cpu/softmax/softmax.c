@@ -19,6 +19,7 @@
 
 #include "core/fail.h"
 #include "cpu/simd/rowio.h"
+#include "cpu/config/config.h"
 
 #define MAX_OPS 3
 #define LANE_TILE FDNN_SOFTMAX_MAX_LANES
@@ -234,14 +235,7 @@ generic(const sm_job_t *j)
 static const fdnn_softmax_f32_kernels_t *
 pick(cudnnHandle_t handle)
 {
-    (void)handle; /* (only x86 builds have levels to choose from) */
-#if defined(__x86_64__) || defined(__i386__)
-    if (handle->isa >= FDNN_ISA_AVX512)
-        return &fdnn_softmax_f32__avx512;
-    if (handle->isa >= FDNN_ISA_AVX2)
-        return &fdnn_softmax_f32__avx2;
-#endif
-    return &fdnn_softmax_f32__scalar;
+    return fdnn_isa_config(handle->isa)->softmax_f32;
 }
 
 /* Below this many elements (about 6 us of work on one core) a softmax runs

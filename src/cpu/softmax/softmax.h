@@ -55,5 +55,6 @@ typedef struct fdnn_softmax_f32_kernels {
 extern const fdnn_softmax_f32_kernels_t fdnn_softmax_f32__scalar;
 extern const fdnn_softmax_f32_kernels_t fdnn_softmax_f32__avx2;
 extern const fdnn_softmax_f32_kernels_t fdnn_softmax_f32__avx512;
+extern const fdnn_softmax_f32_kernels_t fdnn_softmax_f32__neon;
 
 #endif /* FDNN_CPU_SOFTMAX_H */

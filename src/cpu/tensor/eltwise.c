@@ -8,6 +8,7 @@
 #include "core/handle.h"
 #include "cpu/tensor/tensor_kernels.h"
 #include "cpu/tensor/tensor_ops.h"
+#include "cpu/config/config.h"
 
 /* Elements per task along a row: large enough to amortise the task, small
  * enough that a single long row still spreads over the threads. */
@@ -23,15 +24,7 @@ typedef void (*elt_task_fn)(const fdnn_elt_plan_t *, size_t);
 static elt_task_fn
 pick_task(fdnn_isa_t isa)
 {
-#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
-    if (isa >= FDNN_ISA_AVX512)
-        return fdnn_elt_task__avx512;
-    if (isa >= FDNN_ISA_AVX2)
-        return fdnn_elt_task__avx2;
-#else
-    (void)isa;
-#endif
-    return fdnn_elt_task__scalar;
+    return fdnn_isa_config(isa)->elt_task;
 }
 
 /* Builds the plan: drops dims of extent 1, orders the rest by c's stride

@@ -15,6 +15,7 @@
 #include "core/handle.h"
 #include "cpu/tensor/tensor_kernels.h"
 #include "cpu/tensor/tensor_ops.h"
+#include "cpu/config/config.h"
 
 /* Horizontal: split only below this many outputs ... */
 #define SPLIT_MAX_OUTPUTS 64
@@ -116,19 +117,9 @@ fdnn_tensor_reduce(cudnnHandle_t handle, const fdnn_reduce_t *p, void *workspace
 {
     fdnn_red_plan_t plan;
     plan_init(p, &plan, workspace);
-    red_task_fn chunk_fn = fdnn_red_chunk_task__scalar, output_fn = fdnn_red_output_task__scalar,
-                vertical_fn = fdnn_red_vertical_task__scalar;
-#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
-    if (handle->isa >= FDNN_ISA_AVX512) {
-        chunk_fn = fdnn_red_chunk_task__avx512;
-        output_fn = fdnn_red_output_task__avx512;
-        vertical_fn = fdnn_red_vertical_task__avx512;
-    } else if (handle->isa >= FDNN_ISA_AVX2) {
-        chunk_fn = fdnn_red_chunk_task__avx2;
-        output_fn = fdnn_red_output_task__avx2;
-        vertical_fn = fdnn_red_vertical_task__avx2;
-    }
-#endif
+    const fdnn_isa_config_t *cfg = fdnn_isa_config(handle->isa);
+    red_task_fn chunk_fn = cfg->red_chunk_task, output_fn = cfg->red_output_task,
+                vertical_fn = cfg->red_vertical_task;
     fdnn_pool_t pool = plan.outputs * plan.rcount < SERIAL_MAX ? NULL : fdnn_handle_pool(handle);
     if (plan.kv >= 0) {
         /* one pass of row blocks; with chunks, a second pass combines */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The AArch64 ASIMD (NEON) level: 4 float lanes.  Built for AArch64 only.
+ *
+ * NEON kernels (__neon.c): activation, pooling, softmax, LRN and the simd
+ * apply (the fv_* templates over cpu/simd/f32_neon.h), the 8x12 float GEMM
+ * tile (FMLA by element) and its A-in-place twin, the matrix-vector
+ * kernels, depthwise convolution and the fused Winograd block.  The rest
+ * is the portable code, which on AArch64 the compiler already vectorises
+ * for ASIMD (the baseline): the tensor and batchnorm loops (plain loops by
+ * design, identical on every level), FFT, the double GEMM, the blocked
+ * direct convolution. */
+#include "cpu/config/config.h"
+
+static fdnn_sgemm_tile_t
+sgemm_tile(const fdnn_sgemm_args_t *args)
+{
+    (void)args;
+    return (fdnn_sgemm_tile_t){.ukernel = fdnn_f32_gemm_ukernel_8x12__neon,
+                               .arows = fdnn_f32_gemm_arows_ukernel_8x12__neon,
+                               .mr = 8,
+                               .nr = 12};
+}
+
+const fdnn_isa_config_t fdnn_isa_config_neon = {
+    .isa = FDNN_ISA_NEON,
+    .act_fwd_f32 = fdnn_act_fwd_f32__neon,
+    .act_bwd_f32 = fdnn_act_bwd_f32__neon,
+    .pool_f32 = &fdnn_pool_f32__neon,
+    .softmax_f32 = &fdnn_softmax_f32__neon,
+    .lrn_f32 = &fdnn_lrn_f32__neon,
+    .elt_task = fdnn_elt_task__scalar,
+    .red_chunk_task = fdnn_red_chunk_task__scalar,
+    .red_output_task = fdnn_red_output_task__scalar,
+    .red_vertical_task = fdnn_red_vertical_task__scalar,
+    .bn = &fdnn_bn_kernels_scalar,
+    .bn_fused = &fdnn_bn_fused_scalar,
+    .fft = {fdnn_fft_f32__scalar, fdnn_fft_f64__scalar, fdnn_cgemm_f32__scalar, fdnn_cgemm_f64__scalar},
+    .simd_apply = fdnn_simd_f32_apply__neon,
+    .sgemm_tile = sgemm_tile,
+    .dgemm = {fdnn_f64_gemm_ukernel_4x8__scalar, NULL, 4, 8},
+    .dot_rows = fdnn_f32_dot_rows__neon,
+    .axpy_rows = fdnn_f32_axpy_rows__neon,
+    /* packed A only: the in-place row paths of the implicit GEMM are tuned
+     * for the x86 tiles and wait for a measurement on ARM hardware */
+    .conv_gemm = {.ukernel = fdnn_f32_gemm_ukernel_8x12__neon, .mr = 8, .nr = 12},
+    .conv_direct = {fdnn_f32_conv_direct_ukernel__scalar, fdnn_f32_conv_direct_pack16__scalar,
+                    FDNN_SCALAR_CONV_DIRECT_UR, FDNN_SCALAR_CONV_DIRECT_NKB},
+    .dwconv_rows = fdnn_f32_dwconv_rows__neon,
+    .dwconv_grad = fdnn_f32_dwconv_grad__neon,
+    .wino_fused_block = fdnn_wino_fused_block__neon,
+};

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The one place that says which kernels each ISA level runs.
+ *
+ * Every level has one configuration file here (scalar.c, x86_avx2.c,
+ * x86_avx512.c, arm_neon.c) that fills one fdnn_isa_config_t with the
+ * kernels of every family that dispatches by level; the families ask
+ * fdnn_isa_config(handle->isa) and never compare levels themselves.  A level
+ * without its own kernel for a family names the portable one.  Adding a
+ * level is: its enumerator in core/cpu.h, its detection in core/cpu.c, its
+ * file here, one line in config.c's table and its file pattern in
+ * CMakeLists.txt (which builds x86_*.c and __avx*.c only for x86, arm_*.c
+ * and __neon.c only for AArch64).
+ *
+ * Not yet here (their dispatch still compares levels in place): the int8
+ * and low-precision convolutions, the bf16 and int8 GEMMs, the row
+ * conversions, the graph pointwise rows, RNN and attention (which reach
+ * their kernels through sgemm/simd, so through this table). */
+#ifndef FDNN_CPU_CONFIG_CONFIG_H
+#define FDNN_CPU_CONFIG_CONFIG_H
+
+#include <stddef.h>
+
+#include "core/cpu.h"
+#include "cpu/activation/activation.h"
+#include "cpu/batchnorm/bn_fused.h"
+#include "cpu/batchnorm/bn_kernels.h"
+#include "cpu/conv/conv_winograd_engine.h"
+#include "cpu/fft/fft.h"
+#include "cpu/gemm/gemm.h"
+#include "cpu/kernels/conv_direct.h"
+#include "cpu/kernels/dwconv.h"
+#include "cpu/kernels/gemm_ukernel.h"
+#include "cpu/kernels/gemv.h"
+#include "cpu/lrn/lrn.h"
+#include "cpu/pooling/pooling.h"
+#include "cpu/simd/simd.h"
+#include "cpu/softmax/softmax.h"
+#include "cpu/tensor/tensor_kernels.h"
+
+/* The float GEMM tile for one product (fdnn_sgemm): the kernels and their
+ * shape.  ukernel reads packed A; arows (NULL if none) reads A in place;
+ * the _half twins (NULL if none) are the same arithmetic nr/2 wide, for a
+ * last strip of at most nr/2 columns; pack_t/pack_n (NULL: the driver's
+ * portable packs) pack op(A)/op(B) strips; pack_b (NULL: pack_n) packs B
+ * into the kernel's own strip layout.  A tile with ukernel NULL has only
+ * the arows kernel, for A read in place (fdnn_sgemm_prefers_rows_of_a). */
+typedef struct fdnn_sgemm_tile {
+    fdnn_f32_gemm_ukernel_fn ukernel, ukernel_half;
+    fdnn_f32_gemm_arows_ukernel_fn arows, arows_half;
+    fdnn_f32_pack_t_fn pack_t;
+    fdnn_f32_pack_n_fn pack_n, pack_b;
+    size_t mr, nr;
+} fdnn_sgemm_tile_t;
+
+/* A level's choice of tile for a product: depends on the shape only
+ * (never on the thread count). */
+typedef fdnn_sgemm_tile_t (*fdnn_sgemm_tile_fn)(const fdnn_sgemm_args_t *args);
+
+typedef struct fdnn_isa_config {
+    fdnn_isa_t isa;
+    /* src/cpu/activation: contiguous float rows */
+    fdnn_act_fwd_f32_fn act_fwd_f32;
+    fdnn_act_bwd_f32_fn act_bwd_f32;
+    /* src/cpu/pooling, softmax, lrn: the float fast paths */
+    const fdnn_pool_f32_kernels_t *pool_f32;
+    const fdnn_softmax_f32_kernels_t *softmax_f32;
+    const fdnn_lrn_f32_kernels_t *lrn_f32;
+    /* src/cpu/tensor: OpTensor/AddTensor tasks and ReduceTensor tasks */
+    void (*elt_task)(const fdnn_elt_plan_t *plan, size_t task);
+    void (*red_chunk_task)(const fdnn_red_plan_t *plan, size_t task);
+    void (*red_output_task)(const fdnn_red_plan_t *plan, size_t output);
+    void (*red_vertical_task)(const fdnn_red_plan_t *plan, size_t task);
+    /* src/cpu/batchnorm: the engine's passes and the fused (NHWC) kernels */
+    const fdnn_bn_kernels_t *bn;
+    const fdnn_bn_fused_kernels_t *bn_fused;
+    /* src/cpu/fft: transforms and the pointwise complex products */
+    fdnn_fft_kernels_t fft;
+    /* src/cpu/simd: fdnn_simd_f32_apply (RNN gates, ...) */
+    void (*simd_apply)(fdnn_simd_fn_t fn, const float *x, float *y, size_t n);
+    /* src/cpu/gemm: the float tile chooser, the double tile, the thin
+     * (matrix-vector) kernels */
+    fdnn_sgemm_tile_fn sgemm_tile;
+    struct {
+        fdnn_f64_gemm_ukernel_fn ukernel;
+        fdnn_f64_gemm_arows_ukernel_fn arows; /* NULL if none */
+        size_t mr, nr;
+    } dgemm;
+    fdnn_f32_gemv_fn dot_rows, axpy_rows;
+    /* src/cpu/conv/conv_gemm*: the implicit-GEMM tile (same meaning as
+     * fdnn_sgemm_tile_t; aptrs reads a pointer per row of A, NULL if none;
+     * half_nr the width of the _half twins, 0 if none) */
+    struct {
+        fdnn_f32_gemm_ukernel_fn ukernel, ukernel_half;
+        fdnn_f32_gemm_arows_ukernel_fn arows, arows_half;
+        fdnn_f32_gemm_aptrs_ukernel_fn aptrs;
+        fdnn_f32_pack_t_fn pack_t;
+        size_t mr, nr, half_nr;
+    } conv_gemm;
+    /* src/cpu/conv/conv_direct_blocked: the blocked direct kernel, its
+     * 16-channel pack and its largest row tile and output-channel blocks */
+    struct {
+        fdnn_f32_conv_direct_fn ukernel;
+        fdnn_f32_conv_direct_pack_fn pack16;
+        int64_t max_ur, max_nkb;
+    } conv_direct;
+    /* src/cpu/conv/conv_depthwise and conv_winograd_fused */
+    fdnn_f32_dwconv_rows_fn dwconv_rows;
+    fdnn_f32_dwconv_grad_fn dwconv_grad;
+    fdnn_wino_fused_block_fn wino_fused_block;
+} fdnn_isa_config_t;
+
+/* The configuration of `isa`, or of the best level this CPU runs when `isa`
+ * is above it or belongs to another architecture (never a kernel the CPU
+ * lacks).  Never NULL. */
+const fdnn_isa_config_t *fdnn_isa_config(fdnn_isa_t isa);
+
+/* The levels' own tables (config.c picks among them). */
+extern const fdnn_isa_config_t fdnn_isa_config_scalar;
+extern const fdnn_isa_config_t fdnn_isa_config_avx2;
+extern const fdnn_isa_config_t fdnn_isa_config_avx512;
+extern const fdnn_isa_config_t fdnn_isa_config_neon;
+
+#endif /* FDNN_CPU_CONFIG_CONFIG_H */

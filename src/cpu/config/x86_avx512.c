@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The x86 AVX-512 (F, BW, VL, DQ) level (16 float lanes).  Built for x86
+ * only. */
+#include "cpu/config/config.h"
+
+/* Elements of C a tile grid of mr x nr computes for an m x n product. */
+static double
+padded_area(size_t m, size_t n, size_t mr, size_t nr)
+{
+    return (double)((m + mr - 1) / mr * mr) * (double)((n + nr - 1) / nr * nr);
+}
+
+/* The 6x49 tile (A read in place, B in its own packed strips) for n in one
+ * column tile (at most 8 strips) when 49-wide strips pad n no more than 5%
+ * beyond the 32-wide ones with their half-width last strip: n = 49, 98,
+ * 147, 196 (7x7 .. 14x14 images).  Its lanes are all useful, and it ran
+ * faster than 14x32 even at equal padding (1024x96x256: 89% vs 86% of peak;
+ * 1024x196x256: 89% vs 79%); at n = 100 (147 vs 112 lanes) it lost (60% vs
+ * 74%).  Needs a product to compute (k > 0, alpha != 0: there is no packed
+ * twin for the epilogue-only pass) and A, B not transposed. */
+static bool
+use_49(const fdnn_sgemm_args_t *args)
+{
+    size_t n = args->n;
+    if (args->k == 0 || args->alpha == 0)
+        return false;
+    if (args->trans_a || args->trans_b || n <= 16 || n > 8 * 49)
+        return false;
+    size_t n32 = n % 32 != 0 && n % 32 <= 16 ? n / 32 * 32 + 16 : (n + 31) / 32 * 32;
+    return (double)((n + 48) / 49 * 49) <= 1.05 * (double)n32;
+}
+
+/* 6x49 where it fits (use_49); narrow products (n <= 16) 14x16 with A in
+ * place or 28x16 packed; otherwise 8x48 when it pads the product at least
+ * 3% less than 14x32 (m = 64 or 128 with large n; the two run at the same
+ * speed from L1), else 14x32 with its 14x16 twin for a last half strip. */
+static fdnn_sgemm_tile_t
+sgemm_tile(const fdnn_sgemm_args_t *args)
+{
+    size_t m = args->m, n = args->n;
+    fdnn_sgemm_tile_t t = {.pack_t = fdnn_f32_pack_t__avx512, .pack_n = fdnn_f32_pack_n__avx512};
+    if (use_49(args)) {
+        t.arows = fdnn_f32_gemm_arows_ukernel_6x49__avx512; /* only: n fits one column tile */
+        t.pack_b = fdnn_f32_pack_b49__avx512;
+        t.mr = 6;
+        t.nr = 49;
+    } else if (n <= 16 && !args->trans_a) { /* A read in place: 14 rows suffice */
+        t.ukernel = fdnn_f32_gemm_ukernel_14x16__avx512;
+        t.arows = fdnn_f32_gemm_arows_ukernel_14x16__avx512;
+        t.mr = 14;
+        t.nr = 16;
+    } else if (n <= 16) {
+        t.ukernel = fdnn_f32_gemm_ukernel_28x16__avx512;
+        t.mr = 28;
+        t.nr = 16;
+    } else if (m <= 8 || padded_area(m, n, 8, 48) < padded_area(m, n, 14, 32) * 0.97) {
+        t.ukernel = fdnn_f32_gemm_ukernel_8x48__avx512;
+        t.arows = fdnn_f32_gemm_arows_ukernel_8x48__avx512;
+        t.mr = 8;
+        t.nr = 48;
+    } else {
+        t.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
+        t.arows = fdnn_f32_gemm_arows_ukernel_14x32__avx512;
+        /* n = 196 = 6 x 32 + 4: the last strip at half the cost */
+        t.ukernel_half = fdnn_f32_gemm_ukernel_14x16__avx512;
+        t.arows_half = fdnn_f32_gemm_arows_ukernel_14x16__avx512;
+        t.mr = 14;
+        t.nr = 32;
+    }
+    return t;
+}
+
+const fdnn_isa_config_t fdnn_isa_config_avx512 = {
+    .isa = FDNN_ISA_AVX512,
+    .act_fwd_f32 = fdnn_act_fwd_f32__avx512,
+    .act_bwd_f32 = fdnn_act_bwd_f32__avx512,
+    .pool_f32 = &fdnn_pool_f32__avx512,
+    .softmax_f32 = &fdnn_softmax_f32__avx512,
+    .lrn_f32 = &fdnn_lrn_f32__avx512,
+    .elt_task = fdnn_elt_task__avx512,
+    .red_chunk_task = fdnn_red_chunk_task__avx512,
+    .red_output_task = fdnn_red_output_task__avx512,
+    .red_vertical_task = fdnn_red_vertical_task__avx512,
+    .bn = &fdnn_bn_kernels_avx512,
+    .bn_fused = &fdnn_bn_fused_avx512,
+    .fft = {fdnn_fft_f32__avx512, fdnn_fft_f64__avx512, fdnn_cgemm_f32__avx512, fdnn_cgemm_f64__avx512},
+    .simd_apply = fdnn_simd_f32_apply__avx512,
+    .sgemm_tile = sgemm_tile,
+    .dgemm = {fdnn_f64_gemm_ukernel_14x16__avx512, fdnn_f64_gemm_arows_ukernel_14x16__avx512, 14, 16},
+    .dot_rows = fdnn_f32_dot_rows__avx512,
+    .axpy_rows = fdnn_f32_axpy_rows__avx512,
+    .conv_gemm = {.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512,
+                  .ukernel_half = fdnn_f32_gemm_ukernel_14x16__avx512,
+                  .arows = fdnn_f32_gemm_arows_ukernel_14x32__avx512,
+                  .arows_half = fdnn_f32_gemm_arows_ukernel_14x16__avx512,
+                  .aptrs = fdnn_f32_gemm_aptrs_ukernel_14x32__avx512,
+                  .pack_t = fdnn_f32_pack_t__avx512,
+                  .mr = 14,
+                  .nr = 32,
+                  .half_nr = 16},
+    .conv_direct = {fdnn_f32_conv_direct_ukernel__avx512, fdnn_f32_conv_direct_pack16__avx512,
+                    FDNN_AVX512_CONV_DIRECT_UR, FDNN_AVX512_CONV_DIRECT_NKB},
+    .dwconv_rows = fdnn_f32_dwconv_rows__avx512,
+    .dwconv_grad = fdnn_f32_dwconv_grad__avx512,
+    .wino_fused_block = fdnn_wino_fused_block__avx512,
+};

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "cpu/simd/f32_neon.h"
+#include "cpu/lrn/lrn_f32.inc"

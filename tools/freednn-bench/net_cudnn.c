@@ -86,6 +86,27 @@ alloc_floats(size_t n, float fill_bound, float constant)
         }                                                                                                         \
     } while (0)
 
+/* A random 4-D tensor drawn in NCHW (KCRS) order, so that both layouts get
+ * the same values at the same logical positions (and the same as the
+ * oneDNN side's): stored as NHWC (KRSC) when `nhwc`. */
+static float *
+alloc_random_4d(int d0, int d1, int d2, int d3, float bound, bool nhwc)
+{
+    size_t count = (size_t)d0 * d1 * d2 * d3;
+    float *p = alloc_floats(count, bound, 0.0f);
+    if (p == NULL || !nhwc)
+        return p;
+    float *q = malloc(count * sizeof(float));
+    if (q != NULL)
+        for (int a = 0; a < d0; a++)
+            for (int b = 0; b < d1; b++)
+                for (int c = 0; c < d2; c++)
+                    for (int d = 0; d < d3; d++)
+                        q[(((size_t)a * d2 + c) * d3 + d) * d1 + b] = p[(((size_t)a * d1 + b) * d2 + c) * d3 + d];
+    free(p);
+    return q;
+}
+
 /* Descriptors, parameters and algorithms of node i. */
 static bool
 setup_layer(side_t *s, int i, net_result_t *r)
@@ -97,7 +118,8 @@ setup_layer(side_t *s, int i, net_result_t *r)
     CHECK(cudnnCreateTensorDescriptor(&l->desc), "tensor descriptor");
     cudnnTensorFormat_t fmt = s->run->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
     CHECK(cudnnSetTensor4dDescriptor(l->desc, fmt, CUDNN_DATA_FLOAT, mb, n->c, n->h, n->w), "tensor");
-    l->y = alloc_floats(count, n->op == NET_INPUT ? 1.0f : 0.0f, 0.0f);
+    l->y = n->op == NET_INPUT ? alloc_random_4d(mb, n->c, n->h, n->w, 1.0f, s->run->nhwc)
+                              : alloc_floats(count, 0.0f, 0.0f);
     if (s->run->train && n->op != NET_INPUT)
         l->dy = alloc_floats(count, 0.0f, 0.0f);
     if (l->y == NULL || (s->run->train && n->op != NET_INPUT && l->dy == NULL)) {
@@ -115,7 +137,7 @@ setup_layer(side_t *s, int i, net_result_t *r)
     case NET_FC: {
         int k = n->op == NET_CONV ? n->k : x->h, cin = x->c / n->groups;
         l->w_count = (size_t)n->c * cin * k * k;
-        l->w = alloc_floats(l->w_count, 1.0f / sqrtf((float)(cin * k * k)), 0.0f);
+        l->w = alloc_random_4d(n->c, cin, k, k, 1.0f / sqrtf((float)(cin * k * k)), s->run->nhwc);
         l->dw = alloc_floats(l->w_count, 0.0f, 0.0f);
         CHECK(cudnnCreateFilterDescriptor(&l->w_desc), "filter descriptor");
         CHECK(cudnnSetFilter4dDescriptor(l->w_desc, CUDNN_DATA_FLOAT, fmt, n->c, cin, k, k), "filter");

@@ -71,6 +71,9 @@ fi
 
 ninja -C "$build" package >/dev/null
 zip="$build/$(tr -d '\n' < "$build/install/package-name.txt").zip"
-unzip -l "$zip" | grep -q "archive/bin/cudnn_adv_train64_8.dll" || { echo "windows: $zip is incomplete"; exit 1; }
+# Listed by CMake's libarchive (unzip need not be installed), into a file:
+# `grep -q` reading a pipe would end its writer early, which pipefail reports.
+cmake -E tar tf "$zip" > "$build/package-listing.txt"
+grep -q "archive/bin/cudnn_adv_train64_8.dll" "$build/package-listing.txt" || { echo "windows: $zip is incomplete"; exit 1; }
 echo "windows: $zip"
 wineserver -k 2>/dev/null || true

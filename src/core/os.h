@@ -32,6 +32,10 @@ unsigned long long fdnn_os_thread_id(void);
  * block cannot be given to free()). */
 void *fdnn_os_aligned_alloc(size_t align, size_t bytes);
 void fdnn_os_aligned_free(void *p);
+/* 1 when the blocks are offset pointers inside larger allocations (Windows'
+ * _aligned_malloc, and the ASan build on Linux that mimics it so a stray
+ * free() is reported there too), 0 when they are the allocator's own. */
+int fdnn_os_aligned_is_emulated(void);
 
 /* ---- for the thread pool (pool.c) --------------------------------------- */
 

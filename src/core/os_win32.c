@@ -112,6 +112,12 @@ fdnn_os_aligned_free(void *p)
     _aligned_free(p);
 }
 
+int
+fdnn_os_aligned_is_emulated(void)
+{
+    return 1; /* _aligned_malloc returns an offset into its own block */
+}
+
 struct fdnn_os_thread {
     HANDLE handle;
     void (*fn)(void *);

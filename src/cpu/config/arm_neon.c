@@ -4,11 +4,11 @@
  * NEON kernels (__neon.c): activation, pooling, softmax, LRN and the simd
  * apply (the fv_* templates over cpu/simd/f32_neon.h), the 8x12 float GEMM
  * tile (FMLA by element) and its A-in-place twin, the matrix-vector
- * kernels, depthwise convolution and the fused Winograd block.  The rest
+ * kernels, depthwise convolution, the fused Winograd block and the
+ * blocked direct convolution (6 pixels x 16 channels).  The rest
  * is the portable code, which on AArch64 the compiler already vectorises
  * for ASIMD (the baseline): the tensor and batchnorm loops (plain loops by
- * design, identical on every level), FFT, the double GEMM, the blocked
- * direct convolution. */
+ * design, identical on every level), FFT, the double GEMM. */
 #include "cpu/config/config.h"
 
 static fdnn_sgemm_tile_t
@@ -43,8 +43,8 @@ const fdnn_isa_config_t fdnn_isa_config_neon = {
     /* packed A only: the in-place row paths of the implicit GEMM are tuned
      * for the x86 tiles and wait for a measurement on ARM hardware */
     .conv_gemm = {.ukernel = fdnn_f32_gemm_ukernel_8x12__neon, .mr = 8, .nr = 12},
-    .conv_direct = {fdnn_f32_conv_direct_ukernel__scalar, fdnn_f32_conv_direct_pack16__scalar,
-                    FDNN_SCALAR_CONV_DIRECT_UR, FDNN_SCALAR_CONV_DIRECT_NKB},
+    .conv_direct = {fdnn_f32_conv_direct_ukernel__neon, fdnn_f32_conv_direct_pack16__neon,
+                    FDNN_NEON_CONV_DIRECT_UR, FDNN_NEON_CONV_DIRECT_NKB},
     .dwconv_rows = fdnn_f32_dwconv_rows__neon,
     .dwconv_grad = fdnn_f32_dwconv_grad__neon,
     .wino_fused_block = fdnn_wino_fused_block__neon,

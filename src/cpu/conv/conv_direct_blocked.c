@@ -74,7 +74,9 @@ make_layout(const fdnn_conv_problem_t *p, plan_t *pl)
      * ISA level. */
     int64_t wp = padded_width(p, FDNN_SCALAR_CONV_DIRECT_UR);
     int64_t w2 = padded_width(p, FDNN_AVX2_CONV_DIRECT_UR), w3 = padded_width(p, FDNN_AVX512_CONV_DIRECT_UR);
+    int64_t w4 = padded_width(p, FDNN_NEON_CONV_DIRECT_UR);
     wp = w2 > wp ? w2 : wp;
+    wp = w4 > wp ? w4 : wp;
     pl->wp = w3 > wp ? w3 : wp;
     double wf = (double)pl->g * (double)pl->nkb * KB * (double)pl->ncb * (double)pl->cin * (double)pl->taps;
     double inf = (double)pl->g * (double)pl->ncb * (double)pl->cin * (double)pl->dp * (double)pl->hp * (double)pl->wp;

@@ -58,11 +58,14 @@ typedef void (*fdnn_f32_conv_direct_fn)(const fdnn_f32_conv_direct_args_t *a);
 
 /* Tile limits per ISA: pixels x blocks of accumulators that fit the
  * register file (AVX-512: 14 x 2 zmm pairs = 28 of 32 zmm; AVX2: 6 x 2 ymm
- * = 12 of 16 ymm; the portable kernel: what keeps its arrays small). */
+ * = 12 of 16 ymm; NEON: 6 x 4 q = 24 of 32 q; the portable kernel: what
+ * keeps its arrays small). */
 #define FDNN_AVX512_CONV_DIRECT_UR 14
 #define FDNN_AVX512_CONV_DIRECT_NKB 2
 #define FDNN_AVX2_CONV_DIRECT_UR 6
 #define FDNN_AVX2_CONV_DIRECT_NKB 1
+#define FDNN_NEON_CONV_DIRECT_UR 6
+#define FDNN_NEON_CONV_DIRECT_NKB 1
 #define FDNN_SCALAR_CONV_DIRECT_UR 4
 #define FDNN_SCALAR_CONV_DIRECT_NKB 1
 
@@ -73,10 +76,12 @@ typedef void (*fdnn_f32_conv_direct_pack_fn)(size_t pixels, const float *src, si
 
 void fdnn_f32_conv_direct_pack16__avx512(size_t pixels, const float *src, size_t src_c, float *dst);
 void fdnn_f32_conv_direct_pack16__avx2(size_t pixels, const float *src, size_t src_c, float *dst);
+void fdnn_f32_conv_direct_pack16__neon(size_t pixels, const float *src, size_t src_c, float *dst);
 void fdnn_f32_conv_direct_pack16__scalar(size_t pixels, const float *src, size_t src_c, float *dst);
 
 void fdnn_f32_conv_direct_ukernel__avx512(const fdnn_f32_conv_direct_args_t *a);
 void fdnn_f32_conv_direct_ukernel__avx2(const fdnn_f32_conv_direct_args_t *a);
+void fdnn_f32_conv_direct_ukernel__neon(const fdnn_f32_conv_direct_args_t *a);
 void fdnn_f32_conv_direct_ukernel__scalar(const fdnn_f32_conv_direct_args_t *a);
 
 #endif /* FDNN_CPU_KERNELS_CONV_DIRECT_H */

@@ -427,6 +427,41 @@ run_block(cudnnHandle_t h, block_t *b)
     fdnn_parallelize_1d(pool, block_row_task, b, (size_t)b->nrows, 0);
 }
 
+/* ---- the chain in the GEMM's store --------------------------------------- */
+
+/* The FP32 GEMM's tile hook (fdnn_sgemm_args_t.tile_hook): the chain on one
+ * finished tile of C (rows of panel `r0` onward), row by row, on the GEMM
+ * task's thread while the tile is in its cache.  `b` holds the batch
+ * indices (lo of the leading dims) and the chain; the tile gives the rest. */
+typedef struct mm_hook {
+    const block_t *b;
+    int64_t r0;
+} mm_hook_t;
+
+static void
+mm_tile_hook(void *ctx, float *c, size_t ldc, size_t row, size_t col, size_t rows, size_t cols)
+{
+    const mm_hook_t *hk = ctx;
+    block_t t = *hk->b;
+    int nd = t.ndim;
+    t.buf = c;
+    t.bstr[nd - 2] = (int64_t)ldc;
+    t.bstr[nd - 1] = 1;
+    t.row_dim = t.row_first = nd - 1;
+    t.row_len = (int64_t)cols;
+    int64_t idx[FDNN_GRAPH_MAX_DIMS];
+    for (int d = 0; d < nd - 2; d++)
+        idx[d] = t.lo[d];
+    idx[nd - 1] = (int64_t)col;
+    for (size_t i = 0; i < rows; i++) {
+        idx[nd - 2] = hk->r0 + (int64_t)(row + i);
+        if (t.ch->f64)
+            chain_row_f64(&t, idx, (int64_t)(i * ldc));
+        else
+            chain_row_f32(&t, idx, (int64_t)(i * ldc));
+    }
+}
+
 cudnnStatus_t
 gx_fused_execute(const fdnn_graph_exec_t *e)
 {
@@ -504,6 +539,12 @@ gx_fused_execute(const fdnn_graph_exec_t *e)
                 for (int d = 0; d < nd - 2; d++)
                     yo += b.lo[d] * eff_stride(y, d);
                 char *Y = (char *)ptr[pl.ch.y] + (size_t)yo * es;
+                if (!pl.mm.f64) { /* the chain in the GEMM's store: no pass after it */
+                    mm_hook_t hk = {&b, 0};
+                    if (!gx_mm_rows_hook(e->handle, &pl.mm, A, B, 0, pl.mm.m, Y, pl.y_ld, mm_tile_hook, &hk))
+                        return FDNN_ALLOC_FAILED("fused engine: the GEMM packing buffers could not be allocated");
+                    continue;
+                }
                 if (!gx_mm_rows(e->handle, &pl.mm, A, B, 0, pl.mm.m, Y, pl.y_ld))
                     return FDNN_ALLOC_FAILED("fused engine: the GEMM packing buffers could not be allocated");
                 b.bstr[nd - 2] = pl.y_ld;
@@ -517,6 +558,12 @@ gx_fused_execute(const fdnn_graph_exec_t *e)
             }
             for (int64_t r0 = 0; r0 < pl.mm.m; r0 += pl.rows) {
                 int64_t nr = pl.mm.m - r0 < pl.rows ? pl.mm.m - r0 : pl.rows;
+                if (!pl.mm.f64) {
+                    mm_hook_t hk = {&b, r0};
+                    if (!gx_mm_rows_hook(e->handle, &pl.mm, A, B, r0, nr, scratch, pl.mm.n, mm_tile_hook, &hk))
+                        return FDNN_ALLOC_FAILED("fused engine: the GEMM packing buffers could not be allocated");
+                    continue;
+                }
                 if (!gx_mm_rows(e->handle, &pl.mm, A, B, r0, nr, scratch, pl.mm.n))
                     return FDNN_ALLOC_FAILED("fused engine: the GEMM packing buffers could not be allocated");
                 b.lo[nd - 2] = r0;

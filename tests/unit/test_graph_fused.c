@@ -685,6 +685,9 @@ main(void)
         /* 32 x 24 x 24 floats = 72 KiB per image: 7 images per block, 9 = 7 + 2 */
         test_conv_chain(true, false, 9, 8, 32, 24);
         test_conv_chain(true, true, 9, 8, 32, 24);
+        /* channel and width tails in the direct kernels' store (20 = 16 + 4 channels) */
+        test_conv_chain(true, false, 3, 5, 20, 11);
+        test_conv_chain(true, true, 3, 5, 20, 11);
         test_matmul_chain(5, 7, 3, CUDNN_POINTWISE_GELU_FWD);
         /* 1024 columns: 128 rows per panel, 300 = 128 + 128 + 44 */
         test_matmul_chain(300, 1024, 24, CUDNN_POINTWISE_GELU_FWD);

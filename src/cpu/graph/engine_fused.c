@@ -27,6 +27,7 @@
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/pool.h"
+#include "cpu/conv/conv_lowp.h"
 #include "cpu/graph/engines.h"
 #include "cpu/graph/graph_exec.h"
 
@@ -403,8 +404,10 @@ block_row_task(void *ctx, size_t row)
         chain_row_f32(b, idx, boff);
 }
 
+/* The rows of the chain over box b: the innermost unit-stride dim, merged
+ * outwards while every operand goes on linearly. */
 static void
-run_block(cudnnHandle_t h, block_t *b)
+block_rows(block_t *b)
 {
     b->row_dim = b->ndim - 1;
     for (int d = b->ndim - 1; d >= 0; d--)
@@ -423,6 +426,13 @@ run_block(cudnnHandle_t h, block_t *b)
     for (int d = 0; d < b->ndim; d++)
         total *= b->cnt[d];
     b->nrows = total / b->row_len;
+}
+
+static void
+run_block(cudnnHandle_t h, block_t *b)
+{
+    block_rows(b);
+    int64_t total = b->nrows * b->row_len;
     fdnn_pool_t pool = total < 65536 ? NULL : fdnn_handle_pool(h);
     fdnn_parallelize_1d(pool, block_row_task, b, (size_t)b->nrows, 0);
 }
@@ -460,6 +470,42 @@ mm_tile_hook(void *ctx, float *c, size_t ldc, size_t row, size_t col, size_t row
         else
             chain_row_f32(&t, idx, (int64_t)(i * ldc));
     }
+}
+
+/* ---- the chain in the direct convolution's store ------------------------- */
+
+/* The convolution's output hook (fdnn_conv_exec_t.y_hook): the chain on
+ * one finished box of the block (images from n0), serially on the solver
+ * task's thread.  `b` is the block: buf at its first image, bstr v0's
+ * strides. */
+typedef struct conv_hook {
+    const block_t *b;
+    int64_t n0;
+} conv_hook_t;
+
+static void
+conv_y_hook(void *ctx, const int64_t lo[5], const int64_t cnt[5])
+{
+    const conv_hook_t *hk = ctx;
+    block_t t = *hk->b;
+    /* the box in v0's dims: (n, k, h, w) for 2-D, (n, k, d, h, w) for 3-D */
+    int64_t blo[FDNN_GRAPH_MAX_DIMS], bcnt[FDNN_GRAPH_MAX_DIMS];
+    int src[5] = {0, 1, 2, 3, 4}, nd = t.ndim;
+    if (nd == 4)
+        src[2] = 3, src[3] = 4;
+    int64_t off = 0;
+    for (int d = 0; d < nd; d++) {
+        blo[d] = lo[src[d]];
+        bcnt[d] = cnt[src[d]];
+        off += blo[d] * t.bstr[d];
+    }
+    blo[0] += hk->n0;
+    t.buf = (const char *)t.buf + (size_t)off * gx_dtype_size(t.bdt);
+    for (int d = 0; d < nd; d++)
+        t.lo[d] = blo[d], t.cnt[d] = bcnt[d];
+    block_rows(&t);
+    for (int64_t r = 0; r < t.nrows; r++)
+        block_row_task(&t, (size_t)r);
 }
 
 cudnnStatus_t
@@ -511,7 +557,18 @@ gx_fused_execute(const fdnn_graph_exec_t *e)
             cx.beta = 0;
             cx.workspace = pl.conv_ws > 0 ? scratch + ws_at : NULL;
             cx.workspace_bytes = pl.conv_ws;
+            /* The chain in the solver's store where it takes a hook (FP32
+             * data, no reduced-precision shadow), else a pass over the block. */
+            bool ran = false;
+            conv_hook_t hk = {&b, n0};
+            if (v0->dtype == CUDNN_DATA_FLOAT && (v0->ndim == 4 || v0->ndim == 5) && !fdnn_conv_lowp_applies(&s)) {
+                cx.y_hook = conv_y_hook;
+                cx.y_hook_ctx = &hk;
+                cx.y_hook_ran = &ran;
+            }
             RETURN_IF_ERROR(fdnn_conv_run(&cx, nb == pl.nb ? pl.algo[0] : pl.algo[1]));
+            if (ran)
+                continue;
             b.lo[0] = n0;
             b.cnt[0] = nb;
             run_block(e->handle, &b);

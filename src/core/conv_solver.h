@@ -40,20 +40,6 @@ typedef struct fdnn_conv_exec {
     bool relu;
     void *workspace;
     size_t workspace_bytes;
-    /* Optional output hook, forward FP32 only (NULL: none; a solver that
-     * does not take it ignores these three fields).  A solver that takes it
-     * sets *y_hook_ran = true before it computes, then calls
-     * y_hook(y_hook_ctx, lo, cnt) once for each box of y's (n, k, d, h, w)
-     * index space [lo, lo + cnt) whose values are final (after the blend,
-     * bias and ReLU), on the thread that computed the box, right after it
-     * did (the box is still in that core's cache).  The boxes partition y
-     * and do not depend on the thread count.  The hook may rewrite its box
-     * of y (or write its box of another tensor) and must touch nothing else
-     * of y.  Takers: the blocked direct kernels (conv_direct_blocked.c).
-     * The fused graph engine runs its pointwise chain there. */
-    void (*y_hook)(void *ctx, const int64_t lo[5], const int64_t cnt[5]);
-    void *y_hook_ctx;
-    bool *y_hook_ran;
 } fdnn_conv_exec_t;
 
 /* The epilogue above for one FP32 value s (the raw sum at *dst): alpha*s,

@@ -293,11 +293,6 @@ compute_row(void *arg, size_t task)
             for (int64_t r = 0; r < rows; r++)
                 store_tile(j, tile + (size_t)r * a.y_row, t_k, t_px, g * pl->kg + k0, kc, od, oh + r, ow0, pixels);
     }
-    /* The caller's epilogue on the rows just written, still in cache. */
-    if (e->y_hook != NULL) {
-        const int64_t lo[5] = {j->n, g * pl->kg + k0, od, oh, 0}, cnt[5] = {1, kc, 1, rows, p->out[2]};
-        e->y_hook(e->y_hook_ctx, lo, cnt);
-    }
 }
 
 /* The filter reorder of slice g*nkt + kt: blocks [kt*kbt, kt*kbt + kbt) of
@@ -469,8 +464,6 @@ run_forward(const fdnn_conv_exec_t *e, bool transposed)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
     j.wbuf = (float *)scratch;
     j.ibuf = (float *)(scratch + wbytes);
-    if (e->y_hook != NULL)
-        *e->y_hook_ran = true; /* every output row goes through compute_row, which calls it */
     if (batched) {
         if (b.chunks > 1)
             fdnn_parallelize_1d(e->pool, reorder_filter, &j, (size_t)(j.pl.g * j.pl.nkb * j.pl.ncb), 0);
@@ -578,7 +571,6 @@ make_phase(const fdnn_conv_exec_t *e, const int64_t pa[3], fdnn_conv_problem_t *
     fe->y_in = NULL;
     fe->bias = NULL;
     fe->relu = false;
-    fe->y_hook = NULL; /* forward only */
     *empty = false;
     int64_t x_off = 0, w_off = 0, y_off = 0;
     for (int i = 0; i < 3; i++) {

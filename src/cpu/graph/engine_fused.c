@@ -27,7 +27,6 @@
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/pool.h"
-#include "cpu/conv/conv_lowp.h"
 #include "cpu/graph/engines.h"
 #include "cpu/graph/graph_exec.h"
 
@@ -46,6 +45,7 @@ typedef struct chain {
     int out[MAX_CHAIN];      /* the output tensor of each op */
     int nin[MAX_CHAIN];
     bool f64;
+    bool affine; /* every op ADD, SUB, MUL or RELU_FWD, FLOAT throughout (affine_row) */
     int v0; /* the producer's output */
     int y;  /* the last op's output */
 } chain_t;
@@ -125,6 +125,15 @@ resolve(const fdnn_graph_t *g, chain_t *c)
     if (!v0->is_virtual)
         return FDNN_NOT_SUPPORTED("fused engine: node 0 (%s) writes a non-virtual tensor", fdnn_graph_op_name(p->kind));
     c->y = cur;
+    c->affine = !c->f64 && v0->dtype == CUDNN_DATA_FLOAT;
+    for (int k = 0; k < c->nops && c->affine; k++) {
+        cudnnPointwiseMode_t m = c->pw[k].mode;
+        c->affine = (m == CUDNN_POINTWISE_ADD || m == CUDNN_POINTWISE_SUB || m == CUDNN_POINTWISE_MUL ||
+                     m == CUDNN_POINTWISE_RELU_FWD) &&
+                    c->pw[k].alpha1 == 1 && c->pw[k].alpha2 == 1 && g->tensors[c->out[k]].dtype == CUDNN_DATA_FLOAT;
+        for (int sl = 0; sl < c->nin[k] && c->affine; sl++)
+            c->affine = sl == c->slot[k] || g->tensors[c->other[k][sl]].dtype == CUDNN_DATA_FLOAT;
+    }
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -384,6 +393,69 @@ mergeable(const block_t *b, int first, int64_t len)
 CHAIN_ROW(float, f32)
 CHAIN_ROW(double, f64)
 
+/* The common epilogue (scale, bias, residual, ReLU: ch->affine) on a row
+ * whose value and output are contiguous and whose other operands are
+ * contiguous or constant along it: each op one plain loop over a chunk in
+ * registers / L1, no per-op copies or broadcasts.  The same float
+ * operations, in the same order, as gx_pw_row_f32 (ADD x + b, SUB x - b,
+ * MUL x * b, RELU_FWD's select), so the bits are the generic engine's.
+ * False (nothing done) when the row does not qualify. */
+static bool
+affine_row(const block_t *b, const int64_t *idx, int64_t boff)
+{
+    const chain_t *ch = b->ch;
+    const fdnn_graph_t *g = b->g;
+    const fdnn_graph_tensor_t *y = &g->tensors[ch->y];
+    int rd = b->row_dim;
+    if (!ch->affine || b->bstr[rd] != 1 || eff_stride(y, rd) != 1 || y->dtype != CUDNN_DATA_FLOAT)
+        return false;
+    const float *opnd[MAX_CHAIN];
+    bool vec[MAX_CHAIN];
+    for (int k = 0; k < ch->nops; k++) {
+        opnd[k] = NULL, vec[k] = false;
+        if (ch->nin[k] < 2)
+            continue;
+        const fdnn_graph_tensor_t *t = &g->tensors[ch->other[k][1 - ch->slot[k]]];
+        int64_t st = eff_stride(t, rd);
+        if (st != 0 && st != 1)
+            return false;
+        vec[k] = st == 1;
+        opnd[k] = (const float *)b->ptr[ch->other[k][1 - ch->slot[k]]] + (t->by_value ? 0 : gx_bcast_offset(t, idx));
+    }
+    const float *src = (const float *)b->buf + boff;
+    float *dst = (float *)b->ptr[ch->y] + gx_bcast_offset(y, idx);
+    int64_t len = b->row_len;
+    for (int64_t j0 = 0; j0 < len; j0 += GX_CHUNK) {
+        int64_t n = len - j0 < GX_CHUNK ? len - j0 : GX_CHUNK;
+        float va[GX_CHUNK], vb[GX_CHUNK], *v = va, *w = vb;
+        memcpy(v, src + j0, sizeof(float) * (size_t)n);
+        for (int k = 0; k < ch->nops; k++) {
+            const gx_pw_t *pw = &ch->pw[k];
+            if (pw->mode == CUDNN_POINTWISE_RELU_FWD || vec[k]) {
+                /* the ISA's row kernel (vectorized selects), ping-pong buffers */
+                const float *o = vec[k] ? opnd[k] + j0 : NULL;
+                bool first = ch->slot[k] == 0;
+                gx_pw_row_f32(pw, n, w, first ? v : o, first ? o : v, NULL);
+                float *tmp = v;
+                v = w, w = tmp;
+                continue;
+            }
+            /* a constant along the row: plain loops (x + c, x * c commute) */
+            const float c = *opnd[k];
+            if (pw->mode == CUDNN_POINTWISE_ADD)
+                for (int64_t i = 0; i < n; i++) v[i] += c;
+            else if (pw->mode == CUDNN_POINTWISE_MUL)
+                for (int64_t i = 0; i < n; i++) v[i] *= c;
+            else if (ch->slot[k] == 0)
+                for (int64_t i = 0; i < n; i++) v[i] -= c;
+            else
+                for (int64_t i = 0; i < n; i++) v[i] = c - v[i];
+        }
+        memcpy(dst + j0, v, sizeof(float) * (size_t)n);
+    }
+    return true;
+}
+
 static void
 block_row_task(void *ctx, size_t row)
 {
@@ -400,7 +472,7 @@ block_row_task(void *ctx, size_t row)
     }
     if (b->ch->f64)
         chain_row_f64(b, idx, boff);
-    else
+    else if (!affine_row(b, idx, boff))
         chain_row_f32(b, idx, boff);
 }
 
@@ -467,45 +539,9 @@ mm_tile_hook(void *ctx, float *c, size_t ldc, size_t row, size_t col, size_t row
         idx[nd - 2] = hk->r0 + (int64_t)(row + i);
         if (t.ch->f64)
             chain_row_f64(&t, idx, (int64_t)(i * ldc));
-        else
+        else if (!affine_row(&t, idx, (int64_t)(i * ldc)))
             chain_row_f32(&t, idx, (int64_t)(i * ldc));
     }
-}
-
-/* ---- the chain in the direct convolution's store ------------------------- */
-
-/* The convolution's output hook (fdnn_conv_exec_t.y_hook): the chain on
- * one finished box of the block (images from n0), serially on the solver
- * task's thread.  `b` is the block: buf at its first image, bstr v0's
- * strides. */
-typedef struct conv_hook {
-    const block_t *b;
-    int64_t n0;
-} conv_hook_t;
-
-static void
-conv_y_hook(void *ctx, const int64_t lo[5], const int64_t cnt[5])
-{
-    const conv_hook_t *hk = ctx;
-    block_t t = *hk->b;
-    /* the box in v0's dims: (n, k, h, w) for 2-D, (n, k, d, h, w) for 3-D */
-    int64_t blo[FDNN_GRAPH_MAX_DIMS], bcnt[FDNN_GRAPH_MAX_DIMS];
-    int src[5] = {0, 1, 2, 3, 4}, nd = t.ndim;
-    if (nd == 4)
-        src[2] = 3, src[3] = 4;
-    int64_t off = 0;
-    for (int d = 0; d < nd; d++) {
-        blo[d] = lo[src[d]];
-        bcnt[d] = cnt[src[d]];
-        off += blo[d] * t.bstr[d];
-    }
-    blo[0] += hk->n0;
-    t.buf = (const char *)t.buf + (size_t)off * gx_dtype_size(t.bdt);
-    for (int d = 0; d < nd; d++)
-        t.lo[d] = blo[d], t.cnt[d] = bcnt[d];
-    block_rows(&t);
-    for (int64_t r = 0; r < t.nrows; r++)
-        block_row_task(&t, (size_t)r);
 }
 
 cudnnStatus_t
@@ -557,18 +593,7 @@ gx_fused_execute(const fdnn_graph_exec_t *e)
             cx.beta = 0;
             cx.workspace = pl.conv_ws > 0 ? scratch + ws_at : NULL;
             cx.workspace_bytes = pl.conv_ws;
-            /* The chain in the solver's store where it takes a hook (FP32
-             * data, no reduced-precision shadow), else a pass over the block. */
-            bool ran = false;
-            conv_hook_t hk = {&b, n0};
-            if (v0->dtype == CUDNN_DATA_FLOAT && (v0->ndim == 4 || v0->ndim == 5) && !fdnn_conv_lowp_applies(&s)) {
-                cx.y_hook = conv_y_hook;
-                cx.y_hook_ctx = &hk;
-                cx.y_hook_ran = &ran;
-            }
             RETURN_IF_ERROR(fdnn_conv_run(&cx, nb == pl.nb ? pl.algo[0] : pl.algo[1]));
-            if (ran)
-                continue;
             b.lo[0] = n0;
             b.cnt[0] = nb;
             run_block(e->handle, &b);

@@ -360,12 +360,20 @@ mergeable(const block_t *b, int first, int64_t len)
             int64_t n = len - j0 < GX_CHUNK ? len - j0 : GX_CHUNK;                                      \
             T va[GX_CHUNK], vb[GX_CHUNK], in[3][GX_CHUNK];                                              \
             T *v = va, *r = vb;                                                                         \
-            gx_load_row_##SUF(b->bdt, b->buf, boff + j0 * bs, bs, n, v);                                \
+            /* The last op writes y itself and the first reads v0 in place where    */                  \
+            /* their types and strides allow (not both with one op: in and out may */                  \
+            /* be the same memory, in y, and the row kernels take restrict).        */                  \
+            T *yout = y->dtype == GX_DT_##SUF && ystr == 1 ? (T *)b->ptr[ch->y] + yoff + j0 : NULL;     \
+            const T *v_in = v;                                                                          \
+            if (b->bdt == GX_DT_##SUF && bs == 1 && (ch->nops > 1 || yout == NULL))                     \
+                v_in = (const T *)b->buf + boff + j0;                                                   \
+            else                                                                                        \
+                gx_load_row_##SUF(b->bdt, b->buf, boff + j0 * bs, bs, n, v);                            \
             for (int k = 0; k < ch->nops; k++) {                                                        \
                 const T *ops[3] = {NULL, NULL, NULL};                                                   \
                 for (int s = 0; s < ch->nin[k]; s++) {                                                  \
                     if (s == ch->slot[k]) {                                                             \
-                        ops[s] = v;                                                                     \
+                        ops[s] = k == 0 ? v_in : v;                                                     \
                         continue;                                                                       \
                     }                                                                                   \
                     const fdnn_graph_tensor_t *t = &g->tensors[ch->other[k][s]];                        \
@@ -377,14 +385,16 @@ mergeable(const block_t *b, int first, int64_t len)
                     gx_load_row_##SUF(t->dtype, base, off[k][s] + j0 * str[k][s], str[k][s], n, in[s]); \
                     ops[s] = in[s];                                                                     \
                 }                                                                                       \
-                gx_pw_row_##SUF(&ch->pw[k], n, r, ops[0], ops[1], ops[2]);                              \
+                bool last = k + 1 == ch->nops;                                                          \
+                gx_pw_row_##SUF(&ch->pw[k], n, last && yout != NULL ? yout : r, ops[0], ops[1], ops[2]); \
                 T *tmp = v;                                                                             \
                 v = r;                                                                                  \
                 r = tmp;                                                                                \
-                if (k + 1 < ch->nops)                                                                   \
+                if (!last)                                                                              \
                     round_##SUF(g->tensors[ch->out[k]].dtype, v, n);                                    \
             }                                                                                           \
-            gx_store_row_##SUF(y->dtype, b->ptr[ch->y], yoff + j0 * ystr, ystr, n, v);                  \
+            if (yout == NULL)                                                                           \
+                gx_store_row_##SUF(y->dtype, b->ptr[ch->y], yoff + j0 * ystr, ystr, n, v);              \
         }                                                                                               \
     }
 

@@ -6,7 +6,7 @@
  * NaN inputs, the user's scratch and self-allocated scratch; every ISA level
  * the machine has; 1 and 2 threads (3 on the largest shapes) compared
  * bitwise.  Every buffer ends at a guard page and the gaps between rows of C
- * (ldc > n) must come back untouched. */
+ * (ldc > n) must come back untouched.  The tile hook: test_sgemm_tile_hook. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,6 +332,74 @@ test_dgemm(void)
                 run_dgemm(ds[s], t & 1, t >> 1, ab[(s + t) % 4][0], ab[(s + t) % 4][1], (fdnn_isa_t)level);
 }
 
+/* The tile hook (fdnn_sgemm_args_t.tile_hook): the tiles it is given
+ * partition C (each element once), each after its last k block (the hook
+ * sees the final product: 2 v + 1 of it is what comes back, bitwise), its
+ * pointer is C's (row, col) and it never sees the gaps of ldc; the same
+ * bits with 2 threads.  Shapes: thin, one tile, several k blocks and
+ * column blocks with odd edges. */
+typedef struct hook_ctx {
+    const fdnn_sgemm_args_t *g;
+    unsigned char *seen; /* m x n */
+    int bad;
+} hook_ctx_t;
+
+static void
+count_hook(void *ctx, float *c, size_t ldc, size_t row, size_t col, size_t rows, size_t cols)
+{
+    hook_ctx_t *h = ctx;
+    if (ldc != h->g->ldc || c != h->g->c + row * ldc + col || row + rows > h->g->m || col + cols > h->g->n)
+        h->bad++;
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++) {
+            h->seen[(row + i) * h->g->n + col + j]++;
+            c[i * ldc + j] = 2 * c[i * ldc + j] + 1;
+        }
+}
+
+static void
+test_sgemm_tile_hook(void)
+{
+    static const shape_t hs[] = {{1, 50, 5}, {3, 131, 9}, {37, 300, 700}, {200, 2100, 600}};
+    for (int level = 0; level < fdnn_test_isa_count(); level++)
+        for (size_t s = 0; s < sizeof(hs) / sizeof(hs[0]); s++) {
+            size_t m = hs[s].m, n = hs[s].n, k = hs[s].k, ldc = n + 3;
+            float *a = random_f32(m * k, -1, 1), *b = random_f32(k * n, -1, 1);
+            float *plain = galloc(m * ldc * sizeof(float)), *c = galloc(m * ldc * sizeof(float));
+            unsigned char *seen = calloc(m * n, 1);
+            fdnn_sgemm_args_t g = {.m = m, .n = n, .k = k, .alpha = 1, .a = a, .lda = k, .b = b, .ldb = n,
+                                   .c = plain, .ldc = ldc};
+            CHECK(fdnn_sgemm(&g, NULL, (fdnn_isa_t)level, NULL, 0));
+            for (int threads = 1; threads <= 2; threads++) {
+                memset(seen, 0, m * n);
+                fdnn_poison_f32(c, m * ldc);
+                hook_ctx_t h = {&g, seen, 0};
+                g.c = c;
+                g.tile_hook = count_hook;
+                g.tile_ctx = &h;
+                CHECK(fdnn_sgemm(&g, threads == 1 ? NULL : pool2, (fdnn_isa_t)level, NULL, 0));
+                int wrong = 0, cover = 0, gaps = 0;
+                for (size_t i = 0; i < m; i++) {
+                    for (size_t j = 0; j < n; j++) {
+                        float want = 2 * plain[i * ldc + j] + 1;
+                        wrong += memcmp(&want, &c[i * ldc + j], sizeof(float)) != 0;
+                        cover += seen[i * n + j] != 1;
+                    }
+                    for (size_t j = n; j < ldc && i + 1 < m; j++)
+                        gaps += !isnan(c[i * ldc + j]);
+                }
+                CHECK_MSG(h.bad == 0 && wrong == 0 && cover == 0 && gaps == 0,
+                          "tile hook %zux%zux%zu level %d, %d thread(s): %d bad calls, %d wrong, %d not seen once, "
+                          "%d gaps written",
+                          m, n, k, level, threads, h.bad, wrong, cover, gaps);
+                g.c = plain;
+                g.tile_hook = NULL;
+            }
+            fdnn_guarded_free(a), fdnn_guarded_free(b), fdnn_guarded_free(plain), fdnn_guarded_free(c);
+            free(seen);
+        }
+}
+
 int
 main(void)
 {
@@ -344,6 +412,7 @@ main(void)
     test_sgemm_streamed();
     test_sgemm_random();
     test_sgemm_relu_special();
+    test_sgemm_tile_hook();
     test_dgemm();
     fdnn_pool_destroy(pool2);
     fdnn_pool_destroy(pool3);

@@ -164,6 +164,71 @@ test_matmul_chain(int64_t M, int64_t N, int64_t K, cudnnPointwiseMode_t act)
     gb_free(&b);
 }
 
+/* matmul -> MUL per-column scale -> ADD bias -> ADD residual -> GELU: the
+ * chain runs in the GEMM's tile hook (fdnn_sgemm_args_t.tile_hook).  Shapes
+ * with several column blocks (N past NC), several k blocks (the hook must
+ * see only the last) and partial tiles at both edges; 1 and 2 threads
+ * bitwise; against float64 and bitwise against the generic engine. */
+static void
+test_matmul_epilogue(int64_t M, int64_t N, int64_t K)
+{
+    gb_t b;
+    gb_init(&b);
+    const int64_t ad[2] = {M, K}, bd[2] = {K, N}, cd[2] = {M, N}, rowd[2] = {1, N};
+    int a = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, ad, false);
+    int bb = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, bd, false);
+    int v = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, cd, true);
+    int scale = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, rowd, false);
+    int v2 = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, cd, true);
+    int bias = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, rowd, false);
+    int v3 = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, cd, true);
+    int res = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, cd, false);
+    int v4 = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, cd, true);
+    int y = gb_tensor(&b, CUDNN_DATA_FLOAT, 2, cd, false);
+    gb_matmul(&b, CUDNN_DATA_FLOAT, a, bb, v);
+    gb_pw(&b, CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, v, scale, FDNN_GRAPH_NONE, v2);
+    gb_pw(&b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, v2, bias, FDNN_GRAPH_NONE, v3);
+    gb_pw(&b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, res, v3, FDNN_GRAPH_NONE, v4);
+    gb_pw(&b, CUDNN_POINTWISE_GELU_FWD, CUDNN_DATA_FLOAT, v4, FDNN_GRAPH_NONE, FDNN_GRAPH_NONE, y);
+    gb_fill(&b, a, &rng, -1, 1);
+    gb_fill(&b, bb, &rng, -1, 1);
+    gb_fill(&b, scale, &rng, 0.5, 1.5);
+    gb_fill(&b, bias, &rng, -1, 1);
+    gb_fill(&b, res, &rng, -2, 2);
+    double *got = run_both(&b, y);
+    int bad = 0;
+    double *row = malloc(sizeof(double) * (size_t)N);
+    for (int64_t i = 0; i < M; i++) {
+        for (int64_t j = 0; j < N; j++)
+            row[j] = 0;
+        for (int64_t p = 0; p < K; p++) {
+            double av = gb_get(&b, a, i * K + p);
+            const float *brow = (const float *)b.data[bb] + p * N;
+            for (int64_t j = 0; j < N; j++)
+                row[j] += av * (double)brow[j];
+        }
+        for (int64_t j = 0; j < N; j++) {
+            double s = row[j] * gb_get(&b, scale, j) + gb_get(&b, bias, j) + gb_get(&b, res, i * N + j);
+            s = 0.5 * s * (1 + erf(s / sqrt(2.0)));
+            if (!(fabs(got[i * N + j] - s) <= 2e-6 * (double)K + 1e-5))
+                bad++;
+        }
+    }
+    CHECK_MSG(bad == 0, "matmul epilogue %lldx%lldx%lld: %d wrong", (long long)M, (long long)N, (long long)K, bad);
+    size_t bytes = (size_t)(M * N) * 4;
+    float *one = malloc(bytes);
+    memcpy(one, b.data[y], bytes);
+    CHECK_OK(freednnSetNumThreads(handle, 2));
+    CHECK_OK(gb_run(handle, gb_engine(FDNN_GRAPH_ENGINE_FUSED_EPILOGUE), &b));
+    CHECK_MSG(memcmp(one, b.data[y], bytes) == 0, "matmul epilogue %lldx%lldx%lld: 1 and 2 threads differ",
+              (long long)M, (long long)N, (long long)K);
+    CHECK_OK(freednnSetNumThreads(handle, 1));
+    free(one);
+    free(row);
+    free(got);
+    gb_free(&b);
+}
+
 /* DOUBLE: conv -> SWISH -> RELU_FWD with an upper clip (clamp) -> SUB a
  * by-value scalar. */
 static void
@@ -620,10 +685,17 @@ main(void)
         /* 32 x 24 x 24 floats = 72 KiB per image: 7 images per block, 9 = 7 + 2 */
         test_conv_chain(true, false, 9, 8, 32, 24);
         test_conv_chain(true, true, 9, 8, 32, 24);
+        /* channel and width tails in the direct kernels' store (20 = 16 + 4 channels) */
+        test_conv_chain(true, false, 3, 5, 20, 11);
+        test_conv_chain(true, true, 3, 5, 20, 11);
         test_matmul_chain(5, 7, 3, CUDNN_POINTWISE_GELU_FWD);
         /* 1024 columns: 128 rows per panel, 300 = 128 + 128 + 44 */
         test_matmul_chain(300, 1024, 24, CUDNN_POINTWISE_GELU_FWD);
         test_matmul_chain(33, 65, 17, CUDNN_POINTWISE_GELU_APPROX_TANH_FWD);
+        /* several k blocks, N past one column block, odd edges; a thin one */
+        test_matmul_epilogue(37, 2100, 700);
+        test_matmul_epilogue(200, 2100, 1100);
+        test_matmul_epilogue(3, 131, 9);
         test_double_chain();
         test_reduced_storage(CUDNN_DATA_HALF);
         test_reduced_storage(CUDNN_DATA_BFLOAT16);

@@ -34,6 +34,12 @@ typedef enum fdnn_gemm_act {
     FDNN_GEMM_ACT_RELU = 1,
 } fdnn_gemm_act_t;
 
+/* A finished tile of C: rows [row, row + rows) and columns [col, col +
+ * cols) of C, at c (c[i * ldc + j] is C[row + i][col + j]), after the last
+ * k block and the built-in epilogue.  See fdnn_sgemm_args_t.tile_hook. */
+typedef void (*fdnn_gemm_tile_hook_t)(void *ctx, float *c, size_t ldc, size_t row, size_t col, size_t rows,
+                                      size_t cols);
+
 typedef struct fdnn_sgemm_args {
     bool trans_a, trans_b;
     size_t m, n, k;
@@ -48,6 +54,16 @@ typedef struct fdnn_sgemm_args {
     const float *bias_row; /* m entries or NULL */
     const float *bias_col; /* n entries or NULL */
     fdnn_gemm_act_t act;
+    /* Optional epilogue of the caller's (NULL: none, and nothing to pay):
+     * called once for each tile of C a parallel item computes (at most
+     * MC x NT, about L2/4), right after its last k block, on the thread
+     * that computed it and while the tile is still in that core's cache.
+     * The tiles partition C and do not depend on the thread count; the hook
+     * may rewrite its tile (or write its tile's part of another tensor) and
+     * must touch nothing else of C.  C then goes out with plain stores (no
+     * streaming).  The fused graph engine runs its pointwise chain here. */
+    fdnn_gemm_tile_hook_t tile_hook;
+    void *tile_ctx;
 } fdnn_sgemm_args_t;
 
 /* Bytes of scratch that fdnn_sgemm needs to run without allocating. */

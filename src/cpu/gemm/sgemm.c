@@ -28,6 +28,8 @@
     ((ep).bias_row = (last) && (args)->bias_row != NULL ? (args)->bias_row + (row) : NULL)
 #define EPILOGUE_SET_COL(ep, args, last, col) \
     ((ep).bias_col = (last) && (args)->bias_col != NULL ? (args)->bias_col + (col) : NULL)
+#define TILE_HOOK(args) ((args)->tile_hook)
+#define TILE_CTX(args) ((args)->tile_ctx)
 #include "cpu/gemm/gemm_driver.inc"
 
 /* The kernel and blocks for one call.  The kernel is the level's choice
@@ -136,9 +138,11 @@ fdnn_sgemm(const fdnn_sgemm_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void
     }
     if (fdnn_gemm_is_small(args->m, args->n, args->k))
         pool = NULL;
-    if (fdnn_sgemm_is_thin(args))
+    if (fdnn_sgemm_is_thin(args)) {
         fdnn_sgemm_thin(args, pool, isa, scratch);
-    else
+        if (args->tile_hook != NULL) /* the thin path has no tiles: the whole C is one */
+            args->tile_hook(args->tile_ctx, args->c, args->ldc, 0, 0, args->m, args->n);
+    } else
         s_run(args, &cfg, pool, scratch);
     fdnn_aligned_free(own);
     return true;

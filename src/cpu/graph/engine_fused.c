@@ -45,6 +45,7 @@ typedef struct chain {
     int out[MAX_CHAIN];      /* the output tensor of each op */
     int nin[MAX_CHAIN];
     bool f64;
+    bool affine; /* every op ADD, SUB, MUL or RELU_FWD, FLOAT throughout (affine_row) */
     int v0; /* the producer's output */
     int y;  /* the last op's output */
 } chain_t;
@@ -124,6 +125,15 @@ resolve(const fdnn_graph_t *g, chain_t *c)
     if (!v0->is_virtual)
         return FDNN_NOT_SUPPORTED("fused engine: node 0 (%s) writes a non-virtual tensor", fdnn_graph_op_name(p->kind));
     c->y = cur;
+    c->affine = !c->f64 && v0->dtype == CUDNN_DATA_FLOAT;
+    for (int k = 0; k < c->nops && c->affine; k++) {
+        cudnnPointwiseMode_t m = c->pw[k].mode;
+        c->affine = (m == CUDNN_POINTWISE_ADD || m == CUDNN_POINTWISE_SUB || m == CUDNN_POINTWISE_MUL ||
+                     m == CUDNN_POINTWISE_RELU_FWD) &&
+                    c->pw[k].alpha1 == 1 && c->pw[k].alpha2 == 1 && g->tensors[c->out[k]].dtype == CUDNN_DATA_FLOAT;
+        for (int sl = 0; sl < c->nin[k] && c->affine; sl++)
+            c->affine = sl == c->slot[k] || g->tensors[c->other[k][sl]].dtype == CUDNN_DATA_FLOAT;
+    }
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -350,12 +360,20 @@ mergeable(const block_t *b, int first, int64_t len)
             int64_t n = len - j0 < GX_CHUNK ? len - j0 : GX_CHUNK;                                      \
             T va[GX_CHUNK], vb[GX_CHUNK], in[3][GX_CHUNK];                                              \
             T *v = va, *r = vb;                                                                         \
-            gx_load_row_##SUF(b->bdt, b->buf, boff + j0 * bs, bs, n, v);                                \
+            /* The last op writes y itself and the first reads v0 in place where    */                  \
+            /* their types and strides allow (not both with one op: in and out may */                  \
+            /* be the same memory, in y, and the row kernels take restrict).        */                  \
+            T *yout = y->dtype == GX_DT_##SUF && ystr == 1 ? (T *)b->ptr[ch->y] + yoff + j0 : NULL;     \
+            const T *v_in = v;                                                                          \
+            if (b->bdt == GX_DT_##SUF && bs == 1 && (ch->nops > 1 || yout == NULL))                     \
+                v_in = (const T *)b->buf + boff + j0;                                                   \
+            else                                                                                        \
+                gx_load_row_##SUF(b->bdt, b->buf, boff + j0 * bs, bs, n, v);                            \
             for (int k = 0; k < ch->nops; k++) {                                                        \
                 const T *ops[3] = {NULL, NULL, NULL};                                                   \
                 for (int s = 0; s < ch->nin[k]; s++) {                                                  \
                     if (s == ch->slot[k]) {                                                             \
-                        ops[s] = v;                                                                     \
+                        ops[s] = k == 0 ? v_in : v;                                                     \
                         continue;                                                                       \
                     }                                                                                   \
                     const fdnn_graph_tensor_t *t = &g->tensors[ch->other[k][s]];                        \
@@ -367,14 +385,16 @@ mergeable(const block_t *b, int first, int64_t len)
                     gx_load_row_##SUF(t->dtype, base, off[k][s] + j0 * str[k][s], str[k][s], n, in[s]); \
                     ops[s] = in[s];                                                                     \
                 }                                                                                       \
-                gx_pw_row_##SUF(&ch->pw[k], n, r, ops[0], ops[1], ops[2]);                              \
+                bool last = k + 1 == ch->nops;                                                          \
+                gx_pw_row_##SUF(&ch->pw[k], n, last && yout != NULL ? yout : r, ops[0], ops[1], ops[2]); \
                 T *tmp = v;                                                                             \
                 v = r;                                                                                  \
                 r = tmp;                                                                                \
-                if (k + 1 < ch->nops)                                                                   \
+                if (!last)                                                                              \
                     round_##SUF(g->tensors[ch->out[k]].dtype, v, n);                                    \
             }                                                                                           \
-            gx_store_row_##SUF(y->dtype, b->ptr[ch->y], yoff + j0 * ystr, ystr, n, v);                  \
+            if (yout == NULL)                                                                           \
+                gx_store_row_##SUF(y->dtype, b->ptr[ch->y], yoff + j0 * ystr, ystr, n, v);              \
         }                                                                                               \
     }
 
@@ -382,6 +402,69 @@ mergeable(const block_t *b, int first, int64_t len)
 #define GX_DT_f64 CUDNN_DATA_DOUBLE
 CHAIN_ROW(float, f32)
 CHAIN_ROW(double, f64)
+
+/* The common epilogue (scale, bias, residual, ReLU: ch->affine) on a row
+ * whose value and output are contiguous and whose other operands are
+ * contiguous or constant along it: each op one plain loop over a chunk in
+ * registers / L1, no per-op copies or broadcasts.  The same float
+ * operations, in the same order, as gx_pw_row_f32 (ADD x + b, SUB x - b,
+ * MUL x * b, RELU_FWD's select), so the bits are the generic engine's.
+ * False (nothing done) when the row does not qualify. */
+static bool
+affine_row(const block_t *b, const int64_t *idx, int64_t boff)
+{
+    const chain_t *ch = b->ch;
+    const fdnn_graph_t *g = b->g;
+    const fdnn_graph_tensor_t *y = &g->tensors[ch->y];
+    int rd = b->row_dim;
+    if (!ch->affine || b->bstr[rd] != 1 || eff_stride(y, rd) != 1 || y->dtype != CUDNN_DATA_FLOAT)
+        return false;
+    const float *opnd[MAX_CHAIN];
+    bool vec[MAX_CHAIN];
+    for (int k = 0; k < ch->nops; k++) {
+        opnd[k] = NULL, vec[k] = false;
+        if (ch->nin[k] < 2)
+            continue;
+        const fdnn_graph_tensor_t *t = &g->tensors[ch->other[k][1 - ch->slot[k]]];
+        int64_t st = eff_stride(t, rd);
+        if (st != 0 && st != 1)
+            return false;
+        vec[k] = st == 1;
+        opnd[k] = (const float *)b->ptr[ch->other[k][1 - ch->slot[k]]] + (t->by_value ? 0 : gx_bcast_offset(t, idx));
+    }
+    const float *src = (const float *)b->buf + boff;
+    float *dst = (float *)b->ptr[ch->y] + gx_bcast_offset(y, idx);
+    int64_t len = b->row_len;
+    for (int64_t j0 = 0; j0 < len; j0 += GX_CHUNK) {
+        int64_t n = len - j0 < GX_CHUNK ? len - j0 : GX_CHUNK;
+        float va[GX_CHUNK], vb[GX_CHUNK], *v = va, *w = vb;
+        memcpy(v, src + j0, sizeof(float) * (size_t)n);
+        for (int k = 0; k < ch->nops; k++) {
+            const gx_pw_t *pw = &ch->pw[k];
+            if (pw->mode == CUDNN_POINTWISE_RELU_FWD || vec[k]) {
+                /* the ISA's row kernel (vectorized selects), ping-pong buffers */
+                const float *o = vec[k] ? opnd[k] + j0 : NULL;
+                bool first = ch->slot[k] == 0;
+                gx_pw_row_f32(pw, n, w, first ? v : o, first ? o : v, NULL);
+                float *tmp = v;
+                v = w, w = tmp;
+                continue;
+            }
+            /* a constant along the row: plain loops (x + c, x * c commute) */
+            const float c = *opnd[k];
+            if (pw->mode == CUDNN_POINTWISE_ADD)
+                for (int64_t i = 0; i < n; i++) v[i] += c;
+            else if (pw->mode == CUDNN_POINTWISE_MUL)
+                for (int64_t i = 0; i < n; i++) v[i] *= c;
+            else if (ch->slot[k] == 0)
+                for (int64_t i = 0; i < n; i++) v[i] -= c;
+            else
+                for (int64_t i = 0; i < n; i++) v[i] = c - v[i];
+        }
+        memcpy(dst + j0, v, sizeof(float) * (size_t)n);
+    }
+    return true;
+}
 
 static void
 block_row_task(void *ctx, size_t row)
@@ -399,12 +482,14 @@ block_row_task(void *ctx, size_t row)
     }
     if (b->ch->f64)
         chain_row_f64(b, idx, boff);
-    else
+    else if (!affine_row(b, idx, boff))
         chain_row_f32(b, idx, boff);
 }
 
+/* The rows of the chain over box b: the innermost unit-stride dim, merged
+ * outwards while every operand goes on linearly. */
 static void
-run_block(cudnnHandle_t h, block_t *b)
+block_rows(block_t *b)
 {
     b->row_dim = b->ndim - 1;
     for (int d = b->ndim - 1; d >= 0; d--)
@@ -423,8 +508,50 @@ run_block(cudnnHandle_t h, block_t *b)
     for (int d = 0; d < b->ndim; d++)
         total *= b->cnt[d];
     b->nrows = total / b->row_len;
+}
+
+static void
+run_block(cudnnHandle_t h, block_t *b)
+{
+    block_rows(b);
+    int64_t total = b->nrows * b->row_len;
     fdnn_pool_t pool = total < 65536 ? NULL : fdnn_handle_pool(h);
     fdnn_parallelize_1d(pool, block_row_task, b, (size_t)b->nrows, 0);
+}
+
+/* ---- the chain in the GEMM's store --------------------------------------- */
+
+/* The FP32 GEMM's tile hook (fdnn_sgemm_args_t.tile_hook): the chain on one
+ * finished tile of C (rows of panel `r0` onward), row by row, on the GEMM
+ * task's thread while the tile is in its cache.  `b` holds the batch
+ * indices (lo of the leading dims) and the chain; the tile gives the rest. */
+typedef struct mm_hook {
+    const block_t *b;
+    int64_t r0;
+} mm_hook_t;
+
+static void
+mm_tile_hook(void *ctx, float *c, size_t ldc, size_t row, size_t col, size_t rows, size_t cols)
+{
+    const mm_hook_t *hk = ctx;
+    block_t t = *hk->b;
+    int nd = t.ndim;
+    t.buf = c;
+    t.bstr[nd - 2] = (int64_t)ldc;
+    t.bstr[nd - 1] = 1;
+    t.row_dim = t.row_first = nd - 1;
+    t.row_len = (int64_t)cols;
+    int64_t idx[FDNN_GRAPH_MAX_DIMS];
+    for (int d = 0; d < nd - 2; d++)
+        idx[d] = t.lo[d];
+    idx[nd - 1] = (int64_t)col;
+    for (size_t i = 0; i < rows; i++) {
+        idx[nd - 2] = hk->r0 + (int64_t)(row + i);
+        if (t.ch->f64)
+            chain_row_f64(&t, idx, (int64_t)(i * ldc));
+        else if (!affine_row(&t, idx, (int64_t)(i * ldc)))
+            chain_row_f32(&t, idx, (int64_t)(i * ldc));
+    }
 }
 
 cudnnStatus_t
@@ -504,6 +631,12 @@ gx_fused_execute(const fdnn_graph_exec_t *e)
                 for (int d = 0; d < nd - 2; d++)
                     yo += b.lo[d] * eff_stride(y, d);
                 char *Y = (char *)ptr[pl.ch.y] + (size_t)yo * es;
+                if (!pl.mm.f64) { /* the chain in the GEMM's store: no pass after it */
+                    mm_hook_t hk = {&b, 0};
+                    if (!gx_mm_rows_hook(e->handle, &pl.mm, A, B, 0, pl.mm.m, Y, pl.y_ld, mm_tile_hook, &hk))
+                        return FDNN_ALLOC_FAILED("fused engine: the GEMM packing buffers could not be allocated");
+                    continue;
+                }
                 if (!gx_mm_rows(e->handle, &pl.mm, A, B, 0, pl.mm.m, Y, pl.y_ld))
                     return FDNN_ALLOC_FAILED("fused engine: the GEMM packing buffers could not be allocated");
                 b.bstr[nd - 2] = pl.y_ld;
@@ -517,6 +650,12 @@ gx_fused_execute(const fdnn_graph_exec_t *e)
             }
             for (int64_t r0 = 0; r0 < pl.mm.m; r0 += pl.rows) {
                 int64_t nr = pl.mm.m - r0 < pl.rows ? pl.mm.m - r0 : pl.rows;
+                if (!pl.mm.f64) {
+                    mm_hook_t hk = {&b, r0};
+                    if (!gx_mm_rows_hook(e->handle, &pl.mm, A, B, r0, nr, scratch, pl.mm.n, mm_tile_hook, &hk))
+                        return FDNN_ALLOC_FAILED("fused engine: the GEMM packing buffers could not be allocated");
+                    continue;
+                }
                 if (!gx_mm_rows(e->handle, &pl.mm, A, B, r0, nr, scratch, pl.mm.n))
                     return FDNN_ALLOC_FAILED("fused engine: the GEMM packing buffers could not be allocated");
                 b.lo[nd - 2] = r0;

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "core/cpu.h"
+#include "cpu/gemm/gemm.h"
 #include "core/graph_ir.h"
 #include "core/tensor.h"
 
@@ -158,6 +159,11 @@ void gx_mm_offsets(const gx_mm_t *mm, int64_t batch, int64_t *aoff, int64_t *bof
  * and b point at that batch's A and B.  False when memory ran out. */
 bool gx_mm_rows(cudnnHandle_t h, const gx_mm_t *mm, const void *a, const void *b, int64_t r0, int64_t nr, void *c,
                 int64_t ldc);
+/* The same with the FP32 GEMM's tile hook (cpu/gemm/gemm.h; mm->f64 must
+ * be false): hook(ctx, tile, ldc, row, col, rows, cols) on each finished
+ * tile, row counted from r0's row (0). */
+bool gx_mm_rows_hook(cudnnHandle_t h, const gx_mm_t *mm, const void *a, const void *b, int64_t r0, int64_t nr,
+                     void *c, int64_t ldc, fdnn_gemm_tile_hook_t hook, void *hook_ctx);
 
 /* ---- pointwise rows (gx_pointwise.c) ------------------------------------ */
 

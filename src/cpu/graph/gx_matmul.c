@@ -110,8 +110,8 @@ gx_mm_offsets(const gx_mm_t *mm, int64_t batch, int64_t *aoff, int64_t *boff, in
 /* One GEMM in either precision; false when the packing buffers could not be
  * allocated. */
 static bool
-gemm(cudnnHandle_t h, bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
-     const void *b, int64_t ldb, void *c, int64_t ldc)
+gemm_hook(cudnnHandle_t h, bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
+          const void *b, int64_t ldb, void *c, int64_t ldc, fdnn_gemm_tile_hook_t hook, void *hook_ctx)
 {
     fdnn_pool_t pool = (double)m * (double)n * (double)k < 65536.0 ? NULL : fdnn_handle_pool(h);
     if (f64) {
@@ -125,11 +125,29 @@ gemm(cudnnHandle_t h, bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t 
     g.m = (size_t)m, g.n = (size_t)n, g.k = (size_t)k;
     g.alpha = 1.0f, g.beta = 0.0f;
     g.a = a, g.lda = (size_t)lda, g.b = b, g.ldb = (size_t)ldb, g.c = c, g.ldc = (size_t)ldc;
+    g.tile_hook = hook, g.tile_ctx = hook_ctx;
     /* Packing buffers in the handle's scratch: the fused engine calls this
      * once per panel, and an allocation each time costs page faults. */
     size_t need = fdnn_sgemm_scratch_size(&g, fdnn_pool_threads(pool), h->isa);
     void *scratch = fdnn_handle_scratch(h, need);
     return fdnn_sgemm(&g, pool, h->isa, scratch, scratch != NULL ? need : 0);
+}
+
+static bool
+gemm(cudnnHandle_t h, bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
+     const void *b, int64_t ldb, void *c, int64_t ldc)
+{
+    return gemm_hook(h, f64, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, NULL, NULL);
+}
+
+bool
+gx_mm_rows_hook(cudnnHandle_t h, const gx_mm_t *mm, const void *a, const void *b, int64_t r0, int64_t nr, void *c,
+                int64_t ldc, fdnn_gemm_tile_hook_t hook, void *hook_ctx)
+{
+    size_t es = mm->f64 ? 8 : 4;
+    const char *arow = (const char *)a + (size_t)(mm->a_t ? r0 : r0 * mm->lda) * es;
+    return gemm_hook(h, mm->f64, mm->a_t, mm->b_t, nr, mm->n, mm->k, arow, mm->lda, b, mm->ldb, c, ldc, hook,
+                     hook_ctx);
 }
 
 bool

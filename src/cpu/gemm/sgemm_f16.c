@@ -32,11 +32,12 @@
     ((ep).bias_col = (last) && (args)->bias_col != NULL ? (args)->bias_col + (col) : NULL)
 #include "cpu/gemm/gemm_driver.inc"
 
-/* The FP32 tile the level picks for this shape (sgemm.c's choice but for
- * reading B in place, which a half B cannot be), its packs swapped for
- * their converting twins.  A level whose tile has its own B layout but no
- * converting twin of that pack runs the portable tile instead (never
- * the case for the levels in src/cpu/config). */
+/* The FP32 tile and blocks sgemm.c picks for this shape (fdnn_sgemm_plan;
+ * where it would read B in place this one converts it as it packs, with
+ * the same blocks), the tile's packs swapped for their converting twins.
+ * A level whose tile has its own B layout but no converting twin of that
+ * pack runs the portable tile instead (never the case for the levels in
+ * src/cpu/config). */
 static h_config_t
 f16_config(fdnn_isa_t isa, const fdnn_sgemm_f16_args_t *args)
 {
@@ -44,31 +45,30 @@ f16_config(fdnn_isa_t isa, const fdnn_sgemm_f16_args_t *args)
                                .k = args->k, .alpha = args->alpha, .lda = args->lda, .ldb = args->ldb,
                                .beta = args->beta, .ldc = args->ldc, .act = args->act};
     const fdnn_isa_config_t *lvl = fdnn_isa_config(isa);
-    fdnn_sgemm_tile_t t = lvl->sgemm_tile(&shape);
-    if (t.pack_b != NULL && lvl->sgemm_f16.pack_b == NULL) {
+    fdnn_sgemm_plan_t pl = fdnn_sgemm_plan(lvl->isa, &shape);
+    if (pl.tile.pack_b != NULL && lvl->sgemm_f16.pack_b == NULL) {
         lvl = fdnn_isa_config(FDNN_ISA_SCALAR);
-        t = lvl->sgemm_tile(&shape);
+        pl = fdnn_sgemm_plan(FDNN_ISA_SCALAR, &shape);
     }
-    h_config_t cfg = {
-        .ukernel = t.ukernel,
+    const fdnn_sgemm_tile_t *t = &pl.tile;
+    return (h_config_t){
+        .ukernel = t->ukernel,
         .pack_t = lvl->sgemm_f16.pack_t,
         .pack_n = lvl->sgemm_f16.pack_n,
-        .pack_b = t.pack_b != NULL ? lvl->sgemm_f16.pack_b : NULL,
-        .arows = t.arows,
+        .pack_b = t->pack_b != NULL ? lvl->sgemm_f16.pack_b : NULL,
+        .arows = t->arows,
         .rows_a = lvl->sgemm_f16.rows,
-        .ukernel_half = t.ukernel_half,
-        .arows_half = t.arows_half,
+        .ukernel_half = t->ukernel_half,
+        .arows_half = t->arows_half,
         .b_in_place = false,
-        .mr = t.mr,
-        .nr = t.nr,
+        .mr = t->mr,
+        .nr = t->nr,
+        .kc = pl.kc,
+        .mc = pl.mc,
+        .nt = pl.nt,
+        .mb = pl.mb,
+        .nc = pl.nc,
     };
-    fdnn_gemm_blocking_t blk = fdnn_gemm_blocking(cfg.mr, cfg.nr, sizeof(float));
-    cfg.kc = cfg.nr == 49 ? 1024 : blk.kc; /* sgemm.c says why */
-    cfg.mc = blk.mc;
-    cfg.nt = blk.nt;
-    cfg.mb = blk.mb;
-    cfg.nc = blk.nc;
-    return cfg;
 }
 
 size_t

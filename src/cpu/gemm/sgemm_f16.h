@@ -20,6 +20,7 @@
 
 #include "core/cpu.h"
 #include "core/pool.h"
+#include "cpu/config/config.h"
 #include "cpu/gemm/gemm.h"
 
 typedef struct fdnn_sgemm_f16_args {
@@ -37,6 +38,17 @@ typedef struct fdnn_sgemm_f16_args {
     const float *bias_col; /* n entries or NULL */
     fdnn_gemm_act_t act;
 } fdnn_sgemm_f16_args_t;
+
+/* The tile and blocks fdnn_sgemm runs args with (sgemm.c).  fdnn_sgemm_f16
+ * runs the same, so that its sums are, in order, those of fdnn_sgemm on the
+ * converted operands: a PSEUDO_HALF convolution is bitwise the FP32 one
+ * rounded (test_conv_lowp_resnet). */
+typedef struct fdnn_sgemm_plan {
+    struct fdnn_sgemm_tile tile;
+    size_t kc, mc, nt, mb, nc;
+} fdnn_sgemm_plan_t;
+
+fdnn_sgemm_plan_t fdnn_sgemm_plan(fdnn_isa_t isa, const fdnn_sgemm_args_t *args);
 
 /* Bytes of scratch that fdnn_sgemm_f16 needs to run without allocating
  * (any thread count). */

@@ -29,6 +29,7 @@
 #include "cpu/gemm/gemm.h"
 #include "cpu/kernels/conv_direct.h"
 #include "cpu/kernels/dwconv.h"
+#include "cpu/kernels/f16_pack.h"
 #include "cpu/kernels/gemm_ukernel.h"
 #include "cpu/kernels/gemv.h"
 #include "cpu/lrn/lrn.h"
@@ -107,6 +108,9 @@ typedef struct fdnn_isa_config {
     fdnn_f32_dwconv_rows_fn dwconv_rows;
     fdnn_f32_dwconv_grad_fn dwconv_grad;
     fdnn_wino_fused_block_fn wino_fused_block;
+    /* src/cpu/gemm/sgemm_f16: the converting (HALF -> FLOAT) twins of the
+     * sgemm tile's packs (f16_pack.h); NULL members: the portable ones */
+    fdnn_f16_packs_t sgemm_f16;
 } fdnn_isa_config_t;
 
 /* The configuration of `isa`, or of the best level this CPU runs when `isa`

@@ -54,6 +54,17 @@ cudnnStatus_t fdnn_conv_lowp_algo_check(const fdnn_conv_problem_t *p, int algo, 
 /* fdnn_conv_run for a problem of this path (same checks, same contract). */
 cudnnStatus_t fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo);
 
+/* PSEUDO_HALF forward 1x1 convolutions (one group, no padding, any stride,
+ * NCHW-packed x, y and filter), run without staging (conv_lowp_1x1.c): per
+ * image and per block of output positions (sized so the FP32 result block
+ * stays in L2) one fdnn_sgemm_f16, which converts the half filter and
+ * input as it packs them, then the block blended, rounded to half and
+ * written.  Strided filters first gather each image's positions read (as
+ * half).  Its scratch fits in the workspace fdnn_conv_lowp_algo_check
+ * reports, or comes from the handle. */
+bool fdnn_conv_lowp_1x1_applies(const fdnn_conv_problem_t *p);
+cudnnStatus_t fdnn_conv_lowp_1x1_run(const fdnn_conv_exec_t *e);
+
 /* cudnnConvolutionBackwardBias for HALF and BFLOAT16 dy/db: the FP32 (double
  * accumulated) backward bias of the converted dy, blended in FP32 and
  * rounded on write.  db: K elements of stride db_stride. */

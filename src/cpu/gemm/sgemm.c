@@ -6,6 +6,7 @@
 #include "core/cpu.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/gemm_blocking.h"
+#include "cpu/gemm/sgemm_f16.h"
 #include "cpu/gemm/sgemm_thin.h"
 #include "cpu/config/config.h"
 #include "cpu/kernels/gemm_ukernel.h"
@@ -85,6 +86,19 @@ sgemm_config(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
     cfg.mb = blk.mb;
     cfg.nc = blk.nc;
     return cfg;
+}
+
+fdnn_sgemm_plan_t
+fdnn_sgemm_plan(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
+{
+    s_config_t cfg = sgemm_config(isa, args);
+    fdnn_sgemm_plan_t pl = {.tile = fdnn_isa_config(isa)->sgemm_tile(args),
+                            .kc = cfg.kc,
+                            .mc = cfg.mc,
+                            .nt = cfg.nt,
+                            .mb = cfg.mb,
+                            .nc = cfg.nc};
+    return pl;
 }
 
 bool

@@ -10,9 +10,7 @@
  *       bf16_conv__avx512bf16.c for one k block just before the
  *       microkernels use it (it stays in L1);
  *   C = FP32 sums of a tile of strips x the group's K channels, in the
- *       chunk's scratch, blended and rounded into y by the epilogue, one
- *       microkernel block (<= 14 channels x 32 columns) right after its
- *       last k block, while it is in L1.
+ *       chunk's scratch, blended and rounded into y by the epilogue.
  *
  * Loop order per tile (up to 8 strips): k blocks (<= 512 rows, equal,
  * multiples of 8, fixed by the problem) outermost, so the A block stays in
@@ -155,7 +153,6 @@ run_item(const bf16_job_t *j, size_t item, uint32_t *bbuf, float *ctile, fdnn_bf
     for (size_t pc = 0; pc < j->kpad; pc += j->kc) {
         size_t kc = j->kpad - pc < j->kc ? j->kpad - pc : j->kc;
         fdnn_f32_gemm_epilogue_t ep = {.alpha = 1.0f, .beta = pc == 0 ? 0.0f : 1.0f};
-        const bool last = pc + kc >= j->kpad;
         fdnn_bf16_conv_pack__avx512bf16(&j->geom, c0, runs, nruns, ns, pc, kc, table, bbuf, b_words);
         for (size_t s = 0; s < ns; s++) {
             const uint32_t *b = bbuf + s * b_words;
@@ -168,11 +165,12 @@ run_item(const bf16_job_t *j, size_t item, uint32_t *bbuf, float *ctile, fdnn_bf
                 if (width[s] <= STRIP / 2)
                     kernel = fdnn_bf16_gemm_arows_ukernel_14x16__avx512bf16;
                 kernel(rows, width[s], kc, a, j->lda_words, b, c, ldc, &ep);
-                if (last) /* the block's sums while they are in L1 */
-                    fdnn_bf16_conv_store__avx512bf16(&j->out, c, ldc, rows, k0 + i, runs + s * STRIP, nruns[s]);
             }
         }
     }
+    for (size_t s = 0; s < ns; s++)
+        fdnn_bf16_conv_store__avx512bf16(&j->out, ctile + s * STRIP, ldc, (size_t)j->kg, k0, runs + s * STRIP,
+                                         nruns[s]);
 }
 
 static void

@@ -2,8 +2,8 @@
  * The native BF16 forward convolution (cpu/conv/conv_bf16.c) on the shapes
  * its packing and tiling make special: channel counts not multiples of 2 or
  * 16 (an odd number of B rows, padded), output channels not multiples of the
- * microkernel's 14 rows, strips of 32 columns that cross image and row
- * boundaries, strips of at most 16 columns (the half-width kernel), more
+ * microkernel's 14 rows (every row-tail kernel: 2 .. 12 rows), strips of
+ * 32 columns that cross image and row boundaries, strips of at most 16 columns (the half-width kernel), more
  * than 512 B rows (several k blocks), padding, strides 1, 2 (vector loads)
  * and 3 (element by element), dilation, groups, CONVOLUTION mode, NHWC
  * tensors (strided loads and stores), a 3-D problem; HALF and BFLOAT16 data
@@ -57,6 +57,9 @@ static const shape_t shapes[] = {
     S2("3x3 19 k blocks, 9 columns", 1, 1030, 29, 1, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, XC, false),
     S2("3x3 NHWC", 2, 7, 19, 1, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1, XC, true),
     S2("3x3 stride 2 NHWC groups", 1, 8, 6, 2, 11, 11, 3, 3, 1, 1, 2, 2, 1, 1, CV, true),
+    /* the row-tail kernels: 64 = 4 x 14 + 8 and 40 = 2 x 14 + 12 channels */
+    S2("1x1 64 channels out, 8-row tail", 2, 24, 64, 1, 7, 9, 1, 1, 0, 0, 1, 1, 1, 1, XC, false),
+    S2("3x3 40 channels out, 12-row tail", 1, 11, 40, 1, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1, XC, false),
     {"3-D", 3, 2, 5, 9, 1, {5, 6, 7}, {3, 2, 3}, {1, 0, 1}, {1, 2, 1}, {1, 1, 2}, XC, false},
 };
 #define NSHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))

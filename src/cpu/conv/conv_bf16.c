@@ -123,6 +123,16 @@ strip_runs(const bf16_job_t *j, size_t s, fdnn_bf16_conv_run_t *runs)
     return nr;
 }
 
+/* The kernels for a block of r <= 14 output channels, by (r + 1) / 2 - 1:
+ * the twin of r rounded up to even rows, so that a last block of r < 14
+ * channels does r rows of work, not 14 (the same sums). */
+static const fdnn_bf16_gemm_arows_ukernel_fn row_tails[MR / 2] = {
+    fdnn_bf16_gemm_arows_ukernel_2x32__avx512bf16,  fdnn_bf16_gemm_arows_ukernel_4x32__avx512bf16,
+    fdnn_bf16_gemm_arows_ukernel_6x32__avx512bf16,  fdnn_bf16_gemm_arows_ukernel_8x32__avx512bf16,
+    fdnn_bf16_gemm_arows_ukernel_10x32__avx512bf16, fdnn_bf16_gemm_arows_ukernel_12x32__avx512bf16,
+    fdnn_bf16_gemm_arows_ukernel_14x32__avx512bf16,
+};
+
 /* Tile `item` (group, tile of strips) with the slot's buffers. */
 static void
 run_item(const bf16_job_t *j, size_t item, uint32_t *bbuf, float *ctile, fdnn_bf16_conv_run_t *runs, void *table)
@@ -151,12 +161,10 @@ run_item(const bf16_job_t *j, size_t item, uint32_t *bbuf, float *ctile, fdnn_bf
                 const uint32_t *a = (const uint32_t *)(const void *)(j->a + (size_t)(k0 + i) * j->lda_words * 2) +
                                     pc / 2;
                 float *c = ctile + (size_t)i * ldc + s * STRIP;
+                fdnn_bf16_gemm_arows_ukernel_fn kernel = row_tails[(rows + 1) / 2 - 1];
                 if (width[s] <= STRIP / 2)
-                    fdnn_bf16_gemm_arows_ukernel_14x16__avx512bf16(rows, width[s], kc, a, j->lda_words, b, c, ldc,
-                                                                   &ep);
-                else
-                    fdnn_bf16_gemm_arows_ukernel_14x32__avx512bf16(rows, width[s], kc, a, j->lda_words, b, c, ldc,
-                                                                   &ep);
+                    kernel = fdnn_bf16_gemm_arows_ukernel_14x16__avx512bf16;
+                kernel(rows, width[s], kc, a, j->lda_words, b, c, ldc, &ep);
             }
         }
     }

@@ -72,6 +72,26 @@ void fdnn_bf16_gemm_ukernel_14x16__avx512bf16(size_t mr, size_t nr, size_t kc, c
 void fdnn_bf16_gemm_arows_ukernel_14x16__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
                                                     size_t lda_words, const uint32_t *b, float *c, size_t ldc,
                                                     const fdnn_f32_gemm_epilogue_t *ep);
+/* Row-tail twins of the 14 x 32 in-place kernel (2 .. 12 rows, same sums;
+ * bf16_gemm_arows_tails__avx512bf16.c), indexed by rows / 2 - 1. */
+void fdnn_bf16_gemm_arows_ukernel_2x32__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                                   size_t lda_words, const uint32_t *b, float *c, size_t ldc,
+                                                   const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_bf16_gemm_arows_ukernel_4x32__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                                   size_t lda_words, const uint32_t *b, float *c, size_t ldc,
+                                                   const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_bf16_gemm_arows_ukernel_6x32__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                                   size_t lda_words, const uint32_t *b, float *c, size_t ldc,
+                                                   const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_bf16_gemm_arows_ukernel_8x32__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                                   size_t lda_words, const uint32_t *b, float *c, size_t ldc,
+                                                   const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_bf16_gemm_arows_ukernel_10x32__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                                    size_t lda_words, const uint32_t *b, float *c, size_t ldc,
+                                                    const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_bf16_gemm_arows_ukernel_12x32__avx512bf16(size_t mr, size_t nr, size_t kc, const uint32_t *a,
+                                                    size_t lda_words, const uint32_t *b, float *c, size_t ldc,
+                                                    const fdnn_f32_gemm_epilogue_t *ep);
 /* AVX-512 F (FP32 FMA), A wide. */
 void fdnn_bf16_gemm_ukernel_12x32__avx512(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
                                           float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);

@@ -48,4 +48,13 @@ const fdnn_isa_config_t fdnn_isa_config_neon = {
     .dwconv_rows = fdnn_f32_dwconv_rows__neon,
     .dwconv_grad = fdnn_f32_dwconv_grad__neon,
     .wino_fused_block = fdnn_wino_fused_block__neon,
+    .bf16dot = {&fdnn_bf16dot_tile_scalar, NULL, FDNN_EXT_NONE},
+    .i8dot = {&fdnn_i8dot_tile_scalar, NULL, FDNN_EXT_NONE},
+    .s8conv = {&fdnn_s8_conv_kernels_scalar, NULL, FDNN_EXT_NONE},
+    .conv_bf16 = FDNN_EXT_NEVER,
+    .cvt_row = {&fdnn_cvt_row_kernels_scalar, NULL, FDNN_EXT_NONE},
+    .gx_pw_row_f32 = gx_pw_row_f32__scalar,
+    .gx_pw_row_f64 = gx_pw_row_f64__scalar,
+    .sdpa_fwd = gx_sdpa_fwd__scalar,
+    .sdpa_bwd = gx_sdpa_bwd__scalar,
 };

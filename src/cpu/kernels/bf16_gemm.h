@@ -104,4 +104,18 @@ void fdnn_bf16_pack__avx2(int type, bool k_contig, size_t kc, size_t w, const vo
 void fdnn_bf16_pack__avx512(int type, bool k_contig, size_t kc, size_t w, const void *src, size_t ld,
                             size_t width, bool wide, uint32_t *dst);
 
+/* One tile of the family as the per-ISA configuration (src/cpu/config)
+ * registers it: `id` its fdnn_bf16dot_kernel_t, the microkernel, its
+ * A-in-place twin (NULL if none), the nr/2-wide twins for a last strip at
+ * most half full (NULL if none), the pack, the shape and whether A is
+ * packed wide (two words per pair). */
+typedef struct fdnn_bf16dot_tile {
+    int id;
+    fdnn_bf16_gemm_ukernel_fn ukernel, ukernel_half;
+    fdnn_bf16_gemm_arows_ukernel_fn arows, arows_half;
+    fdnn_bf16_pack_fn pack;
+    size_t mr, nr;
+    bool a_wide;
+} fdnn_bf16dot_tile_t;
+
 #endif /* FDNN_CPU_KERNELS_BF16_GEMM_H */

@@ -94,7 +94,7 @@ fdnn_gemm_bf16dot_kernel(fdnn_isa_t isa)
 const char *
 fdnn_gemm_bf16dot_kernel_name(fdnn_bf16dot_kernel_t kernel)
 {
-    static const char *const names[] = {"portable", "avx2", "avx512", "avx512_bf16"};
+    static const char *const names[] = {"portable", "avx2", "avx512", "avx512_bf16", "neon", "neon_bf16"};
     return (unsigned)kernel < sizeof(names) / sizeof(names[0]) ? names[kernel] : "unknown";
 }
 

@@ -80,7 +80,7 @@ fdnn_gemm_i8dot_kernel(fdnn_isa_t isa)
 const char *
 fdnn_gemm_i8dot_kernel_name(fdnn_i8dot_kernel_t kernel)
 {
-    static const char *const names[] = {"portable", "avx2", "avx512", "avx512_vnni"};
+    static const char *const names[] = {"portable", "avx2", "avx512", "avx512_vnni", "neon_i8mm"};
     return (unsigned)kernel < sizeof(names) / sizeof(names[0]) ? names[kernel] : "unknown";
 }
 

@@ -78,6 +78,12 @@ void fdnn_bf16_gemm_ukernel_12x32__avx512(size_t mr, size_t nr, size_t kc, const
 /* AVX2 + FMA, A wide. */
 void fdnn_bf16_gemm_ukernel_4x16__avx2(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
                                        float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+/* AArch64 BF16 (BFMLALT/BFMLALB), A in pairs; AArch64 ASIMD (FMLA), A
+ * wide.  8 x 12; bf16_gemm_neon.inc says how they keep the flush rule. */
+void fdnn_bf16_gemm_ukernel_8x12__neonbf16(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
+                                           float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_bf16_gemm_ukernel_8x12__neon(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
+                                       float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 /* Portable C, A wide. */
 void fdnn_bf16_gemm_ukernel_4x16__scalar(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
                                          float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);

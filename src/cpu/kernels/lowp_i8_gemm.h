@@ -96,6 +96,11 @@ void fdnn_i8_row_sums__avx2(size_t rows, size_t kc, const uint8_t *a, size_t lda
 void fdnn_i8_row_sums__avx512(size_t rows, size_t kc, const uint8_t *a, size_t lda, uint8_t flip, int32_t scale,
                               int32_t add, int32_t *out);
 
+/* AArch64 I8MM (SUDOT by element), 8 x 12. */
+void fdnn_i8_gemm_ukernel_8x12__neoni8mm(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
+                                         const int32_t *row_add, const int32_t *col_add, bool accumulate, int32_t *c,
+                                         size_t ldc);
+
 /* One tile of the family as the per-ISA configuration (src/cpu/config)
  * registers it: `id` its fdnn_i8dot_kernel_t, the microkernel, its
  * A-in-place twin and that twin's row sums (NULL if none), the pack and

@@ -46,12 +46,17 @@ exclude='^(oracle_|test_desc_types_cudnn9|test_tensor_desc_cudnn9|install_|docto
 # runs them too.
 [ "${FDNN_ARM64_ALL:-0}" = 1 ] ||
   exclude="${exclude%)}|test_conv$|test_conv_zero_workspace|test_pooling$|test_fft|test_ctc_loss|test_conv_lowp_resnet)"
-# The suites whose kernels are not in the per-ISA configuration yet (int8,
-# low-precision and bf16 GEMMs and convolutions, the row conversions: see
-# docs/platforms.md) run the portable kernels at every level on AArch64, so
-# their loops over the levels would run the same code twice under QEMU:
-# they run once, at the scalar level.  Every other suite loops over scalar
-# and neon, which checks the NEON kernels against the same bounds.
+# The suites whose families have no NEON kernel (int8 and low-precision
+# convolutions, the row conversions: see docs/platforms.md) run the
+# portable kernels at every level on AArch64, and test_bf16_gemm and
+# test_lowp_i8_gemm force each of their kernels (neon_bf16, neon,
+# neon_i8mm, portable) by id at any level, so looping over the levels
+# would run the same code twice under QEMU: they run once, at the scalar
+# level.  Every other suite loops over
+# scalar and neon, which checks the NEON kernels against the same bounds.
+# QEMU's "max" CPU (Debian 12's default, made explicit) has FEAT_BF16 and
+# FEAT_I8MM, so the BFMLAL and SUDOT kernels run.
+export QEMU_CPU="${QEMU_CPU:-max}"
 portable='^(test_conv_lowp|test_bf16_gemm|test_conv_int8|test_lowp_i8_gemm|test_convert_row|test_tensor_convert)$'
 (cd "$build" && FREEDNN_NUM_THREADS=2 ctest --output-on-failure -j"$(nproc)" --timeout 900 -LE oracle -E "$exclude|$portable")
 (cd "$build" && FREEDNN_NUM_THREADS=2 FREEDNN_MAX_ISA=scalar ctest --output-on-failure -j"$(nproc)" --timeout 900 -R "$portable" -E "$exclude")

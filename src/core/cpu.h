@@ -107,8 +107,9 @@ size_t fdnn_cpu_usable_from(size_t online, size_t affinity, size_t quota);
 typedef struct fdnn_cpu_features {
     bool avx2, fma3, f16c;                 /* x86: the AVX2 level */
     bool avx512f, avx512bw, avx512vl, avx512dq; /* x86: the AVX-512 level */
-    bool avx512_bf16, avx512_vnni;         /* x86: not used by a level yet */
-    bool asimd, asimdhp, asimddp, sve;     /* AArch64 */
+    bool avx512_bf16, avx512_vnni;         /* x86: gate kernels of the AVX512 level */
+    bool asimd, asimdhp, asimddp, sve;     /* AArch64 (AT_HWCAP) */
+    bool bf16, i8mm;                       /* AArch64 (AT_HWCAP2): FEAT_BF16, FEAT_I8MM */
     size_t l1d_bytes; /* L1 data cache of one core, 0 if unknown */
     size_t l2_bytes;  /* L2 share of one logical processor, 0 if unknown */
     char name[64];    /* the brand string, trimmed; "unknown CPU" if none */

@@ -252,12 +252,16 @@ fdnn_cpu_probe(fdnn_cpu_features_t *f)
     fdnn_os_cache_sizes(&f->l1d_bytes, &f->l2_bytes);
 #if FDNN_CPU_ARM64_LINUX
     /* Linux arm64 AT_HWCAP bits (arch/arm64/include/uapi/asm/hwcap.h):
-     * 1 ASIMD, 10 ASIMDHP, 20 ASIMDDP, 22 SVE. */
+     * 1 ASIMD, 10 ASIMDHP, 20 ASIMDDP, 22 SVE.  AT_HWCAP2 below. */
     unsigned long hw = getauxval(AT_HWCAP);
     f->asimd = (hw >> 1) & 1;
     f->asimdhp = (hw >> 10) & 1;
     f->asimddp = (hw >> 20) & 1;
     f->sve = (hw >> 22) & 1;
+    /* AT_HWCAP2 bits: 13 I8MM, 14 BF16. */
+    unsigned long hw2 = getauxval(AT_HWCAP2);
+    f->i8mm = (hw2 >> 13) & 1;
+    f->bf16 = (hw2 >> 14) & 1;
 #endif
 #endif
 }

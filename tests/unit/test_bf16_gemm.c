@@ -109,7 +109,7 @@ typedef struct variant {
     bool no_reference; /* flush tests: kernels against each other only */
 } variant_t;
 
-static int kernels[4], n_kernels;
+static int kernels[8], n_kernels;
 
 /* One case: every kernel with 1 thread against the reference and against the
  * first kernel bitwise, 2 (3) threads against 1 bitwise. */
@@ -475,6 +475,9 @@ test_dispatch(void)
     if (cpu >= FDNN_ISA_AVX512)
         CHECK(fdnn_gemm_bf16dot_kernel(FDNN_ISA_AVX512) ==
               (fdnn_cpu_features()->avx512_bf16 ? FDNN_BF16DOT_AVX512_BF16 : FDNN_BF16DOT_AVX512));
+    if (cpu == FDNN_ISA_NEON)
+        CHECK(fdnn_gemm_bf16dot_kernel(FDNN_ISA_NEON) ==
+              (fdnn_cpu_features()->bf16 ? FDNN_BF16DOT_NEON_BF16 : FDNN_BF16DOT_NEON));
     if (!fdnn_cpu_features()->avx512_bf16) {
         float a = 1, b = 1, c = 0;
         fdnn_gemm_bf16dot_args_t g = {.m = 1, .n = 1, .k = 1, .alpha = 1, .a = &a, .lda = 1, .b = &b, .ldb = 1,
@@ -494,7 +497,7 @@ main(void)
     pool2 = fdnn_pool_create(2);
     pool3 = fdnn_pool_create(3);
     /* the hardware dot product first: every other kernel is compared with it */
-    for (int kern = FDNN_BF16DOT_AVX512_BF16; kern >= FDNN_BF16DOT_PORTABLE; kern--) {
+    for (int kern = FDNN_BF16DOT_NEON_BF16; kern >= FDNN_BF16DOT_PORTABLE; kern--) {
         fdnn_gemm_bf16dot_args_t probe = {.m = 0};
         if (fdnn_gemm_bf16dot_on(&probe, NULL, (fdnn_bf16dot_kernel_t)kern, NULL, 0))
             kernels[n_kernels++] = kern;

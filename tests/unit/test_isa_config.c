@@ -27,6 +27,19 @@ check_complete(const fdnn_isa_config_t *c)
     CHECK_MSG(c->conv_gemm.ukernel && c->conv_gemm.mr > 0 && c->conv_gemm.nr > 0, "%s: conv gemm", name);
     CHECK_MSG(c->conv_direct.ukernel && c->conv_direct.pack16 && c->conv_direct.max_ur > 0, "%s: direct", name);
     CHECK_MSG(c->dwconv_rows && c->dwconv_grad && c->wino_fused_block, "%s: dw, winograd", name);
+    CHECK_MSG(c->bf16dot.base && c->bf16dot.base->ukernel && c->bf16dot.base->pack && c->bf16dot.base->mr > 0,
+              "%s: bf16 gemm", name);
+    CHECK_MSG(c->i8dot.base && c->i8dot.base->ukernel && c->i8dot.base->pack && c->i8dot.base->mr > 0,
+              "%s: int8 gemm", name);
+    CHECK_MSG(c->s8conv.base && (c->s8conv.base->wide != NULL) != (c->s8conv.base->fused != NULL), "%s: s8 conv",
+              name);
+    CHECK_MSG(c->cvt_row.base && c->cvt_row.base->f32_f16 && c->cvt_row.base->bf16_f32, "%s: convert rows", name);
+    CHECK_MSG(c->gx_pw_row_f32 && c->gx_pw_row_f64 && c->sdpa_fwd && c->sdpa_bwd, "%s: graph", name);
+    /* a gated twin names its extension, and an entry without one has none */
+    CHECK_MSG((c->bf16dot.with_ext != NULL) == (c->bf16dot.ext != FDNN_EXT_NONE), "%s: bf16 gemm gate", name);
+    CHECK_MSG((c->i8dot.with_ext != NULL) == (c->i8dot.ext != FDNN_EXT_NONE), "%s: int8 gemm gate", name);
+    CHECK_MSG((c->s8conv.with_ext != NULL) == (c->s8conv.ext != FDNN_EXT_NONE), "%s: s8 conv gate", name);
+    CHECK_MSG((c->cvt_row.with_ext != NULL) == (c->cvt_row.ext != FDNN_EXT_NONE), "%s: convert gate", name);
     /* the float GEMM tile for a few shapes: a kernel that covers it */
     static const size_t shapes[][3] = {{1, 1, 1}, {4, 8, 16}, {64, 196, 256}, {1024, 49, 64}, {3, 1000, 7}};
     for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
@@ -86,10 +99,43 @@ test_set_isa(void)
     CHECK_OK(cudnnDestroy(h));
 }
 
+/* The gated choices of the x86 levels are the ones the families made in
+ * place before the table held them; every chosen entry is found again by
+ * its id and runs here. */
+static void
+test_gated(void)
+{
+    const fdnn_cpu_features_t *f = fdnn_cpu_features();
+    CHECK(fdnn_cpu_has_ext(FDNN_EXT_NONE) && !fdnn_cpu_has_ext(FDNN_EXT_NEVER));
+    fdnn_isa_t detected = fdnn_cpu_detected_isa();
+    if (FDNN_ARCH_X86 && detected >= FDNN_ISA_AVX512) {
+        const fdnn_isa_config_t *c = fdnn_isa_config(FDNN_ISA_AVX512);
+        CHECK(FDNN_ISA_PICK(c->bf16dot)->id == (f->avx512_bf16 ? FDNN_BF16DOT_AVX512_BF16 : FDNN_BF16DOT_AVX512));
+        CHECK(FDNN_ISA_PICK(c->i8dot)->id == (f->avx512_vnni ? FDNN_I8DOT_AVX512_VNNI : FDNN_I8DOT_AVX512));
+        CHECK(FDNN_ISA_PICK(c->cvt_row)->path == (f->avx512_bf16 ? FDNN_CVT_AVX512_BF16 : FDNN_CVT_AVX512));
+        CHECK((FDNN_ISA_PICK(c->s8conv)->fused != NULL) == f->avx512_vnni);
+    }
+    if (FDNN_ARCH_X86 && detected >= FDNN_ISA_AVX2) {
+        const fdnn_isa_config_t *c = fdnn_isa_config(FDNN_ISA_AVX2);
+        CHECK(FDNN_ISA_PICK(c->bf16dot)->id == FDNN_BF16DOT_AVX2 && FDNN_ISA_PICK(c->i8dot)->id == FDNN_I8DOT_AVX2);
+        CHECK(FDNN_ISA_PICK(c->cvt_row)->path == FDNN_CVT_F16C);
+    }
+    for (int l = 0; l < FDNN_ISA_COUNT; l++) {
+        const fdnn_isa_config_t *c = fdnn_isa_config((fdnn_isa_t)l);
+        bool runs = false;
+        CHECK(fdnn_isa_bf16dot_tile(FDNN_ISA_PICK(c->bf16dot)->id, &runs) == FDNN_ISA_PICK(c->bf16dot) && runs);
+        CHECK(fdnn_isa_i8dot_tile(FDNN_ISA_PICK(c->i8dot)->id, &runs) == FDNN_ISA_PICK(c->i8dot) && runs);
+        CHECK(fdnn_isa_cvt_row_kernels(FDNN_ISA_PICK(c->cvt_row)->path, &runs) == FDNN_ISA_PICK(c->cvt_row) && runs);
+    }
+    bool runs = true;
+    CHECK(fdnn_isa_bf16dot_tile(-1, &runs) == NULL && !runs);
+}
+
 int
 main(void)
 {
     test_levels();
+    test_gated();
     test_set_isa();
     return fdnn_test_finish("test_isa_config");
 }

@@ -16,7 +16,7 @@
 
 static fdnn_pool_t pool2, pool3;
 static fdnn_rng_t rng;
-static int kernels[4], n_kernels;
+static int kernels[8], n_kernels;
 
 typedef struct shape {
     size_t m, n, k;
@@ -178,7 +178,7 @@ main(void)
     fdnn_rng_seed(&rng, 20261203);
     pool2 = fdnn_pool_create(2);
     pool3 = fdnn_pool_create(3);
-    for (int kern = FDNN_I8DOT_AVX512_VNNI; kern >= FDNN_I8DOT_PORTABLE; kern--) {
+    for (int kern = FDNN_I8DOT_NEON_I8MM; kern >= FDNN_I8DOT_PORTABLE; kern--) {
         fdnn_gemm_i8dot_args_t probe = {.m = 0};
         if (fdnn_gemm_i8dot_on(&probe, NULL, (fdnn_i8dot_kernel_t)kern, NULL, 0))
             kernels[n_kernels++] = kern;
@@ -187,6 +187,9 @@ main(void)
     if (fdnn_cpu_detected_isa() >= FDNN_ISA_AVX512)
         CHECK(fdnn_gemm_i8dot_kernel(FDNN_ISA_AVX512) ==
               (fdnn_cpu_features()->avx512_vnni ? FDNN_I8DOT_AVX512_VNNI : FDNN_I8DOT_AVX512));
+    if (fdnn_cpu_detected_isa() == FDNN_ISA_NEON)
+        CHECK(fdnn_gemm_i8dot_kernel(FDNN_ISA_NEON) ==
+              (fdnn_cpu_features()->i8mm ? FDNN_I8DOT_NEON_I8MM : FDNN_I8DOT_PORTABLE));
     printf("test_lowp_i8_gemm: kernels run:");
     for (int i = 0; i < n_kernels; i++)
         printf(" %s", fdnn_gemm_i8dot_kernel_name(kernels[i]));

@@ -11,10 +11,12 @@
  * CMakeLists.txt (which builds x86_*.c and __avx*.c only for x86, arm_*.c
  * and __neon.c only for AArch64).
  *
- * Not yet here (their dispatch still compares levels in place): the int8
- * and low-precision convolutions, the bf16 and int8 GEMMs, the row
- * conversions, the graph pointwise rows, RNN and attention (which reach
- * their kernels through sgemm/simd, so through this table). */
+ * A kernel that needs a CPU extension beyond its level (AVX512-BF16,
+ * AVX512-VNNI, the AArch64 BF16 instructions) is a gated entry
+ * (FDNN_ISA_GATED): the level's kernel, the extension's kernel and the
+ * extension; fdnn_cpu_has_ext says whether this CPU has it, and
+ * FDNN_ISA_PICK chooses.  RNN and attention reach their kernels through
+ * sgemm, simd and the bf16 GEMM, so through this table. */
 #ifndef FDNN_CPU_CONFIG_CONFIG_H
 #define FDNN_CPU_CONFIG_CONFIG_H
 
@@ -27,16 +29,49 @@
 #include "cpu/conv/conv_winograd_engine.h"
 #include "cpu/fft/fft.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/graph/graph_exec.h"
+#include "cpu/graph/gx_sdpa.h"
+#include "cpu/kernels/bf16_gemm.h"
 #include "cpu/kernels/conv_direct.h"
 #include "cpu/kernels/dwconv.h"
 #include "cpu/kernels/f16_pack.h"
 #include "cpu/kernels/gemm_ukernel.h"
 #include "cpu/kernels/gemv.h"
+#include "cpu/kernels/lowp_i8_gemm.h"
+#include "cpu/kernels/s8_conv.h"
 #include "cpu/lrn/lrn.h"
 #include "cpu/pooling/pooling.h"
 #include "cpu/simd/simd.h"
 #include "cpu/softmax/softmax.h"
+#include "cpu/tensor/convert_row.h"
 #include "cpu/tensor/tensor_kernels.h"
+
+/* CPU extensions beyond a level that some kernels need. */
+typedef enum fdnn_isa_ext {
+    FDNN_EXT_NONE = 0,     /* nothing beyond the level: always there */
+    FDNN_EXT_AVX512_BF16,  /* x86: vdpbf16ps, vcvtne2ps2bf16 */
+    FDNN_EXT_AVX512_VNNI,  /* x86: vpdpbusd */
+    FDNN_EXT_ARM_BF16,     /* AArch64 FEAT_BF16: BFMLALB/T, BFDOT, BFCVT */
+    FDNN_EXT_ARM_DOTPROD,  /* AArch64 FEAT_DotProd: SDOT, UDOT */
+    FDNN_EXT_ARM_I8MM,     /* AArch64 FEAT_I8MM: SMMLA, USDOT */
+    FDNN_EXT_NEVER,        /* the level has no such kernel */
+} fdnn_isa_ext_t;
+
+/* Whether this CPU has `ext` (NONE: true, NEVER: false); read from
+ * fdnn_cpu_features, so FREEDNN_MAX_ISA does not change it (the level's
+ * cap already decides which table is asked). */
+bool fdnn_cpu_has_ext(fdnn_isa_ext_t ext);
+
+/* A gated entry: `base` always, `with_ext` instead when the CPU has `ext`
+ * (with_ext NULL and ext NONE when the level has no such twin). */
+#define FDNN_ISA_GATED(T)   \
+    struct {                \
+        T base;             \
+        T with_ext;         \
+        fdnn_isa_ext_t ext; \
+    }
+#define FDNN_ISA_PICK(gated) \
+    ((gated).with_ext != NULL && fdnn_cpu_has_ext((gated).ext) ? (gated).with_ext : (gated).base)
 
 /* The float GEMM tile for one product (fdnn_sgemm): the kernels and their
  * shape.  ukernel reads packed A; arows (NULL if none) reads A in place;
@@ -111,6 +146,24 @@ typedef struct fdnn_isa_config {
     /* src/cpu/gemm/sgemm_f16: the converting (HALF -> FLOAT) twins of the
      * sgemm tile's packs (f16_pack.h); NULL members: the portable ones */
     fdnn_f16_packs_t sgemm_f16;
+
+    /* src/cpu/gemm/bf16_gemm.c and lowp_i8_gemm.c: the dot-product GEMM
+     * tiles (every tile does the same arithmetic: any choice is bitwise
+     * the same) */
+    FDNN_ISA_GATED(const fdnn_bf16dot_tile_t *) bf16dot;
+    FDNN_ISA_GATED(const fdnn_i8dot_tile_t *) i8dot;
+    /* src/cpu/conv/conv_int8.c: the int8 convolution kernels */
+    FDNN_ISA_GATED(const fdnn_s8_conv_kernels_t *) s8conv;
+    /* src/cpu/conv/conv_bf16.c: the extension its native (vdpbf16ps)
+     * kernels need at this level; NEVER where there are none */
+    fdnn_isa_ext_t conv_bf16;
+    /* src/cpu/tensor/convert_row.c: the row conversions */
+    FDNN_ISA_GATED(const fdnn_cvt_row_kernels_t *) cvt_row;
+    /* src/cpu/graph: the pointwise rows and the fused attention kernels */
+    gx_pw_row_f32_fn gx_pw_row_f32;
+    gx_pw_row_f64_fn gx_pw_row_f64;
+    gx_sdpa_fwd_fn sdpa_fwd;
+    gx_sdpa_bwd_fn sdpa_bwd;
 } fdnn_isa_config_t;
 
 /* The configuration of `isa`, or of the best level this CPU runs when `isa`
@@ -118,10 +171,25 @@ typedef struct fdnn_isa_config {
  * lacks).  Never NULL. */
 const fdnn_isa_config_t *fdnn_isa_config(fdnn_isa_t isa);
 
+/* A family's entry registered by some level of this build, found by its id
+ * (tests and benchmarks force one): NULL when no level registers it; else
+ * *runs (when runs != NULL) says whether this CPU runs it (its level is
+ * within the detected one and its extension present). */
+const fdnn_bf16dot_tile_t *fdnn_isa_bf16dot_tile(int id, bool *runs);
+const fdnn_i8dot_tile_t *fdnn_isa_i8dot_tile(int id, bool *runs);
+const fdnn_cvt_row_kernels_t *fdnn_isa_cvt_row_kernels(int path, bool *runs);
+
 /* The levels' own tables (config.c picks among them). */
 extern const fdnn_isa_config_t fdnn_isa_config_scalar;
 extern const fdnn_isa_config_t fdnn_isa_config_avx2;
 extern const fdnn_isa_config_t fdnn_isa_config_avx512;
 extern const fdnn_isa_config_t fdnn_isa_config_neon;
+
+/* The portable entries (scalar.c), which levels without their own kernel
+ * of a family name too. */
+extern const fdnn_bf16dot_tile_t fdnn_bf16dot_tile_scalar;
+extern const fdnn_i8dot_tile_t fdnn_i8dot_tile_scalar;
+extern const fdnn_s8_conv_kernels_t fdnn_s8_conv_kernels_scalar;
+extern const fdnn_cvt_row_kernels_t fdnn_cvt_row_kernels_scalar;
 
 #endif /* FDNN_CPU_CONFIG_CONFIG_H */

@@ -10,6 +10,24 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
     return (fdnn_sgemm_tile_t){.ukernel = fdnn_f32_gemm_ukernel_4x16__scalar, .mr = 4, .nr = 16};
 }
 
+/* The portable entries of the families below, which levels without their
+ * own kernel name too (config.h). */
+const fdnn_bf16dot_tile_t fdnn_bf16dot_tile_scalar = {.id = FDNN_BF16DOT_PORTABLE,
+                                                     .ukernel = fdnn_bf16_gemm_ukernel_4x16__scalar,
+                                                     .pack = fdnn_bf16_pack__scalar,
+                                                     .mr = 4,
+                                                     .nr = 16,
+                                                     .a_wide = true};
+const fdnn_i8dot_tile_t fdnn_i8dot_tile_scalar = {.id = FDNN_I8DOT_PORTABLE,
+                                                 .ukernel = fdnn_i8_gemm_ukernel_4x16__scalar,
+                                                 .pack = fdnn_i8_pack__scalar,
+                                                 .mr = 4,
+                                                 .nr = 16};
+const fdnn_s8_conv_kernels_t fdnn_s8_conv_kernels_scalar = {.wide = fdnn_s8_conv_wide__scalar, .vk = 16, .mr = 4};
+const fdnn_cvt_row_kernels_t fdnn_cvt_row_kernels_scalar = {
+    FDNN_CVT_SCALAR, fdnn_convert_row_f32_f16__scalar, fdnn_convert_row_f16_f32__scalar,
+    fdnn_convert_row_f32_bf16__scalar, fdnn_convert_row_bf16_f32__scalar};
+
 const fdnn_isa_config_t fdnn_isa_config_scalar = {
     .isa = FDNN_ISA_SCALAR,
     .act_fwd_f32 = fdnn_act_fwd_f32__scalar,
@@ -35,4 +53,13 @@ const fdnn_isa_config_t fdnn_isa_config_scalar = {
     .dwconv_rows = fdnn_f32_dwconv_rows__scalar,
     .dwconv_grad = fdnn_f32_dwconv_grad__scalar,
     .wino_fused_block = fdnn_wino_fused_block__scalar,
+    .bf16dot = {&fdnn_bf16dot_tile_scalar, NULL, FDNN_EXT_NONE},
+    .i8dot = {&fdnn_i8dot_tile_scalar, NULL, FDNN_EXT_NONE},
+    .s8conv = {&fdnn_s8_conv_kernels_scalar, NULL, FDNN_EXT_NONE},
+    .conv_bf16 = FDNN_EXT_NEVER,
+    .cvt_row = {&fdnn_cvt_row_kernels_scalar, NULL, FDNN_EXT_NONE},
+    .gx_pw_row_f32 = gx_pw_row_f32__scalar,
+    .gx_pw_row_f64 = gx_pw_row_f64__scalar,
+    .sdpa_fwd = gx_sdpa_fwd__scalar,
+    .sdpa_bwd = gx_sdpa_bwd__scalar,
 };

@@ -30,6 +30,23 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
     return t;
 }
 
+static const fdnn_bf16dot_tile_t bf16dot = {.id = FDNN_BF16DOT_AVX2,
+                                           .ukernel = fdnn_bf16_gemm_ukernel_4x16__avx2,
+                                           .pack = fdnn_bf16_pack__avx2,
+                                           .mr = 4,
+                                           .nr = 16,
+                                           .a_wide = true};
+static const fdnn_i8dot_tile_t i8dot = {.id = FDNN_I8DOT_AVX2,
+                                       .ukernel = fdnn_i8_gemm_ukernel_4x16__avx2,
+                                       .pack = fdnn_i8_pack__avx2,
+                                       .mr = 4,
+                                       .nr = 16};
+static const fdnn_s8_conv_kernels_t s8conv = {
+    .wide = fdnn_s8_conv_wide__avx2, .epi = fdnn_s8_conv_epilogue__avx2, .vk = 8, .mr = 6};
+static const fdnn_cvt_row_kernels_t cvt_row = {FDNN_CVT_F16C, fdnn_convert_row_f32_f16__avx2,
+                                               fdnn_convert_row_f16_f32__avx2, fdnn_convert_row_f32_bf16__avx2,
+                                               fdnn_convert_row_bf16_f32__avx2};
+
 const fdnn_isa_config_t fdnn_isa_config_avx2 = {
     .isa = FDNN_ISA_AVX2,
     .act_fwd_f32 = fdnn_act_fwd_f32__avx2,
@@ -64,4 +81,14 @@ const fdnn_isa_config_t fdnn_isa_config_avx2 = {
     .dwconv_grad = fdnn_f32_dwconv_grad__avx2,
     .wino_fused_block = fdnn_wino_fused_block__avx2,
     .sgemm_f16 = {fdnn_f16_pack_t__avx2, fdnn_f16_pack_n__avx2, NULL, fdnn_f16_rows__avx2},
+
+    .bf16dot = {&bf16dot, NULL, FDNN_EXT_NONE},
+    .i8dot = {&i8dot, NULL, FDNN_EXT_NONE},
+    .s8conv = {&s8conv, NULL, FDNN_EXT_NONE},
+    .conv_bf16 = FDNN_EXT_NEVER,
+    .cvt_row = {&cvt_row, NULL, FDNN_EXT_NONE},
+    .gx_pw_row_f32 = gx_pw_row_f32__avx2,
+    .gx_pw_row_f64 = gx_pw_row_f64__avx2,
+    .sdpa_fwd = gx_sdpa_fwd__avx2,
+    .sdpa_bwd = gx_sdpa_bwd__avx2,
 };

@@ -70,6 +70,48 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
     return t;
 }
 
+/* The dot-product GEMMs: FP32 FMA (bf16) or widened bytes with vpmaddwd
+ * (int8), and the vdpbf16ps / vpdpbusd tiles where the CPU has them. */
+static const fdnn_bf16dot_tile_t bf16dot = {.id = FDNN_BF16DOT_AVX512,
+                                           .ukernel = fdnn_bf16_gemm_ukernel_12x32__avx512,
+                                           .pack = fdnn_bf16_pack__avx512,
+                                           .mr = 12,
+                                           .nr = 32,
+                                           .a_wide = true};
+static const fdnn_bf16dot_tile_t bf16dot_bf16 = {.id = FDNN_BF16DOT_AVX512_BF16,
+                                                .ukernel = fdnn_bf16_gemm_ukernel_14x32__avx512bf16,
+                                                .ukernel_half = fdnn_bf16_gemm_ukernel_14x16__avx512bf16,
+                                                .arows = fdnn_bf16_gemm_arows_ukernel_14x32__avx512bf16,
+                                                .arows_half = fdnn_bf16_gemm_arows_ukernel_14x16__avx512bf16,
+                                                .pack = fdnn_bf16_pack__avx512,
+                                                .mr = 14,
+                                                .nr = 32,
+                                                .a_wide = false};
+static const fdnn_i8dot_tile_t i8dot = {.id = FDNN_I8DOT_AVX512,
+                                       .ukernel = fdnn_i8_gemm_ukernel_12x32__avx512,
+                                       .pack = fdnn_i8_pack__avx512,
+                                       .mr = 12,
+                                       .nr = 32};
+static const fdnn_i8dot_tile_t i8dot_vnni = {.id = FDNN_I8DOT_AVX512_VNNI,
+                                            .ukernel = fdnn_i8_gemm_ukernel_14x32__avx512vnni,
+                                            .arows = fdnn_i8_gemm_arows_ukernel_14x32__avx512vnni,
+                                            .pack = fdnn_i8_pack__avx512,
+                                            .row_sums = fdnn_i8_row_sums__avx512,
+                                            .mr = 14,
+                                            .nr = 32};
+/* int8 convolution: widened bytes, or the fused vpdpbusd kernel */
+static const fdnn_s8_conv_kernels_t s8conv = {
+    .wide = fdnn_s8_conv_wide__avx512, .epi = fdnn_s8_conv_epilogue__avx512, .vk = 16, .mr = 8};
+static const fdnn_s8_conv_kernels_t s8conv_vnni = {
+    .fused = fdnn_s8_conv_fused__avx512vnni, .pack_block = fdnn_s8_conv_pack_block__avx512vnni, .epi = fdnn_s8_conv_epilogue__avx512, .vk = 16, .mr = 6};
+/* row conversions: vcvtne2ps2bf16 for float -> bfloat16 where present */
+static const fdnn_cvt_row_kernels_t cvt_row = {FDNN_CVT_AVX512, fdnn_convert_row_f32_f16__avx512,
+                                               fdnn_convert_row_f16_f32__avx512, fdnn_convert_row_f32_bf16__avx512,
+                                               fdnn_convert_row_bf16_f32__avx512};
+static const fdnn_cvt_row_kernels_t cvt_row_bf16 = {
+    FDNN_CVT_AVX512_BF16, fdnn_convert_row_f32_f16__avx512, fdnn_convert_row_f16_f32__avx512,
+    fdnn_convert_row_f32_bf16__avx512bf16, fdnn_convert_row_bf16_f32__avx512};
+
 const fdnn_isa_config_t fdnn_isa_config_avx512 = {
     .isa = FDNN_ISA_AVX512,
     .act_fwd_f32 = fdnn_act_fwd_f32__avx512,
@@ -104,4 +146,14 @@ const fdnn_isa_config_t fdnn_isa_config_avx512 = {
     .dwconv_grad = fdnn_f32_dwconv_grad__avx512,
     .wino_fused_block = fdnn_wino_fused_block__avx512,
     .sgemm_f16 = {fdnn_f16_pack_t__avx512, fdnn_f16_pack_n__avx512, fdnn_f16_pack_b49__avx512, fdnn_f16_rows__avx512},
+
+    .bf16dot = {&bf16dot, &bf16dot_bf16, FDNN_EXT_AVX512_BF16},
+    .i8dot = {&i8dot, &i8dot_vnni, FDNN_EXT_AVX512_VNNI},
+    .s8conv = {&s8conv, &s8conv_vnni, FDNN_EXT_AVX512_VNNI},
+    .conv_bf16 = FDNN_EXT_AVX512_BF16,
+    .cvt_row = {&cvt_row, &cvt_row_bf16, FDNN_EXT_AVX512_BF16},
+    .gx_pw_row_f32 = gx_pw_row_f32__avx512,
+    .gx_pw_row_f64 = gx_pw_row_f64__avx512,
+    .sdpa_fwd = gx_sdpa_fwd__avx512,
+    .sdpa_bwd = gx_sdpa_bwd__avx512,
 };

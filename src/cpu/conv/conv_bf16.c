@@ -26,6 +26,7 @@
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/memory.h"
+#include "cpu/config/config.h"
 #include "cpu/conv/conv_lowp.h"
 #include "cpu/kernels/bf16_conv.h"
 #include "cpu/kernels/bf16_gemm.h"
@@ -39,11 +40,7 @@
 bool
 fdnn_conv_bf16_cpu_has(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    return fdnn_cpu_max_isa() >= FDNN_ISA_AVX512 && fdnn_cpu_features()->avx512_bf16;
-#else
-    return false;
-#endif
+    return fdnn_cpu_has_ext(fdnn_isa_config(fdnn_cpu_max_isa())->conv_bf16);
 }
 
 bool

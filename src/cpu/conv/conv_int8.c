@@ -31,6 +31,7 @@
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/pool.h"
+#include "cpu/config/config.h"
 #include "cpu/kernels/s8_conv.h"
 
 /* Below this many multiply-adds the workers cost more than the work. */
@@ -111,6 +112,7 @@ typedef struct plan {
     const fdnn_conv_problem_t *p;
     fdnn_s8_conv_fn fn;           /* the wide kernels (NULL: vnni, the fused kernel) */
     void (*fused)(const fdnn_s8_conv_fused_args_t *a); /* vnni: fdnn_s8_conv_fused__avx512vnni */
+    fdnn_s8_conv_pack_block_fn pack_block; /* vnni: its filter pack (NULL: the portable one) */
     fdnn_s8_conv_epilogue_fn epi; /* NULL: epilogue_c */
     bool vnni;      /* encoding: vnni (uint8 quads, the fused kernel) or wide (int16 pairs) */
     bool x_signed;  /* x is INT8 (else UINT8) */
@@ -210,18 +212,15 @@ pack_filter(void *ctx, size_t task)
         step = pl->vk * 4;
     }
     int32_t sums[16] = {0};
-#if defined(__x86_64__) || defined(__i386__)
-    if (pl->vnni && pl->w_tu != NULL) { /* every unit a whole quad: transposes and gathers */
+    if (pl->vnni && pl->pack_block != NULL && pl->w_tu != NULL) { /* every unit a whole quad: gathers */
         const int64_t lanes = pl->kg - kb * pl->vk < pl->vk ? pl->kg - kb * pl->vk : pl->vk;
-        fdnn_s8_conv_pack_block__avx512vnni(w + (g * pl->kg + kb * pl->vk) * pl->w_kstride, pl->w_kstride,
-                                            lanes > 0 ? (int)lanes : 0, pl->w_tu, pl->taps * pl->units, dst, step,
-                                            sums);
+        pl->pack_block(w + (g * pl->kg + kb * pl->vk) * pl->w_kstride, pl->w_kstride, lanes > 0 ? (int)lanes : 0,
+                       pl->w_tu, pl->taps * pl->units, dst, step, sums);
         if (comp != NULL)
             for (int l = 0; l < 16; l++)
                 comp[l] = 128 * sums[l];
         return;
     }
-#endif
     /* The output channels of the block (NULL past K/g) and, per formula
      * tap, where its stored tap is (reversed for CUDNN_CONVOLUTION). */
     const int8_t *rows[16];
@@ -644,33 +643,17 @@ static void
 choose_kernel(const fdnn_conv_exec_t *e, plan_t *pl)
 {
     fdnn_isa_t isa = e->handle != NULL ? e->handle->isa : FDNN_ISA_SCALAR;
-    pl->fn = fdnn_s8_conv_wide__scalar;
-    pl->epi = NULL;
-    pl->vnni = false;
-    pl->vk = 16;
-    pl->mr = 4;
-#if defined(__x86_64__) || defined(__i386__)
-    if (isa >= FDNN_ISA_AVX512 && fdnn_cpu_features()->avx512_vnni && !atomic_load(&vnni_disallowed)) {
-        pl->epi = fdnn_s8_conv_epilogue__avx512;
-        pl->fn = NULL;
-        pl->fused = fdnn_s8_conv_fused__avx512vnni;
-        pl->vnni = true;
-        pl->vk = 16;
-        pl->mr = 6;
-    } else if (isa >= FDNN_ISA_AVX512) {
-        pl->epi = fdnn_s8_conv_epilogue__avx512;
-        pl->fn = fdnn_s8_conv_wide__avx512;
-        pl->vk = 16;
-        pl->mr = 8;
-    } else if (isa >= FDNN_ISA_AVX2) {
-        pl->epi = fdnn_s8_conv_epilogue__avx2;
-        pl->fn = fdnn_s8_conv_wide__avx2;
-        pl->vk = 8;
-        pl->mr = 6;
-    }
-#else
-    (void)isa;
-#endif
+    const fdnn_isa_config_t *cfg = fdnn_isa_config(isa);
+    const fdnn_s8_conv_kernels_t *k = cfg->s8conv.base;
+    if (cfg->s8conv.with_ext != NULL && fdnn_cpu_has_ext(cfg->s8conv.ext) && !atomic_load(&vnni_disallowed))
+        k = cfg->s8conv.with_ext;
+    pl->fn = k->wide;
+    pl->fused = k->fused;
+    pl->pack_block = k->pack_block;
+    pl->epi = k->epi;
+    pl->vnni = k->fused != NULL;
+    pl->vk = k->vk;
+    pl->mr = k->mr;
     pl->cpu = pl->vnni ? 4 : 2;
 }
 

@@ -26,6 +26,7 @@
 
 #include "core/cpu.h"
 #include "core/memory.h"
+#include "cpu/config/config.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/gemm_blocking.h"
 #include "cpu/kernels/bf16_gemm.h"
@@ -80,64 +81,39 @@ elem_bytes(fdnn_gemm_dtype_t t)
 static bool
 kernel_runs(fdnn_bf16dot_kernel_t kernel)
 {
-    fdnn_isa_t cpu = fdnn_cpu_detected_isa();
-    switch (kernel) {
-    case FDNN_BF16DOT_PORTABLE:
-        return true;
-    case FDNN_BF16DOT_AVX2:
-        return cpu >= FDNN_ISA_AVX2;
-    case FDNN_BF16DOT_AVX512:
-        return cpu >= FDNN_ISA_AVX512;
-    case FDNN_BF16DOT_AVX512_BF16:
-        return cpu >= FDNN_ISA_AVX512 && fdnn_cpu_features()->avx512_bf16;
-    }
-    return false;
+    bool runs;
+    return fdnn_isa_bf16dot_tile((int)kernel, &runs) != NULL && runs;
 }
 
 fdnn_bf16dot_kernel_t
 fdnn_gemm_bf16dot_kernel(fdnn_isa_t isa)
 {
-    if (isa > fdnn_cpu_detected_isa())
-        isa = fdnn_cpu_detected_isa();
-    if (isa >= FDNN_ISA_AVX512)
-        return kernel_runs(FDNN_BF16DOT_AVX512_BF16) ? FDNN_BF16DOT_AVX512_BF16 : FDNN_BF16DOT_AVX512;
-    return isa == FDNN_ISA_AVX2 ? FDNN_BF16DOT_AVX2 : FDNN_BF16DOT_PORTABLE;
+    return (fdnn_bf16dot_kernel_t)FDNN_ISA_PICK(fdnn_isa_config(isa)->bf16dot)->id;
 }
 
 const char *
 fdnn_gemm_bf16dot_kernel_name(fdnn_bf16dot_kernel_t kernel)
 {
-    static const char *const names[] = {"portable", "avx2", "avx512", "avx512_bf16"};
-    return (unsigned)kernel < 4 ? names[kernel] : "unknown";
+    static const char *const names[] = {"portable", "avx2", "avx512", "avx512_bf16", "neon", "neon_bf16"};
+    return (unsigned)kernel < sizeof(names) / sizeof(names[0]) ? names[kernel] : "unknown";
 }
 
+/* The kernel's tile (src/cpu/config; the portable one for a kernel this
+ * build lacks: only its sizes are asked then) and the blocking around it. */
 static bf16_config_t
 config_for(fdnn_bf16dot_kernel_t kernel)
 {
-    bf16_config_t cfg;
-    switch (kernel) {
-#if defined(__x86_64__) || defined(__i386__)
-    case FDNN_BF16DOT_AVX512_BF16:
-        cfg = (bf16_config_t){.ukernel = fdnn_bf16_gemm_ukernel_14x32__avx512bf16,
-                              .arows = fdnn_bf16_gemm_arows_ukernel_14x32__avx512bf16,
-                              .ukernel_half = fdnn_bf16_gemm_ukernel_14x16__avx512bf16,
-                              .arows_half = fdnn_bf16_gemm_arows_ukernel_14x16__avx512bf16,
-                              .pack = fdnn_bf16_pack__avx512, .mr = 14, .nr = 32, .a_wide = false};
-        break;
-    case FDNN_BF16DOT_AVX512:
-        cfg = (bf16_config_t){.ukernel = fdnn_bf16_gemm_ukernel_12x32__avx512, .pack = fdnn_bf16_pack__avx512,
-                              .mr = 12, .nr = 32, .a_wide = true};
-        break;
-    case FDNN_BF16DOT_AVX2:
-        cfg = (bf16_config_t){.ukernel = fdnn_bf16_gemm_ukernel_4x16__avx2, .pack = fdnn_bf16_pack__avx2,
-                              .mr = 4, .nr = 16, .a_wide = true};
-        break;
-#endif
-    default:
-        cfg = (bf16_config_t){.ukernel = fdnn_bf16_gemm_ukernel_4x16__scalar, .pack = fdnn_bf16_pack__scalar,
-                              .mr = 4, .nr = 16, .a_wide = true};
-        break;
-    }
+    const fdnn_bf16dot_tile_t *t = fdnn_isa_bf16dot_tile((int)kernel, NULL);
+    if (t == NULL)
+        t = &fdnn_bf16dot_tile_scalar;
+    bf16_config_t cfg = {.ukernel = t->ukernel,
+                         .arows = t->arows,
+                         .ukernel_half = t->ukernel_half,
+                         .arows_half = t->arows_half,
+                         .pack = t->pack,
+                         .mr = t->mr,
+                         .nr = t->nr,
+                         .a_wide = t->a_wide};
     /* mc: the A block (mc x KC_MAX) in a quarter of L2, reused by every B
      * strip of the tile; nt: 8 strips; panels of 16 and 8 tiles. */
     size_t l2 = fdnn_cpu_l2_bytes() > 0 ? fdnn_cpu_l2_bytes() : ((size_t)1 << 20);

@@ -160,6 +160,8 @@ typedef enum fdnn_bf16dot_kernel {
     FDNN_BF16DOT_AVX2 = 1,
     FDNN_BF16DOT_AVX512 = 2,
     FDNN_BF16DOT_AVX512_BF16 = 3,
+    FDNN_BF16DOT_NEON = 4,      /* AArch64 ASIMD: FP32 FMLA */
+    FDNN_BF16DOT_NEON_BF16 = 5, /* BFMLALT/BFMLALB: level NEON and the CPU's BF16 (AT_HWCAP2) */
 } fdnn_bf16dot_kernel_t;
 
 fdnn_bf16dot_kernel_t fdnn_gemm_bf16dot_kernel(fdnn_isa_t isa);
@@ -226,6 +228,7 @@ typedef enum fdnn_i8dot_kernel {
     FDNN_I8DOT_AVX2 = 1,
     FDNN_I8DOT_AVX512 = 2,      /* AVX-512 BW: bytes widened, vpmaddwd */
     FDNN_I8DOT_AVX512_VNNI = 3, /* vpdpbusd: level AVX512 and the CPU's avx512_vnni flag */
+    FDNN_I8DOT_NEON_I8MM = 4,   /* SUDOT: level NEON and the CPU's I8MM (AT_HWCAP2) */
 } fdnn_i8dot_kernel_t;
 
 fdnn_i8dot_kernel_t fdnn_gemm_i8dot_kernel(fdnn_isa_t isa);

@@ -22,6 +22,7 @@
 
 #include "core/cpu.h"
 #include "core/memory.h"
+#include "cpu/config/config.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/gemm_blocking.h"
 #include "cpu/kernels/lowp_i8_gemm.h"
@@ -66,62 +67,37 @@ min_size(size_t a, size_t b)
 static bool
 kernel_runs(fdnn_i8dot_kernel_t kernel)
 {
-    fdnn_isa_t cpu = fdnn_cpu_detected_isa();
-    switch (kernel) {
-    case FDNN_I8DOT_PORTABLE:
-        return true;
-    case FDNN_I8DOT_AVX2:
-        return cpu >= FDNN_ISA_AVX2;
-    case FDNN_I8DOT_AVX512:
-        return cpu >= FDNN_ISA_AVX512;
-    case FDNN_I8DOT_AVX512_VNNI:
-        return cpu >= FDNN_ISA_AVX512 && fdnn_cpu_features()->avx512_vnni;
-    }
-    return false;
+    bool runs;
+    return fdnn_isa_i8dot_tile((int)kernel, &runs) != NULL && runs;
 }
 
 fdnn_i8dot_kernel_t
 fdnn_gemm_i8dot_kernel(fdnn_isa_t isa)
 {
-    if (isa > fdnn_cpu_detected_isa())
-        isa = fdnn_cpu_detected_isa();
-    if (isa >= FDNN_ISA_AVX512)
-        return kernel_runs(FDNN_I8DOT_AVX512_VNNI) ? FDNN_I8DOT_AVX512_VNNI : FDNN_I8DOT_AVX512;
-    return isa == FDNN_ISA_AVX2 ? FDNN_I8DOT_AVX2 : FDNN_I8DOT_PORTABLE;
+    return (fdnn_i8dot_kernel_t)FDNN_ISA_PICK(fdnn_isa_config(isa)->i8dot)->id;
 }
 
 const char *
 fdnn_gemm_i8dot_kernel_name(fdnn_i8dot_kernel_t kernel)
 {
-    static const char *const names[] = {"portable", "avx2", "avx512", "avx512_vnni"};
-    return (unsigned)kernel < 4 ? names[kernel] : "unknown";
+    static const char *const names[] = {"portable", "avx2", "avx512", "avx512_vnni", "neon_i8mm"};
+    return (unsigned)kernel < sizeof(names) / sizeof(names[0]) ? names[kernel] : "unknown";
 }
 
+/* The kernel's tile (src/cpu/config; the portable one for a kernel this
+ * build lacks: only its sizes are asked then) and the blocking around it. */
 static i8_config_t
 config_for(fdnn_i8dot_kernel_t kernel)
 {
-    i8_config_t cfg;
-    switch (kernel) {
-#if defined(__x86_64__) || defined(__i386__)
-    case FDNN_I8DOT_AVX512_VNNI:
-        cfg = (i8_config_t){.ukernel = fdnn_i8_gemm_ukernel_14x32__avx512vnni,
-                            .arows = fdnn_i8_gemm_arows_ukernel_14x32__avx512vnni, .pack = fdnn_i8_pack__avx512,
-                            .row_sums = fdnn_i8_row_sums__avx512, .mr = 14, .nr = 32};
-        break;
-    case FDNN_I8DOT_AVX512:
-        cfg = (i8_config_t){.ukernel = fdnn_i8_gemm_ukernel_12x32__avx512, .pack = fdnn_i8_pack__avx512,
-                            .mr = 12, .nr = 32};
-        break;
-    case FDNN_I8DOT_AVX2:
-        cfg = (i8_config_t){.ukernel = fdnn_i8_gemm_ukernel_4x16__avx2, .pack = fdnn_i8_pack__avx2, .mr = 4,
-                            .nr = 16};
-        break;
-#endif
-    default:
-        cfg = (i8_config_t){.ukernel = fdnn_i8_gemm_ukernel_4x16__scalar, .pack = fdnn_i8_pack__scalar, .mr = 4,
-                            .nr = 16};
-        break;
-    }
+    const fdnn_i8dot_tile_t *t = fdnn_isa_i8dot_tile((int)kernel, NULL);
+    if (t == NULL)
+        t = &fdnn_i8dot_tile_scalar;
+    i8_config_t cfg = {.ukernel = t->ukernel,
+                       .arows = t->arows,
+                       .pack = t->pack,
+                       .row_sums = t->row_sums,
+                       .mr = t->mr,
+                       .nr = t->nr};
     size_t l2 = fdnn_cpu_l2_bytes() > 0 ? fdnn_cpu_l2_bytes() : ((size_t)1 << 20);
     size_t strips = l2 / 4 / KC_MAX / cfg.mr;
     cfg.mc = (strips < 1 ? 1 : strips > 12 ? 12 : strips) * cfg.mr;

@@ -192,6 +192,20 @@ bool gx_pw_mode_known(cudnnPointwiseMode_t mode);
  * GEN_INDEX is not a row operation (gx_pointwise.c writes it directly). */
 void gx_pw_row_f32(const gx_pw_t *pw, int64_t n, float *y, const float *x, const float *b, const float *t);
 void gx_pw_row_f64(const gx_pw_t *pw, int64_t n, double *y, const double *x, const double *b, const double *t);
+/* Their kernels per ISA level (gx_pw_row__*.c), chosen by the per-ISA
+ * configuration (src/cpu/config) from pw->isa. */
+typedef void (*gx_pw_row_f32_fn)(const gx_pw_t *pw, int64_t n, float *restrict y, const float *restrict x,
+                                 const float *restrict b, const float *restrict t);
+typedef void (*gx_pw_row_f64_fn)(const gx_pw_t *pw, int64_t n, double *restrict y, const double *restrict x,
+                                 const double *restrict b, const double *restrict t);
+#define GX_PW_ROW_DECL(isa)                                                                                   \
+    void gx_pw_row_f32__##isa(const gx_pw_t *pw, int64_t n, float *restrict y, const float *restrict x,     \
+                              const float *restrict b, const float *restrict t);                            \
+    void gx_pw_row_f64__##isa(const gx_pw_t *pw, int64_t n, double *restrict y, const double *restrict x,   \
+                              const double *restrict b, const double *restrict t);
+GX_PW_ROW_DECL(scalar)
+GX_PW_ROW_DECL(avx2)
+GX_PW_ROW_DECL(avx512)
 
 /* The name of a pointwise mode for reasons ("RELU_FWD"), "?" unknown. */
 const char *gx_pw_mode_name(cudnnPointwiseMode_t mode);

@@ -12,48 +12,20 @@
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/pool.h"
+#include "cpu/config/config.h"
 #include "cpu/graph/graph_exec.h"
 
-/* The row kernels per ISA level (gx_pw_row__*.c). */
-#define ROW_DECL(isa)                                                                                     \
-    void gx_pw_row_f32__##isa(const gx_pw_t *pw, int64_t n, float *restrict y, const float *restrict x,   \
-                              const float *restrict b, const float *restrict t);                          \
-    void gx_pw_row_f64__##isa(const gx_pw_t *pw, int64_t n, double *restrict y, const double *restrict x, \
-                              const double *restrict b, const double *restrict t);
-ROW_DECL(scalar)
-ROW_DECL(avx2)
-ROW_DECL(avx512)
-
+/* The row kernels of pw's ISA level (src/cpu/config). */
 void
 gx_pw_row_f32(const gx_pw_t *pw, int64_t n, float *y, const float *x, const float *b, const float *t)
 {
-#if defined(__x86_64__)
-    if (pw->isa >= FDNN_ISA_AVX512) {
-        gx_pw_row_f32__avx512(pw, n, y, x, b, t);
-        return;
-    }
-    if (pw->isa >= FDNN_ISA_AVX2) {
-        gx_pw_row_f32__avx2(pw, n, y, x, b, t);
-        return;
-    }
-#endif
-    gx_pw_row_f32__scalar(pw, n, y, x, b, t);
+    fdnn_isa_config(pw->isa)->gx_pw_row_f32(pw, n, y, x, b, t);
 }
 
 void
 gx_pw_row_f64(const gx_pw_t *pw, int64_t n, double *y, const double *x, const double *b, const double *t)
 {
-#if defined(__x86_64__)
-    if (pw->isa >= FDNN_ISA_AVX512) {
-        gx_pw_row_f64__avx512(pw, n, y, x, b, t);
-        return;
-    }
-    if (pw->isa >= FDNN_ISA_AVX2) {
-        gx_pw_row_f64__avx2(pw, n, y, x, b, t);
-        return;
-    }
-#endif
-    gx_pw_row_f64__scalar(pw, n, y, x, b, t);
+    fdnn_isa_config(pw->isa)->gx_pw_row_f64(pw, n, y, x, b, t);
 }
 
 static const struct {

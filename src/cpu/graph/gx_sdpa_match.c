@@ -8,6 +8,7 @@
 
 #include "core/ckd.h"
 #include "core/fail.h"
+#include "cpu/config/config.h"
 #include "cpu/dropout/philox.h"
 #include "cpu/graph/graph_exec.h"
 #include "cpu/graph/gx_sdpa.h"
@@ -421,27 +422,11 @@ gx_sdpa_keep(const gx_sdpa_mods_t *m, int64_t Sk, int64_t i, int64_t j0, int64_t
 gx_sdpa_fwd_fn
 gx_sdpa_fwd_for(fdnn_isa_t isa)
 {
-#if defined(__x86_64__)
-    if (isa >= FDNN_ISA_AVX512)
-        return gx_sdpa_fwd__avx512;
-    if (isa >= FDNN_ISA_AVX2)
-        return gx_sdpa_fwd__avx2;
-#else
-    (void)isa;
-#endif
-    return gx_sdpa_fwd__scalar;
+    return fdnn_isa_config(isa)->sdpa_fwd;
 }
 
 gx_sdpa_bwd_fn
 gx_sdpa_bwd_for(fdnn_isa_t isa)
 {
-#if defined(__x86_64__)
-    if (isa >= FDNN_ISA_AVX512)
-        return gx_sdpa_bwd__avx512;
-    if (isa >= FDNN_ISA_AVX2)
-        return gx_sdpa_bwd__avx2;
-#else
-    (void)isa;
-#endif
-    return gx_sdpa_bwd__scalar;
+    return fdnn_isa_config(isa)->sdpa_bwd;
 }

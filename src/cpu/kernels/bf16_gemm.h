@@ -98,6 +98,12 @@ void fdnn_bf16_gemm_ukernel_12x32__avx512(size_t mr, size_t nr, size_t kc, const
 /* AVX2 + FMA, A wide. */
 void fdnn_bf16_gemm_ukernel_4x16__avx2(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
                                        float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+/* AArch64 BF16 (BFMLALT/BFMLALB), A in pairs; AArch64 ASIMD (FMLA), A
+ * wide.  8 x 12; bf16_gemm_neon.inc says how they keep the flush rule. */
+void fdnn_bf16_gemm_ukernel_8x12__neonbf16(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
+                                           float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+void fdnn_bf16_gemm_ukernel_8x12__neon(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
+                                       float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
 /* Portable C, A wide. */
 void fdnn_bf16_gemm_ukernel_4x16__scalar(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
                                          float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
@@ -123,5 +129,19 @@ void fdnn_bf16_pack__avx2(int type, bool k_contig, size_t kc, size_t w, const vo
                           bool wide, uint32_t *dst);
 void fdnn_bf16_pack__avx512(int type, bool k_contig, size_t kc, size_t w, const void *src, size_t ld,
                             size_t width, bool wide, uint32_t *dst);
+
+/* One tile of the family as the per-ISA configuration (src/cpu/config)
+ * registers it: `id` its fdnn_bf16dot_kernel_t, the microkernel, its
+ * A-in-place twin (NULL if none), the nr/2-wide twins for a last strip at
+ * most half full (NULL if none), the pack, the shape and whether A is
+ * packed wide (two words per pair). */
+typedef struct fdnn_bf16dot_tile {
+    int id;
+    fdnn_bf16_gemm_ukernel_fn ukernel, ukernel_half;
+    fdnn_bf16_gemm_arows_ukernel_fn arows, arows_half;
+    fdnn_bf16_pack_fn pack;
+    size_t mr, nr;
+    bool a_wide;
+} fdnn_bf16dot_tile_t;
 
 #endif /* FDNN_CPU_KERNELS_BF16_GEMM_H */

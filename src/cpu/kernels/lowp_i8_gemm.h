@@ -96,4 +96,22 @@ void fdnn_i8_row_sums__avx2(size_t rows, size_t kc, const uint8_t *a, size_t lda
 void fdnn_i8_row_sums__avx512(size_t rows, size_t kc, const uint8_t *a, size_t lda, uint8_t flip, int32_t scale,
                               int32_t add, int32_t *out);
 
+/* AArch64 I8MM (SUDOT by element), 8 x 12. */
+void fdnn_i8_gemm_ukernel_8x12__neoni8mm(size_t mr, size_t nr, size_t kc, const uint32_t *a, const uint32_t *b,
+                                         const int32_t *row_add, const int32_t *col_add, bool accumulate, int32_t *c,
+                                         size_t ldc);
+
+/* One tile of the family as the per-ISA configuration (src/cpu/config)
+ * registers it: `id` its fdnn_i8dot_kernel_t, the microkernel, its
+ * A-in-place twin and that twin's row sums (NULL if none), the pack and
+ * the shape. */
+typedef struct fdnn_i8dot_tile {
+    int id;
+    fdnn_i8_gemm_ukernel_fn ukernel;
+    fdnn_i8_gemm_arows_ukernel_fn arows;
+    fdnn_i8_pack_fn pack;
+    fdnn_i8_row_sums_fn row_sums;
+    size_t mr, nr;
+} fdnn_i8dot_tile_t;
+
 #endif /* FDNN_CPU_KERNELS_LOWP_I8_GEMM_H */

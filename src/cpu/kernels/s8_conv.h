@@ -131,4 +131,20 @@ void fdnn_s8_conv_fused__avx512vnni(const fdnn_s8_conv_fused_args_t *a);
 void fdnn_s8_conv_pack_block__avx512vnni(const int8_t *rows, int64_t row_stride, int lanes, const int64_t *off,
                                          int64_t n, uint8_t *dst, int64_t dst_step, int32_t *sum);
 
+typedef void (*fdnn_s8_conv_pack_block_fn)(const int8_t *rows, int64_t row_stride, int lanes, const int64_t *off,
+                                           int64_t n, uint8_t *dst, int64_t dst_step, int32_t *sum);
+
+/* The kernels of one level as the per-ISA configuration (src/cpu/config)
+ * registers them: the wide encoding (wide != NULL, fused NULL) or the vnni
+ * one (fused != NULL, wide NULL) with its filter pack (NULL: the portable
+ * packing in conv_int8.c); the epilogue (NULL: conv_int8.c's portable
+ * one); lanes (VK) and pixels per call (MR). */
+typedef struct fdnn_s8_conv_kernels {
+    fdnn_s8_conv_fn wide;
+    void (*fused)(const fdnn_s8_conv_fused_args_t *a);
+    fdnn_s8_conv_pack_block_fn pack_block;
+    fdnn_s8_conv_epilogue_fn epi;
+    int vk, mr;
+} fdnn_s8_conv_kernels_t;
+
 #endif /* FDNN_CPU_KERNELS_S8_CONV_H */

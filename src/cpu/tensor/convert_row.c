@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Row conversions (convert_row.h): the portable kernels and the dispatch.
- * On non-x86 builds the __avx* files are not compiled and every path is
- * the portable one. */
+ * Row conversions (convert_row.h): the portable kernels, and the paths'
+ * kernels as the per-ISA configuration (src/cpu/config) registers them. */
 #include "cpu/tensor/convert_row.h"
 
 #include <assert.h>
 #include <stdint.h>
 
+#include "cpu/config/config.h"
 #include "cpu/simd/cvt.h"
 
 void
@@ -55,35 +55,17 @@ fdnn_convert_row_supported(cudnnDataType_t src_type, cudnnDataType_t dst_type)
     return false;
 }
 
-#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
-#define FDNN_CVT_X86 1
-#else
-#define FDNN_CVT_X86 0
-#endif
-
 fdnn_cvt_path_t
 fdnn_convert_row_path(fdnn_isa_t isa)
 {
-    if (!FDNN_CVT_X86)
-        return FDNN_CVT_SCALAR;
-    if (isa >= FDNN_ISA_AVX512)
-        return fdnn_cpu_features()->avx512_bf16 ? FDNN_CVT_AVX512_BF16 : FDNN_CVT_AVX512;
-    if (isa >= FDNN_ISA_AVX2)
-        return FDNN_CVT_F16C;
-    return FDNN_CVT_SCALAR;
+    return (fdnn_cvt_path_t)FDNN_ISA_PICK(fdnn_isa_config(isa)->cvt_row)->path;
 }
 
 bool
 fdnn_convert_row_path_available(fdnn_cvt_path_t path)
 {
-    const fdnn_isa_t cpu = fdnn_cpu_detected_isa();
-    switch (path) {
-    case FDNN_CVT_SCALAR: return true;
-    case FDNN_CVT_F16C: return FDNN_CVT_X86 && cpu >= FDNN_ISA_AVX2;
-    case FDNN_CVT_AVX512: return FDNN_CVT_X86 && cpu >= FDNN_ISA_AVX512;
-    case FDNN_CVT_AVX512_BF16: return FDNN_CVT_X86 && cpu >= FDNN_ISA_AVX512 && fdnn_cpu_features()->avx512_bf16;
-    default: return false;
-    }
+    bool runs;
+    return fdnn_isa_cvt_row_kernels((int)path, &runs) != NULL && runs;
 }
 
 const char *
@@ -93,8 +75,8 @@ fdnn_convert_row_path_name(fdnn_cvt_path_t path)
     return (unsigned)path < FDNN_CVT_PATH_COUNT ? names[path] : "unknown";
 }
 
-/* Index of a supported pair in the tables below. */
-enum { F32_F16, F16_F32, F32_BF16, BF16_F32, PAIRS };
+/* The supported pairs. */
+enum { F32_F16, F16_F32, F32_BF16, BF16_F32 };
 
 static int
 pair_index(cudnnDataType_t s, cudnnDataType_t d)
@@ -104,25 +86,21 @@ pair_index(cudnnDataType_t s, cudnnDataType_t d)
     return s == CUDNN_DATA_HALF ? F16_F32 : BF16_F32;
 }
 
+/* The path's kernels (src/cpu/config); the portable ones for a path this
+ * build lacks. */
 fdnn_convert_row_fn
 fdnn_convert_row_kernel(fdnn_cvt_path_t path, cudnnDataType_t src_type, cudnnDataType_t dst_type)
 {
     assert(fdnn_convert_row_supported(src_type, dst_type));
-    static const fdnn_convert_row_fn kernels[FDNN_CVT_PATH_COUNT][PAIRS] = {
-        {fdnn_convert_row_f32_f16__scalar, fdnn_convert_row_f16_f32__scalar, fdnn_convert_row_f32_bf16__scalar,
-         fdnn_convert_row_bf16_f32__scalar},
-#if FDNN_CVT_X86
-        {fdnn_convert_row_f32_f16__avx2, fdnn_convert_row_f16_f32__avx2, fdnn_convert_row_f32_bf16__avx2,
-         fdnn_convert_row_bf16_f32__avx2},
-        {fdnn_convert_row_f32_f16__avx512, fdnn_convert_row_f16_f32__avx512, fdnn_convert_row_f32_bf16__avx512,
-         fdnn_convert_row_bf16_f32__avx512},
-        {fdnn_convert_row_f32_f16__avx512, fdnn_convert_row_f16_f32__avx512, fdnn_convert_row_f32_bf16__avx512bf16,
-         fdnn_convert_row_bf16_f32__avx512},
-#endif
-    };
-    if (!FDNN_CVT_X86 || (unsigned)path >= FDNN_CVT_PATH_COUNT)
-        path = FDNN_CVT_SCALAR;
-    return kernels[path][pair_index(src_type, dst_type)];
+    const fdnn_cvt_row_kernels_t *k = fdnn_isa_cvt_row_kernels((int)path, NULL);
+    if (k == NULL)
+        k = &fdnn_cvt_row_kernels_scalar;
+    switch (pair_index(src_type, dst_type)) {
+    case F32_F16: return k->f32_f16;
+    case F16_F32: return k->f16_f32;
+    case F32_BF16: return k->f32_bf16;
+    default: return k->bf16_f32;
+    }
 }
 
 void

@@ -79,4 +79,11 @@ FDNN_DECLARE_CONVERT_ROW(avx2)
 FDNN_DECLARE_CONVERT_ROW(avx512)
 void fdnn_convert_row_f32_bf16__avx512bf16(const void *src, void *dst, size_t n);
 
+/* One path's kernels as the per-ISA configuration (src/cpu/config)
+ * registers them: `path` its fdnn_cvt_path_t, then one kernel per pair. */
+typedef struct fdnn_cvt_row_kernels {
+    int path;
+    fdnn_convert_row_fn f32_f16, f16_f32, f32_bf16, bf16_f32;
+} fdnn_cvt_row_kernels_t;
+
 #endif /* FDNN_CPU_TENSOR_CONVERT_ROW_H */

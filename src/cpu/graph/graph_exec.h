@@ -156,6 +156,17 @@ struct fdnn_conv_problem;
  * the solvers cannot take it: asymmetric padding, vectorized tensors,
  * unpacked filters, data-type configurations not done). */
 cudnnStatus_t gx_conv_problem(const fdnn_graph_t *g, int idx, struct fdnn_conv_problem *p);
+/* Conv node idx with every convolution on solver `solver` of the ordered
+ * list (0: the heuristic's first applicable one, as gx_conv_exec): supports
+ * (the solver's reason when it declines), scratch, run. */
+cudnnStatus_t gx_conv_supports_solver(const fdnn_graph_t *g, int idx, int solver);
+cudnnStatus_t gx_conv_scratch_solver(const fdnn_graph_t *g, int idx, int solver, size_t *bytes);
+cudnnStatus_t gx_conv_run_solver(const fdnn_graph_exec_t *e, void **ptr, int idx, int solver, void *scratch,
+                                 size_t scratch_bytes);
+/* The solver ids of conv node idx in the order cudnnGet*Algorithm_v7 lists
+ * their algorithms for its problem (fdnn_conv_heuristic_order); *n of
+ * them (at most 16). */
+cudnnStatus_t gx_conv_solver_order(const fdnn_graph_t *g, int idx, int *ids, int *n);
 /* The algorithm cudnnGet*Algorithm_v7 would put first among the applicable
  * ones for p, and its workspace. */
 cudnnStatus_t gx_conv_pick(const struct fdnn_conv_problem *p, int *algo, size_t *ws);

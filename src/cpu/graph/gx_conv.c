@@ -231,8 +231,50 @@ gx_conv_pick(const fdnn_conv_problem_t *p, int *algo, size_t *ws)
     return FDNN_NOT_SUPPORTED("no convolution solver applies (first: %s)", first);
 }
 
+/* The algorithm of conv node idx (problem p): solver `solver` of the
+ * ordered list when it is not 0 (the conv-solver engines), else the
+ * heuristic's first applicable one; NOT_SUPPORTED with the solver's reason
+ * when the chosen one declines. */
 static cudnnStatus_t
-conv_supports(const fdnn_graph_t *g, int idx)
+pick_for(const fdnn_graph_t *g, int idx, const fdnn_conv_problem_t *p, int solver, int *algo, size_t *ws)
+{
+    const char *kname = fdnn_graph_op_name(g->nodes[idx].kind);
+    if (solver == 0) {
+        cudnnStatus_t st = gx_conv_pick(p, algo, ws);
+        if (st != CUDNN_STATUS_SUCCESS)
+            return FDNN_NOT_SUPPORTED("node %d (%s): %s", idx, kname, fdnn_fail_reason());
+        return st;
+    }
+    const fdnn_conv_solver_t *s = fdnn_conv_solver_by_id(solver);
+    if (s == NULL)
+        return FDNN_NOT_SUPPORTED("node %d (%s): no convolution solver has id %d", idx, kname, solver);
+    if (s->dir != p->dir)
+        return FDNN_NOT_SUPPORTED("node %d (%s): solver %s runs another direction", idx, kname, s->name);
+    if (fdnn_conv_algo_check(p, s->algo, ws) != CUDNN_STATUS_SUCCESS)
+        return FDNN_NOT_SUPPORTED("node %d (%s): solver %s declines: %s", idx, kname, s->name, fdnn_fail_reason());
+    *algo = s->algo;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+gx_conv_solver_order(const fdnn_graph_t *g, int idx, int *ids, int *n)
+{
+    fdnn_conv_problem_t p;
+    bool staged;
+    int order[16];
+    *n = 0;
+    RETURN_IF_ERROR(node_problem(g, idx, &p, &staged));
+    fdnn_conv_heuristic_order(&p, order);
+    for (int i = 0; i < fdnn_conv_algo_count(p.dir); i++) {
+        const fdnn_conv_solver_t *s = fdnn_conv_solver_for(p.dir, order[i], NULL);
+        if (s != NULL)
+            ids[(*n)++] = s->id;
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+gx_conv_supports_solver(const fdnn_graph_t *g, int idx, int solver)
 {
     fdnn_conv_problem_t p;
     bool staged;
@@ -247,15 +289,12 @@ conv_supports(const fdnn_graph_t *g, int idx)
                                   fdnn_graph_op_name(n->kind), n->u.conv.beta);
     int algo;
     size_t ws;
-    cudnnStatus_t st = gx_conv_pick(&p, &algo, &ws);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return FDNN_NOT_SUPPORTED("node %d (%s): %s", idx, fdnn_graph_op_name(g->nodes[idx].kind), fdnn_fail_reason());
-    return CUDNN_STATUS_SUCCESS;
+    return pick_for(g, idx, &p, solver, &algo, &ws);
 }
 
 /* Scratch: the FLOAT copies of FP8 operands, then the solver's workspace. */
-static cudnnStatus_t
-conv_scratch(const fdnn_graph_t *g, int idx, size_t *bytes)
+cudnnStatus_t
+gx_conv_scratch_solver(const fdnn_graph_t *g, int idx, int solver, size_t *bytes)
 {
     fdnn_conv_problem_t p;
     int algo;
@@ -263,15 +302,15 @@ conv_scratch(const fdnn_graph_t *g, int idx, size_t *bytes)
     size_t sb[3], stage, ws;
     RETURN_IF_ERROR(node_problem(g, idx, &p, &staged));
     RETURN_IF_ERROR(stage_bytes(g, idx, sb, &stage));
-    RETURN_IF_ERROR(gx_conv_pick(&p, &algo, &ws));
+    RETURN_IF_ERROR(pick_for(g, idx, &p, solver, &algo, &ws));
     if (!fdnn_ckd_add_size(stage, ws, bytes))
         return FDNN_NOT_SUPPORTED("node %d (%s): the scratch size overflows", idx,
                                   fdnn_graph_op_name(g->nodes[idx].kind));
     return CUDNN_STATUS_SUCCESS;
 }
 
-static cudnnStatus_t
-conv_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t scratch_bytes)
+cudnnStatus_t
+gx_conv_run_solver(const fdnn_graph_exec_t *e, void **ptr, int idx, int solver, void *scratch, size_t scratch_bytes)
 {
     const fdnn_graph_t *g = e->graph;
     const fdnn_gop_conv_t *c = &g->nodes[idx].u.conv;
@@ -280,7 +319,7 @@ conv_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t 
     size_t ws, sb[3], stage;
     bool staged;
     RETURN_IF_ERROR(node_problem(g, idx, &p, &staged));
-    RETURN_IF_ERROR(gx_conv_pick(&p, &algo, &ws));
+    RETURN_IF_ERROR(pick_for(g, idx, &p, solver, &algo, &ws));
     RETURN_IF_ERROR(stage_bytes(g, idx, sb, &stage));
     /* x, w, y: the graph's buffers, or the FLOAT copies of FP8 operands at
      * the start of the scratch */
@@ -316,6 +355,24 @@ conv_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t 
         gx_stage_store(&g->tensors[t[out]], buf[out], ptr[t[out]]);
     (void)staged;
     return st;
+}
+
+static cudnnStatus_t
+conv_supports(const fdnn_graph_t *g, int idx)
+{
+    return gx_conv_supports_solver(g, idx, 0);
+}
+
+static cudnnStatus_t
+conv_scratch(const fdnn_graph_t *g, int idx, size_t *bytes)
+{
+    return gx_conv_scratch_solver(g, idx, 0, bytes);
+}
+
+static cudnnStatus_t
+conv_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t scratch_bytes)
+{
+    return gx_conv_run_solver(e, ptr, idx, 0, scratch, scratch_bytes);
 }
 
 const gx_node_exec_t gx_conv_exec = {conv_supports, conv_scratch, conv_run};

@@ -109,10 +109,13 @@ problem_of(const fdnn_graph_t *g, int idx, const fdnn_graph_tensor_t *x, const f
     cudnnStatus_t st = fdnn_conv_config_classify((int)dir, x->dtype, w->dtype, ct, y->dtype, &cfg);
     if (st == CUDNN_STATUS_SUCCESS)
         st = fdnn_conv_config_check((int)dir, cfg);
-    if (st != CUDNN_STATUS_SUCCESS)
+    if (st != CUDNN_STATUS_SUCCESS) {
+        char why[256]; /* FDNN_NOT_SUPPORTED rewrites the reason: copy it */
+        snprintf(why, sizeof(why), "%s", fdnn_fail_reason());
         return FDNN_NOT_SUPPORTED("node %d (%s): data types x %s, w %s, y %s with compute type %s: %s", idx, kname,
                                   gx_dtype_name(x->dtype), gx_dtype_name(w->dtype), gx_dtype_name(y->dtype),
-                                  gx_dtype_name(ct), fdnn_fail_reason());
+                                  gx_dtype_name(ct), why);
+    }
     memset(p, 0, sizeof(*p));
     p->dir = dir;
     p->dtype = x->dtype;
@@ -239,10 +242,13 @@ static cudnnStatus_t
 pick_for(const fdnn_graph_t *g, int idx, const fdnn_conv_problem_t *p, int solver, int *algo, size_t *ws)
 {
     const char *kname = fdnn_graph_op_name(g->nodes[idx].kind);
+    char why[256]; /* reasons are rewritten by FDNN_NOT_SUPPORTED: copy them */
     if (solver == 0) {
         cudnnStatus_t st = gx_conv_pick(p, algo, ws);
-        if (st != CUDNN_STATUS_SUCCESS)
-            return FDNN_NOT_SUPPORTED("node %d (%s): %s", idx, kname, fdnn_fail_reason());
+        if (st != CUDNN_STATUS_SUCCESS) {
+            snprintf(why, sizeof(why), "%s", fdnn_fail_reason());
+            return FDNN_NOT_SUPPORTED("node %d (%s): %s", idx, kname, why);
+        }
         return st;
     }
     const fdnn_conv_solver_t *s = fdnn_conv_solver_by_id(solver);
@@ -250,8 +256,10 @@ pick_for(const fdnn_graph_t *g, int idx, const fdnn_conv_problem_t *p, int solve
         return FDNN_NOT_SUPPORTED("node %d (%s): no convolution solver has id %d", idx, kname, solver);
     if (s->dir != p->dir)
         return FDNN_NOT_SUPPORTED("node %d (%s): solver %s runs another direction", idx, kname, s->name);
-    if (fdnn_conv_algo_check(p, s->algo, ws) != CUDNN_STATUS_SUCCESS)
-        return FDNN_NOT_SUPPORTED("node %d (%s): solver %s declines: %s", idx, kname, s->name, fdnn_fail_reason());
+    if (fdnn_conv_algo_check(p, s->algo, ws) != CUDNN_STATUS_SUCCESS) {
+        snprintf(why, sizeof(why), "%s", fdnn_fail_reason());
+        return FDNN_NOT_SUPPORTED("node %d (%s): solver %s declines: %s", idx, kname, s->name, why);
+    }
     *algo = s->algo;
     return CUDNN_STATUS_SUCCESS;
 }

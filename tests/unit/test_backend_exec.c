@@ -12,6 +12,7 @@
 
 #include "core/fail.h"
 #include "core/graph_ir.h"
+#include "cpu/tensor/convert_fp8.h"
 #include "ref/conv_ref.h"
 #include "test_backend_build.h"
 
@@ -703,6 +704,65 @@ test_engines_by_index(void)
         cudnnBackendDestroyDescriptor(parts[i]);
 }
 
+/* FP8 through the API as a program would: y (E4M3) = (A (E4M3) x B (E5M2))
+ * x scale, FLOAT compute; the plan's output against the float64
+ * composition encoded once (convert_fp8.h), and after a JSON round trip the
+ * same bits. */
+static void
+test_fp8_matmul_scale(void)
+{
+    int64_t ad[3] = {1, 4, 8}, bdm[3] = {1, 8, 3}, cd[3] = {1, 4, 3}, one[3] = {1, 1, 1};
+    bd_t a = be_tensor_full(1, CUDNN_DATA_FP8_E4M3, 3, ad, NULL, false, false);
+    bd_t b = be_tensor_full(2, CUDNN_DATA_FP8_E5M2, 3, bdm, NULL, false, false);
+    bd_t v = be_tensor(9, 3, cd, true);
+    bd_t y = be_tensor_full(3, CUDNN_DATA_FP8_E4M3, 3, cd, NULL, false, false);
+    bd_t sc = be_tensor_full(4, CUDNN_DATA_FLOAT, 3, one, NULL, false, true);
+    bd_t mul = be_pw_desc(CUDNN_POINTWISE_MUL);
+    bd_t ops[2] = {be_matmul_op(a, b, v), be_pw_op(mul, v, sc, y)};
+    bd_t graph = be_graph(handle, ops, 2, NULL);
+    int64_t wsb = 0;
+    bd_t plan = plan_for(graph, &wsb);
+    if (plan != NULL) {
+        _Alignas(16) uint8_t as[32], bs[24], ys[12], ys2[12];
+        _Alignas(16) float s = 8.5f;
+        for (int i = 0; i < 32; i++)
+            as[i] = (uint8_t)((i * 37 + 11) % 0x7F) | (uint8_t)(i % 3 == 0 ? 0x80 : 0); /* no NaN code */
+        for (int i = 0; i < 24; i++)
+            bs[i] = (uint8_t)(0x30 + (i * 5) % 24) | (uint8_t)(i % 4 == 1 ? 0x80 : 0);
+        memset(ys, 0xA5, sizeof(ys));
+        void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;
+        int64_t uids[4] = {1, 2, 3, 4};
+        bd_t vp = pack_for(uids, (void *[]){as, bs, ys, &s}, 4, wsp);
+        CHECK_OK(cudnnBackendExecute(handle, plan, vp));
+        int bad = 0;
+        for (int m = 0; m < 4; m++)
+            for (int n = 0; n < 3; n++) {
+                double acc = 0;
+                for (int k = 0; k < 8; k++)
+                    acc += (double)fdnn_fp8_to_f32(as[m * 8 + k], FDNN_FP8_E4M3) *
+                           fdnn_fp8_to_f32(bs[k * 3 + n], FDNN_FP8_E5M2);
+                double r = acc * s;
+                uint8_t got = ys[m * 3 + n];
+                bad += got != fdnn_f64_to_fp8(r, FDNN_FP8_E4M3, FDNN_FP8_SATFINITE) &&
+                       got != fdnn_f64_to_fp8(r * (1 + 1e-6), FDNN_FP8_E4M3, FDNN_FP8_SATFINITE) &&
+                       got != fdnn_f64_to_fp8(r * (1 - 1e-6), FDNN_FP8_E4M3, FDNN_FP8_SATFINITE);
+            }
+        CHECK_MSG(bad == 0, "FP8 matmul x scale through the API: %d of 12 codes wrong", bad);
+        bd_t plan2 = plan_from_json(plan);
+        memset(ys2, 0x5A, sizeof(ys2));
+        bd_t vp2 = pack_for(uids, (void *[]){as, bs, ys2, &s}, 4, wsp);
+        CHECK_OK(cudnnBackendExecute(handle, plan2, vp2));
+        CHECK(memcmp(ys, ys2, sizeof(ys)) == 0);
+        bd_t tmp[] = {vp, vp2, plan2, plan};
+        for (size_t i = 0; i < sizeof(tmp) / sizeof(tmp[0]); i++)
+            cudnnBackendDestroyDescriptor(tmp[i]);
+        fdnn_guarded_free(wsp);
+    }
+    bd_t parts[] = {a, b, v, y, sc, mul, ops[0], ops[1], graph};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        cudnnBackendDestroyDescriptor(parts[i]);
+}
+
 /* A plain convolution: the heuristics' first result is the conv-solver
  * engine of _v7's first algorithm (global index 3..22); its plan survives
  * the JSON round trip (same text, same bits) and matches float64. */
@@ -773,6 +833,7 @@ main(void)
     test_sdpa();
     test_engines_by_index();
     test_conv_solver_engine_json();
+    test_fp8_matmul_scale();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_backend_exec");
 }

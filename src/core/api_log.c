@@ -25,10 +25,15 @@ static _Thread_local char fail_reason[512];
 cudnnStatus_t
 fdnn_fail(cudnnStatus_t status, const char *fmt, ...)
 {
+    /* Formatted aside, then copied: a new reason may quote the previous
+     * one (fdnn_fail_reason() as an argument), which vsnprintf into the
+     * buffer it reads would overlap (undefined). */
+    char text[sizeof(fail_reason)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(fail_reason, sizeof(fail_reason), fmt, ap);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    memcpy(fail_reason, text, sizeof(fail_reason));
     return status;
 }
 

@@ -298,6 +298,15 @@ typedef struct fdnn_graph_engine {
 /* The engine table, best first; *count receives its length. */
 const fdnn_graph_engine_t *fdnn_graph_engines(int *count);
 
+/* The heuristics (ENGINEHEUR): the engines that run g, best first, into
+ * out[] (room for the table's length); FALLBACK (fallback_only) keeps the
+ * fallback engines only.  The table's order, except that the
+ * convolution-solver engines come in the order cudnnGet*Algorithm_v7 lists
+ * their algorithms for g's first convolution node.  `why` receives
+ * "engine: reason; ..." for the engines that declined.  Returns the count. */
+int fdnn_graph_heuristic(const fdnn_graph_t *g, bool fallback_only, const fdnn_graph_engine_t **out, char *why,
+                         size_t why_size);
+
 /* The engine with this global index, or NULL. */
 const fdnn_graph_engine_t *fdnn_graph_engine_by_index(int64_t global_index);
 

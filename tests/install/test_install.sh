@@ -58,7 +58,7 @@ check_layout() {
         [ -f "$t/include/$h.h" ] || fail "include/$h.h missing"
         cmp -s "$t/include/$h.h" "$t/include/${h}_v8.h" || fail "include/${h}_v8.h is not a copy of $h.h"
     done
-    for h in cuda_runtime.h cuda_runtime_api.h driver_types.h cuda.h cuda_fp16.h cuda_bf16.h library_types.h \
+    for h in cuda_runtime.h cuda_runtime_api.h driver_types.h cuda.h cuda_fp16.h cuda_bf16.h cuda_fp8.h library_types.h \
              host_defines.h vector_types.h vector_functions.h cuComplex.h cublas_v2.h cublas_api.h; do
         [ -f "$t/include/$h" ] || fail "include/$h missing"
     done

@@ -12,6 +12,7 @@
 
 #include "core/fail.h"
 #include "core/graph_ir.h"
+#include "cpu/tensor/convert_fp8.h"
 #include "ref/conv_ref.h"
 #include "test_backend_build.h"
 
@@ -234,7 +235,8 @@ test_conv_bias_relu(void)
     }
 
     /* every engine the heuristics offer gives the same bits (the engines
-     * promise it; checked through the API) */
+     * promise it; checked through the API), except the conv-solver engines
+     * with an FFT / WINOGRAD numerical note: within 1e-4 */
     {
         cudnnStatus_t hs;
         bd_t hh = heur_for(graph, CUDNN_HEUR_MODE_INSTANT, &hs);
@@ -260,7 +262,21 @@ test_conv_bias_relu(void)
             fdnn_poison_f32(ys2, N * K * H * W);
             bd_t vpr = pack_for(uids, (void *[]){xs, ws, bs, ys2}, 4, wrp);
             CHECK_OK(cudnnBackendExecute(handle, pr, vpr));
-            CHECK_MSG(memcmp(ys, ys2, sizeof(ys)) == 0, "heuristics result %lld gives other bits", (long long)r);
+            bd_t eng = be_create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+            int64_t ne = 0, nnotes = 0;
+            CHECK_OK(cudnnBackendGetAttribute(cfgs[r], CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                              &ne, &eng));
+            CHECK_OK(cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, 0,
+                                              &nnotes, NULL));
+            cudnnBackendDestroyDescriptor(eng);
+            if (nnotes == 0) {
+                CHECK_MSG(memcmp(ys, ys2, sizeof(ys)) == 0, "heuristics result %lld gives other bits", (long long)r);
+            } else {
+                double e = 0;
+                for (int i = 0; i < N * K * H * W; i++)
+                    e = fmax(e, isnan(ys2[i]) ? INFINITY : fabs(ys2[i] - ys[i]) / (1 + fabs(ys[i])));
+                CHECK_MSG(e <= 1e-4, "heuristics result %lld (FFT / Winograd): error %g", (long long)r, e);
+            }
             cudnnBackendDestroyDescriptor(vpr);
             cudnnBackendDestroyDescriptor(pr);
             fdnn_guarded_free(wrp);
@@ -688,6 +704,123 @@ test_engines_by_index(void)
         cudnnBackendDestroyDescriptor(parts[i]);
 }
 
+/* FP8 through the API as a program would: y (E4M3) = (A (E4M3) x B (E5M2))
+ * x scale, FLOAT compute; the plan's output against the float64
+ * composition encoded once (convert_fp8.h), and after a JSON round trip the
+ * same bits. */
+static void
+test_fp8_matmul_scale(void)
+{
+    int64_t ad[3] = {1, 4, 8}, bdm[3] = {1, 8, 3}, cd[3] = {1, 4, 3}, one[3] = {1, 1, 1};
+    bd_t a = be_tensor_full(1, CUDNN_DATA_FP8_E4M3, 3, ad, NULL, false, false);
+    bd_t b = be_tensor_full(2, CUDNN_DATA_FP8_E5M2, 3, bdm, NULL, false, false);
+    bd_t v = be_tensor(9, 3, cd, true);
+    bd_t y = be_tensor_full(3, CUDNN_DATA_FP8_E4M3, 3, cd, NULL, false, false);
+    bd_t sc = be_tensor_full(4, CUDNN_DATA_FLOAT, 3, one, NULL, false, true);
+    bd_t mul = be_pw_desc(CUDNN_POINTWISE_MUL);
+    bd_t ops[2] = {be_matmul_op(a, b, v), be_pw_op(mul, v, sc, y)};
+    bd_t graph = be_graph(handle, ops, 2, NULL);
+    int64_t wsb = 0;
+    bd_t plan = plan_for(graph, &wsb);
+    if (plan != NULL) {
+        _Alignas(16) uint8_t as[32], bs[24], ys[12], ys2[12];
+        _Alignas(16) float s = 8.5f;
+        for (int i = 0; i < 32; i++)
+            as[i] = (uint8_t)((i * 37 + 11) % 0x7F) | (uint8_t)(i % 3 == 0 ? 0x80 : 0); /* no NaN code */
+        for (int i = 0; i < 24; i++)
+            bs[i] = (uint8_t)(0x30 + (i * 5) % 24) | (uint8_t)(i % 4 == 1 ? 0x80 : 0);
+        memset(ys, 0xA5, sizeof(ys));
+        void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;
+        int64_t uids[4] = {1, 2, 3, 4};
+        bd_t vp = pack_for(uids, (void *[]){as, bs, ys, &s}, 4, wsp);
+        CHECK_OK(cudnnBackendExecute(handle, plan, vp));
+        int bad = 0;
+        for (int m = 0; m < 4; m++)
+            for (int n = 0; n < 3; n++) {
+                double acc = 0;
+                for (int k = 0; k < 8; k++)
+                    acc += (double)fdnn_fp8_to_f32(as[m * 8 + k], FDNN_FP8_E4M3) *
+                           fdnn_fp8_to_f32(bs[k * 3 + n], FDNN_FP8_E5M2);
+                double r = acc * s;
+                uint8_t got = ys[m * 3 + n];
+                bad += got != fdnn_f64_to_fp8(r, FDNN_FP8_E4M3, FDNN_FP8_SATFINITE) &&
+                       got != fdnn_f64_to_fp8(r * (1 + 1e-6), FDNN_FP8_E4M3, FDNN_FP8_SATFINITE) &&
+                       got != fdnn_f64_to_fp8(r * (1 - 1e-6), FDNN_FP8_E4M3, FDNN_FP8_SATFINITE);
+            }
+        CHECK_MSG(bad == 0, "FP8 matmul x scale through the API: %d of 12 codes wrong", bad);
+        bd_t plan2 = plan_from_json(plan);
+        memset(ys2, 0x5A, sizeof(ys2));
+        bd_t vp2 = pack_for(uids, (void *[]){as, bs, ys2, &s}, 4, wsp);
+        CHECK_OK(cudnnBackendExecute(handle, plan2, vp2));
+        CHECK(memcmp(ys, ys2, sizeof(ys)) == 0);
+        bd_t tmp[] = {vp, vp2, plan2, plan};
+        for (size_t i = 0; i < sizeof(tmp) / sizeof(tmp[0]); i++)
+            cudnnBackendDestroyDescriptor(tmp[i]);
+        fdnn_guarded_free(wsp);
+    }
+    bd_t parts[] = {a, b, v, y, sc, mul, ops[0], ops[1], graph};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        cudnnBackendDestroyDescriptor(parts[i]);
+}
+
+/* A plain convolution: the heuristics' first result is the conv-solver
+ * engine of _v7's first algorithm (global index 3..22); its plan survives
+ * the JSON round trip (same text, same bits) and matches float64. */
+static void
+test_conv_solver_engine_json(void)
+{
+    int64_t xd[4] = {N, C, H, W}, wd[4] = {K, C, R, S}, yd[4] = {N, K, H, W};
+    bd_t x = be_tensor(1, 4, xd, false), w = be_tensor(2, 4, wd, false), y = be_tensor(4, 4, yd, false);
+    bd_t conv = be_conv_desc(2, 1, 1, 1);
+    bd_t op = be_conv_fwd(x, w, y, conv, true);
+    bd_t graph = be_graph(handle, &op, 1, NULL);
+    int64_t wsb = 0;
+    bd_t plan = plan_for(graph, &wsb);
+    if (plan == NULL) {
+        cudnnBackendDestroyDescriptor(graph);
+        return;
+    }
+    bd_t cfg = be_create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR), eng = be_create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    int64_t n = 0, gi = -1;
+    CHECK_OK(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                      &n, &cfg));
+    CHECK_OK(cudnnBackendGetAttribute(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &eng));
+    CHECK_OK(cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &n, &gi));
+    const fdnn_graph_engine_t *e = fdnn_graph_engine_by_index(gi);
+    CHECK_MSG(e != NULL && strncmp(e->name, "conv_fwd_", 9) == 0, "first engine of a conv graph: %lld (%s)",
+              (long long)gi, e != NULL ? e->name : "none");
+    _Alignas(16) float xs[N * C * H * W], ws[K * C * R * S], ys[N * K * H * W], ys2[N * K * H * W];
+    fill(xs, sizeof(xs) / 4, 5), fill(ws, sizeof(ws) / 4, 6);
+    void *wsp = wsb ? fdnn_guarded_alloc((size_t)wsb) : NULL;
+    int64_t uids[3] = {1, 2, 4};
+    fdnn_poison_f32(ys, N * K * H * W);
+    bd_t vp = pack_for(uids, (void *[]){xs, ws, ys}, 3, wsp);
+    CHECK_OK(cudnnBackendExecute(handle, plan, vp));
+    fdnn_conv_problem_t p = {0};
+    p.nsp = 2, p.n = N, p.g = 1, p.c = C, p.k = K;
+    int64_t in[3] = {1, H, W}, ker[3] = {1, R, S}, pad[3] = {0, 1, 1}, one3[3] = {1, 1, 1};
+    memcpy(p.in, in, sizeof(in)), memcpy(p.out, in, sizeof(in)), memcpy(p.ker, ker, sizeof(ker));
+    memcpy(p.pad, pad, sizeof(pad)), memcpy(p.stride, one3, sizeof(one3)), memcpy(p.dil, one3, sizeof(one3));
+    double xd64[N * C * H * W], wd64[K * C * R * S], ref[N * K * H * W], err = 0;
+    for (size_t i = 0; i < sizeof(xs) / 4; i++)
+        xd64[i] = xs[i];
+    for (size_t i = 0; i < sizeof(ws) / 4; i++)
+        wd64[i] = ws[i];
+    fdnn_ref_conv_fwd(&p, xd64, wd64, ref);
+    for (int i = 0; i < N * K * H * W; i++)
+        err = fmax(err, isnan(ys[i]) ? INFINITY : fabs(ys[i] - ref[i]) / (1 + fabs(ref[i])));
+    CHECK_MSG(err < 1e-5, "conv-solver engine: error %g", err);
+    bd_t plan2 = plan_from_json(plan);
+    fdnn_poison_f32(ys2, N * K * H * W);
+    bd_t vp2 = pack_for(uids, (void *[]){xs, ws, ys2}, 3, wsp);
+    CHECK_OK(cudnnBackendExecute(handle, plan2, vp2));
+    CHECK_MSG(memcmp(ys, ys2, sizeof(ys)) == 0, "the conv-solver plan from its JSON gives other bits");
+    bd_t parts[] = {vp, vp2, plan, plan2, cfg, eng, x, w, y, conv, op, graph};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        cudnnBackendDestroyDescriptor(parts[i]);
+    fdnn_guarded_free(wsp);
+}
+
 int
 main(void)
 {
@@ -699,6 +832,8 @@ main(void)
     test_conv_scale_bias_relu_add();
     test_sdpa();
     test_engines_by_index();
+    test_conv_solver_engine_json();
+    test_fp8_matmul_scale();
     cudnnDestroy(handle);
     return fdnn_test_finish("test_backend_exec");
 }

@@ -479,12 +479,13 @@ test_table(void)
 {
     int n = 0;
     const fdnn_graph_engine_t *list = fdnn_graph_engines(&n);
-    CHECK(n == 3);
-    /* attention, then the fused epilogue, then the generic fallback */
+    CHECK(n == 3 + 20);
+    /* attention, then the fused epilogue, the 20 conv-solver engines
+     * (engine_conv.c), then the generic fallback */
     CHECK(list[0].global_index == FDNN_GRAPH_ENGINE_SDPA_FLASH && !list[0].fallback);
     CHECK(list[1].global_index == FDNN_GRAPH_ENGINE_FUSED_EPILOGUE && !list[1].fallback);
     CHECK(list[1].behavior_notes == (1u << CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION));
-    CHECK(list[2].global_index == FDNN_GRAPH_ENGINE_GENERIC && list[2].fallback);
+    CHECK(list[n - 1].global_index == FDNN_GRAPH_ENGINE_GENERIC && list[n - 1].fallback);
 }
 
 /* ---- speed (FDNN_GRAPH_BENCH=1 only; prints, asserts nothing) ----------- */

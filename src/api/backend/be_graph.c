@@ -7,7 +7,8 @@
  * are refused), nodes sorted producers first (a cycle, a tensor written
  * twice, a virtual tensor nobody writes are refused).  The engines are the
  * ordered table of src/cpu/graph (fdnn_graph_engines); heuristics are that
- * order filtered by each engine's `supports`. */
+ * order filtered by each engine's `supports`, the conv-solver engines in
+ * _v7's order (fdnn_graph_heuristic). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,23 +260,15 @@ fdnn_be_finalize_heur(fdnn_be_desc_t *d)
                               mode);
     const fdnn_graph_t *g = graph_of(d, ATTR(ENGINEHEUR_OPERATION_GRAPH));
     int n = 0;
-    const fdnn_graph_engine_t *list = fdnn_graph_engines(&n);
+    fdnn_graph_engines(&n);
     d->u.heur.results = calloc((size_t)n + 1, sizeof(*d->u.heur.results));
     if (d->u.heur.results == NULL)
         return FDNN_ALLOC_FAILED("no memory for heuristics results");
     char why[1024] = "";
-    size_t used = 0;
-    for (int i = 0; i < n; i++) {
-        if (mode == CUDNN_HEUR_MODE_FALLBACK && !list[i].fallback)
-            continue;
-        if (list[i].supports(g) == CUDNN_STATUS_SUCCESS) {
-            d->u.heur.results[d->u.heur.nresults++] = &list[i];
-        } else if (used < sizeof(why)) {
-            int w = snprintf(why + used, sizeof(why) - used, "%s%s: %s", used ? "; " : "", list[i].name,
-                             fdnn_fail_reason());
-            used += w > 0 ? (size_t)w : 0;
-        }
-    }
+    /* the engines' own heuristic (src/cpu/graph/engines.c): the table's
+     * order, the conv-solver engines in _v7's order for this graph */
+    d->u.heur.nresults =
+        fdnn_graph_heuristic(g, mode == CUDNN_HEUR_MODE_FALLBACK, d->u.heur.results, why, sizeof(why));
     /* The graph is well formed (its finalize checked cuDNN 8.9's rules), so
      * a graph no engine runs is a gap of FreeDNN's, listed as such. */
     if (d->u.heur.nresults == 0)

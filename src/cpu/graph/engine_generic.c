@@ -36,8 +36,17 @@ gx_node_exec_for(fdnn_graph_op_kind_t kind)
     return NULL;
 }
 
+static bool
+is_conv(fdnn_graph_op_kind_t k)
+{
+    return k == FDNN_GOP_CONV_FWD || k == FDNN_GOP_CONV_BWD_DATA || k == FDNN_GOP_CONV_BWD_FILTER;
+}
+
+/* `solver`: 0 lets every convolution node take the heuristic's solver;
+ * otherwise every convolution node takes that solver of the ordered list
+ * (the conv-solver engines, engine_conv.c). */
 cudnnStatus_t
-gx_generic_supports(const fdnn_graph_t *g)
+gx_generic_supports_solver(const fdnn_graph_t *g, int solver)
 {
     if (g->nnodes <= 0)
         return FDNN_NOT_SUPPORTED("the graph has no operation");
@@ -47,18 +56,30 @@ gx_generic_supports(const fdnn_graph_t *g)
             return FDNN_NOT_SUPPORTED("node %d (%s): the generic engine does not run "
                                       "this operation kind yet",
                                       i, fdnn_graph_op_name(g->nodes[i].kind));
-        RETURN_IF_ERROR(x->supports(g, i));
+        if (is_conv(g->nodes[i].kind))
+            RETURN_IF_ERROR(gx_conv_supports_solver(g, i, solver));
+        else
+            RETURN_IF_ERROR(x->supports(g, i));
     }
     return CUDNN_STATUS_SUCCESS;
 }
 
+cudnnStatus_t
+gx_generic_supports(const fdnn_graph_t *g)
+{
+    return gx_generic_supports_solver(g, 0);
+}
+
 static cudnnStatus_t
-max_scratch(const fdnn_graph_t *g, size_t *bytes)
+max_scratch(const fdnn_graph_t *g, int solver, size_t *bytes)
 {
     *bytes = 0;
     for (int i = 0; i < g->nnodes; i++) {
         size_t b = 0;
-        RETURN_IF_ERROR(gx_node_exec_for(g->nodes[i].kind)->scratch(g, i, &b));
+        if (is_conv(g->nodes[i].kind))
+            RETURN_IF_ERROR(gx_conv_scratch_solver(g, i, solver, &b));
+        else
+            RETURN_IF_ERROR(gx_node_exec_for(g->nodes[i].kind)->scratch(g, i, &b));
         if (b > *bytes)
             *bytes = b;
     }
@@ -66,11 +87,11 @@ max_scratch(const fdnn_graph_t *g, size_t *bytes)
 }
 
 static cudnnStatus_t
-layout(const fdnn_graph_t *g, gx_layout_t *lay)
+layout(const fdnn_graph_t *g, int solver, gx_layout_t *lay)
 {
     size_t scratch;
-    RETURN_IF_ERROR(gx_generic_supports(g));
-    RETURN_IF_ERROR(max_scratch(g, &scratch));
+    RETURN_IF_ERROR(gx_generic_supports_solver(g, solver));
+    RETURN_IF_ERROR(max_scratch(g, solver, &scratch));
     lay->tensor_offset = malloc(sizeof(size_t) * (size_t)(g->ntensors > 0 ? g->ntensors : 1));
     if (lay->tensor_offset == NULL)
         return FDNN_ALLOC_FAILED("graph workspace layout: out of memory");
@@ -81,27 +102,43 @@ layout(const fdnn_graph_t *g, gx_layout_t *lay)
 }
 
 cudnnStatus_t
-gx_generic_workspace(const fdnn_graph_t *g, const fdnn_graph_knobs_t *knobs, size_t *bytes)
+gx_generic_workspace_solver(const fdnn_graph_t *g, int solver, size_t *bytes)
 {
-    (void)knobs;
     gx_layout_t lay;
-    RETURN_IF_ERROR(layout(g, &lay));
+    RETURN_IF_ERROR(layout(g, solver, &lay));
     *bytes = lay.total;
     free(lay.tensor_offset);
     return CUDNN_STATUS_SUCCESS;
 }
 
 cudnnStatus_t
-gx_generic_execute(const fdnn_graph_exec_t *e)
+gx_generic_workspace(const fdnn_graph_t *g, const fdnn_graph_knobs_t *knobs, size_t *bytes)
+{
+    (void)knobs;
+    return gx_generic_workspace_solver(g, 0, bytes);
+}
+
+cudnnStatus_t
+gx_generic_execute_solver(const fdnn_graph_exec_t *e, int solver)
 {
     const fdnn_graph_t *g = e->graph;
     gx_layout_t lay;
     void **ptr;
-    RETURN_IF_ERROR(layout(g, &lay));
+    RETURN_IF_ERROR(layout(g, solver, &lay));
     cudnnStatus_t st = gx_bind(e, &lay, &ptr);
     void *scratch = gx_scratch_ptr(e, &lay);
-    for (int i = 0; i < g->nnodes && st == CUDNN_STATUS_SUCCESS; i++)
-        st = gx_node_exec_for(g->nodes[i].kind)->run(e, ptr, i, scratch, lay.scratch_bytes);
+    for (int i = 0; i < g->nnodes && st == CUDNN_STATUS_SUCCESS; i++) {
+        if (is_conv(g->nodes[i].kind))
+            st = gx_conv_run_solver(e, ptr, i, solver, scratch, lay.scratch_bytes);
+        else
+            st = gx_node_exec_for(g->nodes[i].kind)->run(e, ptr, i, scratch, lay.scratch_bytes);
+    }
     free(lay.tensor_offset);
     return st;
+}
+
+cudnnStatus_t
+gx_generic_execute(const fdnn_graph_exec_t *e)
+{
+    return gx_generic_execute_solver(e, 0);
 }

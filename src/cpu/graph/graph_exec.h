@@ -25,6 +25,7 @@
  *   gx_resample_bwd.c resample backward: max / average pooling
  *   gx_rows.c         row walks, row loads and stores of any type
  *   gx_pw_row__*.c    the row kernels per ISA level
+ *   gx_stage.c        FP8 operands of conv / matmul / reduction as FLOAT
  *
  * Every executor trusts what its `supports` accepted: supports runs at plan
  * time (the API side calls the engine's supports before workspace/execute). */
@@ -98,6 +99,26 @@ void gx_tensor_view(const fdnn_graph_tensor_t *t, fdnn_tensor_t *v);
 /* A human-readable dtype name for reasons. */
 const char *gx_dtype_name(cudnnDataType_t dt);
 
+/* ---- FP8 operands as FLOAT (gx_stage.c) -------------------------------- */
+
+/* The FP8 storage types (E4M3, E5M2) compute in FLOAT ("storage with FP32
+ * compute").  Pointwise and the other elementwise nodes load and store them
+ * through gx_load / gx_store; the compute nodes (convolution, matmul,
+ * reduction) give each FP8 operand a FLOAT copy with the same dims and
+ * strides at the start of their scratch, run their FLOAT kernel on the
+ * copies, and store an FP8 output back element by element. */
+bool gx_is_fp8(cudnnDataType_t dt);
+/* Bytes of t's FLOAT copy, a multiple of GX_ALIGN (0 when t is not FP8);
+ * false on overflow. */
+bool gx_stage_bytes(const fdnn_graph_tensor_t *t, size_t *bytes);
+/* The FLOAT copy of t's span, from src (t FP8). */
+void gx_stage_load(const fdnn_graph_tensor_t *t, const void *src, float *dst);
+/* t's elements (never the gaps between them) from the FLOAT copy src into
+ * dst, in t's type. */
+void gx_stage_store(const fdnn_graph_tensor_t *t, const float *src, void *dst);
+/* *copy = *t, with FLOAT for an FP8 type. */
+void gx_stage_retype(const fdnn_graph_tensor_t *t, fdnn_graph_tensor_t *copy);
+
 /* ---- node executors ----------------------------------------------------- */
 
 /* One node kind: whether node `idx` of g can run (NOT_SUPPORTED naming the
@@ -136,6 +157,17 @@ struct fdnn_conv_problem;
  * the solvers cannot take it: asymmetric padding, vectorized tensors,
  * unpacked filters, data-type configurations not done). */
 cudnnStatus_t gx_conv_problem(const fdnn_graph_t *g, int idx, struct fdnn_conv_problem *p);
+/* Conv node idx with every convolution on solver `solver` of the ordered
+ * list (0: the heuristic's first applicable one, as gx_conv_exec): supports
+ * (the solver's reason when it declines), scratch, run. */
+cudnnStatus_t gx_conv_supports_solver(const fdnn_graph_t *g, int idx, int solver);
+cudnnStatus_t gx_conv_scratch_solver(const fdnn_graph_t *g, int idx, int solver, size_t *bytes);
+cudnnStatus_t gx_conv_run_solver(const fdnn_graph_exec_t *e, void **ptr, int idx, int solver, void *scratch,
+                                 size_t scratch_bytes);
+/* The solver ids of conv node idx in the order cudnnGet*Algorithm_v7 lists
+ * their algorithms for its problem (fdnn_conv_heuristic_order); *n of
+ * them (at most 16). */
+cudnnStatus_t gx_conv_solver_order(const fdnn_graph_t *g, int idx, int *ids, int *n);
 /* The algorithm cudnnGet*Algorithm_v7 would put first among the applicable
  * ones for p, and its workspace. */
 cudnnStatus_t gx_conv_pick(const struct fdnn_conv_problem *p, int *algo, size_t *ws);

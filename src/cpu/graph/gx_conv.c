@@ -3,13 +3,15 @@
  * legacy solvers: the node becomes one fdnn_conv_problem_t, the algorithm is
  * the first applicable one in the order cudnnGet*Algorithm_v7 answers (the
  * registry's order, direct first where the registry prefers it), and
- * fdnn_conv_run runs it with its workspace in the graph's scratch. */
+ * fdnn_conv_run runs it with its workspace in the graph's scratch.  FP8
+ * operands run as FLOAT through copies (gx_stage.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/conv.h"
 #include "core/conv_config.h"
 #include "core/conv_solver.h"
+#include "core/ckd.h"
 #include "core/fail.h"
 #include "cpu/graph/graph_exec.h"
 
@@ -72,13 +74,15 @@ filter_format(const fdnn_graph_tensor_t *w, cudnnTensorFormat_t *fmt)
     return true;
 }
 
-cudnnStatus_t
-gx_conv_problem(const fdnn_graph_t *g, int idx, fdnn_conv_problem_t *p)
+/* The legacy problem of conv node idx with operands x, w, y (the graph's,
+ * or their FLOAT copies for FP8 operands) and compute type ct. */
+static cudnnStatus_t
+problem_of(const fdnn_graph_t *g, int idx, const fdnn_graph_tensor_t *x, const fdnn_graph_tensor_t *w,
+           const fdnn_graph_tensor_t *y, cudnnDataType_t ct, fdnn_conv_problem_t *p)
 {
     const fdnn_graph_node_t *node = &g->nodes[idx];
     const fdnn_gop_conv_t *c = &node->u.conv;
     const char *kname = fdnn_graph_op_name(node->kind);
-    const fdnn_graph_tensor_t *x = &g->tensors[c->x], *w = &g->tensors[c->w], *y = &g->tensors[c->y];
     if (x->ndim != 4 && x->ndim != 5)
         return FDNN_NOT_SUPPORTED("node %d (%s): x has %d dims; the solvers take 2 or 3 spatial dims", idx, kname,
                                   x->ndim);
@@ -102,13 +106,16 @@ gx_conv_problem(const fdnn_graph_t *g, int idx, fdnn_conv_problem_t *p)
                                   idx, kname);
     fdnn_conv_dir_t dir = dir_of(node->kind);
     fdnn_conv_config_t cfg;
-    cudnnStatus_t st = fdnn_conv_config_classify((int)dir, x->dtype, w->dtype, c->compute_type, y->dtype, &cfg);
+    cudnnStatus_t st = fdnn_conv_config_classify((int)dir, x->dtype, w->dtype, ct, y->dtype, &cfg);
     if (st == CUDNN_STATUS_SUCCESS)
         st = fdnn_conv_config_check((int)dir, cfg);
-    if (st != CUDNN_STATUS_SUCCESS)
+    if (st != CUDNN_STATUS_SUCCESS) {
+        char why[256]; /* FDNN_NOT_SUPPORTED rewrites the reason: copy it */
+        snprintf(why, sizeof(why), "%s", fdnn_fail_reason());
         return FDNN_NOT_SUPPORTED("node %d (%s): data types x %s, w %s, y %s with compute type %s: %s", idx, kname,
                                   gx_dtype_name(x->dtype), gx_dtype_name(w->dtype), gx_dtype_name(y->dtype),
-                                  gx_dtype_name(c->compute_type), fdnn_fail_reason());
+                                  gx_dtype_name(ct), why);
+    }
     memset(p, 0, sizeof(*p));
     p->dir = dir;
     p->dtype = x->dtype;
@@ -116,7 +123,7 @@ gx_conv_problem(const fdnn_graph_t *g, int idx, fdnn_conv_problem_t *p)
     p->x_dtype = x->dtype;
     p->w_dtype = w->dtype;
     p->y_dtype = y->dtype;
-    p->compute_type = c->compute_type;
+    p->compute_type = ct;
     p->math_type = CUDNN_DEFAULT_MATH;
     p->nsp = c->nsp;
     p->n = x->dims[0];
@@ -149,6 +156,63 @@ gx_conv_problem(const fdnn_graph_t *g, int idx, fdnn_conv_problem_t *p)
 }
 
 cudnnStatus_t
+gx_conv_problem(const fdnn_graph_t *g, int idx, fdnn_conv_problem_t *p)
+{
+    const fdnn_gop_conv_t *c = &g->nodes[idx].u.conv;
+    return problem_of(g, idx, &g->tensors[c->x], &g->tensors[c->w], &g->tensors[c->y], c->compute_type, p);
+}
+
+/* The problem the conv node runs: gx_conv_problem's, or with FP8 operands
+ * (cuDNN 8.9: FP8 storage, FLOAT compute; FAST_FLOAT_FOR_FP8 is FP8's
+ * faster FLOAT accumulation, here plain FLOAT) the FLOAT problem of their
+ * copies (*staged). */
+static cudnnStatus_t
+node_problem(const fdnn_graph_t *g, int idx, fdnn_conv_problem_t *p, bool *staged)
+{
+    const fdnn_gop_conv_t *c = &g->nodes[idx].u.conv;
+    const char *kname = fdnn_graph_op_name(g->nodes[idx].kind);
+    const fdnn_graph_tensor_t *x = &g->tensors[c->x], *w = &g->tensors[c->w], *y = &g->tensors[c->y];
+    *staged = gx_is_fp8(x->dtype) || gx_is_fp8(w->dtype) || gx_is_fp8(y->dtype);
+    if (!*staged) {
+        if (c->compute_type == CUDNN_DATA_FAST_FLOAT_FOR_FP8)
+            return FDNN_NOT_SUPPORTED("node %d (%s): compute type FAST_FLOAT_FOR_FP8 without FP8 operands", idx,
+                                      kname);
+        return gx_conv_problem(g, idx, p);
+    }
+    if (c->compute_type != CUDNN_DATA_FLOAT && c->compute_type != CUDNN_DATA_FAST_FLOAT_FOR_FP8)
+        return FDNN_NOT_SUPPORTED("node %d (%s): FP8 operands with compute type %s; FP8 computes in FLOAT "
+                                  "(or FAST_FLOAT_FOR_FP8)",
+                                  idx, kname, gx_dtype_name(c->compute_type));
+    const fdnn_graph_tensor_t *ops[3] = {x, w, y};
+    for (int i = 0; i < 3; i++)
+        if (!gx_is_fp8(ops[i]->dtype) && ops[i]->dtype != CUDNN_DATA_FLOAT)
+            return FDNN_NOT_SUPPORTED("node %d (%s): x %s, w %s, y %s: with FP8 operands the others are FP8 or "
+                                      "FLOAT",
+                                      idx, kname, gx_dtype_name(x->dtype), gx_dtype_name(w->dtype),
+                                      gx_dtype_name(y->dtype));
+    fdnn_graph_tensor_t fx, fw, fy;
+    gx_stage_retype(x, &fx);
+    gx_stage_retype(w, &fw);
+    gx_stage_retype(y, &fy);
+    return problem_of(g, idx, &fx, &fw, &fy, CUDNN_DATA_FLOAT, p);
+}
+
+/* Scratch bytes of the FLOAT copies of x, w, y (0 for those not FP8). */
+static cudnnStatus_t
+stage_bytes(const fdnn_graph_t *g, int idx, size_t b[3], size_t *total)
+{
+    const fdnn_gop_conv_t *c = &g->nodes[idx].u.conv;
+    const int t[3] = {c->x, c->w, c->y};
+    *total = 0;
+    for (int i = 0; i < 3; i++)
+        if (!gx_stage_bytes(&g->tensors[t[i]], &b[i]) || !fdnn_ckd_add_size(*total, b[i], total))
+            return FDNN_NOT_SUPPORTED("node %d (%s): the FLOAT copies of the FP8 operands overflow the workspace "
+                                      "size",
+                                      idx, fdnn_graph_op_name(g->nodes[idx].kind));
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
 gx_conv_pick(const fdnn_conv_problem_t *p, int *algo, size_t *ws)
 {
     int count = fdnn_conv_algo_count(p->dir);
@@ -170,11 +234,59 @@ gx_conv_pick(const fdnn_conv_problem_t *p, int *algo, size_t *ws)
     return FDNN_NOT_SUPPORTED("no convolution solver applies (first: %s)", first);
 }
 
+/* The algorithm of conv node idx (problem p): solver `solver` of the
+ * ordered list when it is not 0 (the conv-solver engines), else the
+ * heuristic's first applicable one; NOT_SUPPORTED with the solver's reason
+ * when the chosen one declines. */
 static cudnnStatus_t
-conv_supports(const fdnn_graph_t *g, int idx)
+pick_for(const fdnn_graph_t *g, int idx, const fdnn_conv_problem_t *p, int solver, int *algo, size_t *ws)
+{
+    const char *kname = fdnn_graph_op_name(g->nodes[idx].kind);
+    char why[256]; /* reasons are rewritten by FDNN_NOT_SUPPORTED: copy them */
+    if (solver == 0) {
+        cudnnStatus_t st = gx_conv_pick(p, algo, ws);
+        if (st != CUDNN_STATUS_SUCCESS) {
+            snprintf(why, sizeof(why), "%s", fdnn_fail_reason());
+            return FDNN_NOT_SUPPORTED("node %d (%s): %s", idx, kname, why);
+        }
+        return st;
+    }
+    const fdnn_conv_solver_t *s = fdnn_conv_solver_by_id(solver);
+    if (s == NULL)
+        return FDNN_NOT_SUPPORTED("node %d (%s): no convolution solver has id %d", idx, kname, solver);
+    if (s->dir != p->dir)
+        return FDNN_NOT_SUPPORTED("node %d (%s): solver %s runs another direction", idx, kname, s->name);
+    if (fdnn_conv_algo_check(p, s->algo, ws) != CUDNN_STATUS_SUCCESS) {
+        snprintf(why, sizeof(why), "%s", fdnn_fail_reason());
+        return FDNN_NOT_SUPPORTED("node %d (%s): solver %s declines: %s", idx, kname, s->name, why);
+    }
+    *algo = s->algo;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+gx_conv_solver_order(const fdnn_graph_t *g, int idx, int *ids, int *n)
 {
     fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(gx_conv_problem(g, idx, &p));
+    bool staged;
+    int order[16];
+    *n = 0;
+    RETURN_IF_ERROR(node_problem(g, idx, &p, &staged));
+    fdnn_conv_heuristic_order(&p, order);
+    for (int i = 0; i < fdnn_conv_algo_count(p.dir); i++) {
+        const fdnn_conv_solver_t *s = fdnn_conv_solver_for(p.dir, order[i], NULL);
+        if (s != NULL)
+            ids[(*n)++] = s->id;
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+gx_conv_supports_solver(const fdnn_graph_t *g, int idx, int solver)
+{
+    fdnn_conv_problem_t p;
+    bool staged;
+    RETURN_IF_ERROR(node_problem(g, idx, &p, &staged));
     const fdnn_graph_node_t *n = &g->nodes[idx];
     int out = n->kind == FDNN_GOP_CONV_FWD        ? n->u.conv.y
               : n->kind == FDNN_GOP_CONV_BWD_DATA ? n->u.conv.x
@@ -185,45 +297,90 @@ conv_supports(const fdnn_graph_t *g, int idx)
                                   fdnn_graph_op_name(n->kind), n->u.conv.beta);
     int algo;
     size_t ws;
-    cudnnStatus_t st = gx_conv_pick(&p, &algo, &ws);
-    if (st != CUDNN_STATUS_SUCCESS)
-        return FDNN_NOT_SUPPORTED("node %d (%s): %s", idx, fdnn_graph_op_name(g->nodes[idx].kind), fdnn_fail_reason());
-    return CUDNN_STATUS_SUCCESS;
+    return pick_for(g, idx, &p, solver, &algo, &ws);
 }
 
-static cudnnStatus_t
-conv_scratch(const fdnn_graph_t *g, int idx, size_t *bytes)
+/* Scratch: the FLOAT copies of FP8 operands, then the solver's workspace. */
+cudnnStatus_t
+gx_conv_scratch_solver(const fdnn_graph_t *g, int idx, int solver, size_t *bytes)
 {
     fdnn_conv_problem_t p;
     int algo;
-    RETURN_IF_ERROR(gx_conv_problem(g, idx, &p));
-    return gx_conv_pick(&p, &algo, bytes);
+    bool staged;
+    size_t sb[3], stage, ws;
+    RETURN_IF_ERROR(node_problem(g, idx, &p, &staged));
+    RETURN_IF_ERROR(stage_bytes(g, idx, sb, &stage));
+    RETURN_IF_ERROR(pick_for(g, idx, &p, solver, &algo, &ws));
+    if (!fdnn_ckd_add_size(stage, ws, bytes))
+        return FDNN_NOT_SUPPORTED("node %d (%s): the scratch size overflows", idx,
+                                  fdnn_graph_op_name(g->nodes[idx].kind));
+    return CUDNN_STATUS_SUCCESS;
 }
 
-static cudnnStatus_t
-conv_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t scratch_bytes)
+cudnnStatus_t
+gx_conv_run_solver(const fdnn_graph_exec_t *e, void **ptr, int idx, int solver, void *scratch, size_t scratch_bytes)
 {
     const fdnn_graph_t *g = e->graph;
     const fdnn_gop_conv_t *c = &g->nodes[idx].u.conv;
     fdnn_conv_problem_t p;
     int algo;
-    size_t ws;
-    RETURN_IF_ERROR(gx_conv_problem(g, idx, &p));
-    RETURN_IF_ERROR(gx_conv_pick(&p, &algo, &ws));
+    size_t ws, sb[3], stage;
+    bool staged;
+    RETURN_IF_ERROR(node_problem(g, idx, &p, &staged));
+    RETURN_IF_ERROR(pick_for(g, idx, &p, solver, &algo, &ws));
+    RETURN_IF_ERROR(stage_bytes(g, idx, sb, &stage));
+    /* x, w, y: the graph's buffers, or the FLOAT copies of FP8 operands at
+     * the start of the scratch */
+    const int t[3] = {c->x, c->w, c->y};
+    void *buf[3];
+    char *at = scratch;
+    int out = p.dir == FDNN_CONV_FWD ? 2 : p.dir == FDNN_CONV_BWD_DATA ? 0 : 1;
+    for (int i = 0; i < 3; i++) {
+        const fdnn_graph_tensor_t *ti = &g->tensors[t[i]];
+        buf[i] = ptr[t[i]];
+        if (sb[i] == 0)
+            continue;
+        buf[i] = at;
+        at += sb[i];
+        if (i != out || c->beta != 0)
+            gx_stage_load(ti, ptr[t[i]], buf[i]);
+    }
     fdnn_conv_exec_t x;
     memset(&x, 0, sizeof(x));
     x.handle = e->handle;
     x.p = &p;
     x.alpha = c->alpha;
     x.beta = c->beta;
-    x.workspace = scratch;
-    x.workspace_bytes = scratch_bytes;
+    x.workspace = at;
+    x.workspace_bytes = scratch_bytes - stage;
     switch (p.dir) {
-    case FDNN_CONV_FWD: x.x_in = ptr[c->x], x.w_in = ptr[c->w], x.out = ptr[c->y]; break;
-    case FDNN_CONV_BWD_DATA: x.y_in = ptr[c->y], x.w_in = ptr[c->w], x.out = ptr[c->x]; break;
-    case FDNN_CONV_BWD_FILTER: x.x_in = ptr[c->x], x.y_in = ptr[c->y], x.out = ptr[c->w]; break;
+    case FDNN_CONV_FWD: x.x_in = buf[0], x.w_in = buf[1], x.out = buf[2]; break;
+    case FDNN_CONV_BWD_DATA: x.y_in = buf[2], x.w_in = buf[1], x.out = buf[0]; break;
+    case FDNN_CONV_BWD_FILTER: x.x_in = buf[0], x.y_in = buf[2], x.out = buf[1]; break;
     }
-    return fdnn_conv_run(&x, algo);
+    cudnnStatus_t st = fdnn_conv_run(&x, algo);
+    if (st == CUDNN_STATUS_SUCCESS && sb[out] != 0)
+        gx_stage_store(&g->tensors[t[out]], buf[out], ptr[t[out]]);
+    (void)staged;
+    return st;
+}
+
+static cudnnStatus_t
+conv_supports(const fdnn_graph_t *g, int idx)
+{
+    return gx_conv_supports_solver(g, idx, 0);
+}
+
+static cudnnStatus_t
+conv_scratch(const fdnn_graph_t *g, int idx, size_t *bytes)
+{
+    return gx_conv_scratch_solver(g, idx, 0, bytes);
+}
+
+static cudnnStatus_t
+conv_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t scratch_bytes)
+{
+    return gx_conv_run_solver(e, ptr, idx, 0, scratch, scratch_bytes);
 }
 
 const gx_node_exec_t gx_conv_exec = {conv_supports, conv_scratch, conv_run};

@@ -8,6 +8,7 @@
 #include "core/fail.h"
 #include "cpu/graph/graph_exec.h"
 #include "cpu/simd/cvt.h"
+#include "cpu/tensor/convert_fp8.h"
 
 size_t
 gx_dtype_size(cudnnDataType_t dt)
@@ -22,6 +23,8 @@ gx_dtype_size(cudnnDataType_t dt)
     case CUDNN_DATA_INT32: return 4;
     case CUDNN_DATA_INT64: return 8;
     case CUDNN_DATA_BOOLEAN: return 1;
+    case CUDNN_DATA_FP8_E4M3: return 1;
+    case CUDNN_DATA_FP8_E5M2: return 1;
     default: return 0;
     }
 }
@@ -45,6 +48,9 @@ gx_dtype_name(cudnnDataType_t dt)
     case CUDNN_DATA_INT32: return "INT32";
     case CUDNN_DATA_INT64: return "INT64";
     case CUDNN_DATA_BOOLEAN: return "BOOLEAN";
+    case CUDNN_DATA_FP8_E4M3: return "FP8_E4M3";
+    case CUDNN_DATA_FP8_E5M2: return "FP8_E5M2";
+    case CUDNN_DATA_FAST_FLOAT_FOR_FP8: return "FAST_FLOAT_FOR_FP8";
     default: return "an unsupported type";
     }
 }
@@ -62,6 +68,8 @@ gx_load(cudnnDataType_t dt, const void *base, int64_t off)
     case CUDNN_DATA_INT32: return ((const int32_t *)base)[off];
     case CUDNN_DATA_INT64: return (double)((const int64_t *)base)[off];
     case CUDNN_DATA_BOOLEAN: return ((const uint8_t *)base)[off] != 0;
+    case CUDNN_DATA_FP8_E4M3: return fdnn_fp8_to_f32(((const uint8_t *)base)[off], FDNN_FP8_E4M3);
+    case CUDNN_DATA_FP8_E5M2: return fdnn_fp8_to_f32(((const uint8_t *)base)[off], FDNN_FP8_E5M2);
     default: return 0;
     }
 }
@@ -92,6 +100,10 @@ gx_store(cudnnDataType_t dt, void *base, int64_t off, double v)
         ((int64_t *)base)[off] = (int64_t)to_int(v, -9223372036854775808.0, 9223372036854774784.0);
         break;
     case CUDNN_DATA_BOOLEAN: ((uint8_t *)base)[off] = v != 0; break;
+    /* FP8: nearest even, saturating to the largest finite value, NaN 0x7F
+     * (convert_fp8.h; the behaviour of cuDNN's FP8 stores) */
+    case CUDNN_DATA_FP8_E4M3: ((uint8_t *)base)[off] = fdnn_f64_to_fp8(v, FDNN_FP8_E4M3, FDNN_FP8_SATFINITE); break;
+    case CUDNN_DATA_FP8_E5M2: ((uint8_t *)base)[off] = fdnn_f64_to_fp8(v, FDNN_FP8_E5M2, FDNN_FP8_SATFINITE); break;
     default: break;
     }
 }

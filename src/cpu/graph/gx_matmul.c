@@ -5,9 +5,10 @@
  * (row-major: ld = the other stride; column-major: the transposed GEMM
  * operand); C column-major is computed as C^T = B^T A^T.  FLOAT runs
  * fdnn_sgemm, DOUBLE fdnn_dgemm; both give the same bits for any thread
- * count (gemm.h). */
+ * count (gemm.h).  FP8 operands run as FLOAT through copies (gx_stage.c). */
 #include <string.h>
 
+#include "core/ckd.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "cpu/gemm/gemm.h"
@@ -37,24 +38,26 @@ matrix_layout(const fdnn_graph_tensor_t *t, bool *trans, int64_t *ld)
     return false;
 }
 
-cudnnStatus_t
-gx_mm_plan(const fdnn_graph_t *g, int idx, gx_mm_t *mm)
+/* The GEMM plan of matmul node idx with operands a, b, c (the graph's, or
+ * FLOAT copies of FP8 operands) and compute type ct. */
+static cudnnStatus_t
+plan_of(const fdnn_graph_t *g, int idx, const fdnn_graph_tensor_t *a, const fdnn_graph_tensor_t *b,
+        const fdnn_graph_tensor_t *c, cudnnDataType_t ct, gx_mm_t *mm)
 {
     const fdnn_gop_matmul_t *op = &g->nodes[idx].u.matmul;
-    const fdnn_graph_tensor_t *a = &g->tensors[op->a], *b = &g->tensors[op->b], *c = &g->tensors[op->c];
     memset(mm, 0, sizeof(*mm));
     if (op->m_override != FDNN_GRAPH_NONE || op->n_override != FDNN_GRAPH_NONE || op->k_override != FDNN_GRAPH_NONE)
         return FDNN_NOT_SUPPORTED("node %d (matmul): the M/N/K override tensors "
                                   "(ragged batches) are not done",
                                   idx);
     if (a->dtype != c->dtype || b->dtype != c->dtype ||
-        !((c->dtype == CUDNN_DATA_FLOAT && op->compute_type == CUDNN_DATA_FLOAT) ||
-          (c->dtype == CUDNN_DATA_DOUBLE && op->compute_type == CUDNN_DATA_DOUBLE)))
+        !((c->dtype == CUDNN_DATA_FLOAT && ct == CUDNN_DATA_FLOAT) ||
+          (c->dtype == CUDNN_DATA_DOUBLE && ct == CUDNN_DATA_DOUBLE)))
         return FDNN_NOT_SUPPORTED("node %d (matmul): data types A %s, B %s, C %s "
                                   "with compute type %s; FLOAT and "
                                   "DOUBLE throughout are done",
                                   idx, gx_dtype_name(a->dtype), gx_dtype_name(b->dtype), gx_dtype_name(c->dtype),
-                                  gx_dtype_name(op->compute_type));
+                                  gx_dtype_name(ct));
     if (a->ndim < 2 || a->ndim != b->ndim || a->ndim != c->ndim)
         return FDNN_NOT_SUPPORTED("node %d (matmul): A, B, C have %d, %d, %d dims "
                                   "(equal and at least 2 needed)",
@@ -92,6 +95,43 @@ gx_mm_plan(const fdnn_graph_t *g, int idx, gx_mm_t *mm)
         return FDNN_NOT_SUPPORTED("node %d (matmul): an empty dimension (M %lld, N %lld, K %lld)", idx,
                                   (long long)mm->m, (long long)mm->n, (long long)mm->k);
     return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+gx_mm_plan(const fdnn_graph_t *g, int idx, gx_mm_t *mm)
+{
+    const fdnn_gop_matmul_t *op = &g->nodes[idx].u.matmul;
+    return plan_of(g, idx, &g->tensors[op->a], &g->tensors[op->b], &g->tensors[op->c], op->compute_type, mm);
+}
+
+/* The plan the matmul node runs: gx_mm_plan's, or with FP8 operands
+ * (cuDNN 8.9: FP8 storage, FLOAT compute; FAST_FLOAT_FOR_FP8 here plain
+ * FLOAT) the FLOAT plan of their copies. */
+static cudnnStatus_t
+node_plan(const fdnn_graph_t *g, int idx, gx_mm_t *mm)
+{
+    const fdnn_gop_matmul_t *op = &g->nodes[idx].u.matmul;
+    const fdnn_graph_tensor_t *a = &g->tensors[op->a], *b = &g->tensors[op->b], *c = &g->tensors[op->c];
+    if (!gx_is_fp8(a->dtype) && !gx_is_fp8(b->dtype) && !gx_is_fp8(c->dtype)) {
+        if (op->compute_type == CUDNN_DATA_FAST_FLOAT_FOR_FP8)
+            return FDNN_NOT_SUPPORTED("node %d (matmul): compute type FAST_FLOAT_FOR_FP8 without FP8 operands", idx);
+        return gx_mm_plan(g, idx, mm);
+    }
+    if (op->compute_type != CUDNN_DATA_FLOAT && op->compute_type != CUDNN_DATA_FAST_FLOAT_FOR_FP8)
+        return FDNN_NOT_SUPPORTED("node %d (matmul): FP8 operands with compute type %s; FP8 computes in FLOAT "
+                                  "(or FAST_FLOAT_FOR_FP8)",
+                                  idx, gx_dtype_name(op->compute_type));
+    const fdnn_graph_tensor_t *ops[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (!gx_is_fp8(ops[i]->dtype) && ops[i]->dtype != CUDNN_DATA_FLOAT)
+            return FDNN_NOT_SUPPORTED("node %d (matmul): A %s, B %s, C %s: with FP8 operands the others are FP8 "
+                                      "or FLOAT",
+                                      idx, gx_dtype_name(a->dtype), gx_dtype_name(b->dtype), gx_dtype_name(c->dtype));
+    fdnn_graph_tensor_t fa, fb, fc;
+    gx_stage_retype(a, &fa);
+    gx_stage_retype(b, &fb);
+    gx_stage_retype(c, &fc);
+    return plan_of(g, idx, &fa, &fb, &fc, CUDNN_DATA_FLOAT, mm);
 }
 
 void
@@ -163,31 +203,55 @@ static cudnnStatus_t
 mm_supports(const fdnn_graph_t *g, int idx)
 {
     gx_mm_t mm;
-    return gx_mm_plan(g, idx, &mm);
+    return node_plan(g, idx, &mm);
 }
 
+/* Scratch: the FLOAT copies of FP8 operands (A, B, C). */
 static cudnnStatus_t
 mm_scratch(const fdnn_graph_t *g, int idx, size_t *bytes)
 {
-    (void)g, (void)idx;
+    const fdnn_gop_matmul_t *op = &g->nodes[idx].u.matmul;
+    const int t[3] = {op->a, op->b, op->c};
     *bytes = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t b;
+        if (!gx_stage_bytes(&g->tensors[t[i]], &b) || !fdnn_ckd_add_size(*bytes, b, bytes))
+            return FDNN_NOT_SUPPORTED("node %d (matmul): the FLOAT copies of the FP8 operands overflow the "
+                                      "workspace size",
+                                      idx);
+    }
     return CUDNN_STATUS_SUCCESS;
 }
 
 static cudnnStatus_t
 mm_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t scratch_bytes)
 {
-    (void)scratch, (void)scratch_bytes;
-    const fdnn_gop_matmul_t *op = &e->graph->nodes[idx].u.matmul;
+    (void)scratch_bytes;
+    const fdnn_graph_t *g = e->graph;
+    const fdnn_gop_matmul_t *op = &g->nodes[idx].u.matmul;
     gx_mm_t mm;
-    RETURN_IF_ERROR(gx_mm_plan(e->graph, idx, &mm));
+    RETURN_IF_ERROR(node_plan(g, idx, &mm));
+    /* A, B, C: the graph's buffers, or FLOAT copies of FP8 operands */
+    const int t[3] = {op->a, op->b, op->c};
+    void *buf[3];
+    char *at = scratch;
+    for (int i = 0; i < 3; i++) {
+        size_t sb = 0;
+        buf[i] = ptr[t[i]];
+        if (!gx_stage_bytes(&g->tensors[t[i]], &sb) || sb == 0)
+            continue;
+        buf[i] = at;
+        at += sb;
+        if (i < 2)
+            gx_stage_load(&g->tensors[t[i]], ptr[t[i]], buf[i]);
+    }
     size_t es = mm.f64 ? 8 : 4;
     for (int64_t bt = 0; bt < mm.nbatch; bt++) {
         int64_t ao, bo, co;
         gx_mm_offsets(&mm, bt, &ao, &bo, &co);
-        const char *A = (const char *)ptr[op->a] + (size_t)ao * es;
-        const char *B = (const char *)ptr[op->b] + (size_t)bo * es;
-        char *C = (char *)ptr[op->c] + (size_t)co * es;
+        const char *A = (const char *)buf[0] + (size_t)ao * es;
+        const char *B = (const char *)buf[1] + (size_t)bo * es;
+        char *C = (char *)buf[2] + (size_t)co * es;
         bool ok;
         if (!mm.c_colmajor)
             ok = gx_mm_rows(e->handle, &mm, A, B, 0, mm.m, C, mm.ldc);
@@ -196,6 +260,8 @@ mm_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t sc
         if (!ok)
             return FDNN_ALLOC_FAILED("node %d (matmul): the GEMM packing buffers could not be allocated", idx);
     }
+    if (buf[2] != ptr[op->c])
+        gx_stage_store(&g->tensors[op->c], buf[2], ptr[op->c]);
     return CUDNN_STATUS_SUCCESS;
 }
 

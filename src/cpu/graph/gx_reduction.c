@@ -7,6 +7,7 @@
  * NaN option, and hiding a NaN would be a silent wrong answer. */
 #include <string.h>
 
+#include "core/ckd.h"
 #include "core/fail.h"
 #include "cpu/graph/graph_exec.h"
 #include "cpu/tensor/tensor_ops.h"
@@ -20,9 +21,12 @@ red_supports(const fdnn_graph_t *g, int idx)
         return FDNN_NOT_SUPPORTED("node %d (reduction): operator %d is not a cudnnReduceTensorOp_t", idx, (int)r->op);
     bool f64 = r->compute_type == CUDNN_DATA_DOUBLE;
     cudnnDataType_t want = f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-    if ((r->compute_type != CUDNN_DATA_FLOAT && !f64) || x->dtype != want || y->dtype != want)
+    /* FP8 operands compute in FLOAT through FLOAT copies */
+    bool xok = x->dtype == want || (!f64 && gx_is_fp8(x->dtype));
+    bool yok = y->dtype == want || (!f64 && gx_is_fp8(y->dtype));
+    if ((r->compute_type != CUDNN_DATA_FLOAT && !f64) || !xok || !yok)
         return FDNN_NOT_SUPPORTED("node %d (reduction): x %s, y %s with compute type %s; FLOAT or DOUBLE "
-                                  "throughout are done",
+                                  "throughout are done, and FP8 x or y with FLOAT compute",
                                   idx, gx_dtype_name(x->dtype), gx_dtype_name(y->dtype),
                                   gx_dtype_name(r->compute_type));
     if (x->ndim != y->ndim || x->ndim > CUDNN_DIM_MAX)
@@ -46,16 +50,27 @@ problem(const fdnn_graph_t *g, int idx, fdnn_reduce_t *p)
     p->f64 = r->compute_type == CUDNN_DATA_DOUBLE;
     p->alpha = 1;
     p->beta = 0;
-    gx_tensor_view(&g->tensors[r->x], &p->a);
-    gx_tensor_view(&g->tensors[r->y], &p->c);
+    fdnn_graph_tensor_t x, y;
+    gx_stage_retype(&g->tensors[r->x], &x);
+    gx_stage_retype(&g->tensors[r->y], &y);
+    gx_tensor_view(&x, &p->a);
+    gx_tensor_view(&y, &p->c);
 }
 
+/* Scratch: the FLOAT copies of FP8 x and y, then the reduction's. */
 static cudnnStatus_t
 red_scratch(const fdnn_graph_t *g, int idx, size_t *bytes)
 {
+    const fdnn_gop_reduction_t *r = &g->nodes[idx].u.reduction;
     fdnn_reduce_t p;
+    size_t bx, by;
     problem(g, idx, &p);
     *bytes = fdnn_tensor_reduce_workspace(&p.a, &p.c);
+    if (!gx_stage_bytes(&g->tensors[r->x], &bx) || !gx_stage_bytes(&g->tensors[r->y], &by) ||
+        !fdnn_ckd_add_size(*bytes, bx, bytes) || !fdnn_ckd_add_size(*bytes, by, bytes))
+        return FDNN_NOT_SUPPORTED("node %d (reduction): the FLOAT copies of the FP8 operands overflow the "
+                                  "workspace size",
+                                  idx);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -63,12 +78,29 @@ static cudnnStatus_t
 red_run(const fdnn_graph_exec_t *e, void **ptr, int idx, void *scratch, size_t scratch_bytes)
 {
     (void)scratch_bytes;
+    const fdnn_graph_t *g = e->graph;
     fdnn_reduce_t p;
-    problem(e->graph, idx, &p);
-    const fdnn_gop_reduction_t *r = &e->graph->nodes[idx].u.reduction;
+    problem(g, idx, &p);
+    const fdnn_gop_reduction_t *r = &g->nodes[idx].u.reduction;
+    const fdnn_graph_tensor_t *x = &g->tensors[r->x], *y = &g->tensors[r->y];
+    size_t bx = 0, by = 0;
+    (void)gx_stage_bytes(x, &bx); /* checked by red_scratch */
+    (void)gx_stage_bytes(y, &by);
+    char *at = scratch;
     p.a_data = ptr[r->x];
     p.c_data = ptr[r->y];
-    fdnn_tensor_reduce(e->handle, &p, scratch);
+    if (bx != 0) {
+        gx_stage_load(x, ptr[r->x], (float *)at);
+        p.a_data = at;
+        at += bx;
+    }
+    if (by != 0) {
+        p.c_data = at;
+        at += by;
+    }
+    fdnn_tensor_reduce(e->handle, &p, bx + by != 0 ? at : scratch);
+    if (by != 0)
+        gx_stage_store(y, p.c_data, ptr[r->y]);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -26,7 +26,7 @@ check_complete(const fdnn_isa_config_t *c)
     CHECK_MSG(c->dgemm.ukernel && c->dgemm.mr > 0 && c->dgemm.nr > 0 && c->dot_rows && c->axpy_rows, "%s: gemm", name);
     CHECK_MSG(c->conv_gemm.ukernel && c->conv_gemm.mr > 0 && c->conv_gemm.nr > 0, "%s: conv gemm", name);
     CHECK_MSG(c->conv_direct.ukernel && c->conv_direct.pack16 && c->conv_direct.max_ur > 0, "%s: direct", name);
-    CHECK_MSG(c->dwconv_rows && c->dwconv_grad && c->wino_fused_block, "%s: dw, winograd", name);
+    CHECK_MSG(c->dwconv_rows && c->dwconv_grad && c->dwcb_rows && c->dwcb_grad && c->wino_fused_block, "%s: dw, winograd", name);
     /* the float GEMM tile for a few shapes: a kernel that covers it */
     static const size_t shapes[][3] = {{1, 1, 1}, {4, 8, 16}, {64, 196, 256}, {1024, 49, 64}, {3, 1000, 7}};
     for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {

@@ -47,5 +47,7 @@ const fdnn_isa_config_t fdnn_isa_config_neon = {
                     FDNN_SCALAR_CONV_DIRECT_UR, FDNN_SCALAR_CONV_DIRECT_NKB},
     .dwconv_rows = fdnn_f32_dwconv_rows__neon,
     .dwconv_grad = fdnn_f32_dwconv_grad__neon,
+    .dwcb_rows = fdnn_f32_dwcb_rows__neon,
+    .dwcb_grad = fdnn_f32_dwcb_grad__neon,
     .wino_fused_block = fdnn_wino_fused_block__neon,
 };

@@ -102,5 +102,7 @@ const fdnn_isa_config_t fdnn_isa_config_avx512 = {
                     FDNN_AVX512_CONV_DIRECT_UR, FDNN_AVX512_CONV_DIRECT_NKB},
     .dwconv_rows = fdnn_f32_dwconv_rows__avx512,
     .dwconv_grad = fdnn_f32_dwconv_grad__avx512,
+    .dwcb_rows = fdnn_f32_dwcb_rows__avx512,
+    .dwcb_grad = fdnn_f32_dwcb_grad__avx512,
     .wino_fused_block = fdnn_wino_fused_block__avx512,
 };

@@ -19,7 +19,7 @@
  *                    against dy; the K x taps sums are blended into dw.
  *
  * 2-D problems with one filter per channel (K/g == 1) on channels-innermost
- * tensors or NCHW planes of up to 28x28 take the channel-blocked path of
+ * tensors or output planes of up to 64 positions take the channel-blocked path of
  * conv_depthwise_cb.h instead (16 channels per vector).
  *
  * Every output element is one sum computed by one task, in an order fixed

@@ -40,10 +40,13 @@
 #define BLK FDNN_DWCB_BLOCK
 #define MAX_TAPS 64
 #define MAX_KW 32
-/* NCHW planes up to this many positions take this path (transposed a
- * group of blocks at a time); larger ones keep the plane path, whose
- * per-plane costs are small next to the plane. */
-#define NCHW_MAX_PLANE (28 * 28)
+/* NCHW problems whose output planes have up to this many positions take
+ * this path (transposed a group of blocks at a time): 7x7 outputs, with
+ * 14x14 stride-2 inputs.  Larger ones keep the plane path, whose per-plane
+ * costs are small next to the plane and which needs no transposes (measured
+ * in docs/performance.md, "Depthwise round 2": at 14x14 stride 1 and above
+ * the transposes cost more than they save). */
+#define NCHW_MAX_OUT_PLANE 64
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
 #define CHUNKS_PER_THREAD 4
@@ -114,7 +117,7 @@ fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p)
     if (p->ker[1] * p->ker[2] > MAX_TAPS || p->ker[2] > MAX_KW)
         return false;
     bool chlast = p->x.strides[1] == 1 && p->y.strides[1] == 1;
-    return chlast || p->in[1] * p->in[2] <= NCHW_MAX_PLANE;
+    return chlast || p->out[1] * p->out[2] <= NCHW_MAX_OUT_PLANE;
 }
 
 /* The runs of every output column (see the top of the file). */

@@ -2,9 +2,9 @@
  * Channel-blocked depthwise convolution (FP32, 2-D, one input channel and
  * one filter per group: C/g == K/g == 1), the depthwise path's choice for
  * channels-innermost tensors (NHWC: read and written in place, 16 channels
- * per vector) and for NCHW planes of up to 28x28 (a group of 16-channel
- * blocks transposed into a [block][H][W][16] scratch and back), in all
- * three directions:
+ * per vector) and for NCHW problems with output planes of up to 64
+ * positions (a group of 16-channel blocks transposed into a
+ * [block][H][W][16] scratch and back), in all three directions:
  *
  *   forward          each output row one kernel call per run of columns
  *                    with the same valid taps (conv_depthwise_cb.c);
@@ -23,7 +23,7 @@
 #include "core/conv_solver.h"
 
 /* True when p takes this path (FP32, 2-D, C/g == K/g == 1, at most 64 taps,
- * channels innermost or NCHW planes of at most 28x28). */
+ * channels innermost or output planes of at most 64 positions). */
 bool fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p);
 
 /* Runs p (fdnn_conv_dwcb_applies); ALLOC_FAILED when the scratch cannot be

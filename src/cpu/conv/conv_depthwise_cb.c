@@ -200,6 +200,9 @@ compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int
             .beta = beta,
             .bias = bias,
             .relu = relu,
+            /* Forward taps of a row step by dil along W. */
+            .rows_of_3 = !j->bwd_data && j->kw == 3 && run->mask == 7u,
+            .tap_step = p->dil[2] * d->ps,
         };
         j->rows_fn(&args);
     }

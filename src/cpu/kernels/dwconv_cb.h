@@ -50,6 +50,10 @@ typedef struct fdnn_f32_dwcb_rows_args {
     float alpha, beta;
     const float *bias;
     bool relu;
+    /* A hint: the taps are whole filter rows of 3, tap 3r+k at src[3r] +
+     * k*tap_step (kernels may then load each input once per row). */
+    bool rows_of_3;
+    int64_t tap_step;
 } fdnn_f32_dwcb_rows_args_t;
 
 typedef struct fdnn_f32_dwcb_grad_args {

@@ -200,9 +200,11 @@ compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int
             .beta = beta,
             .bias = bias,
             .relu = relu,
-            /* Forward taps of a row step by dil along W. */
-            .rows_of_3 = !j->bwd_data && j->kw == 3 && run->mask == 7u,
-            .tap_step = p->dil[2] * d->ps,
+            /* A row's taps step by dil along W (forward), by -dil/stride
+             * (backward data, where all three reach a column only when the
+             * stride divides dil). */
+            .rows_of_3 = j->kw == 3 && run->mask == 7u && (!j->bwd_data || p->dil[2] % p->stride[2] == 0),
+            .tap_step = j->bwd_data ? -(p->dil[2] / p->stride[2]) * d->ps : p->dil[2] * d->ps,
         };
         j->rows_fn(&args);
     }

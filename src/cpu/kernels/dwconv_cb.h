@@ -51,7 +51,8 @@ typedef struct fdnn_f32_dwcb_rows_args {
     const float *bias;
     bool relu;
     /* A hint: the taps are whole filter rows of 3, tap 3r+k at src[3r] +
-     * k*tap_step (kernels may then load each input once per row). */
+     * k*tap_step (kernels may then load each input once per row when
+     * src_step is tap_step, 2*tap_step or -tap_step). */
     bool rows_of_3;
     int64_t tap_step;
 } fdnn_f32_dwcb_rows_args_t;

@@ -607,10 +607,20 @@ test_bias(cudnnHandle_t h)
 /* Real-valued data: 1 and 2 threads must give identical bits, per algorithm
  * (here on a shape large enough to have several chunks and panels; 3x3
  * filter, the shape's padding and stride). */
+static void test_thread_determinism_layout(cudnnHandle_t h, shape_t s, layout_t layout);
+
 static void
 test_thread_determinism(cudnnHandle_t h, shape_t s)
 {
-    int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c, 3, 3}, yd[4];
+    test_thread_determinism_layout(h, s, L_NCHW);
+}
+
+/* The same with x and y in `layout` (L_NCHW or L_NHWC). */
+static void
+test_thread_determinism_layout(cudnnHandle_t h, shape_t s, layout_t layout)
+{
+    /* s.g groups (the depthwise shapes: g == c). */
+    int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c / s.g, 3, 3}, yd[4];
     descs_t d;
     cudnnCreateTensorDescriptor(&d.x);
     cudnnCreateTensorDescriptor(&d.y);
@@ -618,13 +628,14 @@ test_thread_determinism(cudnnHandle_t h, shape_t s)
     cudnnCreateConvolutionDescriptor(&d.conv);
     CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, s.pad[1], s.pad[2], s.str[1], s.str[2], 1, 1,
                                              CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetConvolutionGroupCount(d.conv, s.g));
     CHECK_OK(cudnnSetFilterNdDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
     operand_t x, w, y;
-    operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&x, 4, xd, layout, false, CUDNN_TENSOR_NCHW, 4);
     CHECK_OK(cudnnSetTensorNdDescriptor(d.x, CUDNN_DATA_FLOAT, 4, x.dims, x.st));
     CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
     operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
-    operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    operand_init(&y, 4, yd, layout, false, CUDNN_TENSOR_NCHW, 4);
     CHECK_OK(cudnnSetTensorNdDescriptor(d.y, CUDNN_DATA_FLOAT, 4, y.dims, y.st));
     fdnn_rng_t rng;
     fdnn_rng_seed(&rng, 3);
@@ -1239,6 +1250,14 @@ main(void)
         {"dw 3-D", 3, 2, 3, 6, 3, {5, 7, 6}, {3, 3, 2}, {1, 1, 1}, {2, 1, 2}, {1, 2, 1}, CUDNN_CONVOLUTION},
         S2("dw large", 3, 64, 64, 64, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("dw large s2 N=1", 1, 96, 96, 96, 60, 58, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
+        /* The channel-blocked path (conv_depthwise_cb.h: NHWC, small NCHW
+         * planes): a last block of 5 channels (under AVX2's 8), of 8, a
+         * 5x5 dilated stride-3/2 filter (25 taps: several gradient
+         * passes), and several groups of blocks per image. */
+        S2("dw cb 37ch tail 5", 2, 37, 37, 37, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw cb 40ch s2", 1, 40, 40, 40, 14, 13, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw cb 5x5 s3/2 dil2/1", 2, 20, 20, 20, 16, 17, 5, 5, 2, 3, 3, 2, 2, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw cb 100ch 28x28", 1, 100, 100, 100, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     };
     for (size_t i = 0; i < sizeof(depthwise) / sizeof(depthwise[0]); i++) {
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
@@ -1370,6 +1389,14 @@ main(void)
                                            CUDNN_CROSS_CORRELATION));
     test_thread_determinism(h, (shape_t)S2("determinism depthwise s2 N=1", 1, 64, 128, 64, 80, 75, 3, 3, 1, 1, 2, 2,
                                            1, 1, CUDNN_CONVOLUTION));
+    /* The channel-blocked path: NHWC in place (rows in parallel; blocks
+     * for backward filter) and small NCHW planes (groups of blocks). */
+    test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC", 3, 48, 48, 48, 20, 19, 3, 3, 1, 1, 1, 1, 1, 1,
+                                                  CUDNN_CROSS_CORRELATION), L_NHWC);
+    test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC s2 N=1", 1, 80, 80, 80, 30, 29, 3, 3, 1, 1, 2, 2,
+                                                  1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
+    test_thread_determinism(h, (shape_t)S2("determinism dw 7x7", 2, 300, 300, 300, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
     test_winograd_limits(h);
     test_winograd_bias_activation(h);
     test_direct_bwd_data_path();

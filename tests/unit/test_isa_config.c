@@ -26,7 +26,8 @@ check_complete(const fdnn_isa_config_t *c)
     CHECK_MSG(c->dgemm.ukernel && c->dgemm.mr > 0 && c->dgemm.nr > 0 && c->dot_rows && c->axpy_rows, "%s: gemm", name);
     CHECK_MSG(c->conv_gemm.ukernel && c->conv_gemm.mr > 0 && c->conv_gemm.nr > 0, "%s: conv gemm", name);
     CHECK_MSG(c->conv_direct.ukernel && c->conv_direct.pack16 && c->conv_direct.max_ur > 0, "%s: direct", name);
-    CHECK_MSG(c->dwconv_rows && c->dwconv_grad && c->wino_fused_block, "%s: dw, winograd", name);
+    CHECK_MSG(c->dwconv_rows && c->dwconv_grad && c->dwcb_rows && c->dwcb_grad && c->wino_fused_block,
+              "%s: dw, winograd", name);
     CHECK_MSG(c->bf16dot.base && c->bf16dot.base->ukernel && c->bf16dot.base->pack && c->bf16dot.base->mr > 0,
               "%s: bf16 gemm", name);
     CHECK_MSG(c->i8dot.base && c->i8dot.base->ukernel && c->i8dot.base->pack && c->i8dot.base->mr > 0,

@@ -5,6 +5,7 @@
 #define FDNN_BENCH_CONV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* A problem line: "conv <name> key=value ..." with the keys of
  * shared/bench/shapes.txt (mb ic oc g id kd sd pd dd ih iw kh kw sh sw ph pw
@@ -35,6 +36,13 @@ int bench_out(const bench_problem_t *p, int i);
  * Returns a negative value when oneDNN is not built in or fails. */
 double bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
                     const float *dy, float *result);
+/* The same on NHWC (NDHWC) user tensors: the faster of oneDNN's own
+ * layouts (reorders from and to NHWC counted) and the primitive run on NHWC
+ * directly.  x, dy and result stay in NCHW order (converted outside the
+ * timing); the filter is given to oneDNN as OIHW, which for depthwise
+ * (one input channel per group) is the same memory as cuDNN's KRSC. */
+double bench_onednn_nhwc(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
+                         const float *dy, float *result, size_t result_n);
 /* The same in bfloat16: NCHW bfloat16 user tensors (the FP32 inputs
  * rounded to nearest even), every tensor bfloat16; result widened. */
 double bench_onednn_bf16(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,

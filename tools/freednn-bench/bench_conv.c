@@ -9,7 +9,8 @@
  *     --find         use cudnnFind*Algorithm's choice instead
  *     --threads T    worker threads (default: every processor)
  *     --iters N      timed runs, the median is reported (default 5)
- *     --layout L     nchw or nhwc user tensors (default nchw)
+ *     --layout L     nchw or nhwc user tensors (default nchw); with nhwc the
+ *                    oneDNN side is given NHWC tensors too (FP32 only)
  *     --no-dnnl      skip the oneDNN comparison
  *     --dt T         f32, f16 or bf16 storage for every problem (default:
  *                    the line's dt key, f32 without one); f16/bf16 run as
@@ -289,11 +290,15 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
         yi = tmp[2];
     }
     double err = -1, dms = -1;
-    if (o->dnnl && !half) {
+    if (o->dnnl && !half && o->nhwc) {
+        dms = bench_onednn_nhwc(bp, dir, o->threads, o->iters, xi, wi, yi, nchw, out_n);
+        if (dms >= 0)
+            err = max_rel_err(result, nchw, out_n);
+    } else if (o->dnnl && !half) {
         dms = bench_onednn(bp, dir, o->threads, o->iters, xi, wi, yi, nchw);
         if (dms >= 0)
             err = max_rel_err(result, nchw, out_n);
-    } else if (o->dnnl && dt == CUDNN_DATA_BFLOAT16) {
+    } else if (o->dnnl && !o->nhwc && dt == CUDNN_DATA_BFLOAT16) {
         /* oneDNN's bfloat16 convolution; the error is then between two
          * bfloat16 results (both round the output) */
         dms = bench_onednn_bf16(bp, dir, o->threads, o->iters, xi, wi, yi, nchw);
@@ -422,8 +427,8 @@ main(int argc, char **argv)
             snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : "", a);
         }
     }
-    if (o.nhwc)
-        o.dnnl = false; /* the oneDNN side models NCHW user tensors */
+    if (o.nhwc && o.dt != CUDNN_DATA_FLOAT && o.dt != -1)
+        o.dnnl = false; /* the oneDNN side models NHWC user tensors in FP32 only */
     cudnnHandle_t h;
     if (cudnnCreate(&h) != CUDNN_STATUS_SUCCESS || freednnSetNumThreads(h, o.threads) != CUDNN_STATUS_SUCCESS)
         return 1;

@@ -134,9 +134,28 @@ cmp_double(const void *a, const void *b)
 
 /* dt: dnnl_f32, or dnnl_bf16 for every tensor (bfloat16 user tensors in
  * NCHW, converted from the FP32 values outside the timing). */
+/* NCHW (n x c x sp) <-> NHWC order; `back`: from NHWC. */
+static void
+swap_channels_last(const float *src, float *dst, int n, int c, size_t sp, bool back)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < c; k++)
+            for (size_t s = 0; s < sp; s++) {
+                size_t a = ((size_t)i * (size_t)c + (size_t)k) * sp + s, b = ((size_t)i * sp + s) * (size_t)c + (size_t)k;
+                if (back)
+                    dst[a] = src[b];
+                else
+                    dst[b] = src[a];
+            }
+}
+
+/* User tensor layouts of run_onednn: NCHW with the primitive's own layouts,
+ * NHWC with them, NHWC with the primitive on NHWC. */
+enum { USER_NCHW, USER_NHWC_ANY, USER_NHWC_FORCED };
+
 static double
 run_onednn(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
-           const float *dy, float *result, dnnl_data_type_t dt)
+           const float *dy, float *result, dnnl_data_type_t dt, int user)
 {
     omp_set_num_threads(threads);
     run_t r;
@@ -163,14 +182,16 @@ run_onednn(const bench_problem_t *p, int dir, int threads, int iters, const floa
         pl[i] = p->p[d];
         pr[i] = (out - 1) * p->s[d] + (p->k[d] - 1) * p->d[d] + 1 - p->in[d] - p->p[d];
     }
-    dnnl_format_tag_t act_tag = nsp == 3 ? dnnl_ncdhw : dnnl_nchw;
+    bool nhwc = user != USER_NCHW;
+    dnnl_format_tag_t act_tag = nsp == 3 ? (nhwc ? dnnl_ndhwc : dnnl_ncdhw) : (nhwc ? dnnl_nhwc : dnnl_nchw);
     dnnl_format_tag_t wei_tag = nsp == 3 ? (p->g > 1 ? dnnl_goidhw : dnnl_oidhw) : (p->g > 1 ? dnnl_goihw : dnnl_oihw);
     dnnl_memory_desc_t xu, wu, yu, xa, wa, ya;
     dnnl_memory_desc_init_by_tag(&xu, nd, xd, dt, act_tag);
     dnnl_memory_desc_init_by_tag(&yu, nd, yd, dt, act_tag);
     dnnl_memory_desc_init_by_tag(&wu, wnd, wd, dt, wei_tag);
-    dnnl_memory_desc_init_by_tag(&xa, nd, xd, dt, dnnl_format_tag_any);
-    dnnl_memory_desc_init_by_tag(&ya, nd, yd, dt, dnnl_format_tag_any);
+    dnnl_format_tag_t prim_tag = user == USER_NHWC_FORCED ? act_tag : dnnl_format_tag_any;
+    dnnl_memory_desc_init_by_tag(&xa, nd, xd, dt, prim_tag);
+    dnnl_memory_desc_init_by_tag(&ya, nd, yd, dt, prim_tag);
     dnnl_memory_desc_init_by_tag(&wa, wnd, wd, dt, dnnl_format_tag_any);
 
     dnnl_convolution_desc_t fd;
@@ -206,6 +227,18 @@ run_onednn(const bench_problem_t *p, int dir, int threads, int iters, const floa
     const dnnl_memory_desc_t *src_md = dnnl_primitive_desc_query_md(pd, dir == 1 ? dnnl_query_diff_src_md : dnnl_query_src_md, 0);
     const dnnl_memory_desc_t *wei_md = dnnl_primitive_desc_query_md(pd, dir == 2 ? dnnl_query_diff_weights_md : dnnl_query_weights_md, 0);
     const dnnl_memory_desc_t *dst_md = dnnl_primitive_desc_query_md(pd, dir == 0 ? dnnl_query_dst_md : dnnl_query_diff_dst_md, 0);
+    size_t sp_x = 1, sp_y = 1;
+    for (int i = 0; i < nsp; i++)
+        sp_x *= (size_t)xd[2 + i], sp_y *= (size_t)yd[2 + i];
+    float *xh = NULL, *yh = NULL;
+    if (nhwc) { /* the user's NHWC copies, made outside the timing */
+        xh = malloc(sp_x * (size_t)p->mb * (size_t)p->ic * 4);
+        yh = malloc(sp_y * (size_t)p->mb * (size_t)p->oc * 4);
+        swap_channels_last(x, xh, p->mb, p->ic, sp_x, false);
+        swap_channels_last(dy, yh, p->mb, p->oc, sp_y, false);
+        x = xh;
+        dy = yh;
+    }
     dnnl_memory_t xm = mem(&r, &xu, dir == 1 ? NULL : x), wm = mem(&r, &wu, dir == 2 ? NULL : w),
                   ym = mem(&r, &yu, dir == 0 ? NULL : dy);
     dnnl_memory_t out_user = dir == 0 ? ym : dir == 1 ? xm : wm;
@@ -253,8 +286,12 @@ run_onednn(const bench_problem_t *p, int dir, int threads, int iters, const floa
             uint32_t u = (uint32_t)((const uint16_t *)h)[i] << 16;
             memcpy(&result[i], &u, 4);
         }
+    else if (nhwc && dir != 2)
+        swap_channels_last(h, result, p->mb, dir == 0 ? p->oc : p->ic, dir == 0 ? sp_y : sp_x, true);
     else
         memcpy(result, h, dnnl_memory_desc_get_size(out_md));
+    free(xh);
+    free(yh);
     for (int s = 0; s < r.nsteps; s++)
         dnnl_primitive_destroy(r.steps[s].prim);
     for (int i = 0; i < r.nmems; i++)
@@ -270,12 +307,27 @@ double
 bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
              const float *dy, float *result)
 {
-    return run_onednn(p, dir, threads, iters, x, w, dy, result, dnnl_f32);
+    return run_onednn(p, dir, threads, iters, x, w, dy, result, dnnl_f32, USER_NCHW);
+}
+
+double
+bench_onednn_nhwc(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
+                  const float *dy, float *result, size_t result_n)
+{
+    double any = run_onednn(p, dir, threads, iters, x, w, dy, result, dnnl_f32, USER_NHWC_ANY);
+    float *other = malloc(result_n * 4);
+    double forced = run_onednn(p, dir, threads, iters, x, w, dy, other, dnnl_f32, USER_NHWC_FORCED);
+    if (forced >= 0 && (any < 0 || forced < any)) {
+        memcpy(result, other, result_n * 4);
+        any = forced;
+    }
+    free(other);
+    return any;
 }
 
 double
 bench_onednn_bf16(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
                   const float *dy, float *result)
 {
-    return run_onednn(p, dir, threads, iters, x, w, dy, result, dnnl_bf16);
+    return run_onednn(p, dir, threads, iters, x, w, dy, result, dnnl_bf16, USER_NCHW);
 }

@@ -72,6 +72,8 @@ const fdnn_isa_config_t fdnn_isa_config_neon = {
                     FDNN_NEON_CONV_DIRECT_UR, FDNN_NEON_CONV_DIRECT_NKB},
     .dwconv_rows = fdnn_f32_dwconv_rows__neon,
     .dwconv_grad = fdnn_f32_dwconv_grad__neon,
+    .dwcb_rows = fdnn_f32_dwcb_rows__neon,
+    .dwcb_grad = fdnn_f32_dwcb_grad__neon,
     .wino_fused_block = fdnn_wino_fused_block__neon,
     .bf16dot = {&bf16dot, &bf16dot_bf16, FDNN_EXT_ARM_BF16},
     .i8dot = {&fdnn_i8dot_tile_scalar, &i8dot_i8mm, FDNN_EXT_ARM_I8MM},

@@ -35,6 +35,8 @@
 #include "cpu/kernels/conv_direct.h"
 #include "cpu/kernels/dwconv.h"
 #include "cpu/kernels/f16_pack.h"
+
+#include "cpu/kernels/dwconv_cb.h"
 #include "cpu/kernels/gemm_ukernel.h"
 #include "cpu/kernels/gemv.h"
 #include "cpu/kernels/lowp_i8_gemm.h"
@@ -142,6 +144,9 @@ typedef struct fdnn_isa_config {
     /* src/cpu/conv/conv_depthwise and conv_winograd_fused */
     fdnn_f32_dwconv_rows_fn dwconv_rows;
     fdnn_f32_dwconv_grad_fn dwconv_grad;
+    /* src/cpu/conv/conv_depthwise_cb: channel-blocked depthwise */
+    fdnn_f32_dwcb_rows_fn dwcb_rows;
+    fdnn_f32_dwcb_grad_fn dwcb_grad;
     fdnn_wino_fused_block_fn wino_fused_block;
     /* src/cpu/gemm/sgemm_f16: the converting (HALF -> FLOAT) twins of the
      * sgemm tile's packs (f16_pack.h); NULL members: the portable ones */

@@ -52,6 +52,8 @@ const fdnn_isa_config_t fdnn_isa_config_scalar = {
                     FDNN_SCALAR_CONV_DIRECT_UR, FDNN_SCALAR_CONV_DIRECT_NKB},
     .dwconv_rows = fdnn_f32_dwconv_rows__scalar,
     .dwconv_grad = fdnn_f32_dwconv_grad__scalar,
+    .dwcb_rows = fdnn_f32_dwcb_rows__scalar,
+    .dwcb_grad = fdnn_f32_dwcb_grad__scalar,
     .wino_fused_block = fdnn_wino_fused_block__scalar,
     .bf16dot = {&fdnn_bf16dot_tile_scalar, NULL, FDNN_EXT_NONE},
     .i8dot = {&fdnn_i8dot_tile_scalar, NULL, FDNN_EXT_NONE},

@@ -34,6 +34,7 @@
 #include "core/handle.h"
 #include "core/memory.h"
 #include "cpu/conv/conv_depthwise.h"
+#include "cpu/conv/conv_depthwise_cb.h"
 #include "cpu/kernels/dwconv.h"
 #include "cpu/config/config.h"
 
@@ -581,6 +582,10 @@ cudnnStatus_t
 fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
 {
     const fdnn_conv_problem_t *p = e->p;
+    /* Channels innermost, or small NCHW planes: 16 channels per vector
+     * (conv_depthwise_cb.h) instead of positions. */
+    if (fdnn_conv_dwcb_applies(p))
+        return fdnn_conv_dwcb_execute(e);
     dw_job_t j;
     memset(&j, 0, sizeof(j));
     j.e = e;

@@ -18,6 +18,10 @@
  *                    of x as in forward, one gradient pass per tap group
  *                    against dy; the K x taps sums are blended into dw.
  *
+ * 2-D problems with one filter per channel (K/g == 1) on channels-innermost
+ * tensors or output planes of up to 64 positions take the channel-blocked path of
+ * conv_depthwise_cb.h instead (16 channels per vector).
+ *
  * Every output element is one sum computed by one task, in an order fixed
  * by the problem and the ISA: results do not depend on the thread count.
  * Scratch (the handle's): per chunk of tasks one padded plane and one

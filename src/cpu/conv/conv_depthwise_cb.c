@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Channel-blocked depthwise convolution (the contract is in
+ * conv_depthwise_cb.h) on the kernels of src/cpu/kernels/dwconv_cb.h.
+ *
+ * A "view" is where a tensor's elements of one image sit for the kernels:
+ * channel block b, row h, column w at base + b*bs + h*rs + w*ps, 16
+ * channels consecutive.  Channels-innermost tensors are their own views;
+ * other layouts are transposed, a group of channel blocks at a time, into a
+ * scratch view [block][H][W][16] (and the output back).
+ *
+ * Forward and backward data compute one output row at a time.  Along each
+ * spatial dimension, output position o and tap q read data position
+ *
+ *   forward        i = o*stride - pad + q*dil          (valid: 0 <= i < in)
+ *   backward data  i = (o + pad - q*dil) / stride       (valid: divisible, 0 <= i < dy)
+ *
+ * (backward data: dx[o] gathers dy[i] * w[q]).  The positions of a row are
+ * cut into runs (`run_t`) over which the set of valid W taps is the same
+ * and i advances by a fixed step: the interior of a row is one run, each
+ * border position its own; backward data with stride s has one family of
+ * runs per phase o % s, over which the output advances by s.  A row's H
+ * taps are found per row.  Each (row, run) is one kernel call over every
+ * channel block of the task, with the valid taps in q order: every output
+ * element is one sum in an order fixed by the problem, whatever the thread
+ * count.
+ *
+ * Backward filter: per channel block the 16 channels' sums of each tap
+ * over every image, row and run in order (runs as forward), the task being
+ * a range of channel blocks: no reduction across tasks. */
+#include <string.h>
+
+#include "core/cpu.h"
+#include "core/fail.h"
+#include "core/handle.h"
+#include "core/memory.h"
+#include "cpu/config/config.h"
+#include "cpu/conv/conv_depthwise_cb.h"
+#include "cpu/kernels/dwconv_cb.h"
+
+#define BLK FDNN_DWCB_BLOCK
+#define MAX_TAPS 64
+#define MAX_KW 32
+/* NCHW problems whose output planes have up to this many positions take
+ * this path (transposed a group of blocks at a time): 7x7 outputs, with
+ * 14x14 stride-2 inputs.  Larger ones keep the plane path, whose per-plane
+ * costs are small next to the plane and which needs no transposes (measured
+ * in docs/performance.md, "Depthwise round 2": at 14x14 stride 1 and above
+ * the transposes cost more than they save). */
+#define NCHW_MAX_OUT_PLANE 64
+/* Floats of scratch views per task (input and output together). */
+#define GROUP_FLOATS 16384
+#define CHUNKS_PER_THREAD 4
+
+typedef struct run {
+    int64_t o0, ostep, count, istep;
+    uint32_t mask; /* the valid W taps */
+} run_t;
+
+typedef struct view {
+    float *base; /* image 0, block 0 */
+    int64_t ns, bs, rs, ps;
+} view_t;
+
+typedef struct cb_job {
+    const fdnn_conv_exec_t *e;
+    const fdnn_conv_problem_t *p;
+    fdnn_f32_dwcb_rows_fn rows_fn;
+    fdnn_f32_dwcb_grad_fn grad_fn;
+    bool bwd_data, bwd_filter, in_place;
+    int64_t kh, kw, blocks, tail;
+    int64_t data_h, data_w, out_h, out_w; /* the data read (x or dy) and the rows computed */
+    const run_t *runs;
+    int64_t nruns;
+    const float *wpack; /* [block][tap][16], zeros past C */
+    float *sums;        /* backward filter: [block][tap][16] */
+    view_t data, out, dy; /* in place: the user tensors */
+    /* Transposed path: a task is (image, group of `group` blocks); each
+     * chunk has a slot of slot_floats. */
+    int64_t group, groups;
+    float *slots;
+    size_t slot_floats;
+    char *segs; /* backward filter: per chunk, an image's segments */
+    size_t seg_bytes;
+    size_t tasks, chunks;
+} cb_job_t;
+
+static int64_t
+ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Data position of output position o and tap q along a dimension (see the
+ * top of the file), or -1 when the tap reads nothing there. */
+static int64_t
+tap_index(bool bwd_data, int64_t o, int64_t q, int64_t stride, int64_t pad, int64_t dil, int64_t size)
+{
+    int64_t i;
+    if (bwd_data) {
+        int64_t num = o + pad - q * dil;
+        if (num < 0 || num % stride != 0)
+            return -1;
+        i = num / stride;
+    } else {
+        i = o * stride - pad + q * dil;
+    }
+    return i >= 0 && i < size ? i : -1;
+}
+
+bool
+fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p)
+{
+    if (p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_cg(p) != 1 || fdnn_conv_kg(p) != 1)
+        return false;
+    if (p->in[0] != 1 || p->ker[0] != 1 || p->out[0] != 1 || p->pad[0] != 0)
+        return false; /* 2-D only */
+    if (p->ker[1] * p->ker[2] > MAX_TAPS || p->ker[2] > MAX_KW)
+        return false;
+    bool chlast = p->x.strides[1] == 1 && p->y.strides[1] == 1;
+    return chlast || p->out[1] * p->out[2] <= NCHW_MAX_OUT_PLANE;
+}
+
+/* The runs of every output column (see the top of the file). */
+static int64_t
+make_runs(const cb_job_t *j, run_t *runs)
+{
+    const fdnn_conv_problem_t *p = j->p;
+    int64_t s = p->stride[2], phases = j->bwd_data ? (s < j->out_w ? s : j->out_w) : 1, n = 0;
+    for (int64_t a = 0; a < phases; a++) {
+        int64_t ostep = j->bwd_data ? s : 1;
+        for (int64_t o = a; o < j->out_w; o += ostep) {
+            uint32_t mask = 0;
+            for (int64_t q = 0; q < j->kw; q++)
+                if (tap_index(j->bwd_data, o, q, s, p->pad[2], p->dil[2], j->data_w) >= 0)
+                    mask |= 1u << q;
+            if (n > 0 && runs[n - 1].mask == mask && runs[n - 1].ostep == ostep &&
+                runs[n - 1].o0 + runs[n - 1].count * ostep == o) {
+                runs[n - 1].count++;
+            } else {
+                runs[n] = (run_t){o, ostep, 1, j->bwd_data ? 1 : s, mask};
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+/* The valid H taps of output row oh: their q and data rows. */
+static int64_t
+row_taps(const cb_job_t *j, int64_t oh, int64_t *q, int64_t *ih)
+{
+    const fdnn_conv_problem_t *p = j->p;
+    int64_t n = 0;
+    for (int64_t k = 0; k < j->kh; k++) {
+        int64_t i = tap_index(j->bwd_data, oh, k, p->stride[1], p->pad[1], p->dil[1], j->data_h);
+        if (i >= 0) {
+            q[n] = k;
+            ih[n++] = i;
+        }
+    }
+    return n;
+}
+
+/* Output row oh of blocks b0 .. b0+blocks-1 (the last with `tail`
+ * channels) from data view d into output view o, both at block b0;
+ * epilogue (alpha, beta, bias at block b0, relu) as given. */
+static void
+compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int64_t b0, int64_t blocks,
+            int64_t tail, float alpha, float beta, const float *bias, bool relu)
+{
+    const float *wpack = j->wpack + b0 * j->kh * j->kw * BLK;
+    const fdnn_conv_problem_t *p = j->p;
+    int64_t qh[MAX_TAPS], ih[MAX_TAPS];
+    const float *src[MAX_TAPS], *wt[MAX_TAPS];
+    int64_t nh = row_taps(j, oh, qh, ih);
+    for (int64_t r = 0; r < j->nruns; r++) {
+        const run_t *run = &j->runs[r];
+        size_t taps = 0;
+        for (int64_t a = 0; a < nh; a++)
+            for (int64_t q = 0; q < j->kw; q++)
+                if (run->mask >> q & 1u) {
+                    int64_t iw = tap_index(j->bwd_data, run->o0, q, p->stride[2], p->pad[2], p->dil[2], j->data_w);
+                    src[taps] = d->base + ih[a] * d->rs + iw * d->ps;
+                    wt[taps++] = wpack + (qh[a] * j->kw + q) * BLK;
+                }
+        fdnn_f32_dwcb_rows_args_t args = {
+            .src = src,
+            .wt = wt,
+            .taps = taps,
+            .count = (size_t)run->count,
+            .blocks = (size_t)blocks,
+            .tail = (size_t)tail,
+            .src_step = run->istep * d->ps,
+            .src_bstride = d->bs,
+            .w_bstride = j->kh * j->kw * BLK,
+            .out = o->base + oh * o->rs + run->o0 * o->ps,
+            .out_step = run->ostep * o->ps,
+            .out_bstride = o->bs,
+            .alpha = alpha,
+            .beta = beta,
+            .bias = bias,
+            .relu = relu,
+            /* A row's taps step by dil along W (forward), by -dil/stride
+             * (backward data, where all three reach a column only when the
+             * stride divides dil). */
+            .rows_of_3 = j->kw == 3 && run->mask == 7u && (!j->bwd_data || p->dil[2] % p->stride[2] == 0),
+            .tap_step = j->bwd_data ? -(p->dil[2] / p->stride[2]) * d->ps : p->dil[2] * d->ps,
+        };
+        j->rows_fn(&args);
+    }
+}
+
+/* The zero row of taps outside the image (dwconv_cb.h). */
+static const float zeros[BLK];
+
+/* The gradient segments of one image (every row's runs, rows in order)
+ * over data view d (x) and dy view y, every tap listed in q order; returns
+ * how many. */
+static size_t
+grad_segments(const cb_job_t *j, const view_t *d, const view_t *y, const float **src, int64_t *step,
+              const float **dy, size_t *count)
+{
+    const fdnn_conv_problem_t *p = j->p;
+    int64_t qh[MAX_TAPS], ih[MAX_TAPS], row_ih[MAX_TAPS];
+    size_t g = 0, taps = (size_t)(j->kh * j->kw);
+    for (int64_t oh = 0; oh < j->out_h; oh++) {
+        for (int64_t k = 0; k < j->kh; k++)
+            row_ih[k] = -1;
+        int64_t nh = row_taps(j, oh, qh, ih);
+        for (int64_t a = 0; a < nh; a++)
+            row_ih[qh[a]] = ih[a];
+        for (int64_t r = 0; r < j->nruns; r++, g++) {
+            const run_t *run = &j->runs[r];
+            for (int64_t k = 0; k < j->kh; k++)
+                for (int64_t q = 0; q < j->kw; q++) {
+                    const float **sp = &src[g * taps + (size_t)(k * j->kw + q)];
+                    *sp = zeros;
+                    if (row_ih[k] >= 0 && (run->mask >> q & 1u)) {
+                        int64_t iw = tap_index(false, run->o0, q, p->stride[2], p->pad[2], p->dil[2], j->data_w);
+                        *sp = d->base + row_ih[k] * d->rs + iw * d->ps;
+                    }
+                }
+            step[g] = run->istep * d->ps;
+            dy[g] = y->base + oh * y->rs + run->o0 * y->ps;
+            count[g] = (size_t)run->count;
+        }
+    }
+    return g;
+}
+
+/* The view of image n, block b0 of a user tensor t (channels innermost). */
+static view_t
+user_view(const fdnn_tensor_t *t, const float *base, int64_t n, int64_t b0)
+{
+    return (view_t){(float *)base + n * t->strides[0] + b0 * BLK, t->strides[0], BLK, t->strides[3], t->strides[4]};
+}
+
+/* Channels c0 .. c0+nc-1 of image n of tensor t (h x w) into the scratch
+ * view dst ([block][h][w][16]); lanes past nc are not written. */
+static void
+pack_planes(const fdnn_tensor_t *t, const float *src, int64_t n, int64_t c0, int64_t nc, int64_t h, int64_t w,
+            float *dst)
+{
+    int64_t cs = t->strides[1], hs = t->strides[3], ws = t->strides[4];
+    for (int64_t c = 0; c < nc; c++) {
+        const float *s = src + n * t->strides[0] + (c0 + c) * cs;
+        float *d = dst + c / BLK * h * w * BLK + c % BLK;
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++)
+                d[(y * w + x) * BLK] = s[y * hs + x * ws];
+    }
+}
+
+/* The inverse of pack_planes into the user tensor, through the epilogue. */
+static void
+unpack_planes(const cb_job_t *j, const fdnn_tensor_t *t, float *dst, int64_t n, int64_t c0, int64_t nc, int64_t h,
+              int64_t w, const float *src)
+{
+    const fdnn_conv_exec_t *e = j->e;
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    const float *bias = e->bias;
+    bool plain = alpha == 1.0f && beta == 0.0f && bias == NULL && !e->relu;
+    int64_t cs = t->strides[1], hs = t->strides[3], ws = t->strides[4];
+    for (int64_t c = 0; c < nc; c++) {
+        float *d = dst + n * t->strides[0] + (c0 + c) * cs;
+        const float *s = src + c / BLK * h * w * BLK + c % BLK;
+        const float *bc = bias != NULL ? bias + c0 + c : NULL;
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                float v = s[(y * w + x) * BLK];
+                float *o = d + y * hs + x * ws;
+                *o = plain ? v : fdnn_conv_epilogue_f32(v, alpha, beta, o, bc, e->relu);
+            }
+    }
+}
+
+static void
+run_chunk(void *arg, size_t chunk)
+{
+    const cb_job_t *j = arg;
+    const fdnn_conv_problem_t *p = j->p;
+    const fdnn_conv_exec_t *e = j->e;
+    size_t first = chunk * j->tasks / j->chunks, last = (chunk + 1) * j->tasks / j->chunks;
+    if (first >= last)
+        return;
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    if (j->bwd_filter) {
+        /* Tasks are blocks: this chunk's blocks [first, last). */
+        int64_t b0 = (int64_t)first, nb = (int64_t)(last - first);
+        int64_t tail = b0 + nb == j->blocks ? j->tail : BLK;
+        float *sums = j->sums + b0 * j->kh * j->kw * BLK;
+        memset(sums, 0, (size_t)(nb * j->kh * j->kw * BLK) * sizeof(float));
+        int64_t nc = (b0 + nb - 1) * BLK + tail - b0 * BLK;
+        float *xs = j->slots + chunk * j->slot_floats, *ys = xs + nb * j->data_h * j->data_w * BLK;
+        size_t cap = (size_t)(j->out_h * j->nruns), taps = (size_t)(j->kh * j->kw);
+        char *sb = j->segs + chunk * j->seg_bytes;
+        const float **src = (const float **)sb, **dyp = (const float **)(sb + cap * taps * sizeof(float *));
+        int64_t *step = (int64_t *)(sb + cap * (taps + 1) * sizeof(float *));
+        size_t *count = (size_t *)(sb + cap * (taps + 1) * sizeof(float *) + cap * sizeof(int64_t));
+        for (int64_t n = 0; n < p->n; n++) {
+            view_t d, y;
+            if (j->in_place) {
+                d = user_view(&p->x, e->x_in, n, b0);
+                y = user_view(&p->y, e->y_in, n, b0);
+            } else {
+                pack_planes(&p->x, e->x_in, n, b0 * BLK, nc, j->data_h, j->data_w, xs);
+                pack_planes(&p->y, e->y_in, n, b0 * BLK, nc, j->out_h, j->out_w, ys);
+                d = (view_t){xs, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
+                y = (view_t){ys, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
+            }
+            fdnn_f32_dwcb_grad_args_t args = {
+                .src = src,
+                .src_step = step,
+                .dy = dyp,
+                .count = count,
+                .zeros = zeros,
+                .segs = grad_segments(j, &d, &y, src, step, dyp, count),
+                .taps = taps,
+                .blocks = (size_t)nb,
+                .tail = (size_t)tail,
+                .src_bstride = d.bs,
+                .dy_step = y.ps,
+                .dy_bstride = y.bs,
+                .sums = sums,
+                .sums_bstride = (int64_t)taps * BLK,
+            };
+            j->grad_fn(&args);
+        }
+        /* dw[k, tap] from lane k % 16 of its block's sums (fdnn_conv_w_off
+         * places the tap, reversed in CONVOLUTION mode). */
+        int64_t off[MAX_TAPS];
+        for (int64_t qh = 0; qh < j->kh; qh++)
+            for (int64_t qw = 0; qw < j->kw; qw++)
+                off[qh * j->kw + qw] = fdnn_conv_w_off(p, 0, 0, 0, qh, qw);
+        float *dw = e->out;
+        for (int64_t c = b0 * BLK; c < b0 * BLK + nc; c++)
+            for (int64_t t = 0; t < (int64_t)taps; t++) {
+                float *dst = dw + c * p->w.strides[0] + off[t];
+                float v = j->sums[(c / BLK * (int64_t)taps + t) * BLK + c % BLK];
+                *dst = beta == 0.0f && alpha == 1.0f ? v : fdnn_conv_epilogue_f32(v, alpha, beta, dst, NULL, false);
+            }
+        return;
+    }
+    const fdnn_tensor_t *dt = j->bwd_data ? &p->y : &p->x, *ot = j->bwd_data ? &p->x : &p->y;
+    const float *dsrc = j->bwd_data ? e->y_in : e->x_in;
+    const float *bias = j->bwd_data ? NULL : e->bias;
+    if (j->in_place) {
+        /* Tasks are (image, output row). */
+        for (size_t task = first; task < last; task++) {
+            int64_t n = (int64_t)task / j->out_h, oh = (int64_t)task % j->out_h;
+            view_t d = user_view(dt, dsrc, n, 0), o = user_view(ot, e->out, n, 0);
+            compute_row(j, &d, &o, oh, 0, j->blocks, j->tail, alpha, beta, bias, e->relu);
+        }
+        return;
+    }
+    /* Tasks are (image, group of blocks), transposed in and out. */
+    float *ds = j->slots + chunk * j->slot_floats, *os = ds + j->group * j->data_h * j->data_w * BLK;
+    for (size_t task = first; task < last; task++) {
+        int64_t n = (int64_t)task / j->groups, b0 = (int64_t)task % j->groups * j->group;
+        int64_t nb = j->blocks - b0 < j->group ? j->blocks - b0 : j->group;
+        int64_t tail = b0 + nb == j->blocks ? j->tail : BLK, nc = (nb - 1) * BLK + tail;
+        pack_planes(dt, dsrc, n, b0 * BLK, nc, j->data_h, j->data_w, ds);
+        view_t d = {ds, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
+        view_t o = {os, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
+        for (int64_t oh = 0; oh < j->out_h; oh++)
+            compute_row(j, &d, &o, oh, b0, nb, tail, 1.0f, 0.0f, NULL, false);
+        unpack_planes(j, ot, e->out, n, b0 * BLK, nc, j->out_h, j->out_w, os);
+    }
+}
+
+cudnnStatus_t
+fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    cb_job_t j;
+    memset(&j, 0, sizeof(j));
+    j.e = e;
+    j.p = p;
+    j.bwd_data = p->dir == FDNN_CONV_BWD_DATA;
+    j.bwd_filter = p->dir == FDNN_CONV_BWD_FILTER;
+    j.in_place = p->x.strides[1] == 1 && p->y.strides[1] == 1;
+    j.kh = p->ker[1];
+    j.kw = p->ker[2];
+    int64_t c = p->g;
+    j.blocks = ceil_div(c, BLK);
+    j.tail = c - (j.blocks - 1) * BLK;
+    j.data_h = j.bwd_data ? p->out[1] : p->in[1];
+    j.data_w = j.bwd_data ? p->out[2] : p->in[2];
+    j.out_h = j.bwd_data ? p->in[1] : p->out[1];
+    j.out_w = j.bwd_data ? p->in[2] : p->out[2];
+    int64_t taps = j.kh * j.kw;
+
+    size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
+    if (j.bwd_filter) {
+        j.tasks = (size_t)j.blocks;
+        j.group = 1;
+    } else if (j.in_place) {
+        j.tasks = (size_t)(p->n * j.out_h);
+    } else {
+        int64_t per_block = (j.data_h * j.data_w + j.out_h * j.out_w) * BLK;
+        j.group = GROUP_FLOATS / per_block;
+        j.group = j.group < 1 ? 1 : j.group > j.blocks ? j.blocks : j.group;
+        j.groups = ceil_div(j.blocks, j.group);
+        j.tasks = (size_t)(p->n * j.groups);
+    }
+    j.chunks = threads * CHUNKS_PER_THREAD;
+    j.chunks = j.chunks < j.tasks ? j.chunks : j.tasks;
+    if (j.bwd_filter && !j.in_place) {
+        /* A chunk transposes all of its blocks: each its own slot. */
+        int64_t most = ceil_div(j.blocks, (int64_t)j.chunks);
+        j.slot_floats = (size_t)(most * (j.data_h * j.data_w + j.out_h * j.out_w) * BLK);
+    } else if (!j.in_place) {
+        j.slot_floats = (size_t)(j.group * (j.data_h * j.data_w + j.out_h * j.out_w) * BLK);
+    }
+    size_t wpack_bytes = fdnn_align_up((size_t)(j.blocks * taps * BLK) * sizeof(float));
+    size_t sums_bytes = j.bwd_filter ? wpack_bytes : 0;
+    size_t runs_bytes = fdnn_align_up((size_t)j.out_w * sizeof(run_t));
+    size_t slots_bytes = fdnn_align_up(j.chunks * j.slot_floats * sizeof(float));
+    if (j.bwd_filter)
+        j.seg_bytes = fdnn_align_up((size_t)(j.out_h * j.out_w) * ((size_t)taps + 3) * 8);
+    size_t segs_bytes = j.chunks * j.seg_bytes;
+    char *scratch = fdnn_handle_scratch(e->handle, wpack_bytes + sums_bytes + runs_bytes + slots_bytes + segs_bytes);
+    if (scratch == NULL)
+        return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
+    float *wpack = (float *)scratch;
+    j.sums = j.bwd_filter ? (float *)(scratch + wpack_bytes) : NULL;
+    run_t *runs = (run_t *)(scratch + wpack_bytes + sums_bytes);
+    j.slots = (float *)(scratch + wpack_bytes + sums_bytes + runs_bytes);
+    j.segs = scratch + wpack_bytes + sums_bytes + runs_bytes + slots_bytes;
+    if (!j.bwd_filter) {
+        /* [block][tap][16]: tap t of filter k from w + k*stride + off[t]
+         * (fdnn_conv_w_off, CONVOLUTION mode's reversal included). */
+        int64_t off[MAX_TAPS];
+        for (int64_t qh = 0; qh < j.kh; qh++)
+            for (int64_t qw = 0; qw < j.kw; qw++)
+                off[qh * j.kw + qw] = fdnn_conv_w_off(p, 0, 0, 0, qh, qw);
+        const float *w = e->w_in;
+        int64_t kst = p->w.strides[0];
+        for (int64_t b = 0; b < j.blocks; b++) {
+            float *dst = wpack + b * taps * BLK;
+            int64_t nc = b + 1 < j.blocks ? BLK : j.tail;
+            for (int64_t t = 0; t < taps; t++)
+                for (int64_t l = 0; l < BLK; l++)
+                    dst[t * BLK + l] = l < nc ? w[(b * BLK + l) * kst + off[t]] : 0.0f;
+        }
+    }
+    j.wpack = wpack;
+    j.runs = runs;
+    j.nruns = make_runs(&j, runs);
+
+    const fdnn_isa_config_t *level = fdnn_isa_config(e->handle->isa); /* never a kernel the CPU lacks */
+    j.rows_fn = level->dwcb_rows;
+    j.grad_fn = level->dwcb_grad;
+    if (e->pool != NULL && j.chunks > 1)
+        fdnn_parallelize_1d(e->pool, run_chunk, &j, j.chunks, 0);
+    else
+        for (size_t ch = 0; ch < j.chunks; ch++)
+            run_chunk(&j, ch);
+    return CUDNN_STATUS_SUCCESS;
+}

@@ -306,11 +306,11 @@ test_cases(void)
     bcase_t bc = {4, {4, 8, 6, 6}, LAYOUT_NHWC, CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
                   CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION};
     run_case(&bc);
-    /* The fused FP32 paths (src/cpu/batchnorm/bn_fused.h), in every layout:
-     * NCHW planes shorter and longer than the 32 summation lanes, NHWC rows
-     * with channel tails for every vector width and row counts that are not
-     * multiples of 4, 5-D, C = 1, and one tensor of 8.1 MiB, above the
-     * threshold of the non-temporal stores. */
+    /* The fused FP32 paths (src/cpu/batchnorm/bn_fused.h), forward and
+     * backward, in every layout: NCHW planes shorter and longer than the 32
+     * summation lanes, NHWC rows with channel tails for every vector width
+     * and row counts that are not multiples of 4, 5-D, C = 1, and one tensor
+     * of 8.1 MiB, above the threshold of the non-temporal stores. */
     static const int fused[][6] = {{4, 3, 5, 7, 9, 0},  {4, 2, 19, 6, 6, 0}, {4, 3, 40, 1, 5, 0},
                                    {5, 2, 3, 4, 5, 6},  {4, 7, 1, 9, 11, 0}, {4, 2, 64, 3, 1, 0},
                                    {4, 2, 64, 128, 130, 0}};

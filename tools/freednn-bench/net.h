@@ -48,6 +48,18 @@ const char *net_op_name(net_op_t op);
 /* One line per node: "id op in0 in1 c h w k stride pad groups". */
 void net_write_spec(const net_t *net, FILE *f);
 
+/* How many nodes read node i's tensor. */
+int net_consumers(const net_t *net, int i);
+
+/* Whether the residual add `i` runs in place, as a cuDNN program does it
+ * (cudnnAddTensor with beta = 1 into its first input, which nothing else
+ * reads): its tensor and gradient are those of in[0]. */
+bool net_add_in_place(const net_t *net, int i);
+
+/* Whether, in the backward, in[1] of the in-place add `i` takes the add's
+ * gradient as its own (no copy): the add is its only reader. */
+bool net_add_shares_second(const net_t *net, int i);
+
 /* Multiply-adds of one image's forward pass (conv and FC). */
 double net_forward_macs(const net_t *net);
 

@@ -5,7 +5,11 @@
  * choice with benchmark mode off), one shared workspace, FLOAT tensors in
  * NCHW (KCRS filters) or NHWC (KRSC filters).
  * A tensor read by two layers (a residual) gets its gradient summed by the
- * second writer's beta = 1, as cuDNN programs do. */
+ * second writer's beta = 1, as cuDNN programs do.  The residual add runs in
+ * place (cudnnAddTensor, beta = 1, into the main branch's tensor, which
+ * nothing else reads) and hands its gradient on without copies where the
+ * input has no other reader (net_add_in_place, net.h); net_onednn.c does the
+ * same with an in-place binary primitive. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
@@ -19,6 +23,7 @@
 
 typedef struct layer {
     float *y, *dy;        /* this node's tensor and its gradient (training) */
+    bool y_borrowed, dy_borrowed; /* another node's buffer (in-place add) */
     bool dy_written;      /* in this backward pass: accumulate with beta 1 */
     cudnnTensorDescriptor_t desc;
     /* NET_CONV, NET_FC */
@@ -118,10 +123,26 @@ setup_layer(side_t *s, int i, net_result_t *r)
     CHECK(cudnnCreateTensorDescriptor(&l->desc), "tensor descriptor");
     cudnnTensorFormat_t fmt = s->run->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
     CHECK(cudnnSetTensor4dDescriptor(l->desc, fmt, CUDNN_DATA_FLOAT, mb, n->c, n->h, n->w), "tensor");
-    l->y = n->op == NET_INPUT ? alloc_random_4d(mb, n->c, n->h, n->w, 1.0f, s->run->nhwc)
-                              : alloc_floats(count, 0.0f, 0.0f);
-    if (s->run->train && n->op != NET_INPUT)
-        l->dy = alloc_floats(count, 0.0f, 0.0f);
+    if (net_add_in_place(s->net, i)) {
+        /* y = in[0] + in[1] written over in[0], whose only reader this is;
+         * the gradient of the sum is in[0]'s gradient as it stands */
+        layer_t *a = &s->l[n->in[0]];
+        l->y = a->y;
+        l->dy = a->dy;
+        l->y_borrowed = l->dy_borrowed = true;
+        if (s->run->train && net_add_shares_second(s->net, i)) {
+            layer_t *b = &s->l[n->in[1]];
+            if (!b->dy_borrowed)
+                free(b->dy);
+            b->dy = l->dy;
+            b->dy_borrowed = true;
+        }
+    } else {
+        l->y = n->op == NET_INPUT ? alloc_random_4d(mb, n->c, n->h, n->w, 1.0f, s->run->nhwc)
+                                  : alloc_floats(count, 0.0f, 0.0f);
+        if (s->run->train && n->op != NET_INPUT)
+            l->dy = alloc_floats(count, 0.0f, 0.0f);
+    }
     if (l->y == NULL || (s->run->train && n->op != NET_INPUT && l->dy == NULL)) {
         snprintf(r->why, sizeof(r->why), "out of memory for node %d", i);
         return false;
@@ -232,7 +253,9 @@ setup_layer(side_t *s, int i, net_result_t *r)
 static void
 free_layer(layer_t *l)
 {
-    float *bufs[] = {l->y,     l->dy,     l->w,        l->dw,           l->bias,      l->dbias,
+    float *bufs[] = {l->y_borrowed ? NULL : l->y,
+                     l->dy_borrowed ? NULL : l->dy,
+                     l->w,        l->dw,           l->bias,      l->dbias,
                      l->scale, l->dscale, l->run_mean, l->run_var, l->save_mean, l->save_inv_var};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
@@ -299,9 +322,13 @@ forward(side_t *s, net_result_t *r)
             CHECK(cudnnPoolingForward(s->h, l->pool, &one, a->desc, a->y, &zero, l->desc, l->y), "pooling");
             break;
         case NET_ADD:
-            CHECK(cudnnOpTensor(s->h, l->op, &one, a->desc, a->y, &one, s->l[n->in[1]].desc, s->l[n->in[1]].y, &zero,
-                                l->desc, l->y),
-                  "add");
+            if (l->y == a->y)
+                CHECK(cudnnAddTensor(s->h, &one, s->l[n->in[1]].desc, s->l[n->in[1]].y, &one, l->desc, l->y),
+                      "add in place");
+            else
+                CHECK(cudnnOpTensor(s->h, l->op, &one, a->desc, a->y, &one, s->l[n->in[1]].desc, s->l[n->in[1]].y,
+                                    &zero, l->desc, l->y),
+                      "add");
             break;
         default:
             break;
@@ -391,6 +418,10 @@ backward(side_t *s, net_result_t *r)
         case NET_ADD:
             for (int k = 0; k < 2; k++) {
                 layer_t *in = &s->l[n->in[k]];
+                if (in->dy == l->dy) { /* shared: nothing to copy */
+                    grad_beta(s, n->in[k]);
+                    continue;
+                }
                 CHECK(cudnnAddTensor(s->h, &one, l->desc, l->dy, grad_beta(s, n->in[k]), in->desc, in->dy),
                       "add backward");
             }

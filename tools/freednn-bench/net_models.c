@@ -168,3 +168,27 @@ net_forward_macs(const net_t *net)
     }
     return macs;
 }
+
+int
+net_consumers(const net_t *net, int i)
+{
+    int n = 0;
+    for (int j = i + 1; j < net->count; j++)
+        n += (net->nodes[j].in[0] == i) + (net->nodes[j].in[1] == i);
+    return n;
+}
+
+bool
+net_add_in_place(const net_t *net, int i)
+{
+    const net_node_t *n = &net->nodes[i], *a = &net->nodes[n->in[0]];
+    return n->op == NET_ADD && n->in[0] > 0 && n->in[0] != n->in[1] && net_consumers(net, n->in[0]) == 1 &&
+           a->c == n->c && a->h == n->h && a->w == n->w;
+}
+
+bool
+net_add_shares_second(const net_t *net, int i)
+{
+    const net_node_t *n = &net->nodes[i];
+    return net_add_in_place(net, i) && n->in[1] > 0 && net_consumers(net, n->in[1]) == 1;
+}

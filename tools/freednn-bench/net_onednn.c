@@ -545,8 +545,19 @@ add_forward(ctx_t *c, int i, node_state_t *ns)
     dnnl_binary_desc_t d;
     TRY(dnnl_binary_desc_init(&d, dnnl_binary_add, &a->md, &b->md, &a->md), "binary desc");
     TRY(dnnl_primitive_desc_create(&ns->fpd, &d, NULL, c->eng, NULL), "binary");
-    if (!make_tensor(c, i, &a->md))
+    if (net_add_in_place(c->net, i)) {
+        /* dst = src0: the sum over in[0], which nothing else reads, and its
+         * gradient is in[0]'s (net.h); in[1]'s too when the add is its
+         * only reader */
+        tens_t *t = &c->t[i];
+        t->md = a->md;
+        t->data = a->data;
+        t->diff = a->diff;
+        if (c->run->train && net_add_shares_second(c->net, i) && dnnl_memory_desc_equal(&b->md, &a->md))
+            b->diff = a->diff;
+    } else if (!make_tensor(c, i, &a->md)) {
         return false;
+    }
     dnnl_exec_arg_t fa[3] = {{DNNL_ARG_SRC_0, a->data}, {DNNL_ARG_SRC_1, b->data}, {DNNL_ARG_DST, c->t[i].data}};
     return push(&c->fwd, new_prim(c, ns->fpd), 3, fa);
 }
@@ -560,6 +571,10 @@ add_backward(ctx_t *c, int i)
     for (int k = 0; k < 2; k++) {
         int t = n->in[k];
         bool good;
+        if (c->t[t].diff == c->t[i].diff) { /* shared (add_forward): nothing to copy */
+            c->t[t].diff_written = true;
+            continue;
+        }
         if (!c->t[t].diff_written && dnnl_memory_desc_equal(&c->t[t].md, &c->t[i].md))
             good = reorder(c, &c->bwd, c->t[i].diff, &c->t[i].md, c->t[t].diff, &c->t[t].md, false) &&
                    diff_done(c, t, c->t[t].diff, &c->t[t].md);

@@ -100,7 +100,9 @@ prepare(cudnnHandle_t handle, const fdnn_bn_problem_t *p, bool y, bool z, bool d
     for (int i = 0; i < F_COUNT; i++)
         fdnn_carve(&c, (size_t)s->F * sizeof(double));
     fdnn_carve(&c, fdnn_bn_engine_scratch(w));
-    fdnn_carve(&c, fdnn_bn_fused_scratch(p));
+    size_t fused = fdnn_bn_fused_scratch(p), bfused = dx ? fdnn_bn_fused_backward_scratch(p) : 0;
+    fused = fused > bfused ? fused : bfused;
+    fdnn_carve(&c, fused);
     c.base = fdnn_handle_scratch(handle, c.used);
     if (c.base == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
@@ -108,7 +110,7 @@ prepare(cudnnHandle_t handle, const fdnn_bn_problem_t *p, bool y, bool z, bool d
     for (int i = 0; i < F_COUNT; i++)
         s->f[i] = fdnn_carve(&c, (size_t)s->F * sizeof(double));
     s->engine = fdnn_carve(&c, fdnn_bn_engine_scratch(w));
-    s->fused = fdnn_carve(&c, fdnn_bn_fused_scratch(p));
+    s->fused = fdnn_carve(&c, fused);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -265,6 +267,17 @@ fdnn_bn_forward_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doubl
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* dscale = sum(dy * xhat) = inv * sum(dy * (x - mean)); dbias = sum(dy). */
+static void
+finish_backward(const fdnn_bn_problem_t *p, const setup_t *s, void *dscale, void *dbias, double ap, double bp)
+{
+    double *sum_dy = s->f[F_S1], *sum_dyx = s->f[F_S2], *inv = s->f[F_INV];
+    for (int64_t f = 0; f < s->F; f++)
+        sum_dyx[f] *= inv[f];
+    scatter(p, s->F, dscale, sum_dyx, ap, bp);
+    scatter(p, s->F, dbias, sum_dy, ap, bp);
+}
+
 cudnnStatus_t
 fdnn_bn_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double ad, double bd, double ap, double bp,
                  const void *x, const void *dy, void *dz, void *dx, const void *scale, void *dscale, void *dbias,
@@ -279,6 +292,14 @@ fdnn_bn_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double ad, do
         gather(p, s.F, saved_inv_var, inv);
     } else {
         statistics(handle, p, &s, x, mean, s.f[F_C], inv);
+    }
+    double *sum_dy = s.f[F_S1], *sum_dyx = s.f[F_S2];
+    if (fdnn_bn_fused_backward_applies(p)) {
+        /* the sums and dx channel by channel (bn_fused.h) */
+        gather(p, s.F, scale, s.f[F_SCALE]);
+        fdnn_bn_fused_backward(handle, p, ad, bd, x, dy, dx, s.f[F_SCALE], mean, inv, sum_dy, sum_dyx, s.fused);
+        finish_backward(p, &s, dscale, dbias, ap, bp);
+        return CUDNN_STATUS_SUCCESS;
     }
     bn_pass_t pass = {
         .kind = BN_PASS_BSTATS,
@@ -297,7 +318,6 @@ fdnn_bn_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double ad, do
     pass.dtype[BN_DX] = p->dx.dtype;
     fdnn_bn_engine_run(handle, &s.w, &pass, s.engine);
 
-    double *sum_dy = s.f[F_S1], *sum_dyx = s.f[F_S2];
     double *k = s.f[F_A], *kb = s.f[F_B], *kc = s.f[F_C], *sc = s.f[F_SCALE];
     gather(p, s.F, scale, sc);
     double M = (double)s.M;
@@ -317,10 +337,6 @@ fdnn_bn_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double ad, do
     pass.beta = bd;
     fdnn_bn_engine_run(handle, &s.w, &pass, s.engine);
 
-    /* dscale = sum(dy * xhat) = inv * sum(dy * (x - mean)); dbias = sum(dy). */
-    for (int64_t f = 0; f < s.F; f++)
-        sum_dyx[f] *= inv[f];
-    scatter(p, s.F, dscale, sum_dyx, ap, bp);
-    scatter(p, s.F, dbias, sum_dy, ap, bp);
+    finish_backward(p, &s, dscale, dbias, ap, bp);
     return CUDNN_STATUS_SUCCESS;
 }

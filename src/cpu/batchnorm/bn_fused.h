@@ -28,6 +28,11 @@
 
 #define BN_FUSED_LANES 32
 #define BN_STREAM_MIN_BYTES ((size_t)8 << 20)
+/* Planes shorter than this many floats are never streamed: each run ends
+ * in a fence and starts with a masked head, which on 7x7 .. 28x28 planes
+ * cost up to 6x the plain stores (32x2048x7x7 forward: 20 ms vs 3 ms, 1
+ * thread); from 56x56 up streaming wins (8.5 ms vs 11.8). */
+#define BN_STREAM_MIN_PLANE 2048
 
 /* Per-ISA kernels (bn_fused_kernels.inc), FP32 data, float64 math. */
 typedef struct fdnn_bn_fused_kernels {
@@ -47,6 +52,20 @@ typedef struct fdnn_bn_fused_kernels {
      * y may be x; stream as run_apply. */
     void (*rows_apply)(float *y, int64_t ys, const float *x, int64_t xs, int64_t R, int64_t C, const double *a,
                        const double *b, double alpha, double beta, bool stream);
+
+    /* The backward, same conventions.  run_bstats: acc[l] += dy[i];
+     * acc[L + l] += dy[i] * (x[i] - mean).  run_bapply: dx[i] = alpha *
+     * ((a * dy[i] + b * x[i]) + c) [+ beta * dx[i]]; dx may be dy or x.
+     * rows_bstats: s1[c] += sum dy, s2[c] += sum dy * (x - mean[c]), rows in
+     * groups of four as rows_stats.  rows_bapply: run_bapply per row with
+     * per-channel a, b, c. */
+    void (*run_bstats)(const float *dy, const float *x, int64_t n, double mean, double *acc);
+    void (*run_bapply)(float *dx, const float *dy, const float *x, int64_t n, double a, double b, double c,
+                       double alpha, double beta);
+    void (*rows_bstats)(const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R, int64_t C,
+                        const double *mean, double *s1, double *s2);
+    void (*rows_bapply)(float *dx, int64_t os, const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R,
+                        int64_t C, const double *a, const double *b, const double *c, double alpha, double beta);
 } fdnn_bn_fused_kernels_t;
 
 extern const fdnn_bn_fused_kernels_t fdnn_bn_fused_scalar;
@@ -71,5 +90,21 @@ void fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, do
 /* y = alpha * (a[c] * x + b[c]) + beta * y on a fused path. */
 void fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta,
                          const float *x, float *y, const double *a, const double *b);
+
+/* The backward (spatial, no Ex extras, FP32 x, dy and dx in one of the two
+ * layouts): planes, one task per channel (its sums over the N planes, then
+ * its dx while they are still in L2); rows, the sums in fixed row blocks
+ * added in block order, then dx in tiles.  The caller gives the saved mean
+ * and inverse deviation and the gathered scale (float64); the sums come
+ * back in sum_dy and sum_dyx (of dy * (x - mean)), per channel.  With M
+ * samples per channel and k = scale * inv:
+ *   dx = alpha * (k * dy + kb * x + kc) + beta * dx,
+ *   kb = -k * inv^2 * sum_dyx / M,  kc = -k * sum_dy / M - kb * mean.
+ * Bitwise the same for any thread count. */
+bool fdnn_bn_fused_backward_applies(const fdnn_bn_problem_t *p);
+size_t fdnn_bn_fused_backward_scratch(const fdnn_bn_problem_t *p);
+void fdnn_bn_fused_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta,
+                            const float *x, const float *dy, float *dx, const double *scale, const double *mean,
+                            const double *inv, double *sum_dy, double *sum_dyx, void *scratch);
 
 #endif /* FDNN_CPU_BATCHNORM_BN_FUSED_H */

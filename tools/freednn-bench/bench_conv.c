@@ -464,6 +464,14 @@ bench_onednn(const bench_problem_t *p, int dir, int threads, int iters, const fl
 }
 
 double
+bench_onednn_nhwc(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
+                  const float *dy, float *result, size_t result_n)
+{
+    (void)p, (void)dir, (void)threads, (void)iters, (void)x, (void)w, (void)dy, (void)result, (void)result_n;
+    return -1; /* built without oneDNN */
+}
+
+double
 bench_onednn_bf16(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
                   const float *dy, float *result)
 {

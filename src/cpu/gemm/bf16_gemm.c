@@ -165,7 +165,17 @@ fdnn_gemm_bf16dot_scratch_size_on(const fdnn_gemm_bf16dot_args_t *args, fdnn_bf1
 size_t
 fdnn_gemm_bf16dot_scratch_size(const fdnn_gemm_bf16dot_args_t *args, fdnn_isa_t isa)
 {
-    return fdnn_gemm_bf16dot_scratch_size_on(args, fdnn_gemm_bf16dot_kernel(isa));
+    size_t bytes = fdnn_gemm_bf16dot_scratch_size_on(args, fdnn_gemm_bf16dot_kernel(isa));
+#if !FDNN_ARCH_X86
+    /* As fdnn_sgemm_scratch_size: a workspace sized once (attention,
+     * cudnnGet*WorkspaceSize) may then run at a lower level
+     * (freednnSetIsa), and the NEON tiles pack less than the portable one
+     * for some shapes, so the size covers the portable tile too.  (The x86
+     * sizes are left as they were.) */
+    size_t low = fdnn_gemm_bf16dot_scratch_size_on(args, FDNN_BF16DOT_PORTABLE);
+    bytes = low > bytes ? low : bytes;
+#endif
+    return bytes;
 }
 
 /* Prepacked B (fdnn_gemm_bf16dot_pack_b): one slot per (column panel jc,

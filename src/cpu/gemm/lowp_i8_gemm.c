@@ -147,7 +147,17 @@ fdnn_gemm_i8dot_scratch_size_on(const fdnn_gemm_i8dot_args_t *args, fdnn_i8dot_k
 size_t
 fdnn_gemm_i8dot_scratch_size(const fdnn_gemm_i8dot_args_t *args, fdnn_isa_t isa)
 {
-    return fdnn_gemm_i8dot_scratch_size_on(args, fdnn_gemm_i8dot_kernel(isa));
+    size_t bytes = fdnn_gemm_i8dot_scratch_size_on(args, fdnn_gemm_i8dot_kernel(isa));
+#if !FDNN_ARCH_X86
+    /* As fdnn_sgemm_scratch_size: a workspace sized once (attention,
+     * cudnnGet*WorkspaceSize) may then run at a lower level
+     * (freednnSetIsa), and the NEON tiles pack less than the portable one
+     * for some shapes, so the size covers the portable tile too.  (The x86
+     * sizes are left as they were.) */
+    size_t low = fdnn_gemm_i8dot_scratch_size_on(args, FDNN_I8DOT_PORTABLE);
+    bytes = low > bytes ? low : bytes;
+#endif
+    return bytes;
 }
 
 static void

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cpu/kernels/f16_pack.h"
+#include "cpu/kernels/transpose_f32_avx2.h"
 
 static inline __m256i
 lanes_below(size_t n)
@@ -25,31 +26,6 @@ load8(const uint16_t *s, size_t n)
     if (n > 0)
         memcpy(t, s, n * sizeof(uint16_t));
     return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)t));
-}
-
-/* In place: v[r] lane c becomes v[c] lane r (the network of
- * f32_pack_t__avx2.c). */
-static inline void
-transpose8(__m256 v[8])
-{
-    __m256 t[8], u[8];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++) {
-        t[2 * i] = _mm256_unpacklo_ps(v[2 * i], v[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_ps(v[2 * i], v[2 * i + 1]);
-    }
-#pragma GCC unroll 2
-    for (int j = 0; j < 2; j++) {
-        u[4 * j] = _mm256_shuffle_ps(t[4 * j], t[4 * j + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * j + 1] = _mm256_shuffle_ps(t[4 * j], t[4 * j + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[4 * j + 2] = _mm256_shuffle_ps(t[4 * j + 1], t[4 * j + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * j + 3] = _mm256_shuffle_ps(t[4 * j + 1], t[4 * j + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-#pragma GCC unroll 4
-    for (int q = 0; q < 4; q++) {
-        v[q] = _mm256_permute2f128_ps(u[q], u[4 + q], 0x20);
-        v[4 + q] = _mm256_permute2f128_ps(u[q], u[4 + q], 0x31);
-    }
 }
 
 void

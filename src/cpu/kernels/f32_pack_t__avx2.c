@@ -6,36 +6,12 @@
 #include <immintrin.h>
 
 #include "cpu/kernels/gemm_ukernel.h"
+#include "cpu/kernels/transpose_f32_avx2.h"
 
 static inline __m256i
 lanes_below(size_t n)
 {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-/* In place: v[r] lane c becomes v[c] lane r. */
-static inline void
-transpose8(__m256 v[8])
-{
-    __m256 t[8], u[8];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++) {
-        t[2 * i] = _mm256_unpacklo_ps(v[2 * i], v[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_ps(v[2 * i], v[2 * i + 1]);
-    }
-    /* u[4j + q], 128-bit half L: column 4L + q of rows 4j .. 4j+3. */
-#pragma GCC unroll 2
-    for (int j = 0; j < 2; j++) {
-        u[4 * j] = _mm256_shuffle_ps(t[4 * j], t[4 * j + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * j + 1] = _mm256_shuffle_ps(t[4 * j], t[4 * j + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[4 * j + 2] = _mm256_shuffle_ps(t[4 * j + 1], t[4 * j + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * j + 3] = _mm256_shuffle_ps(t[4 * j + 1], t[4 * j + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-#pragma GCC unroll 4
-    for (int q = 0; q < 4; q++) {
-        v[q] = _mm256_permute2f128_ps(u[q], u[4 + q], 0x20);
-        v[4 + q] = _mm256_permute2f128_ps(u[q], u[4 + q], 0x31);
-    }
 }
 
 void

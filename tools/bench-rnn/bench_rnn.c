@@ -3,7 +3,7 @@
  * FP32 against BFLOAT16 data (and oneDNN's FP32 RNN primitives in the same
  * run, onednn_rnn.c), interleaved per case.
  *
- *   bench-rnn [--threads T] [--reps N] [--filter WORD]
+ *   bench-rnn [--threads T] [--reps N] [--filter WORD] [--torch]
  *
  * Cases: LSTM and GRU, input = hidden = 512, T = 50, batch 32, 1 layer,
  * unidirectional; "infer" is cudnnRNNForward (inference), "train" a
@@ -11,7 +11,9 @@
  * Attention: 8 heads, 512-wide queries/keys/values, projections 64 per
  * head, output 512, 128 query and key steps, batch 8; "fwd" is an
  * inference cudnnMultiHeadAttnForward, "train" a training forward +
- * backward data + backward weights.
+ * backward data + backward weights; the same at 512 steps, batch 4.  With
+ * --torch the attention rows gain PyTorch's torch.nn.MultiheadAttention
+ * on the same computation (torch_attn.c) and its ratio to FreeDNN FP32.
  *
  * Time: with 1 thread the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID:
  * the machine is shared, time spent descheduled is not counted), else
@@ -265,14 +267,16 @@ time_attn(cudnnDataType_t dt, int heads, int E, int L, int N, bool train)
     return t;
 }
 
+/* peer: oneDNN's RNN primitive or PyTorch's attention, FP32; left out when
+ * its median is 0. */
 static void
-row(const char *name, bench_time_t f32, bench_time_t b16, bench_time_t dnnl)
+row(const char *name, bench_time_t f32, bench_time_t b16, bench_time_t peer, const char *peer_name)
 {
     printf("%-28s threads=%d  FP32 %8.2f ms (min %8.2f)  BF16 %8.2f ms (min %8.2f)  bf16-speedup %.2fx", name,
            g_threads, f32.median, f32.min, b16.median, b16.min, f32.median / b16.median);
-    if (dnnl.median > 0)
-        printf("  oneDNN-FP32 %8.2f ms (min %8.2f)  onednn-ratio %.2fx", dnnl.median, dnnl.min,
-               dnnl.median / f32.median);
+    if (peer.median > 0)
+        printf("  %s-FP32 %8.2f ms (min %8.2f)  %s-ratio %.2fx", peer_name, peer.median, peer.min,
+               strcmp(peer_name, "oneDNN") == 0 ? "onednn" : "torch", peer.median / f32.median);
     printf("\n");
     fflush(stdout);
 }
@@ -281,6 +285,7 @@ int
 main(int argc, char **argv)
 {
     const char *filter = NULL;
+    bool torch = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             g_threads = atoi(argv[++i]);
@@ -290,6 +295,8 @@ main(int argc, char **argv)
             g_only = !strcmp(argv[++i], "fp32") ? 1 : 2;
         else if (!strcmp(argv[i], "--filter") && i + 1 < argc)
             filter = argv[++i];
+        else if (!strcmp(argv[i], "--torch"))
+            torch = true;
     }
     srand(13);
     CK(cudnnCreate(&handle));
@@ -307,17 +314,24 @@ main(int argc, char **argv)
             bench_time_t f32 = g_only != 2 ? time_rnn(cells[c], CUDNN_DATA_FLOAT, T, B, IN, H, tr) : none;
             bench_time_t b16 = g_only != 1 ? time_rnn(cells[c], CUDNN_DATA_BFLOAT16, T, B, IN, H, tr) : none;
             bench_time_t dn = g_only == 0 ? bench_onednn_rnn(c == 0, T, B, IN, H, tr) : none;
-            row(name, f32, b16, dn);
+            row(name, f32, b16, dn, "oneDNN");
         }
-    for (int tr = 0; tr < 2; tr++) {
-        const char *name = tr ? "mha h8 e512 L128 n8 train" : "mha h8 e512 L128 n8 fwd";
-        if (filter && !strstr(name, filter))
-            continue;
-        bench_time_t none = {0, 0};
-        bench_time_t f32 = g_only != 2 ? time_attn(CUDNN_DATA_FLOAT, 8, 512, 128, 8, tr) : none;
-        bench_time_t b16 = g_only != 1 ? time_attn(CUDNN_DATA_BFLOAT16, 8, 512, 128, 8, tr) : none;
-        row(name, f32, b16, (bench_time_t){0, 0});
-    }
+    const struct {
+        int heads, E, L, N;
+    } attn_shapes[2] = {{8, 512, 128, 8}, {8, 512, 512, 4}};
+    for (int s = 0; s < 2; s++)
+        for (int tr = 0; tr < 2; tr++) {
+            int h = attn_shapes[s].heads, E = attn_shapes[s].E, L = attn_shapes[s].L, N = attn_shapes[s].N;
+            char name[64];
+            snprintf(name, sizeof(name), "mha h%d e%d L%d n%d %s", h, E, L, N, tr ? "train" : "fwd");
+            if (filter && !strstr(name, filter))
+                continue;
+            bench_time_t none = {0, 0};
+            bench_time_t f32 = g_only != 2 ? time_attn(CUDNN_DATA_FLOAT, h, E, L, N, tr) : none;
+            bench_time_t b16 = g_only != 1 ? time_attn(CUDNN_DATA_BFLOAT16, h, E, L, N, tr) : none;
+            bench_time_t pt = torch && g_only == 0 ? bench_torch_attn(h, E, L, N, tr, g_reps) : none;
+            row(name, f32, b16, pt, "PyTorch");
+        }
     cudnnDestroy(handle);
     return 0;
 }

@@ -19,4 +19,9 @@ int bench_threads(void);
 void bench_onednn_init(int threads);
 bench_time_t bench_onednn_rnn(bool lstm, int T, int B, int in, int H, bool train);
 
+/* PyTorch's torch.nn.MultiheadAttention on an attention row's shape, FP32,
+ * the faster of its two layouts (torch_attn.c, attn_torch.py); {0, 0} when
+ * the script fails. */
+bench_time_t bench_torch_attn(int heads, int E, int L, int N, bool train, int reps);
+
 #endif

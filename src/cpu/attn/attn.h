@@ -174,13 +174,16 @@ fdnn_attn_stage_offset(size_t kernel_bytes)
     return (kernel_bytes + 63) & ~(size_t)63;
 }
 
-/* BF16 products (p->lowp, set by attn_stage.c): the four weight matrices
- * are not widened; an FP32 operand that lies in the staged slot w32[i] of
- * matrix i (n[i] elements) is read from the user's w16[i] instead. */
+/* BF16 products (p->lowp, set by attn_stage.c): the four weight matrices,
+ * and the inputs that only GEMMs read, are not widened; an FP32 operand that
+ * lies in the staged slot w32[i] of matrix i (n[i] elements) is read from
+ * the user's w16[i] instead.  Slots 0-3: W_Q, W_K, W_V, W_O; 4-7: the
+ * queries, keys, values and dout of the call (FDNN_ATTN_LOWP_*). */
+enum { FDNN_ATTN_LOWP_Q = 4, FDNN_ATTN_LOWP_K, FDNN_ATTN_LOWP_V, FDNN_ATTN_LOWP_DOUT, FDNN_ATTN_LOWP_SLOTS };
 typedef struct fdnn_attn_lowp {
-    const float *w32[4];
-    const void *w16[4];
-    int64_t n[4];
+    const float *w32[FDNN_ATTN_LOWP_SLOTS];
+    const void *w16[FDNN_ATTN_LOWP_SLOTS];
+    int64_t n[FDNN_ATTN_LOWP_SLOTS];
     fdnn_gemm_dtype_t type; /* of w16: FDNN_GEMM_BF16 or FDNN_GEMM_F16 */
 } fdnn_attn_lowp_t;
 

@@ -23,12 +23,13 @@ fdnn_attn_sgemm_scratch(const fdnn_sgemm_args_t *g, size_t threads, fdnn_isa_t i
     return s > t ? s : t;
 }
 
-/* An operand in a staged weight slot: the user's 16-bit matrix instead. */
+/* An operand in a staged slot left unwritten: the user's 16-bit matrix
+ * instead. */
 static void
 operand(const fdnn_attn_lowp_t *lp, const void **ptr, fdnn_gemm_dtype_t *type)
 {
     const float *x = *ptr;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < FDNN_ATTN_LOWP_SLOTS; i++)
         if (lp->w32[i] != NULL && x >= lp->w32[i] && x < lp->w32[i] + lp->n[i]) {
             *ptr = (const uint16_t *)lp->w16[i] + (x - lp->w32[i]);
             *type = lp->type;

@@ -54,12 +54,14 @@ typedef struct stage {
     float *s[NSLOT];
     int64_t n[NSLOT];
     fdnn_attn_lowp_t lowp; /* p32.lowp points here with BF16 products */
+    cudnnDataType_t src_dtype; /* the user's data type */
 } stage_t;
 
 static void
 carve(cudnnHandle_t handle, const fdnn_attn_problem_t *p, void *workspace, size_t kernel_bytes, stage_t *st)
 {
     st->p32 = *p;
+    st->src_dtype = p->dtype;
     st->p32.dtype = CUDNN_DATA_FLOAT;
     st->p32.round_half = p->dtype == CUDNN_DATA_HALF && p->cprec == CUDNN_DATA_HALF;
     st->p32.lowp = NULL;
@@ -86,6 +88,24 @@ in_pool(fdnn_pool_t pool, cudnnDataType_t dt, const void *user, int64_t n, float
 }
 
 #define in(dt, user, n, buf) in_pool(fdnn_handle_pool(handle), (dt), (user), (n), (buf))
+
+/* An input the FP32 kernels read through GEMMs only (`gemm_only`): with
+ * BF16 products the GEMM reads the user's 16-bit buffer in place of slot
+ * buf (fdnn_attn_lowp_t slot `slot`), which stays unwritten; else, and for
+ * FP32 products, it is widened into buf.  Returns buf, NULL for an absent
+ * input.  BFLOAT16 (and HALF) values convert to bfloat16 operands the same
+ * way from either, so the results are bitwise those of the widened path. */
+static float *
+in_operand(cudnnHandle_t handle, stage_t *st, int slot, bool gemm_only, const void *user, int64_t n, float *buf)
+{
+    if (user == NULL)
+        return NULL;
+    if (st->p32.lowp == NULL || !gemm_only)
+        return in_pool(fdnn_handle_pool(handle), st->src_dtype,
+                       user, n, buf);
+    st->lowp.w32[slot] = buf, st->lowp.w16[slot] = user, st->lowp.n[slot] = n;
+    return buf;
+}
 
 /* The weight parts of p (or the gradient parts dw) one after another in
  * buf: widened, and the FP32 pointers to them. */
@@ -151,10 +171,12 @@ fdnn_attn_forward_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, con
     z.staged = false, z.esize = 4;
     carve(handle, p, workspace, fdnn_attn_workspace_bytes(&z, handle->isa), &st);
     stage_weights(fdnn_handle_pool(handle), &st, p);
-    in(dt, q, st.n[Q0], st.s[Q0]);
+    /* With a projection, the forward reads q, k, v only as the projection
+     * GEMM's A operand (attn_t.inc). */
+    in_operand(handle, &st, FDNN_ATTN_LOWP_Q, p->q_proj, q, st.n[Q0], st.s[Q0]);
     const float *res = in(dt, residuals, st.n[Q1], st.s[Q1]);
-    in(dt, k, st.n[K0], st.s[K0]);
-    in(dt, v, st.n[V0], st.s[V0]);
+    in_operand(handle, &st, FDNN_ATTN_LOWP_K, p->k_proj, k, st.n[K0], st.s[K0]);
+    in_operand(handle, &st, FDNN_ATTN_LOWP_V, p->v_proj, v, st.n[V0], st.s[V0]);
     in(dt, out, st.n[O0], st.s[O0]);
     if (!fdnn_attn_forward_f32(handle, &st.p32, st.s[Q0], res, st.s[K0], st.s[V0], st.s[O0], workspace, reserve))
         return false;
@@ -173,10 +195,15 @@ fdnn_attn_backward_data_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *
     carve(handle, p, workspace, fdnn_attn_bwd_workspace_bytes(&z, handle->isa), &st);
     stage_weights(fdnn_handle_pool(handle), &st, p);
     fdnn_attn_bwd_data_t a32 = *a;
-    a32.dout = in(dt, a->dout, st.n[O0], st.s[O0]);
-    a32.q = in(dt, a->q, st.n[Q0], st.s[Q0]);
-    a32.k = in(dt, a->k, st.n[K0], st.s[K0]);
-    a32.v = in(dt, a->v, st.n[V0], st.s[V0]);
+    /* Backward data reads dout only as the A operand of dHc = dout W_O^T
+     * when there is an O projection and no post dropout; q, k, v only when
+     * their projection is absent (the projected ones are in the reserve):
+     * with a projection, no read at all (attn_bwd_t.inc). */
+    a32.dout = in_operand(handle, &st, FDNN_ATTN_LOWP_DOUT, p->o_proj && p->post_drop <= 0, a->dout, st.n[O0],
+                          st.s[O0]);
+    a32.q = in_operand(handle, &st, FDNN_ATTN_LOWP_Q, p->q_proj, a->q, st.n[Q0], st.s[Q0]);
+    a32.k = in_operand(handle, &st, FDNN_ATTN_LOWP_K, p->k_proj, a->k, st.n[K0], st.s[K0]);
+    a32.v = in_operand(handle, &st, FDNN_ATTN_LOWP_V, p->v_proj, a->v, st.n[V0], st.s[V0]);
     a32.dq = in(dt, a->dq, st.n[Q1], st.s[Q1]);
     a32.dk = in(dt, a->dk, st.n[K1], st.s[K1]);
     a32.dv = in(dt, a->dv, st.n[V1], st.s[V1]);
@@ -206,10 +233,14 @@ fdnn_attn_backward_weights_staged(cudnnHandle_t handle, const fdnn_attn_problem_
     weight_parts(p, user, &g);
     stage_parts(fdnn_handle_pool(handle), dt, &g, st.s[W1], f); /* loaded in SET mode too: see fdnn_stage_store */
     fdnn_attn_dweights_t dw32 = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]};
-    in(dt, q, st.n[Q0], st.s[Q0]);
-    in(dt, k, st.n[K0], st.s[K0]);
-    in(dt, v, st.n[V0], st.s[V0]);
-    in(dt, dout, st.n[O0], st.s[O0]);
+    /* Backward weights reads q, k, v only as the A operand of the dW GEMMs
+     * (weight_grad in attn_bwd_t.inc), dout as the B operand of dW_O, and
+     * directly for the O bias's column sums; after a post dropout it reads
+     * the reserve's copy instead. */
+    in_operand(handle, &st, FDNN_ATTN_LOWP_Q, true, q, st.n[Q0], st.s[Q0]);
+    in_operand(handle, &st, FDNN_ATTN_LOWP_K, true, k, st.n[K0], st.s[K0]);
+    in_operand(handle, &st, FDNN_ATTN_LOWP_V, true, v, st.n[V0], st.s[V0]);
+    in_operand(handle, &st, FDNN_ATTN_LOWP_DOUT, dw->bo == NULL || !p->o_proj, dout, st.n[O0], st.s[O0]);
     if (!fdnn_attn_backward_weights_f32(handle, &st.p32, add, st.s[Q0], st.s[K0], st.s[V0], st.s[O0], &dw32,
                                         reserve))
         return false;

@@ -61,6 +61,25 @@ load32(int type, uintptr_t p, uint32_t m)
     return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
 }
 
+/* load32 where all 32 values at p lie inside x: whole-vector loads (a
+ * masked load costs much more on some CPUs, AMD's among them), the mask
+ * applied afterwards. */
+ATTR static inline __m512i
+load32_inside(int type, uintptr_t p, uint32_t m)
+{
+    __m512i v;
+    if (type == FDNN_BF16_SRC_BF16) {
+        v = _mm512_loadu_si512((const void *)p);
+    } else if (type == FDNN_BF16_SRC_F16) {
+        __m512i h = _mm512_loadu_si512((const void *)p);
+        v = (__m512i)_mm512_cvtne2ps_pbh(_mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1)),
+                                         _mm512_cvtph_ps(_mm512_castsi512_si256(h)));
+    } else {
+        v = (__m512i)_mm512_cvtne2ps_pbh(_mm512_loadu_ps((const void *)(p + 64)), _mm512_loadu_ps((const void *)p));
+    }
+    return m == 0xffffffffu ? v : _mm512_maskz_mov_epi16(m, v);
+}
+
 /* The even elements 0, 2, .., 62 of the 64 at p of `type` under the
  * element mask m (64 bits; others zero), as 32 bfloat16 lanes. */
 ATTR static inline __m512i
@@ -87,6 +106,31 @@ load32_stride2(int type, uintptr_t p, uint64_t m)
     __m512 lo = _mm512_cvtph_ps(_mm512_castsi512_si256(v));
     __m512 hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(v, 1));
     return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+}
+
+/* load32_stride2 where all 64 values at p lie inside x (as load32_inside). */
+ATTR static inline __m512i
+load32_stride2_inside(int type, uintptr_t p, uint32_t m)
+{
+    __m512i v;
+    if (type == FDNN_BF16_SRC_F32) {
+        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        __m512 lo = _mm512_permutex2var_ps(_mm512_loadu_ps((const void *)p), even,
+                                           _mm512_loadu_ps((const void *)(p + 64)));
+        __m512 hi = _mm512_permutex2var_ps(_mm512_loadu_ps((const void *)(p + 128)), even,
+                                           _mm512_loadu_ps((const void *)(p + 192)));
+        v = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+    } else {
+        static const uint16_t even_idx[32] = {0,  2,  4,  6,  8,  10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
+                                              32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62};
+        const __m512i even = _mm512_loadu_si512((const void *)even_idx);
+        v = _mm512_permutex2var_epi16(_mm512_loadu_si512((const void *)p), even,
+                                      _mm512_loadu_si512((const void *)(p + 64)));
+        if (type == FDNN_BF16_SRC_F16)
+            v = (__m512i)_mm512_cvtne2ps_pbh(_mm512_cvtph_ps(_mm512_extracti64x4_epi64(v, 1)),
+                                             _mm512_cvtph_ps(_mm512_castsi512_si256(v)));
+    }
+    return m == 0xffffffffu ? v : _mm512_maskz_mov_epi16(m, v);
 }
 
 /* Spreads the bits of a 32-bit mask to the even bits of a 64-bit one. */
@@ -164,18 +208,22 @@ tap_loads(const fdnn_bf16_conv_geom_t *g, size_t es, const fdnn_bf16_conv_run_t 
     return nt;
 }
 
-/* One row of the strip: the loads of its tap from channel base xc. */
+/* One row of the strip: the loads of its tap from channel base xc; a load
+ * whose whole window [p, p + span) lies in x's bytes [lo, hi) reads whole
+ * vectors. */
 ATTR static inline __m512i
-pack_row(int type, int kind, int64_t step, const char *xc, const tap_load_t *t, int nt)
+pack_row(int type, int kind, int64_t step, const char *xc, const tap_load_t *t, int nt, uintptr_t lo, uintptr_t hi,
+         uintptr_t span)
 {
     __m512i r = _mm512_setzero_si512();
     for (int i = 0; i < nt; i++) {
         uintptr_t p = (uintptr_t)xc + (uintptr_t)t[i].off;
+        bool inside = p >= lo && p <= hi - span;
         __m512i v;
         if (kind == 1) {
-            v = load32(type, p, t[i].mask);
+            v = inside ? load32_inside(type, p, t[i].mask) : load32(type, p, t[i].mask);
         } else if (kind == 2) {
-            v = load32_stride2(type, p, t[i].mask2);
+            v = inside ? load32_stride2_inside(type, p, t[i].mask) : load32_stride2(type, p, t[i].mask2);
         } else {
             uint16_t tmp[32];
             for (uint32_t m = t[i].mask; m != 0; m &= m - 1) {
@@ -219,6 +267,10 @@ fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, cons
     const int kind = g->xs[4] == 1 && sw == 1 ? 1 : g->xs[4] == 1 && sw == 2 ? 2 : 3;
     const int64_t step = sw * g->xs[4] * (int64_t)es;
     const size_t tbytes = fdnn_bf16_conv_table_bytes(taps);
+    const uintptr_t lo = (uintptr_t)g->x, hi = lo + (uintptr_t)g->x_bytes;
+    const uintptr_t span = (uintptr_t)(kind == 2 ? 64 : 32) * es;
+    /* hi - span must not wrap: x shorter than a window never reads whole */
+    const uintptr_t hi_eff = g->x_bytes >= (int64_t)span ? hi : lo + span - 1;
     tap_load_t *tl[FDNN_BF16_CONV_MAX_STRIPS];
     int *first[FDNN_BF16_CONV_MAX_STRIPS];
     for (size_t s = 0; s < ns; s++)
@@ -247,9 +299,11 @@ fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, cons
         const char *x1 = (const char *)g->x + (c0 + cc[1]) * g->xs[1] * (int64_t)es;
         for (size_t s = 0; s < ns; s++) {
             const int *f = first[s];
-            __m512i r0 = live[0] ? pack_row(g->type, kind, step, x0, tl[s] + f[tt[0]], f[tt[0] + 1] - f[tt[0]])
+            __m512i r0 = live[0] ? pack_row(g->type, kind, step, x0, tl[s] + f[tt[0]], f[tt[0] + 1] - f[tt[0]], lo,
+                                            hi_eff, span)
                                  : _mm512_setzero_si512();
-            __m512i r1 = live[1] ? pack_row(g->type, kind, step, x1, tl[s] + f[tt[1]], f[tt[1] + 1] - f[tt[1]])
+            __m512i r1 = live[1] ? pack_row(g->type, kind, step, x1, tl[s] + f[tt[1]], f[tt[1] + 1] - f[tt[1]], lo,
+                                            hi_eff, span)
                                  : _mm512_setzero_si512();
             uint32_t *d = dst + s * dst_words + q * FDNN_BF16_CONV_STRIP;
             _mm512_store_si512((void *)d, _mm512_permutex2var_epi16(r0, ilo, r1));

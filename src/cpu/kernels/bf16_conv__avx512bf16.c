@@ -328,8 +328,8 @@ ATTR static inline __m512
 load16_f32(int type, const void *p, __mmask16 m)
 {
     if (type == FDNN_BF16_SRC_F32)
-        return _mm512_maskz_loadu_ps(m, p);
-    __m256i h = _mm256_maskz_loadu_epi16(m, p);
+        return m == 0xffff ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
+    __m256i h = m == 0xffff ? _mm256_loadu_si256(p) : _mm256_maskz_loadu_epi16(m, p);
     if (type == FDNN_BF16_SRC_F16)
         return _mm512_cvtph_ps(h);
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
@@ -338,6 +338,15 @@ load16_f32(int type, const void *p, __mmask16 m)
 ATTR static inline void
 store16(int type, void *p, __mmask16 m, __m512 v)
 {
+    if (m == 0xffff) { /* whole vectors: masked stores cost more on some CPUs */
+        if (type == FDNN_BF16_SRC_F32)
+            _mm512_storeu_ps(p, v);
+        else if (type == FDNN_BF16_SRC_F16)
+            _mm256_storeu_si256(p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        else
+            _mm256_storeu_si256(p, (__m256i)_mm512_cvtneps_pbh(v));
+        return;
+    }
     if (type == FDNN_BF16_SRC_F32)
         _mm512_mask_storeu_ps(p, m, v);
     else if (type == FDNN_BF16_SRC_F16)
@@ -399,7 +408,7 @@ fdnn_bf16_conv_store__avx512bf16(const fdnn_bf16_conv_out_t *o, const float *acc
             if (o->ys[4] == 1) {
                 for (int32_t j = 0; j < len[r]; j += 16) {
                     __mmask16 m = (__mmask16)lane_range(0, len[r] - j);
-                    __m512 s = _mm512_maskz_loadu_ps(m, a + j0[r] + j);
+                    __m512 s = m == 0xffff ? _mm512_loadu_ps(a + j0[r] + j) : _mm512_maskz_loadu_ps(m, a + j0[r] + j);
                     __m512 old = o->beta != 0 ? load16_f32(o->type, d + (size_t)j * es, m) : _mm512_setzero_ps();
                     store16(o->type, d + (size_t)j * es, m, blend16(o, s, old, bv));
                 }

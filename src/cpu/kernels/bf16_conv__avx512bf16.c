@@ -210,14 +210,16 @@ tap_loads(const fdnn_bf16_conv_geom_t *g, size_t es, const fdnn_bf16_conv_run_t 
 
 /* One row of the strip: the loads of its tap from channel base xc; a load
  * whose whole window [p, p + span) lies in x's bytes [lo, hi) reads whole
- * vectors. */
+ * vectors; each prefetches its window pf bytes on. */
 ATTR static inline __m512i
 pack_row(int type, int kind, int64_t step, const char *xc, const tap_load_t *t, int nt, uintptr_t lo, uintptr_t hi,
-         uintptr_t span)
+         uintptr_t span, intptr_t pf)
 {
     __m512i r = _mm512_setzero_si512();
     for (int i = 0; i < nt; i++) {
         uintptr_t p = (uintptr_t)xc + (uintptr_t)t[i].off;
+        _mm_prefetch((const char *)(p + (uintptr_t)pf), _MM_HINT_T0);
+        _mm_prefetch((const char *)(p + (uintptr_t)pf + span - 1), _MM_HINT_T0);
         bool inside = p >= lo && p <= hi - span;
         __m512i v;
         if (kind == 1) {
@@ -246,11 +248,14 @@ build_table(const fdnn_bf16_conv_geom_t *g, size_t es, const fdnn_bf16_conv_run_
     const int64_t kh = g->ker[1], kw = g->ker[2], taps = g->ker[0] * kh * kw;
     *first = (int *)table;
     tap_load_t *tl = (tap_load_t *)(void *)((char *)table + ((size_t)(taps + 1) * sizeof(int) + 15) / 16 * 16);
-    int total = 0;
-    for (int64_t t = 0; t < taps; t++) {
-        (*first)[t] = total;
-        total += tap_loads(g, es, runs, nruns, t / (kh * kw), t / kw % kh, t % kw, tl + total);
-    }
+    int total = 0, t = 0;
+    /* taps in KCRS order, counted without a divide (the stem has 49) */
+    for (int64_t qd = 0; qd < g->ker[0]; qd++)
+        for (int64_t qh = 0; qh < kh; qh++)
+            for (int64_t qw = 0; qw < kw; qw++) {
+                (*first)[t++] = total;
+                total += tap_loads(g, es, runs, nruns, qd, qh, qw, tl + total);
+            }
     (*first)[taps] = total;
     return tl;
 }
@@ -269,6 +274,11 @@ fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, cons
     const size_t tbytes = fdnn_bf16_conv_table_bytes(taps);
     const uintptr_t lo = (uintptr_t)g->x, hi = lo + (uintptr_t)g->x_bytes;
     const uintptr_t span = (uintptr_t)(kind == 2 ? 64 : 32) * es;
+    /* each load also prefetches (into L1) its window two channels on: the
+     * rows of a tile read a few short pieces of each channel plane, too
+     * short for the hardware prefetchers (5-15% of the 3x3 and 1x1 layers'
+     * time at mb=32; a prefetch never faults) */
+    const intptr_t pf = 2 * (intptr_t)g->xs[1] * (intptr_t)es;
     /* hi - span must not wrap: x shorter than a window never reads whole */
     const uintptr_t hi_eff = g->x_bytes >= (int64_t)span ? hi : lo + span - 1;
     tap_load_t *tl[FDNN_BF16_CONV_MAX_STRIPS];
@@ -300,10 +310,10 @@ fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, cons
         for (size_t s = 0; s < ns; s++) {
             const int *f = first[s];
             __m512i r0 = live[0] ? pack_row(g->type, kind, step, x0, tl[s] + f[tt[0]], f[tt[0] + 1] - f[tt[0]], lo,
-                                            hi_eff, span)
+                                            hi_eff, span, pf)
                                  : _mm512_setzero_si512();
             __m512i r1 = live[1] ? pack_row(g->type, kind, step, x1, tl[s] + f[tt[1]], f[tt[1] + 1] - f[tt[1]], lo,
-                                            hi_eff, span)
+                                            hi_eff, span, pf)
                                  : _mm512_setzero_si512();
             uint32_t *d = dst + s * dst_words + q * FDNN_BF16_CONV_STRIP;
             _mm512_store_si512((void *)d, _mm512_permutex2var_epi16(r0, ilo, r1));

@@ -381,7 +381,8 @@ blend16(const fdnn_bf16_conv_out_t *o, __m512 s, __m512 old, __m512 b)
     return v;
 }
 
-ATTR void
+/* prefetchw: every CPU with AVX512-BF16 has it */
+__attribute__((target("avx512bf16,prfchw"))) void
 fdnn_bf16_conv_store__avx512bf16(const fdnn_bf16_conv_out_t *o, const float *acc, size_t ldc, size_t rows,
                                  int64_t k0, const fdnn_bf16_conv_run_t *runs, int nruns)
 {
@@ -415,6 +416,12 @@ fdnn_bf16_conv_store__avx512bf16(const fdnn_bf16_conv_out_t *o, const float *acc
         char *yk = (char *)o->y + k * o->ys[1] * (int64_t)es;
         for (int r = 0; r < ns; r++) {
             char *d = yk + off[r] * (int64_t)es;
+            /* the next strip's piece of this row of y (NCHW: the lines
+             * after these), for writing: y is written a line or two per
+             * channel plane per strip, too scattered for the hardware
+             * prefetchers (a few % of the 1x1 layers at mb=32) */
+            __builtin_prefetch(d + (size_t)len[r] * es, 1, 3);
+            __builtin_prefetch(d + (size_t)len[r] * es * 2 - 1, 1, 3);
             if (o->ys[4] == 1) {
                 for (int32_t j = 0; j < len[r]; j += 16) {
                     __mmask16 m = (__mmask16)lane_range(0, len[r] - j);

@@ -222,8 +222,12 @@ fdnn_conv_bf16_run(const fdnn_conv_exec_t *e)
     j.p = p;
     j.kg = fdnn_conv_kg(p);
     j.geom = (fdnn_bf16_conv_geom_t){.type = src_type(p->x_dtype), .x = e->x_in, .rows = fdnn_conv_cg(p) * fdnn_conv_taps(p)};
-    for (int i = 0; i < 5; i++)
+    j.geom.x_bytes = 1;
+    for (int i = 0; i < 5; i++) {
         j.geom.xs[i] = p->x.strides[i];
+        j.geom.x_bytes += (p->x.dims[i] - 1) * p->x.strides[i];
+    }
+    j.geom.x_bytes *= p->x_dtype == CUDNN_DATA_FLOAT ? 4 : 2;
     for (int i = 0; i < 3; i++) {
         j.geom.in[i] = p->in[i];
         j.geom.ker[i] = p->ker[i];

@@ -35,7 +35,8 @@ typedef struct fdnn_bf16_conv_run {
 /* The input side of one convolution. */
 typedef struct fdnn_bf16_conv_geom {
     int type;      /* FDNN_BF16_SRC_F32 / _F16 / _BF16 (bf16_gemm.h) */
-    const void *x; /* x's element (0, 0, 0, 0, 0) */
+    const void *x; /* x's element (0, 0, 0, 0, 0), its lowest address */
+    int64_t x_bytes; /* bytes from x to past x's last element (whole-vector loads stay inside) */
     int64_t xs[5]; /* x's strides in elements: n, c, d, h, w */
     int64_t in[3], ker[3], pad[3], stride[3], dil[3];
     int64_t rows; /* cg * taps: the rows of B of one group */

@@ -61,6 +61,25 @@ load32(int type, uintptr_t p, uint32_t m)
     return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
 }
 
+/* load32 where all 32 values at p lie inside x: whole-vector loads (a
+ * masked load costs much more on some CPUs, AMD's among them), the mask
+ * applied afterwards. */
+ATTR static inline __m512i
+load32_inside(int type, uintptr_t p, uint32_t m)
+{
+    __m512i v;
+    if (type == FDNN_BF16_SRC_BF16) {
+        v = _mm512_loadu_si512((const void *)p);
+    } else if (type == FDNN_BF16_SRC_F16) {
+        __m512i h = _mm512_loadu_si512((const void *)p);
+        v = (__m512i)_mm512_cvtne2ps_pbh(_mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1)),
+                                         _mm512_cvtph_ps(_mm512_castsi512_si256(h)));
+    } else {
+        v = (__m512i)_mm512_cvtne2ps_pbh(_mm512_loadu_ps((const void *)(p + 64)), _mm512_loadu_ps((const void *)p));
+    }
+    return m == 0xffffffffu ? v : _mm512_maskz_mov_epi16(m, v);
+}
+
 /* The even elements 0, 2, .., 62 of the 64 at p of `type` under the
  * element mask m (64 bits; others zero), as 32 bfloat16 lanes. */
 ATTR static inline __m512i
@@ -87,6 +106,31 @@ load32_stride2(int type, uintptr_t p, uint64_t m)
     __m512 lo = _mm512_cvtph_ps(_mm512_castsi512_si256(v));
     __m512 hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(v, 1));
     return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+}
+
+/* load32_stride2 where all 64 values at p lie inside x (as load32_inside). */
+ATTR static inline __m512i
+load32_stride2_inside(int type, uintptr_t p, uint32_t m)
+{
+    __m512i v;
+    if (type == FDNN_BF16_SRC_F32) {
+        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        __m512 lo = _mm512_permutex2var_ps(_mm512_loadu_ps((const void *)p), even,
+                                           _mm512_loadu_ps((const void *)(p + 64)));
+        __m512 hi = _mm512_permutex2var_ps(_mm512_loadu_ps((const void *)(p + 128)), even,
+                                           _mm512_loadu_ps((const void *)(p + 192)));
+        v = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+    } else {
+        static const uint16_t even_idx[32] = {0,  2,  4,  6,  8,  10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
+                                              32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62};
+        const __m512i even = _mm512_loadu_si512((const void *)even_idx);
+        v = _mm512_permutex2var_epi16(_mm512_loadu_si512((const void *)p), even,
+                                      _mm512_loadu_si512((const void *)(p + 64)));
+        if (type == FDNN_BF16_SRC_F16)
+            v = (__m512i)_mm512_cvtne2ps_pbh(_mm512_cvtph_ps(_mm512_extracti64x4_epi64(v, 1)),
+                                             _mm512_cvtph_ps(_mm512_castsi512_si256(v)));
+    }
+    return m == 0xffffffffu ? v : _mm512_maskz_mov_epi16(m, v);
 }
 
 /* Spreads the bits of a 32-bit mask to the even bits of a 64-bit one. */
@@ -164,18 +208,24 @@ tap_loads(const fdnn_bf16_conv_geom_t *g, size_t es, const fdnn_bf16_conv_run_t 
     return nt;
 }
 
-/* One row of the strip: the loads of its tap from channel base xc. */
+/* One row of the strip: the loads of its tap from channel base xc; a load
+ * whose whole window [p, p + span) lies in x's bytes [lo, hi) reads whole
+ * vectors; each prefetches its window pf bytes on. */
 ATTR static inline __m512i
-pack_row(int type, int kind, int64_t step, const char *xc, const tap_load_t *t, int nt)
+pack_row(int type, int kind, int64_t step, const char *xc, const tap_load_t *t, int nt, uintptr_t lo, uintptr_t hi,
+         uintptr_t span, intptr_t pf)
 {
     __m512i r = _mm512_setzero_si512();
     for (int i = 0; i < nt; i++) {
         uintptr_t p = (uintptr_t)xc + (uintptr_t)t[i].off;
+        _mm_prefetch((const char *)(p + (uintptr_t)pf), _MM_HINT_T0);
+        _mm_prefetch((const char *)(p + (uintptr_t)pf + span - 1), _MM_HINT_T0);
+        bool inside = p >= lo && p <= hi - span;
         __m512i v;
         if (kind == 1) {
-            v = load32(type, p, t[i].mask);
+            v = inside ? load32_inside(type, p, t[i].mask) : load32(type, p, t[i].mask);
         } else if (kind == 2) {
-            v = load32_stride2(type, p, t[i].mask2);
+            v = inside ? load32_stride2_inside(type, p, t[i].mask) : load32_stride2(type, p, t[i].mask2);
         } else {
             uint16_t tmp[32];
             for (uint32_t m = t[i].mask; m != 0; m &= m - 1) {
@@ -198,11 +248,14 @@ build_table(const fdnn_bf16_conv_geom_t *g, size_t es, const fdnn_bf16_conv_run_
     const int64_t kh = g->ker[1], kw = g->ker[2], taps = g->ker[0] * kh * kw;
     *first = (int *)table;
     tap_load_t *tl = (tap_load_t *)(void *)((char *)table + ((size_t)(taps + 1) * sizeof(int) + 15) / 16 * 16);
-    int total = 0;
-    for (int64_t t = 0; t < taps; t++) {
-        (*first)[t] = total;
-        total += tap_loads(g, es, runs, nruns, t / (kh * kw), t / kw % kh, t % kw, tl + total);
-    }
+    int total = 0, t = 0;
+    /* taps in KCRS order, counted without a divide (the stem has 49) */
+    for (int64_t qd = 0; qd < g->ker[0]; qd++)
+        for (int64_t qh = 0; qh < kh; qh++)
+            for (int64_t qw = 0; qw < kw; qw++) {
+                (*first)[t++] = total;
+                total += tap_loads(g, es, runs, nruns, qd, qh, qw, tl + total);
+            }
     (*first)[taps] = total;
     return tl;
 }
@@ -219,6 +272,15 @@ fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, cons
     const int kind = g->xs[4] == 1 && sw == 1 ? 1 : g->xs[4] == 1 && sw == 2 ? 2 : 3;
     const int64_t step = sw * g->xs[4] * (int64_t)es;
     const size_t tbytes = fdnn_bf16_conv_table_bytes(taps);
+    const uintptr_t lo = (uintptr_t)g->x, hi = lo + (uintptr_t)g->x_bytes;
+    const uintptr_t span = (uintptr_t)(kind == 2 ? 64 : 32) * es;
+    /* each load also prefetches (into L1) its window two channels on: the
+     * rows of a tile read a few short pieces of each channel plane, too
+     * short for the hardware prefetchers (5-15% of the 3x3 and 1x1 layers'
+     * time at mb=32; a prefetch never faults) */
+    const intptr_t pf = 2 * (intptr_t)g->xs[1] * (intptr_t)es;
+    /* hi - span must not wrap: x shorter than a window never reads whole */
+    const uintptr_t hi_eff = g->x_bytes >= (int64_t)span ? hi : lo + span - 1;
     tap_load_t *tl[FDNN_BF16_CONV_MAX_STRIPS];
     int *first[FDNN_BF16_CONV_MAX_STRIPS];
     for (size_t s = 0; s < ns; s++)
@@ -247,9 +309,11 @@ fdnn_bf16_conv_pack__avx512bf16(const fdnn_bf16_conv_geom_t *g, int64_t c0, cons
         const char *x1 = (const char *)g->x + (c0 + cc[1]) * g->xs[1] * (int64_t)es;
         for (size_t s = 0; s < ns; s++) {
             const int *f = first[s];
-            __m512i r0 = live[0] ? pack_row(g->type, kind, step, x0, tl[s] + f[tt[0]], f[tt[0] + 1] - f[tt[0]])
+            __m512i r0 = live[0] ? pack_row(g->type, kind, step, x0, tl[s] + f[tt[0]], f[tt[0] + 1] - f[tt[0]], lo,
+                                            hi_eff, span, pf)
                                  : _mm512_setzero_si512();
-            __m512i r1 = live[1] ? pack_row(g->type, kind, step, x1, tl[s] + f[tt[1]], f[tt[1] + 1] - f[tt[1]])
+            __m512i r1 = live[1] ? pack_row(g->type, kind, step, x1, tl[s] + f[tt[1]], f[tt[1] + 1] - f[tt[1]], lo,
+                                            hi_eff, span, pf)
                                  : _mm512_setzero_si512();
             uint32_t *d = dst + s * dst_words + q * FDNN_BF16_CONV_STRIP;
             _mm512_store_si512((void *)d, _mm512_permutex2var_epi16(r0, ilo, r1));
@@ -274,8 +338,8 @@ ATTR static inline __m512
 load16_f32(int type, const void *p, __mmask16 m)
 {
     if (type == FDNN_BF16_SRC_F32)
-        return _mm512_maskz_loadu_ps(m, p);
-    __m256i h = _mm256_maskz_loadu_epi16(m, p);
+        return m == 0xffff ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
+    __m256i h = m == 0xffff ? _mm256_loadu_si256(p) : _mm256_maskz_loadu_epi16(m, p);
     if (type == FDNN_BF16_SRC_F16)
         return _mm512_cvtph_ps(h);
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
@@ -284,6 +348,15 @@ load16_f32(int type, const void *p, __mmask16 m)
 ATTR static inline void
 store16(int type, void *p, __mmask16 m, __m512 v)
 {
+    if (m == 0xffff) { /* whole vectors: masked stores cost more on some CPUs */
+        if (type == FDNN_BF16_SRC_F32)
+            _mm512_storeu_ps(p, v);
+        else if (type == FDNN_BF16_SRC_F16)
+            _mm256_storeu_si256(p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        else
+            _mm256_storeu_si256(p, (__m256i)_mm512_cvtneps_pbh(v));
+        return;
+    }
     if (type == FDNN_BF16_SRC_F32)
         _mm512_mask_storeu_ps(p, m, v);
     else if (type == FDNN_BF16_SRC_F16)
@@ -308,7 +381,8 @@ blend16(const fdnn_bf16_conv_out_t *o, __m512 s, __m512 old, __m512 b)
     return v;
 }
 
-ATTR void
+/* prefetchw: every CPU with AVX512-BF16 has it */
+__attribute__((target("avx512bf16,prfchw"))) void
 fdnn_bf16_conv_store__avx512bf16(const fdnn_bf16_conv_out_t *o, const float *acc, size_t ldc, size_t rows,
                                  int64_t k0, const fdnn_bf16_conv_run_t *runs, int nruns)
 {
@@ -342,10 +416,16 @@ fdnn_bf16_conv_store__avx512bf16(const fdnn_bf16_conv_out_t *o, const float *acc
         char *yk = (char *)o->y + k * o->ys[1] * (int64_t)es;
         for (int r = 0; r < ns; r++) {
             char *d = yk + off[r] * (int64_t)es;
+            /* the next strip's piece of this row of y (NCHW: the lines
+             * after these), for writing: y is written a line or two per
+             * channel plane per strip, too scattered for the hardware
+             * prefetchers (a few % of the 1x1 layers at mb=32) */
+            __builtin_prefetch(d + (size_t)len[r] * es, 1, 3);
+            __builtin_prefetch(d + (size_t)len[r] * es * 2 - 1, 1, 3);
             if (o->ys[4] == 1) {
                 for (int32_t j = 0; j < len[r]; j += 16) {
                     __mmask16 m = (__mmask16)lane_range(0, len[r] - j);
-                    __m512 s = _mm512_maskz_loadu_ps(m, a + j0[r] + j);
+                    __m512 s = m == 0xffff ? _mm512_loadu_ps(a + j0[r] + j) : _mm512_maskz_loadu_ps(m, a + j0[r] + j);
                     __m512 old = o->beta != 0 ? load16_f32(o->type, d + (size_t)j * es, m) : _mm512_setzero_ps();
                     store16(o->type, d + (size_t)j * es, m, blend16(o, s, old, bv));
                 }

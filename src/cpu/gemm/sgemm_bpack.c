@@ -129,13 +129,17 @@ typedef struct prod_job {
     float alpha, beta;
     float *c;
     size_t ldc;
+    const float *bias_col;
+    size_t mb, strips; /* rows per row block; strips per block */
 } prod_job_t;
 
+/* Item it: strip it % strips of row block it / strips. */
 static void
-prod_strip(void *arg, size_t s)
+prod_strip(void *arg, size_t it)
 {
     const prod_job_t *j = arg;
     const fdnn_sgemm_bpack_t *pk = j->pk;
+    size_t s = it % j->strips, r0 = it / j->strips * j->mb, r1 = min_sz(r0 + j->mb, j->m);
     size_t nr = pk->nr, mr = pk->mr, k = pk->k, j0 = s * nr, w = min_sz(nr, pk->n - j0);
     const float *bp = pk->buf + s * k * nr;
     /* A last strip of at most nr/2 columns at half the cost, where the
@@ -143,9 +147,10 @@ prod_strip(void *arg, size_t s)
     bool half = w <= nr / 2;
     fdnn_f32_gemm_arows_ukernel_fn arows = half && pk->tile.arows_half ? pk->tile.arows_half : pk->tile.arows;
     fdnn_f32_gemm_ukernel_fn uk = half && pk->tile.ukernel_half ? pk->tile.ukernel_half : pk->tile.ukernel;
-    fdnn_f32_gemm_epilogue_t ep = {.alpha = j->alpha, .beta = j->beta};
-    for (size_t i0 = 0; i0 < j->m; i0 += mr) {
-        size_t rows = min_sz(mr, j->m - i0);
+    fdnn_f32_gemm_epilogue_t ep = {.alpha = j->alpha, .beta = j->beta,
+                                   .bias_col = j->bias_col != NULL ? j->bias_col + j0 : NULL};
+    for (size_t i0 = r0; i0 < r1; i0 += mr) {
+        size_t rows = min_sz(mr, r1 - i0);
         float *c = j->c + i0 * j->ldc + j0;
         if (j->ap == NULL)
             arows(rows, w, k, j->a + i0 * j->lda, j->lda, bp, nr, c, j->ldc, &ep);
@@ -156,11 +161,15 @@ prod_strip(void *arg, size_t s)
 
 bool
 fdnn_sgemm_bpacked(const fdnn_sgemm_bpack_t *pk, size_t m, float alpha, const float *a, size_t lda, float beta,
-                   float *c, size_t ldc, fdnn_pool_t pool, void *scratch, size_t scratch_bytes)
+                   float *c, size_t ldc, const float *bias_col, fdnn_pool_t pool, void *scratch, size_t scratch_bytes)
 {
     if (m == 0 || pk->n == 0 || pk->buf == NULL)
         return true;
-    prod_job_t j = {pk, m, a, lda, NULL, alpha, beta, c, ldc};
+    /* Row blocks of A a quarter of L2 (whole row tiles, at least one). */
+    size_t l2 = fdnn_cpu_l2_bytes() > 0 ? fdnn_cpu_l2_bytes() : ((size_t)1 << 20);
+    size_t mb = l2 / 4 / (pk->k * sizeof(float)) / pk->mr * pk->mr;
+    mb = mb < pk->mr ? pk->mr : mb;
+    prod_job_t j = {pk, m, a, lda, NULL, alpha, beta, c, ldc, bias_col, mb, (pk->n + pk->nr - 1) / pk->nr};
     void *own = NULL;
     if (pk->tile.arows == NULL) { /* A packed into k-major panels of mr rows */
         size_t need = fdnn_sgemm_bpacked_scratch_size(pk, m);
@@ -185,7 +194,7 @@ fdnn_sgemm_bpacked(const fdnn_sgemm_bpack_t *pk, size_t m, float alpha, const fl
         }
         j.ap = ap;
     }
-    fdnn_parallelize_1d(pool, prod_strip, &j, (pk->n + pk->nr - 1) / pk->nr, 0);
+    fdnn_parallelize_1d(pool, prod_strip, &j, (m + mb - 1) / mb * j.strips, 0);
     fdnn_aligned_free(own);
     return true;
 }

@@ -52,10 +52,14 @@ void fdnn_sgemm_bpack_free(fdnn_sgemm_bpack_t *pk);
  * reads A in place). */
 size_t fdnn_sgemm_bpacked_scratch_size(const fdnn_sgemm_bpack_t *pk, size_t m);
 
-/* The product with pk's op(B) (n, k as packed); scratch: at least
- * fdnn_sgemm_bpacked_scratch_size bytes, or NULL to allocate.  False
- * only when that allocation failed (C unchanged). */
+/* The product with pk's op(B) (n, k as packed), then + bias_col[j] (NULL:
+ * none) after the whole sum; scratch: at least
+ * fdnn_sgemm_bpacked_scratch_size bytes, or NULL to allocate.  False only
+ * when that allocation failed (C unchanged).  Taller products go by row
+ * blocks (A's block a quarter of L2, B streamed once per block); the
+ * blocks, like the tiles, do not depend on the thread count. */
 bool fdnn_sgemm_bpacked(const fdnn_sgemm_bpack_t *pk, size_t m, float alpha, const float *a, size_t lda, float beta,
-                        float *c, size_t ldc, fdnn_pool_t pool, void *scratch, size_t scratch_bytes);
+                        float *c, size_t ldc, const float *bias_col, fdnn_pool_t pool, void *scratch,
+                        size_t scratch_bytes);
 
 #endif /* FDNN_CPU_GEMM_SGEMM_BPACK_H */

@@ -172,9 +172,10 @@ reserve_elems(const fdnn_rnn_problem_t *p, int64_t *n)
 
 /* Forward workspace: umap TB, xin TB*in, G TB*gH, Gr B*gH, h B*H, c B*H,
  * M and Hn B*H (projection), two layer-output buffers for inference
- * (P <= H, so H bounds every width), then (gH + 63)*P + 16 for the
- * recurrent matrices, packed (or transposed) once per layer and direction
- * (rnn_t.inc, recur_init). */
+ * (P <= H, so H bounds every width), then (gH + 63)*max(in, D*P) + 16
+ * for the input matrix W, then the recurrent matrix R, packed (or R
+ * transposed) once per layer and direction (rnn_t.inc, input_gemm and
+ * recur_init). */
 static bool
 fwd_ws_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
 {
@@ -182,7 +183,7 @@ fwd_ws_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
     *n = tb;
     return fdnn_ckd_madd_i64(n, tb, p->input) && fdnn_ckd_madd_i64(n, tb, g) && fdnn_ckd_madd_i64(n, B, g) &&
            fdnn_ckd_madd_i64(n, 4 * B, H) && (training || fdnn_ckd_madd_i64(n, 2 * tb, p->dirs * H)) &&
-           fdnn_ckd_madd_i64(n, g + 63, p->proj) && fdnn_ckd_add_i64(*n, 16, n);
+           fdnn_ckd_madd_i64(n, g + 63, imax(p->input, p->dirs * p->proj)) && fdnn_ckd_add_i64(*n, 16, n);
 }
 
 /* Backward data: umap TB, two gradient buffers TB*max(in, D*H), dh, dd, dc

@@ -187,15 +187,16 @@ fwd_ws_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
 }
 
 /* Backward data: umap TB, two gradient buffers TB*max(in, D*H), dh, dd, dc
- * and dm (projection) B*H each, then (P + 63)*gH + 16 for the recurrent
- * matrices packed once per layer and direction (rnn_t.inc, recur_init). */
+ * and dm (projection) B*H each, then (max(P, in, D*P) + 63)*gH + 16 for
+ * the recurrent matrix R, then the input matrix W, packed once per layer
+ * and direction (rnn_t.inc, recur_init and input_grad_gemm). */
 static bool
 bwd_ws_elems(const fdnn_rnn_problem_t *p, int64_t *n)
 {
     const int64_t tb = TB(p);
     *n = tb;
     return fdnn_ckd_madd_i64(n, 2 * tb, imax(p->input, p->dirs * p->hidden)) &&
-           fdnn_ckd_madd_i64(n, 4 * p->B, p->hidden) && fdnn_ckd_madd_i64(n, p->proj + 63, gh(p)) &&
+           fdnn_ckd_madd_i64(n, 4 * p->B, p->hidden) && fdnn_ckd_madd_i64(n, imax(p->input, p->dirs * p->proj) + 63, gh(p)) &&
            fdnn_ckd_add_i64(*n, 16, n);
 }
 

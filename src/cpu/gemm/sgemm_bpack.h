@@ -10,7 +10,9 @@
  *
  *   C[m x n] = alpha * A[m x k] * op(B)[k x n] + beta * C
  *
- * A not transposed, row-major with lda; beta == 0 never reads C.  The
+ * A not transposed, row-major with lda; beta == 0 never reads C (and a C
+ * of 2 MiB or more then goes out with non-temporal stores, fenced before
+ * the call returns).  The
  * tile (microkernel, nr) is the level's fdnn_sgemm choice for the shape
  * given at packing time (src/cpu/config).  Every tile of C is one
  * microkernel call over the whole k (one sum, no k blocks), so the result

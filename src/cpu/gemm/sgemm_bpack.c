@@ -178,11 +178,11 @@ fdnn_sgemm_bpacked(const fdnn_sgemm_bpack_t *pk, size_t m, float alpha, const fl
     size_t l2 = fdnn_cpu_l2_bytes() > 0 ? fdnn_cpu_l2_bytes() : ((size_t)1 << 20);
     size_t mb = l2 / 4 / (pk->k * sizeof(float)) / pk->mr * pk->mr;
     mb = mb < pk->mr ? pk->mr : mb;
-    prod_job_t j = {pk, m, a, lda, NULL, alpha, beta, c, ldc, bias_col, mb, (pk->n + pk->nr - 1) / pk->nr};
     /* As fdnn_sgemm does: a C of 2 MiB or more written once (beta 0; one k
      * pass here always) goes out with non-temporal stores (an RNN's input
      * product, 1600 x 2048: 5% of LSTM training, against plain stores). */
-    j.stream = beta == 0.0f && (double)m * (double)ldc * sizeof(float) >= 2.0 * 1024 * 1024;
+    bool stream = beta == 0.0f && (double)m * (double)ldc * sizeof(float) >= 2.0 * 1024 * 1024;
+    prod_job_t j = {pk, m, a, lda, NULL, alpha, beta, c, ldc, bias_col, mb, (pk->n + pk->nr - 1) / pk->nr, stream};
     void *own = NULL;
     if (pk->tile.arows == NULL) { /* A packed into k-major panels of mr rows */
         size_t need = fdnn_sgemm_bpacked_scratch_size(pk, m);

@@ -419,8 +419,14 @@ run_case(const cfg_t *c, bool grads)
         fdnn_poison_f32(udx, urx * c->in);
         fdnn_poison_f32(dhx, nh);
         fdnn_poison_f32(dcx, nc);
+        /* dy is an input: unchanged after the call (the kernels read it in
+         * place when the rows match, test_values' full-length cases). */
+        float *dy_before = malloc((size_t)(urx * D * Ph) * 4);
+        memcpy(dy_before, udy, (size_t)(urx * D * Ph) * 4);
         CHECK_OK(cudnnRNNBackwardData_v8(handle, s.rnn, c->lens, s.yd, uy, udy, s.xd, udx, s.hd, fh[0], fh[2], dhx,
                                          s.cd, fh[1], fh[3], dcx, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs));
+        CHECK_MSG(memcmp(dy_before, udy, (size_t)(urx * D * Ph) * 4) == 0, "backward data %s: dy changed", desc);
+        free(dy_before);
         double err = 0;
         for (int t = 0; t < T; t++)
             for (int b = 0; b < B; b++) {
@@ -535,6 +541,26 @@ test_values(void)
             memcpy(v.lens, li == 1 ? packed : unpacked, sizeof packed);
             v.null_states = li == 2;
             run_case(&v, all_grads || li == 1);
+        }
+        /* Full lengths (the user's rows are the internal ones: x, dy read
+         * and y, dx written in place), two bidirectional layers, both
+         * step-major layouts; and three layers with dropout. */
+        for (int li = 0; li < 2; li++) {
+            cfg_t v = c;
+            v.dir = CUDNN_BIDIRECTIONAL;
+            v.layers = 2;
+            v.layout = li == 0 ? CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED : CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED;
+            v.H = 3;
+            v.T = 3, v.B = 2;
+            v.lens[0] = v.lens[1] = 3;
+            run_case(&v, all_grads || li == 1);
+        }
+        {
+            cfg_t v = c;
+            v.layers = 3, v.drop = 0.3f;
+            v.T = 3, v.B = 2;
+            v.lens[0] = v.lens[1] = 3;
+            run_case(&v, true);
         }
         /* Skip input (input == hidden), N=1, C... one unit. */
         cfg_t v = c;

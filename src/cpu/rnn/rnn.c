@@ -172,8 +172,10 @@ reserve_elems(const fdnn_rnn_problem_t *p, int64_t *n)
 
 /* Forward workspace: umap TB, xin TB*in, G TB*gH, Gr B*gH, h B*H, c B*H,
  * M and Hn B*H (projection), two layer-output buffers for inference
- * (P <= H, so H bounds every width), then R^T gH*P (the recurrent matrices
- * transposed once per layer and direction, rnn_t.inc). */
+ * (P <= H, so H bounds every width), then (gH + 63)*max(in, D*P) + 16
+ * for the input matrix W, then the recurrent matrix R, packed (or R
+ * transposed) once per layer and direction (rnn_t.inc, input_gemm and
+ * recur_init). */
 static bool
 fwd_ws_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
 {
@@ -181,18 +183,21 @@ fwd_ws_elems(const fdnn_rnn_problem_t *p, bool training, int64_t *n)
     *n = tb;
     return fdnn_ckd_madd_i64(n, tb, p->input) && fdnn_ckd_madd_i64(n, tb, g) && fdnn_ckd_madd_i64(n, B, g) &&
            fdnn_ckd_madd_i64(n, 4 * B, H) && (training || fdnn_ckd_madd_i64(n, 2 * tb, p->dirs * H)) &&
-           fdnn_ckd_madd_i64(n, g, p->proj);
+           fdnn_ckd_madd_i64(n, g + 63, imax(p->input, p->dirs * p->proj)) && fdnn_ckd_add_i64(*n, 16, n);
 }
 
 /* Backward data: umap TB, two gradient buffers TB*max(in, D*H), dh, dd, dc
- * and dm (projection) B*H each. */
+ * and dm (projection) B*H each, then (max(P, in, D*P) + 63)*gH + 16 for
+ * the recurrent matrix R, then the input matrix W, packed once per layer
+ * and direction (rnn_t.inc, recur_init and input_grad_gemm). */
 static bool
 bwd_ws_elems(const fdnn_rnn_problem_t *p, int64_t *n)
 {
     const int64_t tb = TB(p);
     *n = tb;
     return fdnn_ckd_madd_i64(n, 2 * tb, imax(p->input, p->dirs * p->hidden)) &&
-           fdnn_ckd_madd_i64(n, 4 * p->B, p->hidden);
+           fdnn_ckd_madd_i64(n, 4 * p->B, p->hidden) && fdnn_ckd_madd_i64(n, imax(p->input, p->dirs * p->proj) + 63, gh(p)) &&
+           fdnn_ckd_add_i64(*n, 16, n);
 }
 
 /* Backward weights: umap TB, xin TB*in, Hprev TB*H. */

@@ -6,6 +6,7 @@
 #include "core/handle.h"
 #include "core/memory.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/gemm/sgemm_bpack.h"
 #include "cpu/simd/simd.h"
 #include "cpu/dropout/philox.h"
 #include "cpu/rnn/rnn_internal.h"

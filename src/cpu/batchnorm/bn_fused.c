@@ -191,7 +191,8 @@ plane_train_channel(void *ctx, size_t ch)
     for (int64_t n = L->N - 1; n >= 0; n--) {
         if (j->relu)
             j->k->run_apply_relu(yc + n * L->yn, xc + n * L->xn, j->z ? j->z + n * L->zn + c * L->zc : NULL, L->S, a,
-                                 b, j->alpha, j->beta, j->relu_nan, j->mask ? j->mask + (n * L->C + c) * L->S : NULL);
+                                 b, j->alpha, j->beta, j->relu_nan, j->mask ? j->mask + (n * L->C + c) * L->S : NULL,
+                                 j->stream);
         else
             j->k->run_apply(yc + n * L->yn, xc + n * L->xn, L->S, a, b, j->alpha, j->beta, j->stream);
     }
@@ -206,7 +207,7 @@ plane_apply(void *ctx, size_t plane)
     if (j->relu)
         j->k->run_apply_relu(j->y + n * L->yn + c * L->yc, j->x + n * L->xn + c * L->xc,
                              j->z ? j->z + n * L->zn + c * L->zc : NULL, L->S, j->a[c], j->b[c], j->alpha, j->beta,
-                             j->relu_nan, NULL);
+                             j->relu_nan, NULL, j->stream);
     else
         j->k->run_apply(j->y + n * L->yn + c * L->yc, j->x + n * L->xn + c * L->xc, L->S, j->a[c], j->b[c],
                         j->alpha, j->beta, j->stream);

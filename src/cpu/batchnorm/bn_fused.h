@@ -70,12 +70,12 @@ typedef struct fdnn_bn_fused_kernels {
     /* The Ex extras (planes only).  run_apply_relu: v = a * x[i] + b (+
      * z[i] when z is given), passed = v > 0 (or v NaN with relu_nan),
      * y[i] = alpha * (passed ? v : 0) [+ beta * y[i]], mask[i] = passed
-     * (when mask is given).  run_bstats_mask / run_bapply_mask: run_bstats
+     * (when mask is given); stream as run_apply.  run_bstats_mask / run_bapply_mask: run_bstats
      * / run_bapply with dy[i] taken as 0 where mask[i] == 0; bstats also
      * writes that masked dy to dz when dz is given (after its sums: dz may
      * be dy). */
     void (*run_apply_relu)(float *y, const float *x, const float *z, int64_t n, double a, double b, double alpha,
-                           double beta, bool relu_nan, uint8_t *mask);
+                           double beta, bool relu_nan, uint8_t *mask, bool stream);
     void (*run_bstats_mask)(const float *dy, const float *x, const uint8_t *mask, int64_t n, double mean,
                             double *acc, float *dz);
     void (*run_bapply_mask)(float *dx, const float *dy, const float *x, const uint8_t *mask, int64_t n, double a,

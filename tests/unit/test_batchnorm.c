@@ -314,14 +314,17 @@ test_cases(void)
     static const int fused[][6] = {{4, 3, 5, 7, 9, 0},  {4, 2, 19, 6, 6, 0}, {4, 3, 40, 1, 5, 0},
                                    {5, 2, 3, 4, 5, 6},  {4, 7, 1, 9, 11, 0}, {4, 2, 64, 3, 1, 0},
                                    {4, 2, 64, 128, 130, 0}};
+    /* and with the Ex extras (BN + ReLU, BN + add + ReLU: NCHW planes on
+     * the fused path, the other layouts on the pass engine) */
     for (size_t s = 0; s < sizeof(fused) / sizeof(fused[0]); s++)
-        for (int layout = 0; layout < LAYOUT_COUNT; layout++) {
-            bcase_t fc = {.nd = fused[s][0], .layout = layout, .dt = CUDNN_DATA_FLOAT,
-                          .mode = CUDNN_BATCHNORM_SPATIAL, .ops = CUDNN_BATCHNORM_OPS_BN};
-            for (int d = 0; d < fc.nd; d++)
-                fc.dims[d] = fused[s][1 + d];
-            run_case(&fc);
-        }
+        for (int layout = 0; layout < LAYOUT_COUNT; layout++)
+            for (int ops = 0; ops < 3; ops++) {
+                bcase_t fc = {.nd = fused[s][0], .layout = layout, .dt = CUDNN_DATA_FLOAT,
+                              .mode = CUDNN_BATCHNORM_SPATIAL, .ops = (cudnnBatchNormOps_t)ops};
+                for (int d = 0; d < fc.nd; d++)
+                    fc.dims[d] = fused[s][1 + d];
+                run_case(&fc);
+            }
 }
 
 /* y = alpha * bn(x) + beta * y, and the same blending of dx and of the

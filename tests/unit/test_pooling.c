@@ -11,6 +11,9 @@
 
 static cudnnHandle_t handle;
 static fdnn_rng_t rng;
+/* dy's layout: x's shifted by this many (1: a different one, so the paths
+ * for mixed layouts run; 0: the same, for the NCHW kernels' own tests) */
+static int dy_layout_shift = 1;
 
 typedef struct pcase {
     int nsp;
@@ -34,6 +37,13 @@ static const pcase_t cases[] = {
     {2, {1, 3, 9, 80}, {3, 3}, {1, 1}, {2, 2}},
     {2, {2, 2, 10, 37}, {3, 3}, {0, 0}, {2, 2}},
     {2, {1, 2, 8, 69}, {3, 3}, {1, 0}, {2, 2}},
+    /* its backward (pooling backward of ResNet's stem): padding 0 on the
+     * rows and 1 on the columns, width 1 and 2, a width of whole vector
+     * pairs plus one */
+    {2, {1, 2, 11, 70}, {3, 3}, {0, 1}, {2, 2}},
+    {2, {2, 1, 5, 1}, {3, 3}, {1, 1}, {2, 2}},
+    {2, {1, 2, 4, 2}, {3, 3}, {1, 1}, {2, 2}},
+    {2, {1, 2, 6, 65}, {3, 3}, {1, 1}, {2, 2}},
     /* last, only in test_large: y of 8.4 MiB, above the threshold of the
      * non-temporal stores (pooling.c) */
     {2, {11, 64, 112, 112}, {3, 3}, {1, 1}, {2, 2}},
@@ -56,7 +66,7 @@ run_case(const pcase_t *pc, cudnnDataType_t dt, int layout, int mode, int nan_op
     tb_init(&x, dt, nd, pc->dims, layout);
     CHECK_OK(cudnnGetPoolingNdForwardOutputDim(pd, x.desc, nd, ydims));
     tb_init(&y, dt, nd, ydims, layout);
-    tb_init(&dy, dt, nd, ydims, (layout + 1) % LAYOUT_COUNT);
+    tb_init(&dy, dt, nd, ydims, (layout + dy_layout_shift) % LAYOUT_COUNT);
     tb_init(&dx, dt, nd, pc->dims, layout);
     fdnn_ref_pool_t rp = {.mode = (cudnnPoolingMode_t)mode, .propagate_nan = nan_opt == 1, .N = pc->dims[0],
                           .C = pc->dims[1]};
@@ -154,6 +164,23 @@ test_values(void)
                     run_case(&cases[c], CUDNN_DATA_FLOAT, layout, mode, 1, 2, 1.0, 0.0);
                 }
             }
+}
+
+/* The NCHW 3x3 stride-2 max-pooling backward (x, dy and dx all NCHW or all
+ * padded, as a network has them): both NaN options, ties, NaN/Inf data,
+ * alpha/beta. */
+static void
+test_k3s2_backward(void)
+{
+    dy_layout_shift = 0;
+    for (size_t c = 10; c < VALUE_CASES; c++)
+        for (int layout = 0; layout < LAYOUT_COUNT; layout += 2)
+            for (int mode = 0; mode < 4; mode += 3)
+                for (int data = 0; data < 3; data++) {
+                    run_case(&cases[c], CUDNN_DATA_FLOAT, layout, mode, data % 2, data, 1.0, 0.0);
+                    run_case(&cases[c], CUDNN_DATA_FLOAT, layout, mode, (data + 1) % 2, data, 0.5, -2.0);
+                }
+    dy_layout_shift = 1;
 }
 
 /* One thread and two give the same bits (forward and backward, both paths). */
@@ -301,6 +328,7 @@ main(void)
             CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(i)));
             CHECK_OK(freednnSetNumThreads(handle, t));
             test_values();
+            test_k3s2_backward();
             test_threads();
             test_dx_aliases_x();
             if (t == 1 && i + 2 >= fdnn_test_isa_count()) /* the two best levels: vector stores */

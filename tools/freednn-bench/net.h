@@ -60,6 +60,15 @@ bool net_add_in_place(const net_t *net, int i);
  * gradient as its own (no copy): the add is its only reader. */
 bool net_add_shares_second(const net_t *net, int i);
 
+/* Whether BN node i runs with its ReLU fused (net_run_t.fuse): node i + 1 is
+ * a ReLU of it and its only reader.  The FreeDNN side then calls
+ * cudnnBatchNormalizationForwardTrainingEx / BackwardEx with
+ * CUDNN_BATCHNORM_OPS_BN_ACTIVATION (cudnnNormalizationForwardInference with
+ * CUDNN_NORM_OPS_NORM_ACTIVATION for inference), as TensorFlow's cuDNN path
+ * does; oneDNN's batch normalization takes its fuse_norm_relu flag.  The
+ * ReLU node's tensor and gradient are then the BN node's. */
+bool net_bn_relu_fusable(const net_t *net, int i);
+
 /* Multiply-adds of one image's forward pass (conv and FC). */
 double net_forward_macs(const net_t *net);
 
@@ -71,6 +80,7 @@ typedef struct net_run {
     bool cpu_clock; /* time by the process's CPU time (for 1-thread runs on a
                      * busy machine: other jobs' time is not counted) */
     bool nhwc;      /* FreeDNN side: NHWC tensors and KRSC filters */
+    bool fuse;      /* BN + ReLU fused on both sides (net_bn_relu_fusable) */
 } net_run_t;
 
 /* Now, in ms, on the run's clock (wall or process CPU time). */

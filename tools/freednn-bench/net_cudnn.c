@@ -37,8 +37,11 @@ typedef struct layer {
     /* NET_FC bias, NET_BN per-channel parameters */
     cudnnTensorDescriptor_t chan_desc;
     float *bias, *dbias, *scale, *dscale, *run_mean, *run_var, *save_mean, *save_inv_var;
-    /* NET_RELU(6), NET_MAXPOOL, NET_GAP */
+    /* NET_RELU(6), NET_MAXPOOL, NET_GAP; a NET_BN with its ReLU fused */
     cudnnActivationDescriptor_t act;
+    bool fused;           /* NET_BN: ReLU fused (the Ex calls); NET_RELU: done by the BN */
+    void *reserve;        /* NET_BN fused, training: the Ex reserve space */
+    size_t reserve_size;
     cudnnPoolingDescriptor_t pool;
     cudnnOpTensorDescriptor_t op; /* NET_ADD */
 } layer_t;
@@ -123,7 +126,14 @@ setup_layer(side_t *s, int i, net_result_t *r)
     CHECK(cudnnCreateTensorDescriptor(&l->desc), "tensor descriptor");
     cudnnTensorFormat_t fmt = s->run->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
     CHECK(cudnnSetTensor4dDescriptor(l->desc, fmt, CUDNN_DATA_FLOAT, mb, n->c, n->h, n->w), "tensor");
-    if (net_add_in_place(s->net, i)) {
+    l->fused = s->run->fuse && (net_bn_relu_fusable(s->net, i) || (n->op == NET_RELU && net_bn_relu_fusable(s->net, i - 1)));
+    if (l->fused && n->op == NET_RELU) {
+        /* the BN writes the ReLU's output; the ReLU's gradient is the BN's dy */
+        layer_t *b = &s->l[i - 1];
+        l->y = b->y;
+        l->dy = b->dy;
+        l->y_borrowed = l->dy_borrowed = true;
+    } else if (net_add_in_place(s->net, i)) {
         /* y = in[0] + in[1] written over in[0], whose only reader this is;
          * the gradient of the sum is in[0]'s gradient as it stands */
         layer_t *a = &s->l[n->in[0]];
@@ -218,6 +228,32 @@ setup_layer(side_t *s, int i, net_result_t *r)
         l->run_var = alloc_floats((size_t)n->c, 0.0f, 1.0f);
         l->save_mean = alloc_floats((size_t)n->c, 0.0f, 0.0f);
         l->save_inv_var = alloc_floats((size_t)n->c, 0.0f, 0.0f);
+        if (l->fused) {
+            CHECK(cudnnCreateActivationDescriptor(&l->act), "activation descriptor");
+            CHECK(cudnnSetActivationDescriptor(l->act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0),
+                  "activation");
+        }
+        if (l->fused && s->run->train) {
+            const cudnnBatchNormMode_t m = CUDNN_BATCHNORM_SPATIAL;
+            const cudnnBatchNormOps_t o = CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+            size_t ws = 0;
+            CHECK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(s->h, m, o, xl->desc, NULL, l->desc,
+                                                                           l->chan_desc, l->act, &ws),
+                  "bn ex workspace");
+            s->ws_size = ws > s->ws_size ? ws : s->ws_size;
+            CHECK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(s->h, m, o, xl->desc, l->desc, l->desc, NULL,
+                                                                    xl->desc, l->chan_desc, l->act, &ws),
+                  "bn bwd ex workspace");
+            s->ws_size = ws > s->ws_size ? ws : s->ws_size;
+            CHECK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(s->h, m, o, l->act, xl->desc,
+                                                                       &l->reserve_size),
+                  "bn ex reserve");
+            l->reserve = malloc(l->reserve_size ? l->reserve_size : 1);
+            if (l->reserve == NULL) {
+                snprintf(r->why, sizeof(r->why), "out of memory for node %d's reserve space", i);
+                return false;
+            }
+        }
         break;
     case NET_RELU:
     case NET_RELU6:
@@ -259,6 +295,7 @@ free_layer(layer_t *l)
                      l->scale, l->dscale, l->run_mean, l->run_var, l->save_mean, l->save_inv_var};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
+    free(l->reserve);
     if (l->desc)
         cudnnDestroyTensorDescriptor(l->desc);
     if (l->chan_desc)
@@ -301,7 +338,20 @@ forward(side_t *s, net_result_t *r)
                 CHECK(cudnnAddTensor(s->h, &one, l->chan_desc, l->bias, &one, l->desc, l->y), "bias");
             break;
         case NET_BN:
-            if (s->run->train)
+            if (l->fused && s->run->train)
+                CHECK(cudnnBatchNormalizationForwardTrainingEx(
+                          s->h, CUDNN_BATCHNORM_SPATIAL, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, &one, &zero, a->desc, a->y,
+                          NULL, NULL, l->desc, l->y, l->chan_desc, l->scale, l->bias, momentum, l->run_mean,
+                          l->run_var, eps, l->save_mean, l->save_inv_var, l->act, s->ws, s->ws_size, l->reserve,
+                          l->reserve_size),
+                      "bn + relu forward training");
+            else if (l->fused)
+                CHECK(cudnnNormalizationForwardInference(s->h, CUDNN_NORM_PER_CHANNEL, CUDNN_NORM_OPS_NORM_ACTIVATION,
+                                                         CUDNN_NORM_ALGO_STANDARD, &one, &zero, a->desc, a->y,
+                                                         l->chan_desc, l->scale, l->bias, l->chan_desc, l->run_mean,
+                                                         l->run_var, NULL, NULL, l->act, l->desc, l->y, eps, 1),
+                      "bn + relu forward inference");
+            else if (s->run->train)
                 CHECK(cudnnBatchNormalizationForwardTraining(s->h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, a->desc,
                                                              a->y, l->desc, l->y, l->chan_desc, l->scale, l->bias,
                                                              momentum, l->run_mean, l->run_var, eps, l->save_mean,
@@ -315,6 +365,8 @@ forward(side_t *s, net_result_t *r)
             break;
         case NET_RELU:
         case NET_RELU6:
+            if (l->fused)
+                break; /* done by the BN */
             CHECK(cudnnActivationForward(s->h, l->act, &one, a->desc, a->y, &zero, l->desc, l->y), "activation");
             break;
         case NET_MAXPOOL:
@@ -398,6 +450,15 @@ backward(side_t *s, net_result_t *r)
                       "conv backward data");
             break;
         case NET_BN:
+            if (l->fused) {
+                CHECK(cudnnBatchNormalizationBackwardEx(
+                          s->h, CUDNN_BATCHNORM_SPATIAL, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, &one, grad_beta(s, ai),
+                          &one, &zero, a->desc, a->y, l->desc, l->y, l->desc, l->dy, NULL, NULL, a->desc, a->dy,
+                          l->chan_desc, l->scale, l->bias, l->dscale, l->dbias, eps, l->save_mean, l->save_inv_var,
+                          l->act, s->ws, s->ws_size, l->reserve, l->reserve_size),
+                      "bn + relu backward");
+                break;
+            }
             CHECK(cudnnBatchNormalizationBackward(s->h, CUDNN_BATCHNORM_SPATIAL, &one, grad_beta(s, ai), &one, &zero,
                                                   a->desc, a->y, l->desc, l->dy, a->desc, a->dy, l->chan_desc,
                                                   l->scale, l->dscale, l->dbias, eps, l->save_mean, l->save_inv_var),
@@ -405,6 +466,8 @@ backward(side_t *s, net_result_t *r)
             break;
         case NET_RELU:
         case NET_RELU6:
+            if (l->fused)
+                break; /* in the BN's backward */
             CHECK(cudnnActivationBackward(s->h, l->act, &one, l->desc, l->y, l->desc, l->dy, a->desc, a->y,
                                           grad_beta(s, ai), a->desc, a->dy),
                   "activation backward");

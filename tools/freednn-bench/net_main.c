@@ -15,6 +15,8 @@
  *   --spec        print the node list and exit
  *   --clock cpu   time by process CPU time instead of wall time: for 1-thread
  *                 runs on a busy machine (with T threads it sums them)
+ *   --no-fuse     BN and its ReLU as two layers on both sides (default:
+ *                 fused, net_bn_relu_fusable in net.h)
  *   --layout L    FreeDNN's tensors: nchw, nhwc, or both (default), the
  *                 faster reported (PyTorch likewise gets the faster of its
  *                 two memory formats; oneDNN picks its own layouts)
@@ -176,7 +178,7 @@ ratio(const side_report_t *other, const side_report_t *ours)
 int
 net_main(int argc, char **argv)
 {
-    net_run_t run = {-1, (int)fdnn_cpu_usable_count(), 5, true, false, false, false};
+    net_run_t run = {-1, (int)fdnn_cpu_usable_count(), 5, true, false, false, false, true};
     const char *names = "resnet50", *script = FDNN_NET_TORCH_SCRIPT;
     bool torch = true, dnnl = true, spec_only = false, check = false, try_nchw = true, try_nhwc = true;
     for (int i = 1; i < argc; i++) {
@@ -199,6 +201,8 @@ net_main(int argc, char **argv)
             dnnl = false;
         else if (strcmp(a, "--profile") == 0)
             run.profile = true;
+        else if (strcmp(a, "--no-fuse") == 0)
+            run.fuse = false;
         else if (strcmp(a, "--spec") == 0)
             spec_only = true;
         else if (strcmp(a, "--check") == 0)

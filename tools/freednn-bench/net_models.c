@@ -192,3 +192,10 @@ net_add_shares_second(const net_t *net, int i)
     const net_node_t *n = &net->nodes[i];
     return net_add_in_place(net, i) && n->in[1] > 0 && net_consumers(net, n->in[1]) == 1;
 }
+
+bool
+net_bn_relu_fusable(const net_t *net, int i)
+{
+    return i > 0 && i + 1 < net->count && net->nodes[i].op == NET_BN && net->nodes[i + 1].op == NET_RELU &&
+           net->nodes[i + 1].in[0] == i && net_consumers(net, i) == 1;
+}

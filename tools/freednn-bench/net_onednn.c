@@ -388,10 +388,23 @@ push_backward(ctx_t *c, int i, dnnl_primitive_desc_t bpd, dnnl_exec_arg_t *extra
 
 static const float bn_eps = 1e-5f;
 
+/* BN node i: with its ReLU fused (net_bn_relu_fusable), the fuse_norm_relu
+ * flag (a workspace of the ReLU's mask in training). */
 static unsigned
-bn_flags(const ctx_t *c)
+bn_flags(const ctx_t *c, int i)
 {
-    return dnnl_use_scale | dnnl_use_shift | (c->run->train ? 0u : dnnl_use_global_stats);
+    unsigned relu = c->run->fuse && net_bn_relu_fusable(c->net, i) ? (unsigned)dnnl_fuse_norm_relu : 0u;
+    return dnnl_use_scale | dnnl_use_shift | relu | (c->run->train ? 0u : dnnl_use_global_stats);
+}
+
+/* The ReLU after a fused BN: its tensor (data and gradient) is the BN's. */
+static bool
+relu_of_bn(ctx_t *c, int i)
+{
+    c->t[i] = c->t[i - 1];
+    c->t[i].tmp = NULL;
+    c->t[i].diff_written = false;
+    return true;
 }
 
 static bool
@@ -401,7 +414,7 @@ bn_forward(ctx_t *c, int i, node_state_t *ns)
     tens_t *x = &c->t[n->in[0]];
     dnnl_batch_normalization_desc_t d;
     TRY(dnnl_batch_normalization_forward_desc_init(&d, c->run->train ? dnnl_forward_training : dnnl_forward_inference,
-                                                   &x->md, bn_eps, bn_flags(c)),
+                                                   &x->md, bn_eps, bn_flags(c, i)),
         "bn fwd desc");
     TRY(dnnl_primitive_desc_create(&ns->fpd, &d, NULL, c->eng, NULL), "bn fwd");
     dnnl_memory_desc_t ch;
@@ -415,9 +428,16 @@ bn_forward(ctx_t *c, int i, node_state_t *ns)
         return false;
     fill(ns->scale, &ch, 0, 1.0f, NULL);
     fill(ns->var, &ch, 0, 1.0f, NULL);
-    dnnl_exec_arg_t fa[6] = {{DNNL_ARG_SRC, x->data},    {DNNL_ARG_DST, c->t[i].data}, {DNNL_ARG_SCALE, ns->scale},
+    dnnl_exec_arg_t fa[7] = {{DNNL_ARG_SRC, x->data},    {DNNL_ARG_DST, c->t[i].data}, {DNNL_ARG_SCALE, ns->scale},
                              {DNNL_ARG_SHIFT, ns->b},    {DNNL_ARG_MEAN, ns->mean},    {DNNL_ARG_VARIANCE, ns->var}};
-    return push(&c->fwd, new_prim(c, ns->fpd), 6, fa);
+    int nfa = 6;
+    const dnnl_memory_desc_t *wmd = query(ns->fpd, dnnl_query_workspace_md);
+    if (wmd != NULL && dnnl_memory_desc_get_size(wmd) > 0) { /* the fused ReLU's mask */
+        if ((ns->ws = new_mem(c, wmd)) == NULL)
+            return false;
+        fa[nfa++] = (dnnl_exec_arg_t){DNNL_ARG_WORKSPACE, ns->ws};
+    }
+    return push(&c->fwd, new_prim(c, ns->fpd), nfa, fa);
 }
 
 static bool
@@ -427,7 +447,7 @@ bn_backward(ctx_t *c, int i, node_state_t *ns)
     tens_t *x = &c->t[n->in[0]];
     dnnl_batch_normalization_desc_t bd;
     dnnl_primitive_desc_t bpd;
-    TRY(dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &x->md, &x->md, bn_eps, bn_flags(c)),
+    TRY(dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &x->md, &x->md, bn_eps, bn_flags(c, i)),
         "bn bwd desc");
     TRY(dnnl_primitive_desc_create(&bpd, &bd, NULL, c->eng, ns->fpd), "bn bwd");
     dnnl_memory_desc_t ch;
@@ -437,8 +457,8 @@ bn_backward(ctx_t *c, int i, node_state_t *ns)
     dnnl_exec_arg_t ba[MAX_ARGS] = {{DNNL_ARG_SRC, x->data},       {DNNL_ARG_MEAN, ns->mean},
                                     {DNNL_ARG_VARIANCE, ns->var},  {DNNL_ARG_SCALE, ns->scale},
                                     {DNNL_ARG_DIFF_SCALE, dscale}, {DNNL_ARG_DIFF_SHIFT, dshift},
-                                    {DNNL_ARG_SHIFT, ns->b}};
-    bool good = dscale && dshift && push_backward(c, i, bpd, ba, 7);
+                                    {DNNL_ARG_SHIFT, ns->b}, {DNNL_ARG_WORKSPACE, ns->ws}};
+    bool good = dscale && dshift && push_backward(c, i, bpd, ba, ns->ws != NULL ? 8 : 7);
     dnnl_primitive_desc_destroy(bpd);
     return good;
 }
@@ -691,7 +711,7 @@ setup(ctx_t *c, node_state_t *ns)
             break;
         case NET_RELU:
         case NET_RELU6:
-            good = eltwise_forward(c, i, &ns[i]);
+            good = c->run->fuse && net_bn_relu_fusable(net, i - 1) ? relu_of_bn(c, i) : eltwise_forward(c, i, &ns[i]);
             break;
         case NET_MAXPOOL:
         case NET_GAP:
@@ -718,7 +738,8 @@ setup(ctx_t *c, node_state_t *ns)
             break;
         case NET_RELU:
         case NET_RELU6:
-            good = eltwise_backward(c, i, &ns[i]);
+            /* a fused one: in the BN's backward, which reads its gradient */
+            good = c->run->fuse && net_bn_relu_fusable(net, i - 1) ? true : eltwise_backward(c, i, &ns[i]);
             break;
         case NET_MAXPOOL:
         case NET_GAP:

@@ -216,7 +216,7 @@ fdnn_bn_forward_inference(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doub
         b[f] = b[f] - m[f] * a[f];
     }
     if (fdnn_bn_fused_applies(p))
-        fdnn_bn_fused_apply(handle, p, alpha, beta, x, y, a, b);
+        fdnn_bn_fused_apply(handle, p, alpha, beta, x, z, y, a, b);
     else
         run_apply(handle, p, &s, alpha, beta, x, z, y, NULL);
     return CUDNN_STATUS_SUCCESS;
@@ -236,7 +236,7 @@ fdnn_bn_forward_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doubl
         /* statistics and normalisation in one go (bn_fused.h) */
         gather(p, s.F, scale, s.f[F_SCALE]);
         gather(p, s.F, bias, b);
-        fdnn_bn_fused_training(handle, p, alpha, beta, x, y, s.f[F_SCALE], b, mean, var, inv, s.fused);
+        fdnn_bn_fused_training(handle, p, alpha, beta, x, z, y, s.f[F_SCALE], b, mean, var, inv, reserve, s.fused);
     } else {
         statistics(handle, p, &s, x, mean, var, inv);
         gather(p, s.F, scale, a);
@@ -297,7 +297,8 @@ fdnn_bn_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double ad, do
     if (fdnn_bn_fused_backward_applies(p)) {
         /* the sums and dx channel by channel (bn_fused.h) */
         gather(p, s.F, scale, s.f[F_SCALE]);
-        fdnn_bn_fused_backward(handle, p, ad, bd, x, dy, dx, s.f[F_SCALE], mean, inv, sum_dy, sum_dyx, s.fused);
+        fdnn_bn_fused_backward(handle, p, ad, bd, x, dy, dx, s.f[F_SCALE], mean, inv, sum_dy, sum_dyx, reserve, dz,
+                               s.fused);
         finish_backward(p, &s, dscale, dbias, ap, bp);
         return CUDNN_STATUS_SUCCESS;
     }

@@ -28,7 +28,7 @@
 typedef struct layout {
     bool planes;
     int64_t N, C, S;
-    int64_t xn, xc, yn, yc; /* planes: the N and C strides */
+    int64_t xn, xc, yn, yc, zn, zc; /* planes: the N and C strides */
     int64_t xr, yr;         /* rows: the row stride (rows R = N * S) */
 } layout_t;
 
@@ -72,8 +72,9 @@ layout_of(const fdnn_bn_problem_t *p, layout_t *L)
 {
     memset(L, 0, sizeof(*L));
     const fdnn_tensor_t *x = &p->x, *y = &p->y;
-    if (p->per_activation || p->relu || p->add || x->dtype != CUDNN_DATA_FLOAT || y->dtype != CUDNN_DATA_FLOAT ||
-        x->ndim < 3)
+    const bool extras = p->relu || p->add;
+    if (p->per_activation || x->dtype != CUDNN_DATA_FLOAT || y->dtype != CUDNN_DATA_FLOAT || x->ndim < 3 ||
+        (p->add && p->z.dtype != CUDNN_DATA_FLOAT))
         return false;
     L->N = x->dims[0];
     L->C = x->dims[1];
@@ -81,8 +82,9 @@ layout_of(const fdnn_bn_problem_t *p, layout_t *L)
     for (int d = 2; d < x->ndim; d++)
         L->S *= x->dims[d];
     int64_t ext;
-    bool planes = spatial_packed(x, 1, &ext) && spatial_packed(y, 1, &ext);
-    bool rows = rows_of(x, &L->xr) && rows_of(y, &L->yr);
+    bool planes = spatial_packed(x, 1, &ext) && spatial_packed(y, 1, &ext) &&
+                  (!p->add || spatial_packed(&p->z, 1, &ext));
+    bool rows = !extras && rows_of(x, &L->xr) && rows_of(y, &L->yr);
     if (rows && (!planes || L->S < 32))
         return true;
     if (!planes)
@@ -92,6 +94,10 @@ layout_of(const fdnn_bn_problem_t *p, layout_t *L)
     L->xc = x->strides[1];
     L->yn = y->strides[0];
     L->yc = y->strides[1];
+    if (p->add) {
+        L->zn = p->z.strides[0];
+        L->zc = p->z.strides[1];
+    }
     return true;
 }
 
@@ -128,8 +134,10 @@ kernels_for(fdnn_isa_t isa)
 typedef struct job {
     const layout_t *L;
     const fdnn_bn_fused_kernels_t *k;
-    const float *x;
+    const float *x, *z; /* z: the added tensor (Ex), else NULL */
     float *y;
+    uint8_t *mask;      /* the ReLU mask (training with the ReLU), else NULL */
+    bool relu, relu_nan;
     double alpha, beta, eps;
     bool stream;
     const double *scale, *bias; /* training: per channel */
@@ -180,8 +188,14 @@ plane_train_channel(void *ctx, size_t ch)
     double b = j->bias[c] - j->mean[c] * a;
     /* last plane first: the planes read last are the ones still in L2
      * (planes C * S apart alias in its sets; measured 7% faster) */
-    for (int64_t n = L->N - 1; n >= 0; n--)
-        j->k->run_apply(yc + n * L->yn, xc + n * L->xn, L->S, a, b, j->alpha, j->beta, j->stream);
+    for (int64_t n = L->N - 1; n >= 0; n--) {
+        if (j->relu)
+            j->k->run_apply_relu(yc + n * L->yn, xc + n * L->xn, j->z ? j->z + n * L->zn + c * L->zc : NULL, L->S, a,
+                                 b, j->alpha, j->beta, j->relu_nan, j->mask ? j->mask + (n * L->C + c) * L->S : NULL,
+                                 j->stream);
+        else
+            j->k->run_apply(yc + n * L->yn, xc + n * L->xn, L->S, a, b, j->alpha, j->beta, j->stream);
+    }
 }
 
 static void
@@ -190,8 +204,13 @@ plane_apply(void *ctx, size_t plane)
     const job_t *j = ctx;
     const layout_t *L = j->L;
     int64_t n = (int64_t)plane / L->C, c = (int64_t)plane % L->C;
-    j->k->run_apply(j->y + n * L->yn + c * L->yc, j->x + n * L->xn + c * L->xc, L->S, j->a[c], j->b[c], j->alpha,
-                    j->beta, j->stream);
+    if (j->relu)
+        j->k->run_apply_relu(j->y + n * L->yn + c * L->yc, j->x + n * L->xn + c * L->xc,
+                             j->z ? j->z + n * L->zn + c * L->zc : NULL, L->S, j->a[c], j->b[c], j->alpha, j->beta,
+                             j->relu_nan, NULL, j->stream);
+    else
+        j->k->run_apply(j->y + n * L->yn + c * L->yc, j->x + n * L->xn + c * L->xc, L->S, j->a[c], j->b[c],
+                        j->alpha, j->beta, j->stream);
 }
 
 /* ---- rows ------------------------------------------------------------------- */
@@ -240,12 +259,13 @@ want_stream(const layout_t *L, double beta)
 
 void
 fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta,
-                       const float *x, float *y, const double *scale, const double *bias, double *mean, double *var,
-                       double *inv, void *scratch)
+                       const float *x, const float *z, float *y, const double *scale, const double *bias,
+                       double *mean, double *var, double *inv, uint8_t *mask, void *scratch)
 {
     layout_t L;
     layout_of(p, &L);
     job_t j = {.L = &L, .k = kernels_for(handle->isa), .x = x, .y = y, .alpha = alpha, .beta = beta,
+               .z = p->add ? z : NULL, .mask = p->relu ? mask : NULL, .relu = p->relu, .relu_nan = p->relu_nan,
                .eps = p->epsilon, .stream = want_stream(&L, beta), .scale = scale, .bias = bias, .mean = mean,
                .var = var, .inv = inv};
     if (L.N * L.C * L.S == 0)
@@ -279,11 +299,12 @@ fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
 
 void
 fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta, const float *x,
-                    float *y, const double *a, const double *b)
+                    const float *z, float *y, const double *a, const double *b)
 {
     layout_t L;
     layout_of(p, &L);
     job_t j = {.L = &L, .k = kernels_for(handle->isa), .x = x, .y = y, .alpha = alpha, .beta = beta,
+               .z = p->add ? z : NULL, .relu = p->relu, .relu_nan = p->relu_nan,
                .stream = want_stream(&L, beta), .a = a, .b = b};
     if (L.N * L.C * L.S == 0)
         return;
@@ -295,7 +316,7 @@ fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alp
 
 /* ---- backward ------------------------------------------------------------------ */
 
-enum { BT_X, BT_DY, BT_DX, BT_COUNT };
+enum { BT_X, BT_DY, BT_DX, BT_DZ, BT_COUNT };
 
 typedef struct blayout {
     bool planes;
@@ -308,8 +329,10 @@ static bool
 blayout_of(const fdnn_bn_problem_t *p, blayout_t *L)
 {
     memset(L, 0, sizeof(*L));
-    const fdnn_tensor_t *t[BT_COUNT] = {&p->x, &p->dy, &p->dx};
-    if (p->per_activation || p->relu || p->add || p->x.ndim < 3)
+    /* dz (the add's gradient) is described by p->z */
+    const fdnn_tensor_t *t[BT_COUNT] = {&p->x, &p->dy, &p->dx, p->add ? &p->z : &p->x};
+    const bool extras = p->relu || p->add;
+    if (p->per_activation || p->x.ndim < 3)
         return false;
     for (int k = 0; k < BT_COUNT; k++)
         if (t[k]->dtype != CUDNN_DATA_FLOAT)
@@ -327,6 +350,7 @@ blayout_of(const fdnn_bn_problem_t *p, blayout_t *L)
         L->n[k] = t[k]->strides[0];
         L->c[k] = t[k]->strides[1];
     }
+    rows = rows && !extras; /* the mask is in plane order */
     if (rows && (!planes || L->S < 32))
         return true;
     L->planes = planes;
@@ -355,6 +379,8 @@ typedef struct bjob {
     const fdnn_bn_fused_kernels_t *k;
     const float *x, *dy;
     float *dx;
+    const uint8_t *mask; /* the ReLU mask (Ex), else NULL */
+    float *dz;           /* the add's gradient (Ex), else NULL */
     double alpha, beta;
     const double *scale, *mean, *inv;
     double *sum_dy, *sum_dyx;
@@ -384,8 +410,13 @@ plane_backward_channel(void *ctx, size_t ch)
     const float *xc = j->x + c * L->c[BT_X], *gc = j->dy + c * L->c[BT_DY];
     float *oc = j->dx + c * L->c[BT_DX];
     double acc[2 * BN_FUSED_LANES] = {0};
-    for (int64_t n = 0; n < L->N; n++)
-        j->k->run_bstats(gc + n * L->n[BT_DY], xc + n * L->n[BT_X], L->S, j->mean[c], acc);
+    if (j->mask != NULL)
+        for (int64_t n = 0; n < L->N; n++)
+            j->k->run_bstats_mask(gc + n * L->n[BT_DY], xc + n * L->n[BT_X], j->mask + (n * L->C + c) * L->S, L->S,
+                                  j->mean[c], acc, j->dz ? j->dz + n * L->n[BT_DZ] + c * L->c[BT_DZ] : NULL);
+    else
+        for (int64_t n = 0; n < L->N; n++)
+            j->k->run_bstats(gc + n * L->n[BT_DY], xc + n * L->n[BT_X], L->S, j->mean[c], acc);
     double t1 = 0.0, t2 = 0.0;
     for (int l = 0; l < BN_FUSED_LANES; l++) {
         t1 += acc[l];
@@ -396,8 +427,12 @@ plane_backward_channel(void *ctx, size_t ch)
     double ka, kb, kc;
     bcoefficients(j, c, &ka, &kb, &kc);
     for (int64_t n = L->N - 1; n >= 0; n--) /* last plane first, as the forward */
-        j->k->run_bapply(oc + n * L->n[BT_DX], gc + n * L->n[BT_DY], xc + n * L->n[BT_X], L->S, ka, kb, kc,
-                         j->alpha, j->beta);
+        if (j->mask != NULL)
+            j->k->run_bapply_mask(oc + n * L->n[BT_DX], gc + n * L->n[BT_DY], xc + n * L->n[BT_X],
+                                  j->mask + (n * L->C + c) * L->S, L->S, ka, kb, kc, j->alpha, j->beta);
+        else
+            j->k->run_bapply(oc + n * L->n[BT_DX], gc + n * L->n[BT_DY], xc + n * L->n[BT_X], L->S, ka, kb, kc,
+                             j->alpha, j->beta);
 }
 
 static void
@@ -428,11 +463,12 @@ rows_bapply_tile(void *ctx, size_t t)
 void
 fdnn_bn_fused_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta, const float *x,
                        const float *dy, float *dx, const double *scale, const double *mean, const double *inv,
-                       double *sum_dy, double *sum_dyx, void *scratch)
+                       double *sum_dy, double *sum_dyx, const uint8_t *mask, float *dz, void *scratch)
 {
     blayout_t L;
     blayout_of(p, &L);
     bjob_t j = {.L = &L, .k = kernels_for(handle->isa), .x = x, .dy = dy, .dx = dx, .alpha = alpha, .beta = beta,
+                .mask = p->relu ? mask : NULL, .dz = p->add ? dz : NULL,
                 .scale = scale, .mean = mean, .inv = inv, .sum_dy = sum_dy, .sum_dyx = sum_dyx};
     const int64_t C = L.C, R = L.N * L.S;
     fdnn_pool_t pool = L.N * L.C * L.S >= PARALLEL_MIN_ELEMENTS ? fdnn_handle_pool(handle) : NULL;

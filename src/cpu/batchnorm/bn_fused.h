@@ -66,6 +66,20 @@ typedef struct fdnn_bn_fused_kernels {
                         const double *mean, double *s1, double *s2);
     void (*rows_bapply)(float *dx, int64_t os, const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R,
                         int64_t C, const double *a, const double *b, const double *c, double alpha, double beta);
+
+    /* The Ex extras (planes only).  run_apply_relu: v = a * x[i] + b (+
+     * z[i] when z is given), passed = v > 0 (or v NaN with relu_nan),
+     * y[i] = alpha * (passed ? v : 0) [+ beta * y[i]], mask[i] = passed
+     * (when mask is given); stream as run_apply.  run_bstats_mask / run_bapply_mask: run_bstats
+     * / run_bapply with dy[i] taken as 0 where mask[i] == 0; bstats also
+     * writes that masked dy to dz when dz is given (after its sums: dz may
+     * be dy). */
+    void (*run_apply_relu)(float *y, const float *x, const float *z, int64_t n, double a, double b, double alpha,
+                           double beta, bool relu_nan, uint8_t *mask, bool stream);
+    void (*run_bstats_mask)(const float *dy, const float *x, const uint8_t *mask, int64_t n, double mean,
+                            double *acc, float *dz);
+    void (*run_bapply_mask)(float *dx, const float *dy, const float *x, const uint8_t *mask, int64_t n, double a,
+                            double b, double c, double alpha, double beta);
 } fdnn_bn_fused_kernels_t;
 
 extern const fdnn_bn_fused_kernels_t fdnn_bn_fused_scalar;
@@ -77,22 +91,25 @@ extern const fdnn_bn_fused_kernels_t fdnn_bn_fused_avx512;
 /* Scratch bytes the fused paths need for problem p (0 when none applies). */
 size_t fdnn_bn_fused_scratch(const fdnn_bn_problem_t *p);
 
-/* Whether the fused paths take the problem (x and y as described above). */
+/* Whether the fused paths take the problem (x and y as described above).
+ * With the Ex extras (ReLU, add) only planes are taken (z planes as well):
+ * the ReLU mask in the reserve space is packed NCHW (bn.c), which is the
+ * planes' own order. */
 bool fdnn_bn_fused_applies(const fdnn_bn_problem_t *p);
 
 /* Training forward on a fused path: mean, var (biased) and inv of the C
  * channels, and y, from the per-channel scale/bias (float64, gathered).
  * scratch: fdnn_bn_fused_scratch(p) bytes. */
 void fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta,
-                            const float *x, float *y, const double *scale, const double *bias, double *mean,
-                            double *var, double *inv, void *scratch);
+                            const float *x, const float *z, float *y, const double *scale, const double *bias,
+                            double *mean, double *var, double *inv, uint8_t *mask, void *scratch);
 
 /* y = alpha * (a[c] * x + b[c]) + beta * y on a fused path. */
 void fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta,
-                         const float *x, float *y, const double *a, const double *b);
+                         const float *x, const float *z, float *y, const double *a, const double *b);
 
-/* The backward (spatial, no Ex extras, FP32 x, dy and dx in one of the two
- * layouts): planes, one task per channel (its sums over the N planes, then
+/* The backward (spatial, FP32 x, dy and dx in one of the two layouts; with
+ * the ReLU mask (and dz) planes only: dy is masked, dz receives it): planes, one task per channel (its sums over the N planes, then
  * its dx while they are still in L2); rows, the sums in fixed row blocks
  * added in block order, then dx in tiles.  The caller gives the saved mean
  * and inverse deviation and the gathered scale (float64); the sums come
@@ -105,6 +122,7 @@ bool fdnn_bn_fused_backward_applies(const fdnn_bn_problem_t *p);
 size_t fdnn_bn_fused_backward_scratch(const fdnn_bn_problem_t *p);
 void fdnn_bn_fused_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta,
                             const float *x, const float *dy, float *dx, const double *scale, const double *mean,
-                            const double *inv, double *sum_dy, double *sum_dyx, void *scratch);
+                            const double *inv, double *sum_dy, double *sum_dyx, const uint8_t *mask, float *dz,
+                            void *scratch);
 
 #endif /* FDNN_CPU_BATCHNORM_BN_FUSED_H */

@@ -66,6 +66,8 @@ typedef struct cb_job {
     const fdnn_conv_problem_t *p;
     fdnn_f32_dwcb_rows_fn rows_fn;
     fdnn_f32_dwcb_grad_fn grad_fn;
+    fdnn_f32_dwcb_pack_fn pack_fn;     /* NULL: element by element */
+    fdnn_f32_dwcb_unpack_fn unpack_fn; /* NULL: element by element */
     bool bwd_data, bwd_filter, in_place;
     int64_t kh, kw, blocks, tail;
     int64_t data_h, data_w, out_h, out_w; /* the data read (x or dy) and the rows computed */
@@ -256,12 +258,18 @@ user_view(const fdnn_tensor_t *t, const float *base, int64_t n, int64_t b0)
 }
 
 /* Channels c0 .. c0+nc-1 of image n of tensor t (h x w) into the scratch
- * view dst ([block][h][w][16]); lanes past nc are not written. */
+ * view dst ([block][h][w][16]): by the ISA's transposes (j->pack_fn) when
+ * the planes are contiguous, lanes past nc then zero; else element by
+ * element, lanes past nc not written. */
 static void
-pack_planes(const fdnn_tensor_t *t, const float *src, int64_t n, int64_t c0, int64_t nc, int64_t h, int64_t w,
-            float *dst)
+pack_planes(const cb_job_t *j, const fdnn_tensor_t *t, const float *src, int64_t n, int64_t c0, int64_t nc, int64_t h,
+            int64_t w, float *dst)
 {
     int64_t cs = t->strides[1], hs = t->strides[3], ws = t->strides[4];
+    if (j->pack_fn != NULL && ws == 1 && hs == w) {
+        j->pack_fn(src + n * t->strides[0] + c0 * cs, cs, (size_t)(h * w), (size_t)nc, dst);
+        return;
+    }
     for (int64_t c = 0; c < nc; c++) {
         const float *s = src + n * t->strides[0] + (c0 + c) * cs;
         float *d = dst + c / BLK * h * w * BLK + c % BLK;
@@ -271,7 +279,8 @@ pack_planes(const fdnn_tensor_t *t, const float *src, int64_t n, int64_t c0, int
     }
 }
 
-/* The inverse of pack_planes into the user tensor, through the epilogue. */
+/* The inverse of pack_planes into the user tensor, through the epilogue
+ * (the plain case of contiguous planes by the ISA's transposes). */
 static void
 unpack_planes(const cb_job_t *j, const fdnn_tensor_t *t, float *dst, int64_t n, int64_t c0, int64_t nc, int64_t h,
               int64_t w, const float *src)
@@ -281,6 +290,10 @@ unpack_planes(const cb_job_t *j, const fdnn_tensor_t *t, float *dst, int64_t n, 
     const float *bias = e->bias;
     bool plain = alpha == 1.0f && beta == 0.0f && bias == NULL && !e->relu;
     int64_t cs = t->strides[1], hs = t->strides[3], ws = t->strides[4];
+    if (plain && j->unpack_fn != NULL && ws == 1 && hs == w) {
+        j->unpack_fn(src, (size_t)(h * w), (size_t)nc, dst + n * t->strides[0] + c0 * cs, cs);
+        return;
+    }
     for (int64_t c = 0; c < nc; c++) {
         float *d = dst + n * t->strides[0] + (c0 + c) * cs;
         const float *s = src + c / BLK * h * w * BLK + c % BLK;
@@ -323,8 +336,8 @@ run_chunk(void *arg, size_t chunk)
                 d = user_view(&p->x, e->x_in, n, b0);
                 y = user_view(&p->y, e->y_in, n, b0);
             } else {
-                pack_planes(&p->x, e->x_in, n, b0 * BLK, nc, j->data_h, j->data_w, xs);
-                pack_planes(&p->y, e->y_in, n, b0 * BLK, nc, j->out_h, j->out_w, ys);
+                pack_planes(j, &p->x, e->x_in, n, b0 * BLK, nc, j->data_h, j->data_w, xs);
+                pack_planes(j, &p->y, e->y_in, n, b0 * BLK, nc, j->out_h, j->out_w, ys);
                 d = (view_t){xs, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
                 y = (view_t){ys, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
             }
@@ -379,7 +392,7 @@ run_chunk(void *arg, size_t chunk)
         int64_t n = (int64_t)task / j->groups, b0 = (int64_t)task % j->groups * j->group;
         int64_t nb = j->blocks - b0 < j->group ? j->blocks - b0 : j->group;
         int64_t tail = b0 + nb == j->blocks ? j->tail : BLK, nc = (nb - 1) * BLK + tail;
-        pack_planes(dt, dsrc, n, b0 * BLK, nc, j->data_h, j->data_w, ds);
+        pack_planes(j, dt, dsrc, n, b0 * BLK, nc, j->data_h, j->data_w, ds);
         view_t d = {ds, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
         view_t o = {os, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
         for (int64_t oh = 0; oh < j->out_h; oh++)
@@ -471,6 +484,8 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     const fdnn_isa_config_t *level = fdnn_isa_config(e->handle->isa); /* never a kernel the CPU lacks */
     j.rows_fn = level->dwcb_rows;
     j.grad_fn = level->dwcb_grad;
+    j.pack_fn = level->dwcb_pack;
+    j.unpack_fn = level->dwcb_unpack;
     if (e->pool != NULL && j.chunks > 1)
         fdnn_parallelize_1d(e->pool, run_chunk, &j, j.chunks, 0);
     else

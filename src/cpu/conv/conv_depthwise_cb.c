@@ -42,11 +42,15 @@
 #define MAX_KW 32
 /* NCHW problems whose output planes have up to this many positions take
  * this path (transposed a group of blocks at a time): 7x7 outputs, with
- * 14x14 stride-2 inputs.  Larger ones keep the plane path, whose per-plane
- * costs are small next to the plane and which needs no transposes (measured
- * in docs/performance.md, "Depthwise round 2": at 14x14 stride 1 and above
- * the transposes cost more than they save). */
+ * 14x14 stride-2 inputs; with one image, up to 28x28 outputs.  Larger ones
+ * keep the plane path, which needs no transposes (measured in
+ * docs/performance.md, "Depthwise round 2" and "Depthwise NHWC and
+ * transposes": with the 16x16 in-register transposes one image of 28x28
+ * outputs runs 1.1-2x faster here in all three directions, 56x56 stride 1
+ * slower; at 32 images the plane path stays faster above 7x7, most of all
+ * in backward filter). */
 #define NCHW_MAX_OUT_PLANE 64
+#define NCHW_MB1_MAX_OUT_PLANE 784
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
 #define CHUNKS_PER_THREAD 4
@@ -110,7 +114,7 @@ tap_index(bool bwd_data, int64_t o, int64_t q, int64_t stride, int64_t pad, int6
 }
 
 bool
-fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p)
+fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p, cudnnHandle_t handle)
 {
     if (p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_cg(p) != 1 || fdnn_conv_kg(p) != 1)
         return false;
@@ -119,7 +123,14 @@ fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p)
     if (p->ker[1] * p->ker[2] > MAX_TAPS || p->ker[2] > MAX_KW)
         return false;
     bool chlast = p->x.strides[1] == 1 && p->y.strides[1] == 1;
-    return chlast || p->out[1] * p->out[2] <= NCHW_MAX_OUT_PLANE;
+    int64_t plane = p->out[1] * p->out[2];
+    if (chlast || plane <= NCHW_MAX_OUT_PLANE)
+        return true;
+    /* One image of up to 28x28 outputs: where the ISA transposes in
+     * registers (element by element, the transposes cost more than they
+     * save). */
+    const fdnn_isa_config_t *level = fdnn_isa_config(handle->isa);
+    return p->n == 1 && plane <= NCHW_MB1_MAX_OUT_PLANE && level->dwcb_pack != NULL && level->dwcb_unpack != NULL;
 }
 
 /* The runs of every output column (see the top of the file). */

@@ -40,17 +40,20 @@
 #define BLK FDNN_DWCB_BLOCK
 #define MAX_TAPS 64
 #define MAX_KW 32
-/* NCHW problems whose output planes have up to this many positions take
- * this path (transposed a group of blocks at a time): 7x7 outputs, with
- * 14x14 stride-2 inputs; with one image, up to 28x28 outputs.  Larger ones
- * keep the plane path, which needs no transposes (measured in
+/* NCHW problems whose output planes have up to NCHW_MAX_OUT_PLANE
+ * positions take this path (transposed a group of blocks at a time): 7x7
+ * outputs, with 14x14 stride-2 inputs.  Where the ISA transposes planes in
+ * registers (AVX-512), also one image of up to 28x28 outputs, and forward
+ * and backward data with input and output planes of up to 14x14.  Larger
+ * ones keep the plane path, which needs no transposes (measured in
  * docs/performance.md, "Depthwise round 2" and "Depthwise NHWC and
- * transposes": with the 16x16 in-register transposes one image of 28x28
- * outputs runs 1.1-2x faster here in all three directions, 56x56 stride 1
- * slower; at 32 images the plane path stays faster above 7x7, most of all
- * in backward filter). */
+ * transposes": one image of 28x28 outputs runs 1.1-2x faster here in all
+ * three directions, 56x56 stride 1 slower; at 32 images forward and
+ * backward data on 14x14 planes 1.1-1.9x faster, backward filter mixed and
+ * 28x28 stride 2 inputs slower). */
 #define NCHW_MAX_OUT_PLANE 64
 #define NCHW_MB1_MAX_OUT_PLANE 784
+#define NCHW_SMALL_PLANE 196
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
 #define CHUNKS_PER_THREAD 4
@@ -126,11 +129,16 @@ fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p, cudnnHandle_t handle)
     int64_t plane = p->out[1] * p->out[2];
     if (chlast || plane <= NCHW_MAX_OUT_PLANE)
         return true;
-    /* One image of up to 28x28 outputs: where the ISA transposes in
-     * registers (element by element, the transposes cost more than they
-     * save). */
+    /* Where the ISA transposes in registers (element by element, the
+     * transposes cost more than they save): one image of up to 28x28
+     * outputs, and forward and backward data on planes of up to 14x14 in
+     * and out for any number of images. */
     const fdnn_isa_config_t *level = fdnn_isa_config(handle->isa);
-    return p->n == 1 && plane <= NCHW_MB1_MAX_OUT_PLANE && level->dwcb_pack != NULL && level->dwcb_unpack != NULL;
+    if (level->dwcb_pack == NULL || level->dwcb_unpack == NULL)
+        return false;
+    if (p->n == 1 && plane <= NCHW_MB1_MAX_OUT_PLANE)
+        return true;
+    return p->dir != FDNN_CONV_BWD_FILTER && plane <= NCHW_SMALL_PLANE && p->in[1] * p->in[2] <= NCHW_SMALL_PLANE;
 }
 
 /* The runs of every output column (see the top of the file). */

@@ -1258,6 +1258,22 @@ main(void)
         S2("dw cb 40ch s2", 1, 40, 40, 40, 14, 13, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("dw cb 5x5 s3/2 dil2/1", 2, 20, 20, 20, 16, 17, 5, 5, 2, 3, 3, 2, 2, 1, CUDNN_CROSS_CORRELATION),
         S2("dw cb 100ch 28x28", 1, 100, 100, 100, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        /* One image of up to 28x28 outputs takes the blocked path with
+         * AVX-512's in-register plane transposes: planes not a multiple of
+         * 16 positions, channel tails of 5 and 3, strides, padding,
+         * CONVOLUTION mode, exactly 28x28 outputs (784, the limit) and
+         * one position over it (the plane path). */
+        S2("dw cb N=1 21ch 27x25", 1, 21, 21, 21, 27, 25, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw cb N=1 35ch s2 45x41", 1, 35, 35, 35, 45, 41, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw cb N=1 19ch s2 56x56", 1, 19, 19, 19, 56, 56, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw cb N=1 17ch 785 out", 1, 17, 17, 17, 5, 157, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw cb N=1 33ch pad 2 s2/1", 1, 33, 33, 33, 19, 26, 3, 3, 2, 2, 2, 1, 1, 1, CUDNN_CONVOLUTION),
+        /* ... and forward and backward data of several images with input
+         * and output planes of up to 14x14 (196 positions: exactly, and a
+         * 14x15 input over it). */
+        S2("dw cb N=3 24ch 14x13", 3, 24, 24, 24, 14, 13, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw cb N=2 50ch 14x14", 2, 50, 50, 50, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw cb N=2 18ch 14x15 s2", 2, 18, 18, 18, 14, 15, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     };
     for (size_t i = 0; i < sizeof(depthwise) / sizeof(depthwise[0]); i++) {
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
@@ -1397,6 +1413,10 @@ main(void)
                                                   1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
     test_thread_determinism(h, (shape_t)S2("determinism dw 7x7", 2, 300, 300, 300, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
+    test_thread_determinism(h, (shape_t)S2("determinism dw N=1 27x26", 1, 150, 150, 150, 27, 26, 3, 3, 1, 1, 1, 1, 1,
+                                           1, CUDNN_CROSS_CORRELATION));
+    test_thread_determinism(h, (shape_t)S2("determinism dw N=5 13x14", 5, 70, 70, 70, 13, 14, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CONVOLUTION));
     test_winograd_limits(h);
     test_winograd_bias_activation(h);
     test_direct_bwd_data_path();

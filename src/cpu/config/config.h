@@ -147,6 +147,8 @@ typedef struct fdnn_isa_config {
     /* src/cpu/conv/conv_depthwise_cb: channel-blocked depthwise */
     fdnn_f32_dwcb_rows_fn dwcb_rows;
     fdnn_f32_dwcb_grad_fn dwcb_grad;
+    fdnn_f32_dwcb_pack_fn dwcb_pack;     /* NULL: the portable loops */
+    fdnn_f32_dwcb_unpack_fn dwcb_unpack; /* NULL: the portable loops */
     fdnn_wino_fused_block_fn wino_fused_block;
     /* src/cpu/gemm/sgemm_f16: the converting (HALF -> FLOAT) twins of the
      * sgemm tile's packs (f16_pack.h); NULL members: the portable ones */

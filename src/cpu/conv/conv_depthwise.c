@@ -584,7 +584,7 @@ fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
     const fdnn_conv_problem_t *p = e->p;
     /* Channels innermost, or small NCHW planes: 16 channels per vector
      * (conv_depthwise_cb.h) instead of positions. */
-    if (fdnn_conv_dwcb_applies(p))
+    if (fdnn_conv_dwcb_applies(p, e->handle))
         return fdnn_conv_dwcb_execute(e);
     dw_job_t j;
     memset(&j, 0, sizeof(j));

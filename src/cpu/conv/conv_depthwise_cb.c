@@ -40,13 +40,20 @@
 #define BLK FDNN_DWCB_BLOCK
 #define MAX_TAPS 64
 #define MAX_KW 32
-/* NCHW problems whose output planes have up to this many positions take
- * this path (transposed a group of blocks at a time): 7x7 outputs, with
- * 14x14 stride-2 inputs.  Larger ones keep the plane path, whose per-plane
- * costs are small next to the plane and which needs no transposes (measured
- * in docs/performance.md, "Depthwise round 2": at 14x14 stride 1 and above
- * the transposes cost more than they save). */
+/* NCHW problems whose output planes have up to NCHW_MAX_OUT_PLANE
+ * positions take this path (transposed a group of blocks at a time): 7x7
+ * outputs, with 14x14 stride-2 inputs.  Where the ISA transposes planes in
+ * registers (AVX-512), also one image of up to 28x28 outputs, and forward
+ * and backward data with input and output planes of up to 14x14.  Larger
+ * ones keep the plane path, which needs no transposes (measured in
+ * docs/performance.md, "Depthwise round 2" and "Depthwise NHWC and
+ * transposes": one image of 28x28 outputs runs 1.1-2x faster here in all
+ * three directions, 56x56 stride 1 slower; at 32 images forward and
+ * backward data on 14x14 planes 1.1-1.9x faster, backward filter mixed and
+ * 28x28 stride 2 inputs slower). */
 #define NCHW_MAX_OUT_PLANE 64
+#define NCHW_MB1_MAX_OUT_PLANE 784
+#define NCHW_SMALL_PLANE 196
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
 #define CHUNKS_PER_THREAD 4
@@ -66,6 +73,8 @@ typedef struct cb_job {
     const fdnn_conv_problem_t *p;
     fdnn_f32_dwcb_rows_fn rows_fn;
     fdnn_f32_dwcb_grad_fn grad_fn;
+    fdnn_f32_dwcb_pack_fn pack_fn;     /* NULL: element by element */
+    fdnn_f32_dwcb_unpack_fn unpack_fn; /* NULL: element by element */
     bool bwd_data, bwd_filter, in_place;
     int64_t kh, kw, blocks, tail;
     int64_t data_h, data_w, out_h, out_w; /* the data read (x or dy) and the rows computed */
@@ -108,7 +117,7 @@ tap_index(bool bwd_data, int64_t o, int64_t q, int64_t stride, int64_t pad, int6
 }
 
 bool
-fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p)
+fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p, cudnnHandle_t handle)
 {
     if (p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_cg(p) != 1 || fdnn_conv_kg(p) != 1)
         return false;
@@ -117,7 +126,19 @@ fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p)
     if (p->ker[1] * p->ker[2] > MAX_TAPS || p->ker[2] > MAX_KW)
         return false;
     bool chlast = p->x.strides[1] == 1 && p->y.strides[1] == 1;
-    return chlast || p->out[1] * p->out[2] <= NCHW_MAX_OUT_PLANE;
+    int64_t plane = p->out[1] * p->out[2];
+    if (chlast || plane <= NCHW_MAX_OUT_PLANE)
+        return true;
+    /* Where the ISA transposes in registers (element by element, the
+     * transposes cost more than they save): one image of up to 28x28
+     * outputs, and forward and backward data on planes of up to 14x14 in
+     * and out for any number of images. */
+    const fdnn_isa_config_t *level = fdnn_isa_config(handle->isa);
+    if (level->dwcb_pack == NULL || level->dwcb_unpack == NULL)
+        return false;
+    if (p->n == 1 && plane <= NCHW_MB1_MAX_OUT_PLANE)
+        return true;
+    return p->dir != FDNN_CONV_BWD_FILTER && plane <= NCHW_SMALL_PLANE && p->in[1] * p->in[2] <= NCHW_SMALL_PLANE;
 }
 
 /* The runs of every output column (see the top of the file). */
@@ -256,12 +277,18 @@ user_view(const fdnn_tensor_t *t, const float *base, int64_t n, int64_t b0)
 }
 
 /* Channels c0 .. c0+nc-1 of image n of tensor t (h x w) into the scratch
- * view dst ([block][h][w][16]); lanes past nc are not written. */
+ * view dst ([block][h][w][16]): by the ISA's transposes (j->pack_fn) when
+ * the planes are contiguous, lanes past nc then zero; else element by
+ * element, lanes past nc not written. */
 static void
-pack_planes(const fdnn_tensor_t *t, const float *src, int64_t n, int64_t c0, int64_t nc, int64_t h, int64_t w,
-            float *dst)
+pack_planes(const cb_job_t *j, const fdnn_tensor_t *t, const float *src, int64_t n, int64_t c0, int64_t nc, int64_t h,
+            int64_t w, float *dst)
 {
     int64_t cs = t->strides[1], hs = t->strides[3], ws = t->strides[4];
+    if (j->pack_fn != NULL && ws == 1 && hs == w) {
+        j->pack_fn(src + n * t->strides[0] + c0 * cs, cs, (size_t)(h * w), (size_t)nc, dst);
+        return;
+    }
     for (int64_t c = 0; c < nc; c++) {
         const float *s = src + n * t->strides[0] + (c0 + c) * cs;
         float *d = dst + c / BLK * h * w * BLK + c % BLK;
@@ -271,7 +298,8 @@ pack_planes(const fdnn_tensor_t *t, const float *src, int64_t n, int64_t c0, int
     }
 }
 
-/* The inverse of pack_planes into the user tensor, through the epilogue. */
+/* The inverse of pack_planes into the user tensor, through the epilogue
+ * (the plain case of contiguous planes by the ISA's transposes). */
 static void
 unpack_planes(const cb_job_t *j, const fdnn_tensor_t *t, float *dst, int64_t n, int64_t c0, int64_t nc, int64_t h,
               int64_t w, const float *src)
@@ -281,6 +309,10 @@ unpack_planes(const cb_job_t *j, const fdnn_tensor_t *t, float *dst, int64_t n, 
     const float *bias = e->bias;
     bool plain = alpha == 1.0f && beta == 0.0f && bias == NULL && !e->relu;
     int64_t cs = t->strides[1], hs = t->strides[3], ws = t->strides[4];
+    if (plain && j->unpack_fn != NULL && ws == 1 && hs == w) {
+        j->unpack_fn(src, (size_t)(h * w), (size_t)nc, dst + n * t->strides[0] + c0 * cs, cs);
+        return;
+    }
     for (int64_t c = 0; c < nc; c++) {
         float *d = dst + n * t->strides[0] + (c0 + c) * cs;
         const float *s = src + c / BLK * h * w * BLK + c % BLK;
@@ -323,8 +355,8 @@ run_chunk(void *arg, size_t chunk)
                 d = user_view(&p->x, e->x_in, n, b0);
                 y = user_view(&p->y, e->y_in, n, b0);
             } else {
-                pack_planes(&p->x, e->x_in, n, b0 * BLK, nc, j->data_h, j->data_w, xs);
-                pack_planes(&p->y, e->y_in, n, b0 * BLK, nc, j->out_h, j->out_w, ys);
+                pack_planes(j, &p->x, e->x_in, n, b0 * BLK, nc, j->data_h, j->data_w, xs);
+                pack_planes(j, &p->y, e->y_in, n, b0 * BLK, nc, j->out_h, j->out_w, ys);
                 d = (view_t){xs, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
                 y = (view_t){ys, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
             }
@@ -379,7 +411,7 @@ run_chunk(void *arg, size_t chunk)
         int64_t n = (int64_t)task / j->groups, b0 = (int64_t)task % j->groups * j->group;
         int64_t nb = j->blocks - b0 < j->group ? j->blocks - b0 : j->group;
         int64_t tail = b0 + nb == j->blocks ? j->tail : BLK, nc = (nb - 1) * BLK + tail;
-        pack_planes(dt, dsrc, n, b0 * BLK, nc, j->data_h, j->data_w, ds);
+        pack_planes(j, dt, dsrc, n, b0 * BLK, nc, j->data_h, j->data_w, ds);
         view_t d = {ds, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
         view_t o = {os, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
         for (int64_t oh = 0; oh < j->out_h; oh++)
@@ -471,6 +503,8 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     const fdnn_isa_config_t *level = fdnn_isa_config(e->handle->isa); /* never a kernel the CPU lacks */
     j.rows_fn = level->dwcb_rows;
     j.grad_fn = level->dwcb_grad;
+    j.pack_fn = level->dwcb_pack;
+    j.unpack_fn = level->dwcb_unpack;
     if (e->pool != NULL && j.chunks > 1)
         fdnn_parallelize_1d(e->pool, run_chunk, &j, j.chunks, 0);
     else

@@ -3,8 +3,9 @@
  * one filter per group: C/g == K/g == 1), the depthwise path's choice for
  * channels-innermost tensors (NHWC: read and written in place, 16 channels
  * per vector) and for NCHW problems with output planes of up to 64
- * positions (a group of 16-channel blocks transposed into a
- * [block][H][W][16] scratch and back), in all three directions:
+ * positions (more with AVX-512: fdnn_conv_dwcb_applies; a group of
+ * 16-channel blocks transposed into a [block][H][W][16] scratch and back),
+ * in all three directions:
  *
  *   forward          each output row one kernel call per run of columns
  *                    with the same valid taps (conv_depthwise_cb.c);
@@ -23,8 +24,11 @@
 #include "core/conv_solver.h"
 
 /* True when p takes this path (FP32, 2-D, C/g == K/g == 1, at most 64 taps,
- * channels innermost or output planes of at most 64 positions). */
-bool fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p);
+ * channels innermost or output planes of at most 64 positions; where the
+ * handle's ISA has the in-register plane transposes also one image of at
+ * most 784 (28x28) outputs, and forward and backward data with input and
+ * output planes of at most 196 positions). */
+bool fdnn_conv_dwcb_applies(const fdnn_conv_problem_t *p, cudnnHandle_t handle);
 
 /* Runs p (fdnn_conv_dwcb_applies); ALLOC_FAILED when the scratch cannot be
  * had, nothing written then. */

@@ -69,6 +69,19 @@ typedef struct fdnn_f32_dwcb_grad_args {
     int64_t sums_bstride;
 } fdnn_f32_dwcb_grad_args_t;
 
+/* Planes to a blocked view and back (the NCHW path's transposes): for
+ * channels c < nc, each a contiguous plane of hw floats at src + c*cs,
+ *
+ *   pack:    dst[(c/16)*hw*16 + p*16 + c%16] = src[c*cs + p]   (lanes of the
+ *            last block past nc: zero)
+ *   unpack:  dst[c*cs + p] = src[(c/16)*hw*16 + p*16 + c%16]   (nothing else
+ *            written)
+ *
+ * Plain copies (the same bits); NULL in an ISA's configuration: the
+ * portable loops of conv_depthwise_cb.c. */
+typedef void (*fdnn_f32_dwcb_pack_fn)(const float *src, int64_t cs, size_t hw, size_t nc, float *dst);
+typedef void (*fdnn_f32_dwcb_unpack_fn)(const float *src, size_t hw, size_t nc, float *dst, int64_t cs);
+
 typedef void (*fdnn_f32_dwcb_rows_fn)(const fdnn_f32_dwcb_rows_args_t *a);
 typedef void (*fdnn_f32_dwcb_grad_fn)(const fdnn_f32_dwcb_grad_args_t *a);
 
@@ -80,5 +93,7 @@ void fdnn_f32_dwcb_grad__avx512(const fdnn_f32_dwcb_grad_args_t *a);
 void fdnn_f32_dwcb_grad__avx2(const fdnn_f32_dwcb_grad_args_t *a);
 void fdnn_f32_dwcb_grad__neon(const fdnn_f32_dwcb_grad_args_t *a);
 void fdnn_f32_dwcb_grad__scalar(const fdnn_f32_dwcb_grad_args_t *a);
+void fdnn_f32_dwcb_pack__avx512(const float *src, int64_t cs, size_t hw, size_t nc, float *dst);
+void fdnn_f32_dwcb_unpack__avx512(const float *src, size_t hw, size_t nc, float *dst, int64_t cs);
 
 #endif /* FDNN_CPU_KERNELS_DWCONV_CB_H */

@@ -27,8 +27,13 @@
  * the rows and columns of each tile clipped to the output. */
 static inline void
 store_tiles16(const int64_t *out0, const uint32_t *outrow, const uint32_t *outcol, float *dst, int64_t sh,
-              const float *y)
+              int64_t sc, const float *y)
 {
+    /* The same rows two channels on (prefetches never fault): NCHW rows of
+     * a block are far apart and the hardware prefetchers miss them. */
+    for (int l = 0; l < 16; l += 4)
+        for (int i = 0; i < 4; i++)
+            _mm_prefetch((const char *)(dst + 2 * sc + out0[l] + i * sh), _MM_HINT_T0);
     __m512 v[16];
     for (int e = 0; e < 16; e++)
         v[e] = _mm512_loadu_ps(y + e * 16);
@@ -56,39 +61,55 @@ store_tiles16(const int64_t *out0, const uint32_t *outrow, const uint32_t *outco
                     p[i * sh + j] = t[i * 4 + j];
     }
 }
-#define WINO_STORE_TILES(ln, dst, sh, y) store_tiles16((ln).out0, (ln).outrow, (ln).outcol, dst, sh, &(y)[0][0][0])
+#define WINO_STORE_TILES(ln, dst, sh, y) store_tiles16((ln).out0, (ln).outrow, (ln).outcol, dst, sh, g->out_sc, &(y)[0][0][0])
 
 #include "cpu/conv/conv_winograd_fused.inc"
 
 /* Row i of lane l's patch, 6 floats in the low half of a 256-bit vector
- * (zeros above them and outside the input). */
+ * (zeros above them and outside the input): the 6 elements of the row at
+ * inw0, moved by xsh, those outside the input zeroed. */
 static inline __m256
-patch_row(const lanes_t *ln, const float *src, int64_t sh, int l, int i, uint32_t full)
+patch_row(const lanes_t *ln, const float *src, int64_t sh, int l, int i, __m256i idx, __mmask8 cols)
 {
     if (!((ln->inrow[i] >> l) & 1u))
         return _mm256_setzero_ps();
-    const float *p = src + ln->in0[l] + i * sh;
-    if ((full >> l) & 1u) {
-        __m128 lo = _mm_loadu_ps(p);
-        __m128 hi = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(p + 4)));
-        return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
-    }
-    float t[8] = {0};
-    for (int j = 0; j < 6; j++)
-        if ((ln->incol[j] >> l) & 1u)
-            t[j] = p[j];
-    return _mm256_loadu_ps(t);
+    const float *p = src + ln->inw0[l] + i * sh;
+    __m128 lo = _mm_loadu_ps(p);
+    __m128 hi = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(p + 4)));
+    __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+    return _mm256_maskz_permutexvar_ps(cols, idx, r);
 }
 
 static void
-wino_patch(const fdnn_wino_geom_t *g, const lanes_t *ln, const float *src, float d[FDNN_WINO_FUSED_N][FDNN_WINO_FUSED_N][FDNN_WINO_FUSED_TB])
+wino_patch(const fdnn_wino_geom_t *g, const lanes_t *ln, const float *src,
+           float d[FDNN_WINO_FUSED_N][FDNN_WINO_FUSED_N][FDNN_WINO_FUSED_TB])
 {
-    uint32_t full = ln->incol[0] & ln->incol[1] & ln->incol[2] & ln->incol[3] & ln->incol[4] & ln->incol[5];
+    if (!ln->wide) { /* rows narrower than a patch: element by element */
+        for (int i = 0; i < FDNN_WINO_FUSED_N; i++)
+            for (int j = 0; j < FDNN_WINO_FUSED_N; j++) {
+                uint32_t m = ln->inrow[i] & ln->incol[j];
+                for (int l = 0; l < FDNN_WINO_FUSED_TB; l++)
+                    d[i][j][l] = (m >> l) & 1u ? src[ln->in0[l] + i * g->in_sh + j] : 0.0f;
+            }
+        return;
+    }
+    __m256i idx[16];
+    __mmask8 cols[16];
+    for (int l = 0; l < 16; l++) {
+        idx[l] = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(ln->xsh[l]));
+        unsigned c = 0;
+        for (int j = 0; j < FDNN_WINO_FUSED_N; j++)
+            c |= ((ln->incol[j] >> l) & 1u) << j;
+        cols[l] = (__mmask8)c;
+    }
+    for (int l = 0; l < 16; l += 4) /* the rows two channels on, as in store_tiles16 */
+        for (int i = 0; i < FDNN_WINO_FUSED_N; i++)
+            _mm_prefetch((const char *)(src + 2 * g->in_sc + ln->inw0[l] + i * g->in_sh), _MM_HINT_T0);
     for (int i = 0; i < FDNN_WINO_FUSED_N; i += 2) {
         __m512 v[16];
         for (int l = 0; l < 16; l++)
-            v[l] = _mm512_insertf32x8(_mm512_castps256_ps512(patch_row(ln, src, g->in_sh, l, i, full)),
-                                      patch_row(ln, src, g->in_sh, l, i + 1, full), 1);
+            v[l] = _mm512_insertf32x8(_mm512_castps256_ps512(patch_row(ln, src, g->in_sh, l, i, idx[l], cols[l])),
+                                      patch_row(ln, src, g->in_sh, l, i + 1, idx[l], cols[l]), 1);
         transpose16(v); /* v[j] = column j of row i, v[8 + j] of row i + 1, over lanes */
         for (int j = 0; j < FDNN_WINO_FUSED_N; j++) {
             _mm512_storeu_ps(d[i][j], v[j]);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
- * fdnn_wino_fused_block__avx512 (conv_winograd_engine.h): 12 rows x one
- * vector of 16 tiles per product step (12 accumulators).  With unit column
+ * fdnn_wino_fused_block__avx512 (conv_winograd_engine.h): 12 rows x two
+ * vectors of 16 tiles per product step (24 accumulators).  With unit column
  * strides, the 6x6 input patches are read a row (6 floats) per lane and
  * turned lane-wise by 16 x 16 transposes, and the 4x4 output tiles are
  * transposed back and written a row (4 floats) at a time.  Only whole rows
@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "cpu/conv/conv_winograd_engine.h"
 #include "cpu/kernels/transpose_f32_avx512.h"
 
 #define VL 16
@@ -27,8 +28,13 @@
  * the rows and columns of each tile clipped to the output. */
 static inline void
 store_tiles16(const int64_t *out0, const uint32_t *outrow, const uint32_t *outcol, float *dst, int64_t sh,
-              int64_t sc, const float *y)
+              int64_t sc, const float *y, int h)
 {
+    out0 += 16 * h;
+    uint32_t orow[4], ocol[4];
+    for (int i = 0; i < 4; i++)
+        orow[i] = outrow[i] >> (16 * h), ocol[i] = outcol[i] >> (16 * h);
+    outrow = orow, outcol = ocol;
     /* The same rows two channels on (prefetches never fault): NCHW rows of
      * a block are far apart and the hardware prefetchers miss them. */
     for (int l = 0; l < 16; l += 4)
@@ -36,7 +42,7 @@ store_tiles16(const int64_t *out0, const uint32_t *outrow, const uint32_t *outco
             _mm_prefetch((const char *)(dst + 2 * sc + out0[l] + i * sh), _MM_HINT_T0);
     __m512 v[16];
     for (int e = 0; e < 16; e++)
-        v[e] = _mm512_loadu_ps(y + e * 16);
+        v[e] = _mm512_loadu_ps(y + e * FDNN_WINO_FUSED_TB + 16 * h);
     transpose16(v); /* v[lane] = its 16 entries, row-major */
     uint32_t full = outcol[0] & outcol[1] & outcol[2] & outcol[3];
     for (int l = 0; l < 16; l++) {
@@ -61,7 +67,11 @@ store_tiles16(const int64_t *out0, const uint32_t *outrow, const uint32_t *outco
                     p[i * sh + j] = t[i * 4 + j];
     }
 }
-#define WINO_STORE_TILES(ln, dst, sh, y) store_tiles16((ln).out0, (ln).outrow, (ln).outcol, dst, sh, g->out_sc, &(y)[0][0][0])
+#define WINO_STORE_TILES(ln, dst, sh, y)                                                                        \
+    do {                                                                                                      \
+        for (int h_ = 0; h_ < FDNN_WINO_FUSED_TB / 16; h_++)                                                  \
+            store_tiles16((ln).out0, (ln).outrow, (ln).outcol, dst, sh, g->out_sc, &(y)[0][0][0], h_);        \
+    } while (0)
 
 #include "cpu/conv/conv_winograd_fused.inc"
 
@@ -93,27 +103,33 @@ wino_patch(const fdnn_wino_geom_t *g, const lanes_t *ln, const float *src,
             }
         return;
     }
-    __m256i idx[16];
-    __mmask8 cols[16];
-    for (int l = 0; l < 16; l++) {
-        idx[l] = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(ln->xsh[l]));
-        unsigned c = 0;
-        for (int j = 0; j < FDNN_WINO_FUSED_N; j++)
-            c |= ((ln->incol[j] >> l) & 1u) << j;
-        cols[l] = (__mmask8)c;
-    }
-    for (int l = 0; l < 16; l += 4) /* the rows two channels on, as in store_tiles16 */
-        for (int i = 0; i < FDNN_WINO_FUSED_N; i++)
-            _mm_prefetch((const char *)(src + 2 * g->in_sc + ln->inw0[l] + i * g->in_sh), _MM_HINT_T0);
-    for (int i = 0; i < FDNN_WINO_FUSED_N; i += 2) {
-        __m512 v[16];
-        for (int l = 0; l < 16; l++)
-            v[l] = _mm512_insertf32x8(_mm512_castps256_ps512(patch_row(ln, src, g->in_sh, l, i, idx[l], cols[l])),
-                                      patch_row(ln, src, g->in_sh, l, i + 1, idx[l], cols[l]), 1);
-        transpose16(v); /* v[j] = column j of row i, v[8 + j] of row i + 1, over lanes */
-        for (int j = 0; j < FDNN_WINO_FUSED_N; j++) {
-            _mm512_storeu_ps(d[i][j], v[j]);
-            _mm512_storeu_ps(d[i + 1][j], v[8 + j]);
+    for (int h = 0; h < FDNN_WINO_FUSED_TB / 16; h++) {
+        __m256i idx[16];
+        __mmask8 cols[16];
+        for (int l = 0; l < 16; l++) {
+            int lh = 16 * h + l;
+            idx[l] = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(ln->xsh[lh]));
+            unsigned c = 0;
+            for (int j = 0; j < FDNN_WINO_FUSED_N; j++)
+                c |= ((ln->incol[j] >> lh) & 1u) << j;
+            cols[l] = (__mmask8)c;
+        }
+        for (int l = 0; l < 16; l += 4) /* the rows two channels on, as in store_tiles16 */
+            for (int i = 0; i < FDNN_WINO_FUSED_N; i++)
+                _mm_prefetch((const char *)(src + 2 * g->in_sc + ln->inw0[16 * h + l] + i * g->in_sh), _MM_HINT_T0);
+        for (int i = 0; i < FDNN_WINO_FUSED_N; i += 2) {
+            __m512 v[16];
+            for (int l = 0; l < 16; l++) {
+                int lh = 16 * h + l;
+                v[l] = _mm512_insertf32x8(
+                    _mm512_castps256_ps512(patch_row(ln, src, g->in_sh, lh, i, idx[l], cols[l])),
+                    patch_row(ln, src, g->in_sh, lh, i + 1, idx[l], cols[l]), 1);
+            }
+            transpose16(v); /* v[j] = column j of row i, v[8 + j] of row i + 1, over lanes */
+            for (int j = 0; j < FDNN_WINO_FUSED_N; j++) {
+                _mm512_storeu_ps(d[i][j] + 16 * h, v[j]);
+                _mm512_storeu_ps(d[i + 1][j] + 16 * h, v[8 + j]);
+            }
         }
     }
 }

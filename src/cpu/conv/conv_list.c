@@ -143,9 +143,11 @@ fdnn_conv_algo_order(fdnn_conv_dir_t dir)
 {
     /* Implemented algorithms first (fastest first on typical layers, as
      * measured with tools/freednn-bench: the panel GEMM beats Winograd, which
-     * transforms the filter on every call, except on large images with few
-     * channels; the direct solver is ~100x slower than both), then the
-     * unimplemented ones, which the _v7 lists report as NOT_SUPPORTED. */
+     * transforms the filter on every call, except with many tiles per call,
+     * where fdnn_conv_heuristic_order moves WINOGRAD first; the formula
+     * direct loops are ~100x slower, fdnn_conv_prefers_direct picks the
+     * blocked ones), then the unimplemented ones, which the _v7 lists
+     * report as NOT_SUPPORTED. */
     static const int fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {
         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
         CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,

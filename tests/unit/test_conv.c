@@ -1185,6 +1185,45 @@ test_direct_bwd_data_path(void)
     }
 }
 
+/* The heuristic lists the fused WINOGRAD first (forward and backward data)
+ * for 3x3 stride-1 FLOAT layers with >= 16 channels per group and >= 96
+ * 4x4 tiles over the batch (src/cpu/conv/conv_list.c), and not for few
+ * tiles, few channels, stride 2 or a 5x5 filter. */
+static void
+test_winograd_heuristic(cudnnHandle_t h)
+{
+    static const struct {
+        int n, c, hw, ker, str;
+        bool wino;
+    } cases[] = {
+        {8, 32, 28, 3, 1, true},   /* 392 tiles */
+        {1, 32, 40, 3, 1, true},   /* 100 tiles, one image */
+        {1, 32, 14, 3, 1, false},  /* 16 tiles: the filter transform dominates */
+        {8, 8, 28, 3, 1, false},   /* 8 channels */
+        {8, 32, 28, 3, 2, false},  /* stride 2 */
+        {8, 32, 28, 5, 1, false},  /* 5x5 */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int kr = cases[i].ker;
+        const int in[2] = {cases[i].hw, cases[i].hw}, ker[2] = {kr, kr}, pad[2] = {kr / 2, kr / 2},
+                  str[2] = {cases[i].str, cases[i].str}, one[2] = {1, 1};
+        descs_t d;
+        fft_descs(&d, 2, cases[i].n, cases[i].c, cases[i].c, in, ker, pad, str, one);
+        int n = 0;
+        cudnnConvolutionFwdAlgoPerf_t pf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        CHECK_OK(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                                        &n, pf));
+        CHECK_MSG(n > 0 && (pf[0].algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD) == cases[i].wino,
+                  "winograd heuristic case %zu: forward lists algo %d first", i, n > 0 ? (int)pf[0].algo : -1);
+        cudnnConvolutionBwdDataAlgoPerf_t pd[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+        CHECK_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x,
+                                                             CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, pd));
+        CHECK_MSG(n > 0 && (pd[0].algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD) == cases[i].wino,
+                  "winograd heuristic case %zu: backward data lists algo %d first", i, n > 0 ? (int)pd[0].algo : -1);
+        descs_free(&d);
+    }
+}
+
 int
 main(void)
 {
@@ -1419,6 +1458,7 @@ main(void)
                                            CUDNN_CONVOLUTION));
     test_winograd_limits(h);
     test_winograd_bias_activation(h);
+    test_winograd_heuristic(h);
     test_direct_bwd_data_path();
     CHECK_OK(cudnnDestroy(h));
     return fdnn_test_finish("test_conv");

@@ -143,9 +143,11 @@ fdnn_conv_algo_order(fdnn_conv_dir_t dir)
 {
     /* Implemented algorithms first (fastest first on typical layers, as
      * measured with tools/freednn-bench: the panel GEMM beats Winograd, which
-     * transforms the filter on every call, except on large images with few
-     * channels; the direct solver is ~100x slower than both), then the
-     * unimplemented ones, which the _v7 lists report as NOT_SUPPORTED. */
+     * transforms the filter on every call, except with many tiles per call,
+     * where fdnn_conv_heuristic_order moves WINOGRAD first; the formula
+     * direct loops are ~100x slower, fdnn_conv_prefers_direct picks the
+     * blocked ones), then the unimplemented ones, which the _v7 lists
+     * report as NOT_SUPPORTED. */
     static const int fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {
         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
         CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
@@ -196,6 +198,42 @@ move_to_front(int *order, int count, int algo)
     order[0] = algo;
 }
 
+/* Tiles of 4x4 outputs over the batch (backward data: of dx) from which
+ * the fused WINOGRAD beats the direct solver: below, the filter transform,
+ * 36 x K x C/g values per call, outweighs the 4x saving (ResNet-50 res4 3x3
+ * at mb=1, 16 tiles: 3.9 ms against 1.4 ms; mb=4, 64 tiles: 4.6 against
+ * 4.8 ms; res5 at mb=32, 128 tiles: 33 against 37 ms). */
+#define WINOGRAD_MIN_TILES 96
+
+/* 3x3 stride-1 FLOAT layers (or the FLOAT shadow of a HALF / BFLOAT16 one,
+ * which runs the FP32 solvers on staged copies) with many tiles per filter
+ * and unit column strides (the fused kernels' vector path), and at least 16
+ * channels per group each way: the transforms cost C/g + K/g per tile
+ * against (C/g)(K/g) multiply-adds, so short reductions lose the saving. */
+static bool
+prefers_winograd(const fdnn_conv_problem_t *p)
+{
+    if (p->nsp != 2 || p->ker[1] != 3 || p->ker[2] != 3 || p->stride[1] != 1 || p->stride[2] != 1 ||
+        p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_config_is_integer(p->config) || fdnn_conv_cg(p) < 16 ||
+        fdnn_conv_kg(p) < 16 || p->x.strides[4] != 1 || p->y.strides[4] != 1 ||
+        fdnn_conv_winograd_fused_applicable(p) != CUDNN_STATUS_SUCCESS)
+        return false;
+    const int64_t *sp = p->dir == FDNN_CONV_FWD ? p->out : p->in;
+    double tiles = (double)p->n * (double)((sp[1] + 3) / 4) * (double)((sp[2] + 3) / 4);
+    return tiles >= WINOGRAD_MIN_TILES;
+}
+
+/* Algorithms moved to the front of the order where their predicate holds,
+ * in this order (a later match goes before an earlier one). */
+static const struct {
+    fdnn_conv_dir_t dir;
+    int algo;
+    bool (*prefers)(const fdnn_conv_problem_t *p);
+} preferred[] = {
+    {FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, prefers_winograd},
+    {FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, prefers_winograd},
+};
+
 /* The list's order, with the direct solver first for depthwise-like
  * problems (one input and few output channels per group), where per-group
  * GEMMs are degenerate, and where fdnn_conv_prefers_direct says its blocked
@@ -220,6 +258,11 @@ fdnn_conv_heuristic_order(const fdnn_conv_problem_t *p, int *order)
         int direct = p->dir == FDNN_CONV_FWD ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT : 0; /* ALGO_0 */
         move_to_front(order, count, direct);
     }
+    if (fdnn_conv_bf16_applies(user, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM))
+        return;
+    for (size_t i = 0; i < sizeof(preferred) / sizeof(preferred[0]); i++)
+        if (preferred[i].dir == p->dir && preferred[i].prefers(p))
+            move_to_front(order, count, preferred[i].algo);
 }
 
 bool

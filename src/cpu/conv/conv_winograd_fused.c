@@ -4,10 +4,10 @@
  * convolution of dy, conv_winograd_engine.h).
  *
  * Unlike WINOGRAD_NONFUSED, no transformed input or product tensor goes
- * through memory: the work is cut into blocks of 16 consecutive tiles of one
- * group (counted over the whole batch, so small images still fill the 16
+ * through memory: the work is cut into blocks of 32 consecutive tiles of one
+ * group (counted over the whole batch, so small images still fill the
  * lanes), and one per-ISA kernel (conv_winograd_fused.inc) transforms the
- * block's 6x6 input patches (36 x C/g x 16 floats), multiplies them with the
+ * block's 6x6 input patches (36 x C/g x 32 floats), multiplies them with the
  * transformed filter for 96 output channels at a time and transforms those
  * back to 4x4 outputs while they are in cache.  Only the transformed filter
  * (36 x K x C/g, once per call) and the per-slot scratch are in the

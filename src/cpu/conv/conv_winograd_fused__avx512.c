@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0
- * fdnn_wino_fused_block__avx512 (conv_winograd_engine.h): 12 rows x one
- * vector of 16 tiles per product step (12 accumulators). */
+ * fdnn_wino_fused_block__avx512 (conv_winograd_engine.h): 12 rows x two
+ * vectors of 16 tiles per product step (24 accumulators).  With unit column
+ * strides, the 6x6 input patches are read a row (6 floats) per lane and
+ * turned lane-wise by 16 x 16 transposes, and the 4x4 output tiles are
+ * transposed back and written a row (4 floats) at a time.  Only whole rows
+ * go through vector loads and stores (the rows clipped by the image edges go
+ * element by element), so nothing outside the tensors is touched, masked or
+ * not. */
 #include <immintrin.h>
+#include <stdint.h>
+
+#include "cpu/conv/conv_winograd_engine.h"
+#include "cpu/kernels/transpose_f32_avx512.h"
 
 #define VL 16
 #define VT __m512
@@ -12,4 +22,114 @@
 #define V_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define KR 12
 #define BLOCK_FN fdnn_wino_fused_block__avx512
+#define WINO_PATCH 1
+
+/* The 16 tiles y[i][j][lane] (4x4 each) to dst + out0[lane] + i*sh + j,
+ * the rows and columns of each tile clipped to the output. */
+static inline void
+store_tiles16(const int64_t *out0, const uint32_t *outrow, const uint32_t *outcol, float *dst, int64_t sh,
+              int64_t sc, const float *y, int h)
+{
+    out0 += 16 * h;
+    uint32_t orow[4], ocol[4];
+    for (int i = 0; i < 4; i++)
+        orow[i] = outrow[i] >> (16 * h), ocol[i] = outcol[i] >> (16 * h);
+    outrow = orow, outcol = ocol;
+    /* The same rows two channels on (prefetches never fault): NCHW rows of
+     * a block are far apart and the hardware prefetchers miss them. */
+    for (int l = 0; l < 16; l += 4)
+        for (int i = 0; i < 4; i++)
+            _mm_prefetch((const char *)(dst + 2 * sc + out0[l] + i * sh), _MM_HINT_T0);
+    __m512 v[16];
+    for (int e = 0; e < 16; e++)
+        v[e] = _mm512_loadu_ps(y + e * FDNN_WINO_FUSED_TB + 16 * h);
+    transpose16(v); /* v[lane] = its 16 entries, row-major */
+    uint32_t full = outcol[0] & outcol[1] & outcol[2] & outcol[3];
+    for (int l = 0; l < 16; l++) {
+        if (!((outcol[0] >> l) & 1u))
+            continue; /* past the last tile */
+        float *p = dst + out0[l];
+        if ((full >> l) & 1u) {
+            _mm_storeu_ps(p, _mm512_castps512_ps128(v[l]));
+            if ((outrow[1] >> l) & 1u)
+                _mm_storeu_ps(p + sh, _mm512_extractf32x4_ps(v[l], 1));
+            if ((outrow[2] >> l) & 1u)
+                _mm_storeu_ps(p + 2 * sh, _mm512_extractf32x4_ps(v[l], 2));
+            if ((outrow[3] >> l) & 1u)
+                _mm_storeu_ps(p + 3 * sh, _mm512_extractf32x4_ps(v[l], 3));
+            continue;
+        }
+        float t[16];
+        _mm512_storeu_ps(t, v[l]);
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                if ((outrow[i] >> l) & (outcol[j] >> l) & 1u)
+                    p[i * sh + j] = t[i * 4 + j];
+    }
+}
+#define WINO_STORE_TILES(ln, dst, sh, y)                                                                        \
+    do {                                                                                                      \
+        for (int h_ = 0; h_ < FDNN_WINO_FUSED_TB / 16; h_++)                                                  \
+            store_tiles16((ln).out0, (ln).outrow, (ln).outcol, dst, sh, g->out_sc, &(y)[0][0][0], h_);        \
+    } while (0)
+
 #include "cpu/conv/conv_winograd_fused.inc"
+
+/* Row i of lane l's patch, 6 floats in the low half of a 256-bit vector
+ * (zeros above them and outside the input): the 6 elements of the row at
+ * inw0, moved by xsh, those outside the input zeroed. */
+static inline __m256
+patch_row(const lanes_t *ln, const float *src, int64_t sh, int l, int i, __m256i idx, __mmask8 cols)
+{
+    if (!((ln->inrow[i] >> l) & 1u))
+        return _mm256_setzero_ps();
+    const float *p = src + ln->inw0[l] + i * sh;
+    __m128 lo = _mm_loadu_ps(p);
+    __m128 hi = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(p + 4)));
+    __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+    return _mm256_maskz_permutexvar_ps(cols, idx, r);
+}
+
+static void
+wino_patch(const fdnn_wino_geom_t *g, const lanes_t *ln, const float *src,
+           float d[FDNN_WINO_FUSED_N][FDNN_WINO_FUSED_N][FDNN_WINO_FUSED_TB])
+{
+    if (!ln->wide) { /* rows narrower than a patch: element by element */
+        for (int i = 0; i < FDNN_WINO_FUSED_N; i++)
+            for (int j = 0; j < FDNN_WINO_FUSED_N; j++) {
+                uint32_t m = ln->inrow[i] & ln->incol[j];
+                for (int l = 0; l < FDNN_WINO_FUSED_TB; l++)
+                    d[i][j][l] = (m >> l) & 1u ? src[ln->in0[l] + i * g->in_sh + j] : 0.0f;
+            }
+        return;
+    }
+    for (int h = 0; h < FDNN_WINO_FUSED_TB / 16; h++) {
+        __m256i idx[16];
+        __mmask8 cols[16];
+        for (int l = 0; l < 16; l++) {
+            int lh = 16 * h + l;
+            idx[l] = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(ln->xsh[lh]));
+            unsigned c = 0;
+            for (int j = 0; j < FDNN_WINO_FUSED_N; j++)
+                c |= ((ln->incol[j] >> lh) & 1u) << j;
+            cols[l] = (__mmask8)c;
+        }
+        for (int l = 0; l < 16; l += 4) /* the rows two channels on, as in store_tiles16 */
+            for (int i = 0; i < FDNN_WINO_FUSED_N; i++)
+                _mm_prefetch((const char *)(src + 2 * g->in_sc + ln->inw0[16 * h + l] + i * g->in_sh), _MM_HINT_T0);
+        for (int i = 0; i < FDNN_WINO_FUSED_N; i += 2) {
+            __m512 v[16];
+            for (int l = 0; l < 16; l++) {
+                int lh = 16 * h + l;
+                v[l] = _mm512_insertf32x8(
+                    _mm512_castps256_ps512(patch_row(ln, src, g->in_sh, lh, i, idx[l], cols[l])),
+                    patch_row(ln, src, g->in_sh, lh, i + 1, idx[l], cols[l]), 1);
+            }
+            transpose16(v); /* v[j] = column j of row i, v[8 + j] of row i + 1, over lanes */
+            for (int j = 0; j < FDNN_WINO_FUSED_N; j++) {
+                _mm512_storeu_ps(d[i][j] + 16 * h, v[j]);
+                _mm512_storeu_ps(d[i + 1][j] + 16 * h, v[8 + j]);
+            }
+        }
+    }
+}

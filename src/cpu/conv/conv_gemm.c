@@ -53,10 +53,12 @@
 #define ROWS_KC 256
 #define ROWS_POSITIONS 2048
 #define ROWS_LANES 8
-/* The rows path's tiles of one tap (rows_block_taps) keep dy^T in up to
- * ROWS_CVARS variants of output columns (filters up to ROWS_CV_TAPS wide). */
-#define ROWS_CVARS 3
-#define ROWS_CV_TAPS 16
+/* The rows path's tiles of one tap (rows_block_taps): row blocks of about
+ * ROWS_TAP_TILES row tiles of whole channels of every tap (28 channels x 9
+ * taps on AVX-512), k blocks of whole images, at most ROWS_TAP_KC
+ * positions. */
+#define ROWS_TAP_TILES 24
+#define ROWS_TAP_KC 784
 
 /* Backward filter on 2-D images of FUSED_KC_W or more positions, FP32, the
  * "wide" path: no im2col panel.  The input of one image is copied once,
@@ -262,8 +264,6 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     if (pl->rows) {
         col_el = (double)ROWS_LANES * (ROWS_TILES + 1) * FUSED_MR * ROWS_KC;
         tmp_el = (double)((pl->kg + FUSED_NR - 1) / FUSED_NR * FUSED_NR) * (double)(pl->img_group * pl->osp);
-        if (pl->rows_phased)
-            tmp_el *= ROWS_CVARS; /* dy^T column variants (rows_block_taps) */
     }
     double acc_el = p->dir == FDNN_CONV_BWD_DATA ? (double)pl->cg * (double)pl->isp
                     : p->dir == FDNN_CONV_BWD_FILTER ? w_el

@@ -59,6 +59,7 @@
  * positions. */
 #define ROWS_TAP_TILES 24
 #define ROWS_TAP_KC 784
+#define ROWS_TAP_SKIP_PCT 8
 
 /* Backward filter on 2-D images of FUSED_KC_W or more positions, FP32, the
  * "wide" path: no im2col panel.  The input of one image is copied once,

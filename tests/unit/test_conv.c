@@ -69,13 +69,6 @@ static const shape_t shapes[] = {
      * most), 20 x 9 rows per group two row blocks, Kg = 20 a partial strip,
      * and the position blocks straddle images. */
     S2("rows path groups", 13, 40, 40, 2, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
-    /* The rows path's tiles of one tap (by_tap, 3x3 with 14+ channels per
-     * group): 23 images of 27 positions make k blocks of 18 and 5 whole
-     * images (dy^T output row major within each; 18 fill the lane's block),
-     * channel blocks of 28 and 2, and with padding 3 at stride 2 on a 1-row image the tap rows 0
-     * and 2 never reach the input (a tile with no terms at all), tap row 1
-     * only from output row 1. */
-    S2("rows path tap rows in the padding", 23, 30, 20, 1, 1, 9, 3, 3, 3, 1, 2, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     /* The rows path reading x in place (1x1, 128..255 dense positions, Kg
      * <= 256): 16 images of 144 make image groups of 14 and 2, 200 rows per
      * group two row blocks, Kg = 20 a partial strip. */

@@ -53,13 +53,6 @@
 #define ROWS_KC 256
 #define ROWS_POSITIONS 2048
 #define ROWS_LANES 8
-/* The rows path's tiles of one tap (rows_block_taps): row blocks of about
- * ROWS_TAP_TILES row tiles of whole channels of every tap (28 channels x 9
- * taps on AVX-512), k blocks of whole images, at most ROWS_TAP_KC
- * positions. */
-#define ROWS_TAP_TILES 24
-#define ROWS_TAP_KC 784
-#define ROWS_TAP_SKIP_PCT 8
 
 /* Backward filter on 2-D images of FUSED_KC_W or more positions, FP32, the
  * "wide" path: no im2col panel.  The input of one image is copied once,

@@ -85,7 +85,8 @@ patch_row(const lanes_t *ln, const float *src, int64_t sh, int l, int i, __m256i
         return _mm256_setzero_ps();
     const float *p = src + ln->inw0[l] + i * sh;
     __m128 lo = _mm_loadu_ps(p);
-    __m128 hi = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(p + 4)));
+    /* movq through the unaligned __m64_u type: p + 4 is only 4-byte aligned */
+    __m128 hi = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i_u *)(const void *)(p + 4)));
     __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
     return _mm256_maskz_permutexvar_ps(cols, idx, r);
 }

@@ -267,16 +267,17 @@ time_attn(cudnnDataType_t dt, int heads, int E, int L, int N, bool train)
     return t;
 }
 
-/* peer: oneDNN's RNN primitive or PyTorch's attention, FP32; left out when
- * its median is 0. */
+/* peer: oneDNN's RNN primitive ("oneDNN", ratio "onednn") or PyTorch's
+ * attention ("PyTorch", "torch"), FP32; left out when its median is 0. */
 static void
-row(const char *name, bench_time_t f32, bench_time_t b16, bench_time_t peer, const char *peer_name)
+row(const char *name, bench_time_t f32, bench_time_t b16, bench_time_t peer, const char *peer_name,
+    const char *ratio_name)
 {
     printf("%-28s threads=%d  FP32 %8.2f ms (min %8.2f)  BF16 %8.2f ms (min %8.2f)  bf16-speedup %.2fx", name,
            g_threads, f32.median, f32.min, b16.median, b16.min, f32.median / b16.median);
     if (peer.median > 0)
         printf("  %s-FP32 %8.2f ms (min %8.2f)  %s-ratio %.2fx", peer_name, peer.median, peer.min,
-               strcmp(peer_name, "oneDNN") == 0 ? "onednn" : "torch", peer.median / f32.median);
+               ratio_name, peer.median / f32.median);
     printf("\n");
     fflush(stdout);
 }
@@ -314,7 +315,7 @@ main(int argc, char **argv)
             bench_time_t f32 = g_only != 2 ? time_rnn(cells[c], CUDNN_DATA_FLOAT, T, B, IN, H, tr) : none;
             bench_time_t b16 = g_only != 1 ? time_rnn(cells[c], CUDNN_DATA_BFLOAT16, T, B, IN, H, tr) : none;
             bench_time_t dn = g_only == 0 ? bench_onednn_rnn(c == 0, T, B, IN, H, tr) : none;
-            row(name, f32, b16, dn, "oneDNN");
+            row(name, f32, b16, dn, "oneDNN", "onednn");
         }
     const struct {
         int heads, E, L, N;
@@ -330,7 +331,7 @@ main(int argc, char **argv)
             bench_time_t f32 = g_only != 2 ? time_attn(CUDNN_DATA_FLOAT, h, E, L, N, tr) : none;
             bench_time_t b16 = g_only != 1 ? time_attn(CUDNN_DATA_BFLOAT16, h, E, L, N, tr) : none;
             bench_time_t pt = torch && g_only == 0 ? bench_torch_attn(h, E, L, N, tr, g_reps) : none;
-            row(name, f32, b16, pt, "PyTorch");
+            row(name, f32, b16, pt, "PyTorch", "torch");
         }
     cudnnDestroy(handle);
     return 0;

@@ -5,7 +5,7 @@
 # oneDNN bf16, PSEUDO_HALF), one thread, thread CPU time, median of 5.
 #   sh bench/results/2026-12-04-bf16speed/run.sh MB > out.txt
 mb=${1:-1}
-B=build/tools/freednn-bench/freednn-bench
+B=${B:-build/tools/freednn-bench/freednn-bench}
 export FREEDNN_BENCH_CPU_TIME=1 OMP_NUM_THREADS=1
 shapes=${SHAPES:-../shared/bench/shapes.txt} # run from the repository root of a worktree
 f=$(mktemp)

@@ -3,7 +3,7 @@
  * FP32 against BFLOAT16 data (and oneDNN's FP32 RNN primitives in the same
  * run, onednn_rnn.c), interleaved per case.
  *
- *   bench-rnn [--threads T] [--reps N] [--filter WORD] [--torch]
+ *   bench-rnn [--threads T] [--reps N] [--filter WORD] [--torch] [--phases]
  *
  * Cases: LSTM and GRU, input = hidden = 512, T = 50, batch 32, 1 layer,
  * unidirectional; "infer" is cudnnRNNForward (inference), "train" a
@@ -14,6 +14,12 @@
  * backward data + backward weights; the same at 512 steps, batch 4.  With
  * --torch the attention rows gain PyTorch's torch.nn.MultiheadAttention
  * on the same computation (torch_attn.c) and its ratio to FreeDNN FP32.
+ *
+ * --phases adds a line per training row with the median of each phase:
+ * FreeDNN's training forward, BackwardData and BackwardWeights; oneDNN's
+ * forward (its weight reorders included) and its backward primitive (data
+ * and weights in one; the reorders and the clearing of the weight
+ * gradients included), to show where a gap is.
  *
  * Time: with 1 thread the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID:
  * the machine is shared, time spent descheduled is not counted), else
@@ -32,6 +38,9 @@
 
 static int g_threads = 1, g_reps = 7;
 static int g_only = 0; /* 1: FP32 only, 2: BF16 only (profiling) */
+static bool g_phases = false;
+static double g_phase_t[64][BENCH_PHASES], g_phase_last;
+static int g_rep;
 
 static double
 now_ms(void)
@@ -48,19 +57,41 @@ cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+void
+bench_phase(int i)
+{
+    if (!g_phases)
+        return;
+    double t = now_ms();
+    g_phase_t[g_rep][i] += t - g_phase_last;
+    g_phase_last = t;
+}
+
 bench_time_t
 bench_time(void (*fn)(void *), void *ctx)
 {
+    g_rep = 0;
     fn(ctx);
     double t[64];
     int n = g_reps < 64 ? g_reps : 64;
     for (int i = 0; i < n; i++) {
+        g_rep = i;
+        memset(g_phase_t[i], 0, sizeof(g_phase_t[i]));
         double s = now_ms();
+        g_phase_last = s;
         fn(ctx);
         t[i] = now_ms() - s;
     }
     qsort(t, (size_t)n, sizeof(double), cmp_double);
-    return (bench_time_t){t[n / 2], t[0]};
+    bench_time_t r = {t[n / 2], t[0], {0}};
+    for (int ph = 0; ph < BENCH_PHASES; ph++) {
+        double v[64];
+        for (int i = 0; i < n; i++)
+            v[i] = g_phase_t[i][ph];
+        qsort(v, (size_t)n, sizeof(double), cmp_double);
+        r.phase[ph] = v[n / 2];
+    }
+    return r;
 }
 
 int
@@ -168,12 +199,15 @@ rnn_step(void *arg)
     CK(cudnnRNNForward(handle, r->rnn, r->train ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE, r->lens, r->xd,
                        r->x, r->yd, r->y, r->hd, r->hx, NULL, r->hd, r->cx, NULL, r->wbytes, r->w, r->wsbytes, r->ws,
                        r->rsbytes, r->rs));
+    bench_phase(0);
     if (!r->train)
         return;
     CK(cudnnRNNBackwardData_v8(handle, r->rnn, r->lens, r->yd, r->y, r->dy, r->xd, r->dx, r->hd, r->hx, NULL, NULL,
                                r->hd, r->cx, NULL, NULL, r->wbytes, r->w, r->wsbytes, r->ws, r->rsbytes, r->rs));
+    bench_phase(1);
     CK(cudnnRNNBackwardWeights_v8(handle, r->rnn, CUDNN_WGRAD_MODE_SET, r->lens, r->xd, r->x, r->hd, r->hx, r->yd,
                                   r->y, r->wbytes, r->dw, r->wsbytes, r->ws, r->rsbytes, r->rs));
+    bench_phase(2);
 }
 
 static bench_time_t
@@ -298,6 +332,8 @@ main(int argc, char **argv)
             filter = argv[++i];
         else if (!strcmp(argv[i], "--torch"))
             torch = true;
+        else if (!strcmp(argv[i], "--phases"))
+            g_phases = true;
     }
     srand(13);
     CK(cudnnCreate(&handle));
@@ -311,11 +347,15 @@ main(int argc, char **argv)
             snprintf(name, sizeof(name), "%s h%d T%d mb%d %s", c ? "gru" : "lstm", H, T, B, tr ? "train" : "infer");
             if (filter && !strstr(name, filter))
                 continue;
-            bench_time_t none = {0, 0};
+            bench_time_t none = {0, 0, {0}};
             bench_time_t f32 = g_only != 2 ? time_rnn(cells[c], CUDNN_DATA_FLOAT, T, B, IN, H, tr) : none;
             bench_time_t b16 = g_only != 1 ? time_rnn(cells[c], CUDNN_DATA_BFLOAT16, T, B, IN, H, tr) : none;
             bench_time_t dn = g_only == 0 ? bench_onednn_rnn(c == 0, T, B, IN, H, tr) : none;
             row(name, f32, b16, dn, "oneDNN", "onednn");
+            if (g_phases && tr)
+                printf("%-28s threads=%d  phases FP32 fwd %8.2f bwd-data %8.2f bwd-weights %8.2f ms  "
+                       "oneDNN-FP32 fwd %8.2f bwd(data+weights) %8.2f ms\n",
+                       name, g_threads, f32.phase[0], f32.phase[1], f32.phase[2], dn.phase[0], dn.phase[2]);
         }
     const struct {
         int heads, E, L, N;
@@ -327,7 +367,7 @@ main(int argc, char **argv)
             snprintf(name, sizeof(name), "mha h%d e%d L%d n%d %s", h, E, L, N, tr ? "train" : "fwd");
             if (filter && !strstr(name, filter))
                 continue;
-            bench_time_t none = {0, 0};
+            bench_time_t none = {0, 0, {0}};
             bench_time_t f32 = g_only != 2 ? time_attn(CUDNN_DATA_FLOAT, h, E, L, N, tr) : none;
             bench_time_t b16 = g_only != 1 ? time_attn(CUDNN_DATA_BFLOAT16, h, E, L, N, tr) : none;
             bench_time_t pt = torch && g_only == 0 ? bench_torch_attn(h, E, L, N, tr, g_reps) : none;

@@ -5,9 +5,16 @@
 
 #include <stdbool.h>
 
+#define BENCH_PHASES 3
+
 typedef struct bench_time {
     double median, min; /* ms */
+    double phase[BENCH_PHASES]; /* with --phases: median of each phase's time (ms) */
 } bench_time_t;
+
+/* With --phases, the time since the previous mark (or the start of the run)
+ * is added to phase i of the current run; a no-op otherwise. */
+void bench_phase(int i);
 
 /* Median and minimum of the configured runs of fn(ctx) after a warm-up. */
 bench_time_t bench_time(void (*fn)(void *), void *ctx);

@@ -12,5 +12,5 @@ bench_time_t
 bench_onednn_rnn(bool lstm, int T, int B, int in, int H, bool train)
 {
     (void)lstm, (void)T, (void)B, (void)in, (void)H, (void)train;
-    return (bench_time_t){0, 0};
+    return (bench_time_t){0, 0, {0}};
 }

@@ -23,7 +23,7 @@ bench_torch_attn(int heads, int E, int L, int N, bool train, int reps)
              train ? " --train" : "");
     fflush(stdout);
     FILE *p = popen(cmd, "r");
-    bench_time_t t = {0, 0};
+    bench_time_t t = {0, 0, {0}};
     char line[256], layout[32];
     int got = 0;
     while (p != NULL && fgets(line, sizeof(line), p) != NULL)
@@ -31,7 +31,7 @@ bench_torch_attn(int heads, int E, int L, int N, bool train, int reps)
             got = 1;
     if (p == NULL || pclose(p) != 0 || !got) {
         fprintf(stderr, "bench-rnn: %s failed (is python3-torch installed?)\n", FDNN_ATTN_TORCH_SCRIPT);
-        return (bench_time_t){0, 0};
+        return (bench_time_t){0, 0, {0}};
     }
     return t;
 }

@@ -204,7 +204,9 @@ test_sgemm_epilogues(void)
 static void
 test_sgemm_blocks(void)
 {
-    static const shape_t bs[] = {{9, 40, 1500}, {2900, 3, 5}, {3, 4200, 4}, {200, 600, 30}};
+    /* {300, 130, 1600}: the wide tiles' k blocks of at most 768 (three of
+     * 536), with A blocks sized from them (several row tiles) */
+    static const shape_t bs[] = {{9, 40, 1500}, {2900, 3, 5}, {3, 4200, 4}, {200, 600, 30}, {300, 130, 1600}};
     for (int level = 0; level < fdnn_test_isa_count(); level++) {
         for (size_t s = 0; s < sizeof(bs) / sizeof(bs[0]); s++) {
             variant_t v = {.trans_a = s % 2, .trans_b = s == 2, .alpha = 0.75f, .beta = 0.5f,
@@ -360,7 +362,8 @@ count_hook(void *ctx, float *c, size_t ldc, size_t row, size_t col, size_t rows,
 static void
 test_sgemm_tile_hook(void)
 {
-    static const shape_t hs[] = {{1, 50, 5}, {3, 131, 9}, {37, 300, 700}, {200, 2100, 600}};
+    /* {150, 600, 1700}: several k blocks of the wide tiles (at most 768 each) */
+    static const shape_t hs[] = {{1, 50, 5}, {3, 131, 9}, {37, 300, 700}, {200, 2100, 600}, {150, 600, 1700}};
     for (int level = 0; level < fdnn_test_isa_count(); level++)
         for (size_t s = 0; s < sizeof(hs) / sizeof(hs[0]); s++) {
             size_t m = hs[s].m, n = hs[s].n, k = hs[s].k, ldc = n + 3;

@@ -88,6 +88,8 @@ typedef struct fdnn_sgemm_tile {
     fdnn_f32_pack_t_fn pack_t;
     fdnn_f32_pack_n_fn pack_n, pack_b;
     size_t mr, nr;
+    size_t kc; /* the most k per block (B micro-panels then stream from L2), or
+                  0: the L1-sized block of fdnn_gemm_blocking */
 } fdnn_sgemm_tile_t;
 
 /* A level's choice of tile for a product: depends on the shape only

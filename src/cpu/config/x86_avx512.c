@@ -30,6 +30,17 @@ use_49(const fdnn_sgemm_args_t *args)
     return (double)((n + 48) / 49 * 49) <= 1.05 * (double)n32;
 }
 
+/* The k block of the wide tiles (14x32, 8x48): 768, so a transformer's
+ * hidden size (768) is one block and a product with a deep k makes a
+ * quarter of the passes over C (each block reads and writes all of C, from
+ * L3 or memory once C outgrows L2).  The B micro-panel (96 KiB at NR = 32)
+ * then streams from L2 instead of staying in L1, which the kernels absorb:
+ * 1 thread, median of 5 alternating runs, % of the FMA peak, kc 256 ->
+ * 768: 1024x3072x768 71 -> 75, 1024x768x3072 73 -> 77, 512x3072x768
+ * 67 -> 76, 768x3072x1024 66 -> 74 (docs/performance.md).  Products with
+ * k <= 256 or B read in place are unchanged. */
+#define KC_L2 768
+
 /* 6x49 where it fits (use_49); narrow products (n <= 16) 14x16 with A in
  * place or 28x16 packed; otherwise 8x48 when it pads the product at least
  * 3% less than 14x32 (m = 64 or 128 with large n; the two run at the same
@@ -58,6 +69,7 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
         t.arows = fdnn_f32_gemm_arows_ukernel_8x48__avx512;
         t.mr = 8;
         t.nr = 48;
+        t.kc = KC_L2;
     } else {
         t.ukernel = fdnn_f32_gemm_ukernel_14x32__avx512;
         t.arows = fdnn_f32_gemm_arows_ukernel_14x32__avx512;
@@ -66,6 +78,7 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
         t.arows_half = fdnn_f32_gemm_arows_ukernel_14x16__avx512;
         t.mr = 14;
         t.nr = 32;
+        t.kc = KC_L2;
     }
     return t;
 }

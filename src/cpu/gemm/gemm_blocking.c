@@ -43,6 +43,25 @@ fdnn_gemm_blocking(size_t mr, size_t nr, size_t elem_bytes)
     return b;
 }
 
+fdnn_gemm_blocking_t
+fdnn_gemm_blocking_k(size_t mr, size_t nr, size_t elem_bytes, size_t kc_max, size_t k)
+{
+    fdnn_gemm_blocking_t b = fdnn_gemm_blocking(mr, nr, elem_bytes);
+    if (kc_max == 0)
+        return b;
+    size_t l2 = fdnn_cpu_l2_bytes();
+    if (l2 == 0)
+        l2 = 1024 * 1024;
+    b.kc = kc_max;
+    /* the driver's equal blocks (gemm_driver.inc, run): at most kc_max, a multiple of 8 */
+    size_t blocks = k > 0 ? (k + kc_max - 1) / kc_max : 1;
+    size_t kb = k > 0 ? (k + blocks - 1) / blocks : 1;
+    kb = (kb + 7) / 8 * 8;
+    b.mc = clamp(l2 / 4 / (kb * elem_bytes) / mr, 1, 12) * mr;
+    b.mb = 16 * b.mc;
+    return b;
+}
+
 bool
 fdnn_gemm_is_small(size_t m, size_t n, size_t k)
 {

@@ -16,6 +16,12 @@ typedef struct fdnn_gemm_blocking {
 
 fdnn_gemm_blocking_t fdnn_gemm_blocking(size_t mr, size_t nr, size_t elem_bytes);
 
+/* The same with the k block given (kc_max > 0, a multiple of 8) for a
+ * product of depth k: mc (and mb) follow from the k block the driver will
+ * use (k cut into equal blocks of at most kc_max), so the A block still
+ * fills a quarter of L2.  kc_max == 0: fdnn_gemm_blocking. */
+fdnn_gemm_blocking_t fdnn_gemm_blocking_k(size_t mr, size_t nr, size_t elem_bytes, size_t kc_max, size_t k);
+
 /* True when a product is too small to be worth waking the thread pool. */
 bool fdnn_gemm_is_small(size_t m, size_t n, size_t k);
 

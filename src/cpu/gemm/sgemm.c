@@ -54,7 +54,7 @@ sgemm_config(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
     cfg.b_in_place = false;
     cfg.mr = t.mr;
     cfg.nr = t.nr;
-    fdnn_gemm_blocking_t blk = fdnn_gemm_blocking(cfg.mr, cfg.nr, sizeof(float));
+    fdnn_gemm_blocking_t blk = fdnn_gemm_blocking_k(cfg.mr, cfg.nr, sizeof(float), t.kc, args->k);
     cfg.kc = blk.kc;
     /* The 49-wide B strip (kc x 49) does not stay in L1 at any useful kc; it
      * streams from L2 either way, so a long k block saves passes over C:

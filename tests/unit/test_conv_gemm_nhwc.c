@@ -30,26 +30,37 @@ typedef struct shape {
     int sp[3];      /* D, H, W (D = 1 for 2-D) */
     int xgap, ygap; /* extra elements between positions of x and y */
     bool w_nhwc;
+    int str[3];   /* D, H, W; 0 means 1 */
+    int xline;    /* extra elements after each line (H row) of x: positions not uniform */
 } shape_t;
 
 static const shape_t shapes[] = {
-    {"plain", 2, 3, 8, 6, 1, {1, 5, 7}, 0, 0, true},
-    {"nchw filter", 2, 2, 5, 7, 1, {1, 3, 3}, 0, 0, false},
-    {"groups", 2, 2, 6, 9, 3, {1, 4, 5}, 0, 0, true},
-    {"gaps", 2, 3, 7, 5, 1, {1, 6, 3}, 3, 2, true},
-    {"groups gaps", 2, 2, 4, 6, 2, {1, 3, 4}, 1, 5, false},
-    {"one position", 2, 1, 9, 4, 1, {1, 1, 1}, 0, 0, true},
-    {"one channel", 2, 4, 1, 3, 1, {1, 2, 3}, 0, 0, true},
-    {"3-D", 3, 2, 5, 3, 1, {3, 2, 4}, 2, 0, true},
+    {"plain", 2, 3, 8, 6, 1, {1, 5, 7}, 0, 0, true, {0}, 0},
+    {"nchw filter", 2, 2, 5, 7, 1, {1, 3, 3}, 0, 0, false, {0}, 0},
+    {"groups", 2, 2, 6, 9, 3, {1, 4, 5}, 0, 0, true, {0}, 0},
+    {"gaps", 2, 3, 7, 5, 1, {1, 6, 3}, 3, 2, true, {0}, 0},
+    {"groups gaps", 2, 2, 4, 6, 2, {1, 3, 4}, 1, 5, false, {0}, 0},
+    {"one position", 2, 1, 9, 4, 1, {1, 1, 1}, 0, 0, true, {0}, 0},
+    {"one channel", 2, 4, 1, 3, 1, {1, 2, 3}, 0, 0, true, {0}, 0},
+    {"3-D", 3, 2, 5, 3, 1, {3, 2, 4}, 2, 0, true, {0}, 0},
     /* Over 2^20 multiply-adds: the pool runs at 2 threads; a K block and
      * row blocks beyond one tile. */
-    {"pool", 2, 3, 96, 80, 1, {1, 17, 19}, 0, 0, true},
+    {"pool", 2, 3, 96, 80, 1, {1, 17, 19}, 0, 0, true, {0}, 0},
+    /* Strided: x's rows gathered (forward, backward filter), dx written by
+     * a scatter that blends the reached positions and scales the others. */
+    {"stride 2", 2, 2, 6, 5, 1, {1, 7, 6}, 0, 0, true, {1, 2, 2}, 0},
+    {"stride 2x3 groups gaps", 2, 3, 6, 4, 2, {1, 5, 7}, 2, 1, false, {1, 2, 3}, 0},
+    {"3-D strided", 3, 2, 3, 4, 1, {3, 4, 5}, 1, 0, true, {2, 1, 2}, 0},
+    {"stride 1 irregular", 2, 2, 5, 3, 1, {1, 4, 4}, 0, 0, true, {1, 1, 1}, 3},
+    {"stride 2 pool", 2, 2, 64, 96, 1, {1, 27, 29}, 0, 0, true, {1, 2, 2}, 0},
 };
 #define NSHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))
 
 typedef struct prob {
     const shape_t *s;
-    int pos;                  /* positions per image */
+    int pos, ipos;            /* output and input positions per image */
+    int out[3];               /* output D, H, W */
+    int64_t xst[5], yst[5];   /* element strides N, C, D, H, W of x and y */
     size_t xs, ys, wn;        /* buffer elements of x, y (with gaps), w */
     int cg;
     cudnnTensorDescriptor_t xd, yd;
@@ -60,30 +71,32 @@ typedef struct prob {
     float *x, *w, *y;              /* user layout */
 } prob_t;
 
-/* Offset of (n, c, position) in a channels-last buffer with positions
- * ld apart. */
+/* Offset of (n, c, position p of sp[3]) in a buffer of strides st. */
 static size_t
-at(const prob_t *pb, size_t ld, int n, int c, int p)
+at(const int64_t *st, const int *sp, int n, int c, int p)
 {
-    return ((size_t)n * (size_t)pb->pos + (size_t)p) * ld + (size_t)c;
+    int w = p % sp[2], h = p / sp[2] % sp[1], d = p / (sp[2] * sp[1]);
+    return (size_t)(n * st[0] + c * st[1] + d * st[2] + h * st[3] + w * st[4]);
 }
 
-static void
-set_tensor(cudnnTensorDescriptor_t d, const shape_t *s, int c, int gap)
+/* Channels-last strides with `gap` extra elements after each position and
+ * `line` after each H row; returns the buffer's elements. */
+static size_t
+set_tensor(cudnnTensorDescriptor_t d, const shape_t *s, int c, const int *sp3, int gap, int line, int64_t *st5)
 {
-    int dims[5] = {s->n, c}, st[5];
-    const int *sp = s->sp + (3 - s->nsp);
+    st5[1] = 1;
+    st5[4] = c + gap;
+    st5[3] = st5[4] * sp3[2] + line;
+    st5[2] = st5[3] * sp3[1];
+    st5[0] = st5[2] * sp3[0];
+    int dims[5] = {s->n, c}, st[5] = {(int)st5[0], 1};
     int nb = s->nsp + 2;
-    for (int i = 0; i < s->nsp; i++)
-        dims[2 + i] = sp[i];
-    int str = c + gap;
-    st[1] = 1;
-    for (int i = nb - 1; i >= 2; i--) {
-        st[i] = str;
-        str *= dims[i];
+    for (int i = 0; i < s->nsp; i++) {
+        dims[2 + i] = sp3[3 - s->nsp + i];
+        st[2 + i] = (int)st5[5 - s->nsp + i];
     }
-    st[0] = str;
     CHECK_OK(cudnnSetTensorNdDescriptor(d, CUDNN_DATA_FLOAT, nb, dims, st));
+    return (size_t)(st5[0] * s->n);
 }
 
 static void
@@ -98,26 +111,31 @@ prob_init(prob_t *pb, const shape_t *s, bool real, uint64_t seed)
 {
     memset(pb, 0, sizeof(*pb));
     pb->s = s;
-    pb->pos = s->sp[0] * s->sp[1] * s->sp[2];
+    pb->ipos = s->sp[0] * s->sp[1] * s->sp[2];
+    pb->pos = 1;
+    int str[3];
+    for (int i = 0; i < 3; i++) {
+        str[i] = s->str[i] > 0 ? s->str[i] : 1;
+        pb->out[i] = (s->sp[i] - 1) / str[i] + 1;
+        pb->pos *= pb->out[i];
+    }
     pb->cg = s->c / s->g;
-    pb->xs = (size_t)s->n * (size_t)pb->pos * (size_t)(s->c + s->xgap);
-    pb->ys = (size_t)s->n * (size_t)pb->pos * (size_t)(s->k + s->ygap);
     pb->wn = (size_t)s->k * (size_t)pb->cg;
     CHECK_OK(cudnnCreateTensorDescriptor(&pb->xd));
     CHECK_OK(cudnnCreateTensorDescriptor(&pb->yd));
     CHECK_OK(cudnnCreateFilterDescriptor(&pb->wd));
     CHECK_OK(cudnnCreateConvolutionDescriptor(&pb->cd));
-    set_tensor(pb->xd, s, s->c, s->xgap);
-    set_tensor(pb->yd, s, s->k, s->ygap);
+    pb->xs = set_tensor(pb->xd, s, s->c, s->sp, s->xgap, s->xline, pb->xst);
+    pb->ys = set_tensor(pb->yd, s, s->k, pb->out, s->ygap, 0, pb->yst);
     int wdims[5] = {s->k, pb->cg, 1, 1, 1};
     CHECK_OK(cudnnSetFilterNdDescriptor(pb->wd, CUDNN_DATA_FLOAT, s->w_nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
                                         s->nsp + 2, wdims));
     int zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
-    CHECK_OK(cudnnSetConvolutionNdDescriptor(pb->cd, s->nsp, zero, one, one, CUDNN_CROSS_CORRELATION,
+    CHECK_OK(cudnnSetConvolutionNdDescriptor(pb->cd, s->nsp, zero, str + 3 - s->nsp, one, CUDNN_CROSS_CORRELATION,
                                              CUDNN_DATA_FLOAT));
     CHECK_OK(cudnnSetConvolutionGroupCount(pb->cd, s->g));
 
-    size_t xn = (size_t)s->n * (size_t)s->c * (size_t)pb->pos, yn = (size_t)s->n * (size_t)s->k * (size_t)pb->pos;
+    size_t xn = (size_t)s->n * (size_t)s->c * (size_t)pb->ipos, yn = (size_t)s->n * (size_t)s->k * (size_t)pb->pos;
     fdnn_rng_t rng;
     fdnn_rng_seed(&rng, seed);
     pb->xr = malloc(xn * 8);
@@ -132,14 +150,15 @@ prob_init(prob_t *pb, const shape_t *s, bool real, uint64_t seed)
     fdnn_poison_f32(pb->x, pb->xs); /* the gaps are never read: NaN there would show */
     fdnn_poison_f32(pb->y, pb->ys);
     for (int n = 0; n < s->n; n++)
-        for (int p = 0; p < pb->pos; p++) {
-            for (int c = 0; c < s->c; c++)
-                pb->x[at(pb, (size_t)(s->c + s->xgap), n, c, p)] =
-                    (float)pb->xr[((size_t)n * (size_t)s->c + (size_t)c) * (size_t)pb->pos + (size_t)p];
-            for (int k = 0; k < s->k; k++)
-                pb->y[at(pb, (size_t)(s->k + s->ygap), n, k, p)] =
+        for (int c = 0; c < s->c; c++)
+            for (int p = 0; p < pb->ipos; p++)
+                pb->x[at(pb->xst, s->sp, n, c, p)] =
+                    (float)pb->xr[((size_t)n * (size_t)s->c + (size_t)c) * (size_t)pb->ipos + (size_t)p];
+    for (int n = 0; n < s->n; n++)
+        for (int k = 0; k < s->k; k++)
+            for (int p = 0; p < pb->pos; p++)
+                pb->y[at(pb->yst, pb->out, n, k, p)] =
                     (float)pb->yr[((size_t)n * (size_t)s->k + (size_t)k) * (size_t)pb->pos + (size_t)p];
-        }
     for (size_t i = 0; i < pb->wn; i++)
         pb->w[i] = (float)pb->wr[i]; /* 1x1: KCRS and KRSC alike */
     if (!real) {
@@ -210,49 +229,56 @@ run(cudnnHandle_t h, const prob_t *pb, fdnn_conv_dir_t dir, float alpha, float b
 static const char *dir_name[3] = {"fwd", "bwd_data", "bwd_filter"};
 
 /* Beta 0 into a poisoned output, then alpha 2, beta -1 over integer data
- * (2 ref - old, exact); the gaps keep their poison. */
+ * (2 ref - old, exact); every element outside the tensor (gaps) keeps its
+ * poison. */
 static void
 check_exact(cudnnHandle_t h, const prob_t *pb, const char *where)
 {
     const shape_t *s = pb->s;
+    static const int one_sp[3] = {1, 1, 1};
     for (int d = 0; d < 3; d++) {
         fdnn_conv_dir_t dir = (fdnn_conv_dir_t)d;
         size_t count = out_count(pb, dir);
         const double *ref = dir == FDNN_CONV_FWD ? pb->fwd : dir == FDNN_CONV_BWD_DATA ? pb->bwd_d : pb->bwd_w;
         int rows = dir == FDNN_CONV_BWD_FILTER ? s->k : s->n;
         int ch = dir == FDNN_CONV_FWD ? s->k : dir == FDNN_CONV_BWD_DATA ? s->c : pb->cg;
-        int pos = dir == FDNN_CONV_BWD_FILTER ? 1 : pb->pos;
-        size_t ld = dir == FDNN_CONV_FWD ? (size_t)(s->k + s->ygap)
-                    : dir == FDNN_CONV_BWD_DATA ? (size_t)(s->c + s->xgap)
-                                                : (size_t)pb->cg;
+        int pos = dir == FDNN_CONV_FWD ? pb->pos : dir == FDNN_CONV_BWD_DATA ? pb->ipos : 1;
+        int64_t fst[5] = {pb->cg, 1, 0, 0, 0};
+        const int64_t *st = dir == FDNN_CONV_FWD ? pb->yst : dir == FDNN_CONV_BWD_DATA ? pb->xst : fst;
+        const int *sp = dir == FDNN_CONV_FWD ? pb->out : dir == FDNN_CONV_BWD_DATA ? s->sp : one_sp;
         float *out = fdnn_guarded_alloc(count * 4);
+        char *inside = calloc(count, 1);
+        for (int i = 0; i < rows; i++)
+            for (int c = 0; c < ch; c++)
+                for (int p = 0; p < pos; p++)
+                    inside[at(st, sp, i, c, p)] = 1;
         for (int blend = 0; blend < 2; blend++) {
             fdnn_poison_f32(out, count);
             for (int i = 0; blend && i < rows; i++)
-                for (int p = 0; p < pos; p++)
-                    for (int c = 0; c < ch; c++)
-                        out[((size_t)i * (size_t)pos + (size_t)p) * ld + (size_t)c] = (float)((i + 3 * p + c) % 7 - 3);
-            cudnnStatus_t st = run(h, pb, dir, blend ? 2.0f : 1.0f, blend ? -1.0f : 0.0f, out);
-            CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s %s blend %d: %s", where, dir_name[d], blend,
-                      cudnnGetErrorString(st));
+                for (int c = 0; c < ch; c++)
+                    for (int p = 0; p < pos; p++)
+                        out[at(st, sp, i, c, p)] = (float)((i + 3 * p + c) % 7 - 3);
+            cudnnStatus_t st_ = run(h, pb, dir, blend ? 2.0f : 1.0f, blend ? -1.0f : 0.0f, out);
+            CHECK_MSG(st_ == CUDNN_STATUS_SUCCESS, "%s %s blend %d: %s", where, dir_name[d], blend,
+                      cudnnGetErrorString(st_));
             size_t bad = 0, gaps = 0;
             double got_first = 0, want_first = 0;
             for (int i = 0; i < rows; i++)
-                for (int p = 0; p < pos; p++) {
-                    for (int c = 0; c < ch; c++) {
+                for (int c = 0; c < ch; c++)
+                    for (int p = 0; p < pos; p++) {
                         double r = ref[((size_t)i * (size_t)ch + (size_t)c) * (size_t)pos + (size_t)p];
                         double want = blend ? 2 * r - (double)((i + 3 * p + c) % 7 - 3) : r;
-                        double got = out[((size_t)i * (size_t)pos + (size_t)p) * ld + (size_t)c];
+                        double got = out[at(st, sp, i, c, p)];
                         if (!(got == want) && bad++ == 0)
                             got_first = got, want_first = want;
                     }
-                    for (size_t c = (size_t)ch; c < ld; c++)
-                        gaps += !isnan(out[((size_t)i * (size_t)pos + (size_t)p) * ld + c]);
-                }
+            for (size_t j = 0; j < count; j++)
+                gaps += !inside[j] && !isnan(out[j]);
             CHECK_MSG(bad == 0, "%s %s blend %d: %zu wrong (first: got %g, want %g)", where, dir_name[d], blend, bad,
                       got_first, want_first);
             CHECK_MSG(gaps == 0, "%s %s blend %d: %zu gap elements written", where, dir_name[d], blend, gaps);
         }
+        free(inside);
         fdnn_guarded_free(out);
     }
 }
@@ -269,7 +295,7 @@ test_applicability(void)
         CHECK_MSG(fdnn_conv_gemm_nhwc_applicable(&p) == CUDNN_STATUS_SUCCESS, "%s: declined", shapes[si].name);
         prob_free(&pb);
     }
-    /* NCHW x, padding, stride 2: the per-image engine's. */
+    /* NCHW x, padding, 3x3: the per-image engine's. */
     cudnnTensorDescriptor_t xd, yd;
     cudnnFilterDescriptor_t wd;
     cudnnConvolutionDescriptor_t cd;
@@ -277,12 +303,12 @@ test_applicability(void)
     CHECK_OK(cudnnCreateTensorDescriptor(&yd));
     CHECK_OK(cudnnCreateFilterDescriptor(&wd));
     CHECK_OK(cudnnCreateConvolutionDescriptor(&cd));
-    CHECK_OK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 4, 8, 1, 1));
     const struct {
         cudnnTensorFormat_t f;
-        int pad, stride;
-    } no[3] = {{CUDNN_TENSOR_NCHW, 0, 1}, {CUDNN_TENSOR_NHWC, 1, 1}, {CUDNN_TENSOR_NHWC, 0, 2}};
+        int pad, stride, r;
+    } no[3] = {{CUDNN_TENSOR_NCHW, 0, 1, 1}, {CUDNN_TENSOR_NHWC, 1, 1, 1}, {CUDNN_TENSOR_NHWC, 0, 1, 3}};
     for (int i = 0; i < 3; i++) {
+        CHECK_OK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 4, 8, no[i].r, no[i].r));
         CHECK_OK(cudnnSetTensor4dDescriptor(xd, no[i].f, CUDNN_DATA_FLOAT, 2, 8, 6, 6));
         CHECK_OK(cudnnSetConvolution2dDescriptor(cd, no[i].pad, no[i].pad, no[i].stride, no[i].stride, 1, 1,
                                                  CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The batch 1x1 GEMM: an unpadded stride-1 1x1 convolution whose x and y are
+ * The batch 1x1 GEMM: an unpadded 1x1 convolution whose x and y are
  * channels-last (NHWC, NDHWC: channels dense, every position of the batch a
  * constant stride apart) is one GEMM over all N*D*H*W positions on the
  * user's buffers, with the filter W[K][Cg] (KCRS and KRSC store a 1x1
@@ -8,6 +8,12 @@
  *   forward:         y[NP][Kg]  = alpha x[NP][Cg] W_g^T + beta y (+ bias, ReLU)
  *   backward data:   dx[NP][Cg] = alpha dy[NP][Kg] W_g + beta dx
  *   backward filter: dW_g[Kg][Cg] = alpha dy^T x + beta dW_g
+ *
+ * Strided (or irregularly laid out) x: forward and backward filter gather
+ * x's rows of the output positions into a [NP][C] scratch buffer first (one
+ * pass); backward data computes dx's rows of the reached positions there
+ * and a scatter writes dx (alpha rows + beta dx there, beta dx elsewhere,
+ * dx not read when beta is 0).  Padding stays with the per-image engine.
  *
  * The per-image engine (conv_gemm.h) runs N short products of HW rows there
  * and, backward filter, re-reads a K x C accumulator once per image.  FLOAT

@@ -26,3 +26,4 @@ for side in base new; do
   B=$BASE; [ $side = new ] && B=$NEW
   (uptime; $B --file r50_1x1_mb1.txt --threads 1 --dir all --layout nhwc --iters 5) > layers_1x1_mb1_$side.txt 2>&1
 done
+# (5) the NHWC training step, branch point and this branch alternated: ./net_ab.sh

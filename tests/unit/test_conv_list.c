@@ -23,8 +23,13 @@ test_ids(void)
             continue;
         seen++;
         CHECK(s->id == id);
+        /* The algorithm's general solver is itself, or (a specialised
+         * solver of the algorithm, such as the batch 1x1 GEMM on
+         * channels-last tensors) another solver of the same algorithm. */
         const fdnn_conv_solver_t *t = fdnn_conv_solver_for(s->dir, s->algo, NULL);
-        CHECK_MSG(t == s, "solver %d (%s) is not the one listed for its algorithm", id, s->name);
+        bool specialised = id >= 35 && id <= 37;
+        CHECK_MSG(specialised ? t != NULL && t != s && t->dir == s->dir && t->algo == s->algo : t == s,
+                  "solver %d (%s) is not the one listed for its algorithm", id, s->name);
     }
     CHECK(seen >= 15);
     /* Ids are stable: a few that plans and logs refer to. */

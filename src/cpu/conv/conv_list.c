@@ -16,6 +16,7 @@
 #include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_fft.h"
 #include "cpu/conv/conv_gemm.h"
+#include "cpu/conv/conv_gemm_nhwc.h"
 #include "cpu/conv/conv_lowp.h"
 #include "cpu/conv/conv_int8.h"
 #include "cpu/conv/conv_winograd.h"
@@ -67,7 +68,19 @@ GEMM_VARIANT(EXPLICIT)
 FFT_VARIANT(FFT, false)
 FFT_VARIANT(FFT_TILING, true)
 
+/* Several solvers may implement one algorithm: the specialised ones are
+ * listed first and run the problems they accept (fdnn_conv_algo_check and
+ * fdnn_conv_run take the first applicable one of the algorithm, in list
+ * order); the general one, listed last, runs the rest and is the one
+ * fdnn_conv_solver_for names.  They share the algorithm's workspace
+ * contract (the zero-workspace algorithms stay at zero). */
+#define NHWC_1X1(id, name, dir, algo)                                                                             \
+    {id, name, dir, algo, fdnn_conv_gemm_nhwc_applicable, fdnn_conv_gemm_nhwc_workspace, fdnn_conv_gemm_nhwc_execute}
+
 static const fdnn_conv_solver_t solvers[] = {
+    NHWC_1X1(35, "fwd_gemm_nhwc_1x1", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM),
+    NHWC_1X1(36, "bwd_data_gemm_nhwc_1x1", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1),
+    NHWC_1X1(37, "bwd_filter_gemm_nhwc_1x1", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1),
     {1, "fwd_implicit_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, always, ws_IMPLICIT,
      run_IMPLICIT},
     {2, "fwd_implicit_precomp_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, always,
@@ -127,15 +140,32 @@ missing_reason(fdnn_conv_dir_t dir, int algo)
     return "this algorithm is not implemented in FreeDNN yet";
 }
 
+#define NSOLVERS (sizeof(solvers) / sizeof(solvers[0]))
+
+/* The algorithm's general solver: the last listed for it. */
 const fdnn_conv_solver_t *
 fdnn_conv_solver_for(fdnn_conv_dir_t dir, int algo, const char **reason)
 {
-    for (size_t i = 0; i < sizeof(solvers) / sizeof(solvers[0]); i++)
+    for (size_t i = NSOLVERS; i-- > 0;)
         if (solvers[i].dir == dir && solvers[i].algo == algo)
             return &solvers[i];
     if (reason != NULL)
         *reason = missing_reason(dir, algo);
     return NULL;
+}
+
+/* The solver that runs p with algo: the first of the algorithm's solvers
+ * that accepts p, else the general one (whose applicability then gives the
+ * reason).  A specialised solver that declines leaves a reason that the
+ * general one's check replaces, so only a real failure is reported. */
+static const fdnn_conv_solver_t *
+solver_select(const fdnn_conv_problem_t *p, int algo, const char **reason)
+{
+    const fdnn_conv_solver_t *general = fdnn_conv_solver_for(p->dir, algo, reason);
+    for (size_t i = 0; general != NULL && &solvers[i] != general; i++)
+        if (solvers[i].dir == p->dir && solvers[i].algo == algo && solvers[i].applicable(p) == CUDNN_STATUS_SUCCESS)
+            return &solvers[i];
+    return general;
 }
 
 const int *
@@ -179,7 +209,7 @@ fdnn_conv_algo_order(fdnn_conv_dir_t dir)
 const fdnn_conv_solver_t *
 fdnn_conv_solver_by_id(int id)
 {
-    for (size_t i = 0; i < sizeof(solvers) / sizeof(solvers[0]); i++)
+    for (size_t i = 0; i < NSOLVERS; i++)
         if (solvers[i].id == id)
             return &solvers[i];
     return NULL;
@@ -332,7 +362,7 @@ fdnn_conv_algo_check(const fdnn_conv_problem_t *p, int algo, size_t *workspace_b
     if (fdnn_conv_config_is_integer(p->config))
         return fdnn_conv_int8_algo_check(p, algo, workspace_bytes);
     const char *reason = "";
-    const fdnn_conv_solver_t *s = fdnn_conv_solver_for(p->dir, algo, &reason);
+    const fdnn_conv_solver_t *s = solver_select(p, algo, &reason);
     if (s == NULL)
         return FDNN_NOT_SUPPORTED("%s", reason);
     RETURN_IF_ERROR(s->applicable(p));
@@ -353,7 +383,7 @@ fdnn_conv_run(const fdnn_conv_exec_t *e, int algo)
     if (need > 0 && e->workspace == NULL)
         return FDNN_BAD_PARAM("workSpace is NULL (workSpaceSizeInBytes %zu), algorithm %d needs %zu",
                               e->workspace_bytes, algo, need);
-    const fdnn_conv_solver_t *s = fdnn_conv_solver_for(e->p->dir, algo, NULL);
+    const fdnn_conv_solver_t *s = solver_select(e->p, algo, NULL);
     fdnn_conv_exec_t run = *e;
     /* Below about a million multiply-adds, waking the workers costs more
      * than the work; results are the same either way.  A depthwise

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The batch 1x1 GEMM solvers (src/cpu/conv/conv_gemm_nhwc.c: fwd
+ * IMPLICIT_GEMM, backward data and filter ALGO_1 on channels-last 1x1
+ * problems), through the cuDNN API:
+ *
+ *   - they are the ones that run (applicable on every shape here, declining
+ *     NCHW data, padding and stride 2, where the per-image engine runs);
+ *   - against the float64 reference (src/ref) on small-integer data (every
+ *     sum exact, so the comparison is exact): groups, 3-D, odd sizes, one
+ *     position, NHWC and NCHW filter descriptors, positions further apart
+ *     than the channels (user strides with gaps), outputs poisoned (beta 0)
+ *     or blended (alpha 2, beta -1), every ISA level; the gaps of a strided
+ *     output stay untouched;
+ *   - bitwise identical at 1 and 2 threads on real-valued data over the
+ *     pool's threshold;
+ *   - workspace 0 (the zero-workspace algorithms stay so). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/conv.h"
+#include "cpu/conv/conv_gemm_nhwc.h"
+#include "freednn.h"
+#include "ref/conv_ref.h"
+#include "testutil.h"
+
+typedef struct shape {
+    const char *name;
+    int nsp, n, c, k, g;
+    int sp[3];      /* D, H, W (D = 1 for 2-D) */
+    int xgap, ygap; /* extra elements between positions of x and y */
+    bool w_nhwc;
+    int str[3];   /* D, H, W; 0 means 1 */
+    int xline;    /* extra elements after each line (H row) of x: positions not uniform */
+} shape_t;
+
+static const shape_t shapes[] = {
+    {"plain", 2, 3, 8, 6, 1, {1, 5, 7}, 0, 0, true, {0}, 0},
+    {"nchw filter", 2, 2, 5, 7, 1, {1, 3, 3}, 0, 0, false, {0}, 0},
+    {"groups", 2, 2, 6, 9, 3, {1, 4, 5}, 0, 0, true, {0}, 0},
+    {"gaps", 2, 3, 7, 5, 1, {1, 6, 3}, 3, 2, true, {0}, 0},
+    {"groups gaps", 2, 2, 4, 6, 2, {1, 3, 4}, 1, 5, false, {0}, 0},
+    {"one position", 2, 1, 9, 4, 1, {1, 1, 1}, 0, 0, true, {0}, 0},
+    {"one channel", 2, 4, 1, 3, 1, {1, 2, 3}, 0, 0, true, {0}, 0},
+    {"3-D", 3, 2, 5, 3, 1, {3, 2, 4}, 2, 0, true, {0}, 0},
+    /* Over 2^20 multiply-adds: the pool runs at 2 threads; a K block and
+     * row blocks beyond one tile. */
+    {"pool", 2, 3, 96, 80, 1, {1, 17, 19}, 0, 0, true, {0}, 0},
+    /* Strided: x's rows gathered (forward, backward filter), dx written by
+     * a scatter that blends the reached positions and scales the others. */
+    {"stride 2", 2, 2, 6, 5, 1, {1, 7, 6}, 0, 0, true, {1, 2, 2}, 0},
+    {"stride 2x3 groups gaps", 2, 3, 6, 4, 2, {1, 5, 7}, 2, 1, false, {1, 2, 3}, 0},
+    {"3-D strided", 3, 2, 3, 4, 1, {3, 4, 5}, 1, 0, true, {2, 1, 2}, 0},
+    {"stride 1 irregular", 2, 2, 5, 3, 1, {1, 4, 4}, 0, 0, true, {1, 1, 1}, 3},
+    {"stride 2 pool", 2, 2, 64, 96, 1, {1, 27, 29}, 0, 0, true, {1, 2, 2}, 0},
+};
+#define NSHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))
+
+typedef struct prob {
+    const shape_t *s;
+    int pos, ipos;            /* output and input positions per image */
+    int out[3];               /* output D, H, W */
+    int64_t xst[5], yst[5];   /* element strides N, C, D, H, W of x and y */
+    size_t xs, ys, wn;        /* buffer elements of x, y (with gaps), w */
+    int cg;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    double *xr, *wr, *yr;          /* packed NCHW operands */
+    double *fwd, *bwd_d, *bwd_w;   /* reference results, packed NCHW */
+    float *x, *w, *y;              /* user layout */
+} prob_t;
+
+/* Offset of (n, c, position p of sp[3]) in a buffer of strides st. */
+static size_t
+at(const int64_t *st, const int *sp, int n, int c, int p)
+{
+    int w = p % sp[2], h = p / sp[2] % sp[1], d = p / (sp[2] * sp[1]);
+    return (size_t)(n * st[0] + c * st[1] + d * st[2] + h * st[3] + w * st[4]);
+}
+
+/* Channels-last strides with `gap` extra elements after each position and
+ * `line` after each H row; returns the buffer's elements. */
+static size_t
+set_tensor(cudnnTensorDescriptor_t d, const shape_t *s, int c, const int *sp3, int gap, int line, int64_t *st5)
+{
+    st5[1] = 1;
+    st5[4] = c + gap;
+    st5[3] = st5[4] * sp3[2] + line;
+    st5[2] = st5[3] * sp3[1];
+    st5[0] = st5[2] * sp3[0];
+    int dims[5] = {s->n, c}, st[5] = {(int)st5[0], 1};
+    int nb = s->nsp + 2;
+    for (int i = 0; i < s->nsp; i++) {
+        dims[2 + i] = sp3[3 - s->nsp + i];
+        st[2 + i] = (int)st5[5 - s->nsp + i];
+    }
+    CHECK_OK(cudnnSetTensorNdDescriptor(d, CUDNN_DATA_FLOAT, nb, dims, st));
+    return (size_t)(st5[0] * s->n);
+}
+
+static void
+fill(fdnn_rng_t *rng, double *v, size_t n, bool real)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = real ? fdnn_rng_uniform(rng, -1, 1) : (double)fdnn_rng_int(rng, -3, 3);
+}
+
+static void
+prob_init(prob_t *pb, const shape_t *s, bool real, uint64_t seed)
+{
+    memset(pb, 0, sizeof(*pb));
+    pb->s = s;
+    pb->ipos = s->sp[0] * s->sp[1] * s->sp[2];
+    pb->pos = 1;
+    int str[3];
+    for (int i = 0; i < 3; i++) {
+        str[i] = s->str[i] > 0 ? s->str[i] : 1;
+        pb->out[i] = (s->sp[i] - 1) / str[i] + 1;
+        pb->pos *= pb->out[i];
+    }
+    pb->cg = s->c / s->g;
+    pb->wn = (size_t)s->k * (size_t)pb->cg;
+    CHECK_OK(cudnnCreateTensorDescriptor(&pb->xd));
+    CHECK_OK(cudnnCreateTensorDescriptor(&pb->yd));
+    CHECK_OK(cudnnCreateFilterDescriptor(&pb->wd));
+    CHECK_OK(cudnnCreateConvolutionDescriptor(&pb->cd));
+    pb->xs = set_tensor(pb->xd, s, s->c, s->sp, s->xgap, s->xline, pb->xst);
+    pb->ys = set_tensor(pb->yd, s, s->k, pb->out, s->ygap, 0, pb->yst);
+    int wdims[5] = {s->k, pb->cg, 1, 1, 1};
+    CHECK_OK(cudnnSetFilterNdDescriptor(pb->wd, CUDNN_DATA_FLOAT, s->w_nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                        s->nsp + 2, wdims));
+    int zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+    CHECK_OK(cudnnSetConvolutionNdDescriptor(pb->cd, s->nsp, zero, str + 3 - s->nsp, one, CUDNN_CROSS_CORRELATION,
+                                             CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetConvolutionGroupCount(pb->cd, s->g));
+
+    size_t xn = (size_t)s->n * (size_t)s->c * (size_t)pb->ipos, yn = (size_t)s->n * (size_t)s->k * (size_t)pb->pos;
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, seed);
+    pb->xr = malloc(xn * 8);
+    pb->wr = malloc(pb->wn * 8);
+    pb->yr = malloc(yn * 8);
+    fill(&rng, pb->xr, xn, real);
+    fill(&rng, pb->wr, pb->wn, real);
+    fill(&rng, pb->yr, yn, real);
+    pb->x = fdnn_guarded_alloc(pb->xs * 4);
+    pb->w = fdnn_guarded_alloc(pb->wn * 4);
+    pb->y = fdnn_guarded_alloc(pb->ys * 4);
+    fdnn_poison_f32(pb->x, pb->xs); /* the gaps are never read: NaN there would show */
+    fdnn_poison_f32(pb->y, pb->ys);
+    for (int n = 0; n < s->n; n++)
+        for (int c = 0; c < s->c; c++)
+            for (int p = 0; p < pb->ipos; p++)
+                pb->x[at(pb->xst, s->sp, n, c, p)] =
+                    (float)pb->xr[((size_t)n * (size_t)s->c + (size_t)c) * (size_t)pb->ipos + (size_t)p];
+    for (int n = 0; n < s->n; n++)
+        for (int k = 0; k < s->k; k++)
+            for (int p = 0; p < pb->pos; p++)
+                pb->y[at(pb->yst, pb->out, n, k, p)] =
+                    (float)pb->yr[((size_t)n * (size_t)s->k + (size_t)k) * (size_t)pb->pos + (size_t)p];
+    for (size_t i = 0; i < pb->wn; i++)
+        pb->w[i] = (float)pb->wr[i]; /* 1x1: KCRS and KRSC alike */
+    if (!real) {
+        fdnn_conv_problem_t p;
+        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, pb->xd, pb->wd, pb->cd, pb->yd, &p));
+        pb->fwd = malloc(yn * 8);
+        pb->bwd_d = malloc(xn * 8);
+        pb->bwd_w = malloc(pb->wn * 8);
+        fdnn_ref_conv_fwd(&p, pb->xr, pb->wr, pb->fwd);
+        fdnn_ref_conv_bwd_data(&p, pb->yr, pb->wr, pb->bwd_d);
+        fdnn_ref_conv_bwd_filter(&p, pb->xr, pb->yr, pb->bwd_w);
+    }
+}
+
+static void
+prob_free(prob_t *pb)
+{
+    cudnnDestroyTensorDescriptor(pb->xd);
+    cudnnDestroyTensorDescriptor(pb->yd);
+    cudnnDestroyFilterDescriptor(pb->wd);
+    cudnnDestroyConvolutionDescriptor(pb->cd);
+    free(pb->xr);
+    free(pb->wr);
+    free(pb->yr);
+    free(pb->fwd);
+    free(pb->bwd_d);
+    free(pb->bwd_w);
+    fdnn_guarded_free(pb->x);
+    fdnn_guarded_free(pb->w);
+    fdnn_guarded_free(pb->y);
+}
+
+/* The output buffer's elements, and where reference element (n, c, p) of
+ * it lives (filter: n = k, p = 0). */
+static size_t
+out_count(const prob_t *pb, fdnn_conv_dir_t dir)
+{
+    return dir == FDNN_CONV_FWD ? pb->ys : dir == FDNN_CONV_BWD_DATA ? pb->xs : pb->wn;
+}
+
+static cudnnStatus_t
+run(cudnnHandle_t h, const prob_t *pb, fdnn_conv_dir_t dir, float alpha, float beta, float *out)
+{
+    size_t ws = 99;
+    switch (dir) {
+    case FDNN_CONV_FWD:
+        CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, pb->xd, pb->wd, pb->cd, pb->yd,
+                                                         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &ws));
+        CHECK(ws == 0);
+        return cudnnConvolutionForward(h, &alpha, pb->xd, pb->x, pb->wd, pb->w, pb->cd,
+                                       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, NULL, 0, &beta, pb->yd, out);
+    case FDNN_CONV_BWD_DATA:
+        CHECK_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, pb->wd, pb->yd, pb->cd, pb->xd,
+                                                              CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws));
+        CHECK(ws == 0);
+        return cudnnConvolutionBackwardData(h, &alpha, pb->wd, pb->w, pb->yd, pb->y, pb->cd,
+                                            CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, NULL, 0, &beta, pb->xd, out);
+    case FDNN_CONV_BWD_FILTER:
+        CHECK_OK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, pb->xd, pb->yd, pb->cd, pb->wd,
+                                                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws));
+        CHECK(ws == 0);
+        return cudnnConvolutionBackwardFilter(h, &alpha, pb->xd, pb->x, pb->yd, pb->y, pb->cd,
+                                              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, NULL, 0, &beta, pb->wd, out);
+    }
+    return CUDNN_STATUS_INTERNAL_ERROR;
+}
+
+static const char *dir_name[3] = {"fwd", "bwd_data", "bwd_filter"};
+
+/* Beta 0 into a poisoned output, then alpha 2, beta -1 over integer data
+ * (2 ref - old, exact); every element outside the tensor (gaps) keeps its
+ * poison. */
+static void
+check_exact(cudnnHandle_t h, const prob_t *pb, const char *where)
+{
+    const shape_t *s = pb->s;
+    static const int one_sp[3] = {1, 1, 1};
+    for (int d = 0; d < 3; d++) {
+        fdnn_conv_dir_t dir = (fdnn_conv_dir_t)d;
+        size_t count = out_count(pb, dir);
+        const double *ref = dir == FDNN_CONV_FWD ? pb->fwd : dir == FDNN_CONV_BWD_DATA ? pb->bwd_d : pb->bwd_w;
+        int rows = dir == FDNN_CONV_BWD_FILTER ? s->k : s->n;
+        int ch = dir == FDNN_CONV_FWD ? s->k : dir == FDNN_CONV_BWD_DATA ? s->c : pb->cg;
+        int pos = dir == FDNN_CONV_FWD ? pb->pos : dir == FDNN_CONV_BWD_DATA ? pb->ipos : 1;
+        int64_t fst[5] = {pb->cg, 1, 0, 0, 0};
+        const int64_t *st = dir == FDNN_CONV_FWD ? pb->yst : dir == FDNN_CONV_BWD_DATA ? pb->xst : fst;
+        const int *sp = dir == FDNN_CONV_FWD ? pb->out : dir == FDNN_CONV_BWD_DATA ? s->sp : one_sp;
+        float *out = fdnn_guarded_alloc(count * 4);
+        char *inside = calloc(count, 1);
+        for (int i = 0; i < rows; i++)
+            for (int c = 0; c < ch; c++)
+                for (int p = 0; p < pos; p++)
+                    inside[at(st, sp, i, c, p)] = 1;
+        for (int blend = 0; blend < 2; blend++) {
+            fdnn_poison_f32(out, count);
+            for (int i = 0; blend && i < rows; i++)
+                for (int c = 0; c < ch; c++)
+                    for (int p = 0; p < pos; p++)
+                        out[at(st, sp, i, c, p)] = (float)((i + 3 * p + c) % 7 - 3);
+            cudnnStatus_t st_ = run(h, pb, dir, blend ? 2.0f : 1.0f, blend ? -1.0f : 0.0f, out);
+            CHECK_MSG(st_ == CUDNN_STATUS_SUCCESS, "%s %s blend %d: %s", where, dir_name[d], blend,
+                      cudnnGetErrorString(st_));
+            size_t bad = 0, gaps = 0;
+            double got_first = 0, want_first = 0;
+            for (int i = 0; i < rows; i++)
+                for (int c = 0; c < ch; c++)
+                    for (int p = 0; p < pos; p++) {
+                        double r = ref[((size_t)i * (size_t)ch + (size_t)c) * (size_t)pos + (size_t)p];
+                        double want = blend ? 2 * r - (double)((i + 3 * p + c) % 7 - 3) : r;
+                        double got = out[at(st, sp, i, c, p)];
+                        if (!(got == want) && bad++ == 0)
+                            got_first = got, want_first = want;
+                    }
+            for (size_t j = 0; j < count; j++)
+                gaps += !inside[j] && !isnan(out[j]);
+            CHECK_MSG(bad == 0, "%s %s blend %d: %zu wrong (first: got %g, want %g)", where, dir_name[d], blend, bad,
+                      got_first, want_first);
+            CHECK_MSG(gaps == 0, "%s %s blend %d: %zu gap elements written", where, dir_name[d], blend, gaps);
+        }
+        free(inside);
+        fdnn_guarded_free(out);
+    }
+}
+
+/* The solvers accept every shape above and decline what they do not do. */
+static void
+test_applicability(void)
+{
+    for (int si = 0; si < NSHAPES; si++) {
+        prob_t pb;
+        prob_init(&pb, &shapes[si], true, 1);
+        fdnn_conv_problem_t p;
+        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, pb.xd, pb.wd, pb.cd, pb.yd, &p));
+        CHECK_MSG(fdnn_conv_gemm_nhwc_applicable(&p) == CUDNN_STATUS_SUCCESS, "%s: declined", shapes[si].name);
+        prob_free(&pb);
+    }
+    /* NCHW x, padding, 3x3: the per-image engine's. */
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    CHECK_OK(cudnnCreateTensorDescriptor(&xd));
+    CHECK_OK(cudnnCreateTensorDescriptor(&yd));
+    CHECK_OK(cudnnCreateFilterDescriptor(&wd));
+    CHECK_OK(cudnnCreateConvolutionDescriptor(&cd));
+    const struct {
+        cudnnTensorFormat_t f;
+        int pad, stride, r;
+    } no[3] = {{CUDNN_TENSOR_NCHW, 0, 1, 1}, {CUDNN_TENSOR_NHWC, 1, 1, 1}, {CUDNN_TENSOR_NHWC, 0, 1, 3}};
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 4, 8, no[i].r, no[i].r));
+        CHECK_OK(cudnnSetTensor4dDescriptor(xd, no[i].f, CUDNN_DATA_FLOAT, 2, 8, 6, 6));
+        CHECK_OK(cudnnSetConvolution2dDescriptor(cd, no[i].pad, no[i].pad, no[i].stride, no[i].stride, 1, 1,
+                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+        int on, oc, oh, ow;
+        CHECK_OK(cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow));
+        CHECK_OK(cudnnSetTensor4dDescriptor(yd, no[i].f, CUDNN_DATA_FLOAT, on, oc, oh, ow));
+        fdnn_conv_problem_t p;
+        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, xd, wd, cd, yd, &p));
+        CHECK_MSG(fdnn_conv_gemm_nhwc_applicable(&p) == CUDNN_STATUS_NOT_SUPPORTED, "case %d accepted", i);
+    }
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyFilterDescriptor(wd);
+    cudnnDestroyConvolutionDescriptor(cd);
+}
+
+static void
+test_against_reference(cudnnHandle_t h)
+{
+    int isas = fdnn_test_isa_count();
+    for (int si = 0; si < NSHAPES; si++) {
+        prob_t pb;
+        prob_init(&pb, &shapes[si], false, 100 + (uint64_t)si);
+        for (int li = 0; li < isas; li++)
+            for (int threads = 1; threads <= 2; threads++) {
+                CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(li)));
+                CHECK_OK(freednnSetNumThreads(h, threads));
+                char where[160];
+                snprintf(where, sizeof(where), "%s isa %s threads %d", shapes[si].name, fdnn_test_isa_name(li),
+                         threads);
+                check_exact(h, &pb, where);
+            }
+        prob_free(&pb);
+    }
+    CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isas - 1)));
+    CHECK_OK(freednnSetNumThreads(h, 1));
+}
+
+static void
+test_threads_bitwise(cudnnHandle_t h)
+{
+    for (int si = 0; si < NSHAPES; si++) {
+        prob_t pb;
+        prob_init(&pb, &shapes[si], true, 7 + (uint64_t)si);
+        for (int d = 0; d < 3; d++) {
+            size_t count = out_count(&pb, (fdnn_conv_dir_t)d);
+            float *one = fdnn_guarded_alloc(count * 4), *two = fdnn_guarded_alloc(count * 4);
+            fdnn_poison_f32(one, count);
+            fdnn_poison_f32(two, count);
+            CHECK_OK(freednnSetNumThreads(h, 1));
+            CHECK_OK(run(h, &pb, (fdnn_conv_dir_t)d, 1, 0, one));
+            CHECK_OK(freednnSetNumThreads(h, 2));
+            CHECK_OK(run(h, &pb, (fdnn_conv_dir_t)d, 1, 0, two));
+            CHECK_MSG(memcmp(one, two, count * 4) == 0, "%s %s: 1 and 2 threads differ", shapes[si].name,
+                      dir_name[d]);
+            fdnn_guarded_free(one);
+            fdnn_guarded_free(two);
+        }
+        prob_free(&pb);
+    }
+    CHECK_OK(freednnSetNumThreads(h, 1));
+}
+
+int
+main(void)
+{
+    cudnnHandle_t h;
+    CHECK_OK(cudnnCreate(&h));
+    test_applicability();
+    test_against_reference(h);
+    test_threads_bitwise(h);
+    CHECK_OK(cudnnDestroy(h));
+    return fdnn_test_finish("test_conv_gemm_nhwc");
+}

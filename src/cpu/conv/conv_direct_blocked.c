@@ -9,6 +9,8 @@
 #include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/kernels/conv_direct.h"
 #include "cpu/config/config.h"
+#include "cpu/simd/cvt.h"
+#include "cpu/tensor/convert_row.h"
 
 #define KB FDNN_CONV_DIRECT_KB
 
@@ -102,7 +104,78 @@ typedef struct job {
     int64_t nkt; /* tasks along K per group: ceil(nkb / kbt) */
     int64_t nrg; /* row groups per output depth: ceil(oh / rows) */
     bool transposed; /* filter element (k, c) is p->w's (c, k): backward data */
+    /* Storage types (fdnn_conv_direct_blocked_converts): FLOAT, or HALF /
+     * BFLOAT16 converted to FP32 in the reorders and rounded back in the
+     * store; the converters of the handle's ISA for the 16-bit type. */
+    cudnnDataType_t dt;
+    fdnn_convert_row_fn to_f32, from_f32;
 } job_t;
+
+/* Element i of a 16-bit operand of type dt as FP32 (exact). */
+static inline float
+load16(cudnnDataType_t dt, const void *src, int64_t i)
+{
+    uint16_t v = ((const uint16_t *)src)[i];
+    return dt == CUDNN_DATA_HALF ? fdnn_f16_to_f32(v) : fdnn_bf16_to_f32(v);
+}
+
+/* v rounded to dt (nearest even), one element (the rows use from_f32). */
+static inline uint16_t
+store16(cudnnDataType_t dt, float v)
+{
+    return dt == CUDNN_DATA_HALF ? fdnn_f32_to_f16(v) : fdnn_f32_to_bf16(v);
+}
+
+bool
+fdnn_conv_direct_blocked_converts(const fdnn_conv_problem_t *p)
+{
+    cudnnDataType_t dt = p->x.dtype;
+    if (p->dir != FDNN_CONV_FWD || (dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16))
+        return false;
+    return p->w.dtype == dt && p->y.dtype == dt;
+}
+
+/* Most FP32 values of reorder_filter16's converted rows (16 KiB, in L1). */
+#define FILTER16_FLOATS 4096
+
+/* reorder_filter of a 16-bit filter stored K x C x taps with the taps and
+ * then the channels packed (KCRS): the block's 16 rows of cc x taps
+ * contiguous values converted first (the row converter, exact), then
+ * placed as the FP32 reorder places them; false (nothing written) for other
+ * layouts or blocks too large, which convert element by element. */
+static bool
+reorder_filter16(const job_t *j, int64_t g, int64_t kb, int64_t cb, int64_t kc, int64_t cc, float *dst)
+{
+    const fdnn_conv_problem_t *p = j->p;
+    const plan_t *pl = &j->pl;
+    int64_t taps = pl->taps, row = cc * taps;
+    const int64_t *st = p->w.strides;
+    /* (a dimension of extent 1 may carry any stride) */
+    bool packed = (p->ker[2] == 1 || st[4] == 1) && (p->ker[1] == 1 || st[3] == p->ker[2]) &&
+                  (p->ker[0] == 1 || st[2] == p->ker[1] * p->ker[2]) && (cc == 1 || st[1] == taps);
+    if (j->transposed || !packed || KB * row > FILTER16_FLOATS)
+        return false;
+    float rows[FILTER16_FLOATS];
+    const uint16_t *w = (const uint16_t *)j->e->w_in + fdnn_conv_off5(&p->w, g * pl->kg + kb * KB, cb * pl->cin, 0, 0, 0);
+    for (int64_t k = 0; k < kc; k++)
+        j->to_f32(w + k * st[0], rows + k * row, (size_t)row);
+    for (int64_t qd = 0; qd < p->ker[0]; qd++)
+        for (int64_t qh = 0; qh < p->ker[1]; qh++)
+            for (int64_t qw = 0; qw < p->ker[2]; qw++) {
+                int64_t fd = p->flip ? p->ker[0] - 1 - qd : qd, fh = p->flip ? p->ker[1] - 1 - qh : qh;
+                int64_t fw = p->flip ? p->ker[2] - 1 - qw : qw;
+                const float *src = rows + (fd * p->ker[1] + fh) * p->ker[2] + fw;
+                for (int64_t c = 0; c < pl->cin; c++, dst += KB) {
+                    int64_t k = 0;
+                    if (c < cc)
+                        for (; k < kc; k++)
+                            dst[k] = src[k * row + c * taps];
+                    for (; k < KB; k++)
+                        dst[k] = 0;
+                }
+            }
+    return true;
+}
 
 /* Filter block (g, kb, cb) for task = (g*nkb + kb)*ncb + cb: taps in the
  * kernel's order, then cin channels, then 16 output channels. */
@@ -113,11 +186,14 @@ reorder_filter(void *arg, size_t task)
     const fdnn_conv_problem_t *p = j->p;
     const plan_t *pl = &j->pl;
     const float *w = j->e->w_in;
+    const uint16_t *w16 = j->e->w_in;
     int64_t cb = (int64_t)task % pl->ncb, kb = (int64_t)task / pl->ncb % pl->nkb;
     int64_t g = (int64_t)task / pl->ncb / pl->nkb;
     float *dst = j->wbuf + task * (size_t)(pl->taps * pl->cin * KB);
     int64_t kc = pl->kg - kb * KB < KB ? pl->kg - kb * KB : KB;
     int64_t cc = pl->cg - cb * pl->cin < pl->cin ? pl->cg - cb * pl->cin : pl->cin;
+    if (j->dt != CUDNN_DATA_FLOAT && reorder_filter16(j, g, kb, cb, kc, cc, dst))
+        return;
     for (int64_t qd = 0; qd < p->ker[0]; qd++)
         for (int64_t qh = 0; qh < p->ker[1]; qh++)
             for (int64_t qw = 0; qw < p->ker[2]; qw++) {
@@ -126,17 +202,67 @@ reorder_filter(void *arg, size_t task)
                 for (int64_t c = 0; c < pl->cin; c++, dst += KB) {
                     int64_t k = 0;
                     if (c < cc) {
-                        const float *src =
-                            j->transposed ? w + fdnn_conv_off5(&p->w, g * pl->cg + cb * pl->cin + c, kb * KB, fd, fh, fw)
-                                          : w + fdnn_conv_off5(&p->w, g * pl->kg + kb * KB, cb * pl->cin + c, fd, fh, fw);
+                        int64_t o = j->transposed
+                                        ? fdnn_conv_off5(&p->w, g * pl->cg + cb * pl->cin + c, kb * KB, fd, fh, fw)
+                                        : fdnn_conv_off5(&p->w, g * pl->kg + kb * KB, cb * pl->cin + c, fd, fh, fw);
                         int64_t step = p->w.strides[j->transposed ? 1 : 0];
-                        for (; k < kc; k++)
-                            dst[k] = src[k * step];
+                        if (j->dt == CUDNN_DATA_FLOAT)
+                            for (; k < kc; k++)
+                                dst[k] = w[o + k * step];
+                        else
+                            for (; k < kc; k++)
+                                dst[k] = load16(j->dt, w16, o + k * step);
                     }
                     for (; k < KB; k++)
                         dst[k] = 0;
                 }
             }
+}
+
+/* Pixels per piece of reorder_row16's NCHW path: 16 channel rows of this
+ * many FP32 values (4 KiB) stay in L1 between conversion and pack. */
+#define PACK16_PIECE 64
+
+/* reorder_input's columns [w0, w1) of a 16-bit image (src: the first one's
+ * first channel; cc of cin channels real): the same layouts and the same
+ * FP32 values as the FP32 reorder of the image converted first (the
+ * conversion is exact), converted here while the row is read. */
+static void
+reorder_row16(const job_t *j, const uint16_t *src, int64_t sc, int64_t sw, int64_t cc, int64_t w0, int64_t w1,
+              float *dst)
+{
+    int64_t cin = j->pl.cin;
+    if (sc == 1 && cc == cin) { /* channels contiguous (NHWC): pixel by pixel */
+        for (int64_t w = w0; w < w1; w++, src += sw)
+            j->to_f32(src, dst + w * cin, (size_t)cin);
+        return;
+    }
+    if (sw == 1 && cin == KB && cc == KB) { /* NCHW: 16 rows converted, then the FP32 transpose */
+        float rows[KB * PACK16_PIECE];
+        for (int64_t c0 = w0; c0 < w1; c0 += PACK16_PIECE) {
+            int64_t len = w1 - c0 < PACK16_PIECE ? w1 - c0 : PACK16_PIECE;
+            for (int64_t c = 0; c < KB; c++)
+                j->to_f32(src + c * sc + (c0 - w0), rows + c * PACK16_PIECE, (size_t)len);
+            j->pl.pack16((size_t)len, rows, PACK16_PIECE, dst + c0 * cin);
+        }
+        return;
+    }
+    if (sw == 1 && cin <= KB) { /* NCHW, fewer channels (the stem's 3): rows converted, then interleaved */
+        float rows[KB * PACK16_PIECE];
+        for (int64_t c0 = w0; c0 < w1; c0 += PACK16_PIECE) {
+            int64_t len = w1 - c0 < PACK16_PIECE ? w1 - c0 : PACK16_PIECE;
+            for (int64_t c = 0; c < cc; c++)
+                j->to_f32(src + c * sc + (c0 - w0), rows + c * PACK16_PIECE, (size_t)len);
+            float *d = dst + c0 * cin;
+            for (int64_t w = 0; w < len; w++)
+                for (int64_t c = 0; c < cin; c++)
+                    d[w * cin + c] = c < cc ? rows[c * PACK16_PIECE + w] : 0;
+        }
+        return;
+    }
+    for (int64_t c = 0; c < cin; c++)
+        for (int64_t w = w0; w < w1; w++)
+            dst[w * cin + c] = c < cc ? load16(j->dt, src, c * sc + (w - w0) * sw) : 0;
 }
 
 /* Row (g, cb, dp, hp) of the reordered image j->n for
@@ -165,8 +291,13 @@ reorder_input(void *arg, size_t task)
     if (w1 <= w0)
         return; /* the row is all padding */
     memset(dst + w1 * cin, 0, sizeof(float) * (size_t)((wp - w1) * cin));
-    const float *src = x + fdnn_conv_off5(&p->x, j->n, g * pl->cg + cb * cin, id, ih, w0 - p->pad[2]);
     int64_t sc = p->x.strides[1], sw = p->x.strides[4];
+    int64_t xo = fdnn_conv_off5(&p->x, j->n, g * pl->cg + cb * cin, id, ih, w0 - p->pad[2]);
+    if (j->dt != CUDNN_DATA_FLOAT) {
+        reorder_row16(j, (const uint16_t *)j->e->x_in + xo, sc, sw, cc, w0, w1, dst);
+        return;
+    }
+    const float *src = x + xo;
     if (sc == 1 && cc == cin) { /* channels contiguous (NHWC): pixel by pixel */
         for (int64_t w = w0; w < w1; w++, src += sw)
             memcpy(dst + w * cin, src, sizeof(float) * (size_t)cin);
@@ -227,6 +358,52 @@ store_tile(const job_t *j, const float *tile, size_t t_k, size_t t_px, int64_t k
                                         bias != NULL ? bias + k0 + k : NULL, relu);
 }
 
+/* store_tile for a HALF / BFLOAT16 y: the blend in FP32 as the staged
+ * path's write pass does it (conv_lowp.c: alpha, beta times y's old value
+ * converted, bias in y's type converted, ReLU; alpha 1, beta 0, no bias,
+ * no ReLU leaves the raw sums), rounded to y's type; each run of the tile
+ * that is contiguous in y (a channel's pixels, or a pixel's channels) by
+ * the row converter while the tile is in L1. */
+static void
+store_tile16(const job_t *j, const float *tile, size_t t_k, size_t t_px, int64_t k0, int64_t kc, int64_t od,
+             int64_t oh, int64_t ow0, int64_t pixels)
+{
+    const fdnn_conv_exec_t *e = j->e;
+    const fdnn_conv_problem_t *p = j->p;
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    bool raw = alpha == 1 && beta == 0 && e->bias == NULL && !e->relu;
+    uint16_t *y = (uint16_t *)e->out + fdnn_conv_off5(&p->y, j->n, k0, od, oh, ow0);
+    bool km = kmajor_output(p);
+    /* runs along pixels (k-major y) or along channels */
+    int64_t runs = km ? kc : pixels, len = km ? pixels : kc;
+    size_t t_run = km ? t_k : t_px, t_el = km ? t_px : t_k;
+    int64_t s_run = km ? p->y.strides[1] : p->y.strides[4], s_el = km ? p->y.strides[4] : p->y.strides[1];
+    float v[4 * KB]; /* len <= max(ur, nkb * KB) = 32 */
+    for (int64_t r = 0; r < runs; r++) {
+        const float *t = tile + (size_t)r * t_run;
+        uint16_t *yr = y + r * s_run;
+        if (raw && s_el == 1 && t_el == 1) { /* straight from the tile */
+            j->from_f32(t, yr, (size_t)len);
+            continue;
+        }
+        for (int64_t i = 0; i < len; i++) {
+            float s = t[(size_t)i * t_el];
+            if (!raw) {
+                int64_t k = k0 + (km ? r : i);
+                float b = e->bias != NULL ? load16(j->dt, e->bias, k) : 0;
+                float old = beta != 0 ? load16(j->dt, yr, i * s_el) : 0;
+                s = fdnn_conv_epilogue_f32(s, alpha, beta, &old, e->bias != NULL ? &b : NULL, e->relu);
+            }
+            v[i] = s;
+        }
+        if (s_el == 1)
+            j->from_f32(v, yr, (size_t)len);
+        else
+            for (int64_t i = 0; i < len; i++)
+                yr[i * s_el] = store16(j->dt, v[i]);
+    }
+}
+
 /* Output rows of image j->n for task = ((g*nkt + kt)*od + d)*nrg + rg:
  * rows [rg*rows, rg*rows + rows) of depth d (fewer in the last group),
  * every tile, blocks [kt*kbt, kt*kbt + kbt) of group g. */
@@ -270,10 +447,15 @@ compute_row(void *arg, size_t task)
      * pixels or channels are contiguous: the kernel stores them itself;
      * otherwise into a tile blended by store_tile. */
     const fdnn_conv_exec_t *e = j->e;
-    bool direct_out = e->alpha == 1 && e->beta == 0 && e->bias == NULL && !e->relu &&
+    bool direct_out = j->dt == CUDNN_DATA_FLOAT && e->alpha == 1 && e->beta == 0 && e->bias == NULL && !e->relu &&
                       (a.kmajor ? p->y.strides[4] == 1 : p->y.strides[1] == 1);
-    float tile[2 * FDNN_AVX512_CONV_DIRECT_NKB * KB * KB]; /* rows x 32 channels x 16 pixels */
-    float *yrow = (float *)e->out + fdnn_conv_off5(&p->y, j->n, g * pl->kg + k0, od, oh, 0);
+    /* rows x 32 channels x 16 pixels; two for a 16-bit y, whose tiles are
+     * converted one kernel call late: read right after the kernel's
+     * stores, the converter's loads wait for them (store forwarding
+     * fails), a stall that cost the stem as much as its conversion */
+    float tiles[2][2 * FDNN_AVX512_CONV_DIRECT_NKB * KB * KB];
+    float *tile = tiles[0];
+    float *yrow = direct_out ? (float *)e->out + fdnn_conv_off5(&p->y, j->n, g * pl->kg + k0, od, oh, 0) : NULL;
     size_t t_k = a.kmajor ? (size_t)rows * KB : 1, t_px = a.kmajor ? 1 : (size_t)(nkb * KB);
     if (direct_out) {
         a.y_k = (size_t)p->y.strides[1];
@@ -284,16 +466,26 @@ compute_row(void *arg, size_t task)
         a.y_px = t_px;
         a.y_row = a.kmajor ? KB : (size_t)pl->ur * t_px;
     }
-    for (int64_t t = 0; t < pl->tiles; t++) {
+    bool late = j->dt != CUDNN_DATA_FLOAT;
+    for (int64_t t = 0; t < pl->tiles + late; t++) {
         int64_t ow0 = t * pl->ur;
         int64_t pixels = p->out[2] - ow0 < pl->ur ? p->out[2] - ow0 : pl->ur;
-        a.in = in + (size_t)ow0 * a.in_px;
-        a.y = direct_out ? yrow + ow0 * p->y.strides[4] : tile;
-        a.y_pixels = (size_t)pixels;
-        pl->kernel(&a);
-        if (!direct_out)
+        if (t < pl->tiles) {
+            tile = tiles[t & 1];
+            a.in = in + (size_t)ow0 * a.in_px;
+            a.y = direct_out ? yrow + ow0 * p->y.strides[4] : tile;
+            a.y_pixels = (size_t)pixels;
+            pl->kernel(&a);
+            if (!direct_out && !late)
+                for (int64_t r = 0; r < rows; r++)
+                    store_tile(j, tile + (size_t)r * a.y_row, t_k, t_px, g * pl->kg + k0, kc, od, oh + r, ow0, pixels);
+        }
+        if (late && t > 0) { /* the previous tile */
+            int64_t pw0 = (t - 1) * pl->ur, pp = p->out[2] - pw0 < pl->ur ? p->out[2] - pw0 : pl->ur;
             for (int64_t r = 0; r < rows; r++)
-                store_tile(j, tile + (size_t)r * a.y_row, t_k, t_px, g * pl->kg + k0, kc, od, oh + r, ow0, pixels);
+                store_tile16(j, tiles[(t - 1) & 1] + (size_t)r * a.y_row, t_k, t_px, g * pl->kg + k0, kc, od, oh + r,
+                             pw0, pp);
+        }
     }
 }
 
@@ -340,6 +532,15 @@ make_job(const fdnn_conv_exec_t *e, bool transposed, job_t *j)
     j->e = e;
     j->p = p;
     j->transposed = transposed;
+    j->dt = CUDNN_DATA_FLOAT;
+    if (fdnn_conv_direct_blocked_converts(p)) {
+        fdnn_cvt_path_t path = fdnn_convert_row_path(e->handle->isa);
+        j->dt = p->x.dtype;
+        j->to_f32 = fdnn_convert_row_kernel(path, j->dt, CUDNN_DATA_FLOAT);
+        j->from_f32 = fdnn_convert_row_kernel(path, CUDNN_DATA_FLOAT, j->dt);
+        if (j->to_f32 == NULL || j->from_f32 == NULL)
+            return FDNN_NOT_SUPPORTED("direct convolution: no row converter for %s", fdnn_dtype_name(j->dt));
+    }
     RETURN_IF_ERROR(make_layout(p, &j->pl));
     int64_t max_ur, max_nkb;
     isa_tiling(e->handle->isa, &j->pl, &max_ur, &max_nkb);

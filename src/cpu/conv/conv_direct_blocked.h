@@ -33,6 +33,17 @@
  * solver uses its formula loops. */
 bool fdnn_conv_direct_blocked_applies(const fdnn_conv_problem_t *p);
 
+/* True when p is a forward problem whose x, w and y are all HALF or all
+ * BFLOAT16 (PSEUDO_HALF / PSEUDO_BFLOAT16 with FP32 math, no rounding to
+ * BF16: the caller's to decide): fdnn_conv_direct_blocked_execute then runs
+ * it on the FP32 kernels, x and w converted to FP32 inside their reorders
+ * and each output tile blended in FP32 and rounded to y's type (bias in
+ * y's type) while in L1 — bitwise the FP32 convolution of the converted
+ * operands blended and rounded as conv_lowp.c's write pass does, without
+ * the staging passes.  The caller checks the FP32 problem is one
+ * fdnn_conv_direct_blocked_applies takes (and no depthwise one). */
+bool fdnn_conv_direct_blocked_converts(const fdnn_conv_problem_t *p);
+
 /* Runs p (no workspace; ALLOC_FAILED when the scratch cannot grow). */
 cudnnStatus_t fdnn_conv_direct_blocked_execute(const fdnn_conv_exec_t *e);
 

@@ -12,6 +12,8 @@
 #include "core/memory.h"
 #include "cpu/conv/conv_bf16.h"
 #include "cpu/conv/conv_bias.h"
+#include "cpu/conv/conv_depthwise.h"
+#include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/simd/cvt.h"
 #include "cpu/tensor/convert_row.h"
 
@@ -344,6 +346,11 @@ fwd_chunk(const fdnn_conv_problem_t *p, int algo, const lowp_plan_t *pl, fdnn_co
         return 0;
     if (p->x.strides[0] <= 0 || p->y.strides[0] <= 0)
         return 0;
+    /* The fused Winograd transforms the whole filter in every call: once
+     * per chunk cost ResNet-50's res5 3x3 at mb=32 2.7x the FP32 time (one
+     * call on the whole staged batch costs the staging passes only) */
+    if (algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD)
+        return 0;
     double per_image = ((double)p->x.strides[0] + (double)p->y.strides[0]) * sizeof(float);
     int64_t chunk = per_image >= (double)CHUNK_BYTES ? 1 : (int64_t)((double)CHUNK_BYTES / per_image);
     if (chunk >= p->n)
@@ -402,6 +409,24 @@ run_chunks(const fdnn_conv_exec_t *e, int algo, fdnn_conv_exec_t *run, fdnn_conv
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* Whether DIRECT runs p (HALF / BFLOAT16 storage, FP32 math without
+ * rounding to BF16 or half steps) with the blocked solver converting in
+ * its reorders: what the DIRECT solver would do with the FP32 shadow
+ * (conv_direct.c: depthwise first, then the blocked path). */
+static bool
+direct_converts(const fdnn_conv_problem_t *p, int algo, const fdnn_conv_problem_t *shadow)
+{
+    if (algo != CUDNN_CONVOLUTION_FWD_ALGO_DIRECT || p->config == FDNN_CONV_CFG_TRUE_HALF ||
+        fdnn_conv_lowp_rounds_to_bf16(p))
+        return false;
+    return fdnn_conv_direct_blocked_converts(p) && fdnn_conv_direct_blocked_applies(shadow) &&
+           !fdnn_conv_depthwise_applies(shadow);
+}
+
+/* The multiply-adds below which the direct path stays on the calling
+ * thread (fdnn_conv_run's SMALL_MACS; the results do not depend on it). */
+#define DIRECT_POOL_MACS (1 << 20)
+
 cudnnStatus_t
 fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
 {
@@ -422,6 +447,15 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
     /* PSEUDO_HALF 1x1 forward: no staging (conv_lowp_1x1.c) */
     if (fdnn_conv_lowp_1x1_applies(p))
         return fdnn_conv_lowp_1x1_run(e);
+    /* DIRECT forward on the blocked kernels: the conversions in its own
+     * reorders and tile stores, no staging */
+    if (direct_converts(p, algo, &pl.shadow) && e->handle != NULL) {
+        fdnn_conv_exec_t run = *e;
+        run.pool = fdnn_conv_macs(p) < DIRECT_POOL_MACS ? NULL : fdnn_handle_pool(e->handle);
+        if (fdnn_conv_direct_blocked_execute(&run) == CUDNN_STATUS_SUCCESS)
+            return CUDNN_STATUS_SUCCESS;
+        fdnn_fail_clear(); /* out of scratch: the staged path below */
+    }
 
     fdnn_conv_exec_t run = *e;
     run.p = &pl.shadow;

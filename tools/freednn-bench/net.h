@@ -77,8 +77,9 @@ typedef struct net_run {
     int mb, threads, iters;
     bool train; /* forward + backward + weight gradients; else inference */
     bool profile; /* print the time per op kind and direction */
-    bool cpu_clock; /* time by the process's CPU time (for 1-thread runs on a
-                     * busy machine: other jobs' time is not counted) */
+    bool cpu_clock; /* time by CPU time (for runs on a busy machine: other
+                     * jobs' time is not counted): the calling thread's at
+                     * 1 thread, the process's at more (net_clock_ms) */
     bool nhwc;      /* FreeDNN side: NHWC tensors and KRSC filters */
     bool fuse;      /* BN + ReLU fused on both sides (net_bn_relu_fusable) */
 } net_run_t;

@@ -13,8 +13,11 @@
  *   --no-torch, --no-dnnl   leave a side out
  *   --profile     FreeDNN's time per op kind and direction
  *   --spec        print the node list and exit
- *   --clock cpu   time by process CPU time instead of wall time: for 1-thread
- *                 runs on a busy machine (with T threads it sums them)
+ *   --clock cpu   time by CPU time instead of wall time, for runs on a busy
+ *                 machine: at 1 thread the calling thread's (every side does
+ *                 its work there; the process's would add the peers' idle
+ *                 runtime threads: OpenMP, BLAS, PyTorch's pools), at T
+ *                 threads the process's (the sum over its threads)
  *   --no-fuse     BN and its ReLU as two layers on both sides (default:
  *                 fused, net_bn_relu_fusable in net.h)
  *   --layout L    FreeDNN's tensors: nchw, nhwc, or both (default), the
@@ -55,7 +58,9 @@ double
 net_clock_ms(const net_run_t *run)
 {
     struct timespec t;
-    clock_gettime(run->cpu_clock ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
+    clockid_t id = !run->cpu_clock ? CLOCK_MONOTONIC : run->threads == 1 ? CLOCK_THREAD_CPUTIME_ID
+                                                                          : CLOCK_PROCESS_CPUTIME_ID;
+    clock_gettime(id, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 

@@ -27,5 +27,6 @@ for n in order:
     g[1] += r['f16']
     print('| %s | %.3f | %.3f | %.2fx |' % (n, r['f32'], r['f16'], r['f32'] / r['f16']))
 for k, (a, b) in part.items():
-    print('| sum of the %s layers | %.2f | %.2f | %.2fx |' % ('1x1' if k == '1x1' else '3x3 and 7x7', a, b, a / b))
+    if b > 0:
+        print('| sum of the %s layers | %.2f | %.2f | %.2fx |' % ('1x1' if k == '1x1' else '3x3 and 7x7', a, b, a / b))
 print('| **sum** | %.2f | %.2f | **%.2fx** |' % (tot['f32'], tot['f16'], tot['f32'] / tot['f16']))

@@ -11,8 +11,9 @@
  * values, so its output is bitwise the FP32 output on those values rounded
  * to the storage type (alpha 1, beta 0), poisoned output, 1 and 2 threads;
  * BFLOAT16 TENSOR_OP on the native vdpbf16ps path (cpu/conv/conv_bf16.h)
- * and HALF 1x1 layers (fdnn_sgemm_f16, cpu/conv/conv_lowp_1x1.c, which
- * need not take the FP32 solver's route) sum in another order: within the
+ * and HALF 1x1 layers and res5's 3x3 layers on IMPLICIT_GEMM
+ * (fdnn_sgemm_f16, cpu/conv/conv_lowp_1x1.c, which need not take the FP32
+ * solver's route) sum in another order: within the
  * FP32 error bound of the FP32 result plus the output's rounding; every
  * result 1 and 2 threads bitwise.
  *
@@ -203,7 +204,14 @@ main(void)
             /* HALF 1x1 layers run fdnn_sgemm_f16 (cpu/conv/conv_lowp_1x1.c),
              * in the FP32 GEMM's order but not always the FP32 solver's:
              * within the same bound, and 1 and 2 threads bitwise */
-            bool own_order = native || (dt == CUDNN_DATA_HALF && l->r == 1 && l->p == 0);
+            /* and so do HALF layers on a GEMM algorithm whose filter has
+             * at least as many output channels as the image has positions
+             * (res5's 3x3: im2col in half, then fdnn_sgemm_f16) */
+            bool gemm_algo = d16.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ||
+                             d16.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+                             d16.algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
+            bool own_order = native || (dt == CUDNN_DATA_HALF && l->r == 1 && l->p == 0) ||
+                             (dt == CUDNN_DATA_HALF && l->r > 1 && gemm_algo && l->k >= o * o);
             float *mag = NULL;
             if (own_order) { /* sum |x| |w| of each output: the FP32 summation's error bound */
                 float *xa = malloc(xn * 4), *wa = malloc(wn * 4);

@@ -444,8 +444,9 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
     if (need > 0 && e->workspace == NULL)
         return FDNN_BAD_PARAM("workSpace is NULL (workSpaceSizeInBytes %zu), algorithm %d needs %zu",
                               e->workspace_bytes, algo, need);
-    /* PSEUDO_HALF 1x1 forward: no staging (conv_lowp_1x1.c) */
-    if (fdnn_conv_lowp_1x1_applies(p))
+    /* PSEUDO_HALF 1x1 forward, and the GEMM algorithms where the filter
+     * outweighs the image: no staging (conv_lowp_1x1.c) */
+    if (fdnn_conv_lowp_1x1_applies(p) || fdnn_conv_lowp_im2col_applies(p, algo))
         return fdnn_conv_lowp_1x1_run(e);
     /* DIRECT forward on the blocked kernels: the conversions in its own
      * reorders and tile stores, no staging */

@@ -65,6 +65,15 @@ cudnnStatus_t fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo);
 bool fdnn_conv_lowp_1x1_applies(const fdnn_conv_problem_t *p);
 cudnnStatus_t fdnn_conv_lowp_1x1_run(const fdnn_conv_exec_t *e);
 
+/* The same run (fdnn_conv_lowp_1x1_run) for a 2-D PSEUDO_HALF forward
+ * convolution with a larger filter (any padding, stride, dilation, mode;
+ * one group, NCHW-packed tensors) taken by a GEMM algorithm (IMPLICIT_GEMM,
+ * IMPLICIT_PRECOMP_GEMM, GEMM) when the filter has at least as many output
+ * channels as the image has output positions: each image's im2col is
+ * gathered as half, then the same GEMM.  Sums in the GEMM core's order
+ * (not the FP32 solver's): within the FP32 error bound of its result. */
+bool fdnn_conv_lowp_im2col_applies(const fdnn_conv_problem_t *p, int algo);
+
 /* cudnnConvolutionBackwardBias for HALF and BFLOAT16 dy/db: the FP32 (double
  * accumulated) backward bias of the converted dy, blended in FP32 and
  * rounded on write.  db: K elements of stride db_stride. */

@@ -30,6 +30,8 @@
     ((ep).bias_row = (last) && (args)->bias_row != NULL ? (args)->bias_row + (row) : NULL)
 #define EPILOGUE_SET_COL(ep, args, last, col) \
     ((ep).bias_col = (last) && (args)->bias_col != NULL ? (args)->bias_col + (col) : NULL)
+#define TILE_HOOK(args) ((args)->tile_hook)
+#define TILE_CTX(args) ((args)->tile_ctx)
 #include "cpu/gemm/gemm_driver.inc"
 
 /* The FP32 tile and blocks sgemm.c picks for this shape (fdnn_sgemm_plan;

@@ -37,6 +37,14 @@ typedef struct fdnn_sgemm_f16_args {
     const float *bias_row; /* m entries or NULL */
     const float *bias_col; /* n entries or NULL */
     fdnn_gemm_act_t act;
+    /* Optional, NULL: none.  fdnn_sgemm_args_t.tile_hook's contract: called
+     * once per finished tile of C (after its last k block), on the thread
+     * that computed it, while the tile is in that core's cache; the tiles
+     * partition C and do not depend on the thread count.  The PSEUDO_HALF
+     * convolutions round their output to half here, so no pass of its own
+     * reads the FP32 result back (conv_lowp_1x1.c). */
+    fdnn_gemm_tile_hook_t tile_hook;
+    void *tile_ctx;
 } fdnn_sgemm_f16_args_t;
 
 /* The tile and blocks fdnn_sgemm runs args with (sgemm.c).  fdnn_sgemm_f16

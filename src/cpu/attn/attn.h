@@ -198,7 +198,8 @@ size_t fdnn_attn_sgemm_scratch(const fdnn_sgemm_args_t *g, size_t threads, fdnn_
 /* A projection with FP32 products, g->c = g->a g->b (+ g->bias_col): a
  * product over all heads and rows at once (A not transposed, alpha 1,
  * beta 0).  op(B), the weights, is packed once into the handle's scratch
- * and each C tile is one microkernel call over the whole k
+ * (A's row panels, on levels whose tile packs A, into its second buffer,
+ * fdnn_handle_stage) and each C tile is one microkernel call over the whole k
  * (fdnn_sgemm_bpacked: no k blocks, so no partial sums of C go through
  * memory, and the result does not depend on the thread count); where the
  * level has no such tile, or k is too deep for one pass, fdnn_sgemm with

@@ -75,19 +75,22 @@ fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g)
     assert(!g->trans_a && g->alpha == 1.0f && g->beta == 0.0f);
     size_t pb = g->k <= PROJECT_MAX_K ? fdnn_sgemm_bpack_bytes(g->m, g->n, g->k, g->trans_b, isa) : 0;
     if (pb > 0) {
-        /* One handle scratch: the packed weights, then A's row panels
-         * where the kernel packs A (at most (m + 63) x k floats: no tile
-         * is taller than 64 rows). */
-        size_t abytes = (g->m + 63) * g->k * sizeof(float) + 64, pbr = (pb + 63) & ~(size_t)63;
-        char *buf = fdnn_handle_scratch(handle, pbr + abytes);
+        /* The packed weights in the handle's scratch; A's row panels, where
+         * the level's kernel packs A rather than reading it in place (none
+         * on AVX-512; elsewhere all of A, m x k floats), in its second
+         * buffer, sized once the tile is known. */
+        char *buf = fdnn_handle_scratch(handle, pb);
         if (buf == NULL)
             return false;
         fdnn_sgemm_bpack_t pk;
         if (!fdnn_sgemm_bpack_init(&pk, g->m, g->n, g->k, g->b, g->ldb, g->trans_b, pool, isa, buf, pb))
             return false;
         if (pk.buf != NULL) {
-            bool ok = fdnn_sgemm_bpacked(&pk, g->m, 1.0f, g->a, g->lda, 0.0f, g->c, g->ldc, g->bias_col, pool,
-                                         buf + pbr, abytes);
+            size_t abytes = fdnn_sgemm_bpacked_scratch_size(&pk, g->m);
+            void *ap = abytes > 0 ? fdnn_handle_stage(handle, abytes) : NULL;
+            bool ok = (abytes == 0 || ap != NULL) &&
+                      fdnn_sgemm_bpacked(&pk, g->m, 1.0f, g->a, g->lda, 0.0f, g->c, g->ldc, g->bias_col, pool, ap,
+                                         abytes);
             fdnn_sgemm_bpack_free(&pk);
             return ok;
         }

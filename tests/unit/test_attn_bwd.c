@@ -33,6 +33,11 @@ typedef struct cfg {
     int batch, beam, qT, kT;
 } cfg_t;
 
+/* Set while test_values runs its full-length cases: every sequence at
+ * full length (qT, kT), so the projections' gradients take the
+ * one-product-over-all-rows path of the backward. */
+static bool full_lengths;
+
 typedef struct run {
     cfg_t c;
     cudnnAttnDescriptor_t attn;
@@ -135,6 +140,12 @@ setup(run_t *r, const cfg_t *c, cudnnDropoutDescriptor_t dropout, bool fixed)
     r->lo = malloc(sizeof(int) * (size_t)c->qT);
     r->hi = malloc(sizeof(int) * (size_t)c->qT);
     rand_windows(r->lo, r->hi, c->qT, c->kT);
+    if (full_lengths) {
+        for (int i = 0; i < c->batch * c->beam; i++)
+            r->q_len[i] = c->qT;
+        for (int i = 0; i < c->batch * r->kv_beam; i++)
+            r->k_len[i] = c->kT;
+    }
     if (fixed) {
         for (int i = 0; i < c->batch * c->beam; i++)
             r->q_len[i] = c->qT - i % 2;
@@ -332,11 +343,26 @@ test_values(void)
         {2, 6, 7, 5, 3, 3, 0, 6, false, false, true, false, 2, 2, 4, 5},     /* V off, beams */
         {2, 8, 8, 8, 4, 4, 4, 8, true, false, false, false, 2, 2, 150, 70},  /* 3 row blocks, beams */
     };
+    /* Full lengths (full_lengths): the projections' gradients in one
+     * product over all rows. */
+    const cfg_t full[] = {
+        {4, 16, 16, 16, 4, 4, 4, 16, true, false, false, false, 3, 1, 7, 9}, /* batch-major */
+        {2, 8, 6, 5, 3, 3, 4, 7, true, false, true, false, 2, 3, 5, 6},      /* time-major, beams */
+        {2, 6, 7, 5, 3, 3, 2, 0, true, true, false, false, 3, 1, 6, 5},       /* ONE_TO_ONE, no O projection */
+        {2, 6, 6, 4, 0, 0, 3, 5, true, false, true, true, 2, 2, 5, 4},       /* Q/K off, V/O on */
+        {2, 8, 8, 8, 4, 4, 4, 8, true, false, true, false, 2, 2, 150, 70},   /* 3 row blocks, time-major */
+    };
     char name[64];
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         snprintf(name, sizeof(name), "case %zu", i);
         run_case(&cases[i], name);
     }
+    full_lengths = true;
+    for (size_t i = 0; i < sizeof(full) / sizeof(full[0]); i++) {
+        snprintf(name, sizeof(name), "full-length case %zu", i);
+        run_case(&full[i], name);
+    }
+    full_lengths = false;
 }
 
 static bool

@@ -195,6 +195,17 @@ bool fdnn_attn_sgemm(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t is
                      const fdnn_attn_lowp_t *lowp);
 size_t fdnn_attn_sgemm_scratch(const fdnn_sgemm_args_t *g, size_t threads, fdnn_isa_t isa);
 
+/* A projection with FP32 products, g->c = g->a g->b (+ g->bias_col): a
+ * product over all heads and rows at once (A not transposed, alpha 1,
+ * beta 0).  op(B), the weights, is packed once into the handle's scratch
+ * (A's row panels, on levels whose tile packs A, into its second buffer,
+ * fdnn_handle_stage) and each C tile is one microkernel call over the whole k
+ * (fdnn_sgemm_bpacked: no k blocks, so no partial sums of C go through
+ * memory, and the result does not depend on the thread count); where the
+ * level has no such tile, or k is too deep for one pass, fdnn_sgemm with
+ * the handle's scratch.  False when memory runs out. */
+bool fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g);
+
 /* True when a staged call of p takes BF16 products: BFLOAT16 data, or HALF
  * data with a TENSOR_OP math type, on a CPU (at the handle's ISA level)
  * with AVX512-BF16; otherwise the FP32 kernels keep FP32 products. */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  * FP32 multi-head attention backward (attn_bwd_t.inc). */
+#include <limits.h>
 #include <string.h>
 
 #include "cpu/attn/attn_bwd.h"
 #include "cpu/gemm/gemm.h"
 
 #define REAL float
+#define ATTN_DOUBLE 0
 #define GEMM_ARGS fdnn_sgemm_args_t
 #define XGEMM(g, pool, isa, scratch, bytes, bf16) fdnn_attn_sgemm((g), (pool), (isa), (scratch), (bytes), (bf16))
 #define XGEMM_SCRATCH(g, threads, isa) fdnn_attn_sgemm_scratch((g), (threads), (isa))

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
  * FP64 multi-head attention backward (attn_bwd_t.inc) on the FP64 GEMM
  * core, which packs into its own buffers (no scratch). */
+#include <limits.h>
 #include <string.h>
 
 #include "cpu/attn/attn_bwd.h"
 #include "cpu/gemm/gemm.h"
 
 #define REAL double
+#define ATTN_DOUBLE 1
 #define GEMM_ARGS fdnn_dgemm_args_t
 #define XGEMM(g, pool, isa, scratch, bytes, bf16)                                                                   \
     ((void)(scratch), (void)(bytes), (void)(bf16), fdnn_dgemm_isa((g), (pool), (isa)))

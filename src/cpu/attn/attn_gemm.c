@@ -4,6 +4,12 @@
  * TENSOR_OP math type) on CPUs with AVX512-BF16. */
 #include "cpu/attn/attn.h"
 
+#include <assert.h>
+#include <stdint.h>
+
+#include "core/pool.h"
+#include "cpu/gemm/sgemm_bpack.h"
+
 static fdnn_gemm_bf16dot_args_t
 as_bf16dot(const fdnn_sgemm_args_t *g)
 {
@@ -54,4 +60,42 @@ fdnn_attn_bf16_products(const fdnn_attn_problem_t *p, fdnn_isa_t isa)
 {
     bool allowed = p->dtype == CUDNN_DATA_BFLOAT16 || (p->dtype == CUDNN_DATA_HALF && p->tensor_op);
     return allowed && fdnn_gemm_bf16dot_kernel(isa) == FDNN_BF16DOT_AVX512_BF16;
+}
+
+/* Deeper products would make the one-pass tiles stream too long an A row
+ * panel per C tile; the projections of the cuDNN attention shapes have k
+ * = the embedding width (a few hundred to a few thousand). */
+#define PROJECT_MAX_K 4096
+
+bool
+fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g)
+{
+    fdnn_pool_t pool = fdnn_handle_pool(handle);
+    fdnn_isa_t isa = handle->isa;
+    assert(!g->trans_a && g->alpha == 1.0f && g->beta == 0.0f);
+    size_t pb = g->k <= PROJECT_MAX_K ? fdnn_sgemm_bpack_bytes(g->m, g->n, g->k, g->trans_b, isa) : 0;
+    if (pb > 0) {
+        /* The packed weights in the handle's scratch; A's row panels, where
+         * the level's kernel packs A rather than reading it in place (none
+         * on AVX-512; elsewhere all of A, m x k floats), in its second
+         * buffer, sized once the tile is known. */
+        char *buf = fdnn_handle_scratch(handle, pb);
+        if (buf == NULL)
+            return false;
+        fdnn_sgemm_bpack_t pk;
+        if (!fdnn_sgemm_bpack_init(&pk, g->m, g->n, g->k, g->b, g->ldb, g->trans_b, pool, isa, buf, pb))
+            return false;
+        if (pk.buf != NULL) {
+            size_t abytes = fdnn_sgemm_bpacked_scratch_size(&pk, g->m);
+            void *ap = abytes > 0 ? fdnn_handle_stage(handle, abytes) : NULL;
+            bool ok = (abytes == 0 || ap != NULL) &&
+                      fdnn_sgemm_bpacked(&pk, g->m, 1.0f, g->a, g->lda, 0.0f, g->c, g->ldc, g->bias_col, pool, ap,
+                                         abytes);
+            fdnn_sgemm_bpack_free(&pk);
+            return ok;
+        }
+    }
+    size_t need = fdnn_sgemm_scratch_size(g, handle->num_threads, isa);
+    void *scratch = need > 0 ? fdnn_handle_scratch(handle, need) : NULL;
+    return fdnn_sgemm(g, pool, isa, scratch, scratch ? need : 0);
 }

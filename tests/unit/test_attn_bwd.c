@@ -194,6 +194,19 @@ teardown(run_t *r)
         fdnn_guarded_free(bufs[i]);
 }
 
+/* The work and reserve sizes depend on the handle's ISA level, which
+ * run_case steps through: query them again and reallocate both buffers at
+ * the exact size, so a write past the level's own size still faults. */
+static void
+size_buffers_for_isa(run_t *r)
+{
+    CHECK_OK(cudnnGetMultiHeadAttnBuffers(handle, r->attn, &r->wbytes, &r->wsbytes, &r->rsbytes));
+    fdnn_guarded_free(r->ws);
+    fdnn_guarded_free(r->rs);
+    r->ws = fdnn_guarded_alloc(r->wsbytes ? r->wsbytes : 4);
+    r->rs = fdnn_guarded_alloc(r->rsbytes);
+}
+
 static cudnnStatus_t
 forward(run_t *r, size_t rsbytes, void *rs)
 {
@@ -277,6 +290,7 @@ run_case(const cfg_t *c, const char *name)
             const char *isa = fdnn_test_isa_name(i);
             CHECK_OK(freednnSetIsa(handle, isa));
             CHECK_OK(freednnSetNumThreads(handle, th));
+            size_buffers_for_isa(&r);
             fdnn_poison_f32(r.out, no);
             fdnn_poison_bytes(r.ws, r.wsbytes);
             CHECK_OK(forward(&r, 0, NULL));

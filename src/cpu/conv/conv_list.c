@@ -252,8 +252,14 @@ prefers_winograd(const fdnn_conv_problem_t *p)
         fdnn_conv_winograd_fused_applicable(p) != CUDNN_STATUS_SUCCESS)
         return false;
     const int64_t *sp = p->dir == FDNN_CONV_FWD ? p->out : p->in;
-    double tiles = (double)p->n * (double)((sp[1] + 3) / 4) * (double)((sp[2] + 3) / 4);
-    return tiles >= WINOGRAD_MIN_TILES;
+    int64_t per_image = ((sp[1] + 3) / 4) * ((sp[2] + 3) / 4);
+    /* Channels-last backward data on images of under 16 tiles: ResNet-50
+     * res5 3x3 (7x7, 4 tiles) at mb=32 took 47.6-55.0 ms against the direct
+     * kernels' 41.8-44.3 (three alternated runs; res4, 14x14, was even and
+     * the forward of both won; bench/results/2026-12-04-nhwcbn). */
+    if (p->dir == FDNN_CONV_BWD_DATA && p->x.strides[4] != 1 && per_image < 16)
+        return false;
+    return (double)p->n * (double)per_image >= WINOGRAD_MIN_TILES;
 }
 
 /* Algorithms moved to the front of the order where their predicate holds,

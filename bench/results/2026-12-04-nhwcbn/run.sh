@@ -28,3 +28,9 @@ for side in base new; do
   B=$BASE; [ $side = new ] && B=$NEW
   (uptime; LD_LIBRARY_PATH=$B $B/bench-ops --threads 1 --filter bn_; uptime) > ops_bnorm_$side.txt 2>&1
 done
+# (5) the AVX2 level (generic per-element NHWC gather) on the 3x3 layers, one run each
+#     (new: build/ at c3b33ae; freednn-bench is statically linked)
+for side in base new; do
+  B=$BASE/freednn-bench; [ $side = new ] && B=../../../build/tools/freednn-bench/freednn-bench
+  (uptime; FREEDNN_MAX_ISA=avx2 $B --file r50_3x3s1_mb32.txt --threads 1 --dir fwd,bwd_d --layout nhwc --iters 3 --no-dnnl) > avx2_wino_$side.txt 2>&1
+done

@@ -26,6 +26,8 @@ bwd_ex = fdnn.proto("cudnnBatchNormalizationBackwardEx",
                      c_double, vp, vp, vp, vp, c_size, vp, c_size])
 reserve_size = fdnn.proto("cudnnGetBatchNormalizationTrainingExReserveSpaceSize",
                           [vp, c_int, c_int, vp, vp, ctypes.POINTER(c_size)])
+norm_reserve_size = fdnn.proto("cudnnGetNormalizationTrainingReserveSpaceSize",
+                               [vp, c_int, c_int, c_int, vp, vp, ctypes.POINTER(c_size), c_int])
 norm_train = fdnn.proto("cudnnNormalizationForwardTraining",
                         [vp, c_int, c_int, c_int, vp, vp, vp, vp, vp, vp, vp, c_double, vp, vp, vp, c_double, vp, vp,
                          vp, vp, vp, vp, vp, vp, c_size, vp, c_size, c_int])
@@ -167,7 +169,9 @@ def main():
     rm, rv = np.zeros_like(scale), np.ones_like(scale)
     sm, si_ = fdnn.poisoned(scale.shape), fdnn.poisoned(scale.shape)
     xd, yd, pd = fdnn.TensorDesc(x), fdnn.TensorDesc(y), fdnn.TensorDesc(scale)
-    rsz = x.size
+    rsz_q = c_size()
+    fdnn.check(norm_reserve_size(h.ptr, 1, 1, 0, act, xd.ptr, ctypes.byref(rsz_q), 1))
+    rsz = rsz_q.value
     reserve = np.zeros(rsz, np.uint8)
     st = norm_train(h.ptr, 1, 1, 0, fdnn.scalar(1.0), fdnn.scalar(0.0), xd.ptr, fdnn.ptr(x), pd.ptr,
                     fdnn.ptr(scale), fdnn.ptr(bias), FACTOR, pd.ptr, fdnn.ptr(rm), fdnn.ptr(rv), EPS, fdnn.ptr(sm),

@@ -314,10 +314,11 @@ test_cases(void)
     static const int fused[][6] = {{4, 3, 5, 7, 9, 0},  {4, 2, 19, 6, 6, 0}, {4, 3, 40, 1, 5, 0},
                                    {5, 2, 3, 4, 5, 6},  {4, 7, 1, 9, 11, 0}, {4, 2, 64, 3, 1, 0},
                                    {4, 2, 64, 128, 130, 0}};
-    /* and with the Ex extras (BN + ReLU, BN + add + ReLU: NCHW planes on
-     * the fused path, the other layouts on the pass engine) */
+    /* and with the Ex extras (BN + ReLU, BN + add + ReLU: NCHW planes and
+     * NHWC rows, packed or with padded rows, on the fused path, the padded
+     * NCHW layout on the pass engine) */
     for (size_t s = 0; s < sizeof(fused) / sizeof(fused[0]); s++)
-        for (int layout = 0; layout < LAYOUT_COUNT; layout++)
+        for (int layout = 0; layout <= LAYOUT_NHWC_PADDED; layout++)
             for (int ops = 0; ops < 3; ops++) {
                 bcase_t fc = {.nd = fused[s][0], .layout = layout, .dt = CUDNN_DATA_FLOAT,
                               .mode = CUDNN_BATCHNORM_SPATIAL, .ops = (cudnnBatchNormOps_t)ops};
@@ -529,7 +530,7 @@ test_nan_relu(void)
     cudnnCreateTensorDescriptor(&pd);
     cudnnDeriveBNTensorDescriptor(pd, x.desc, CUDNN_BATCHNORM_SPATIAL);
     float scale[2] = {1, 1}, bias[2] = {0.5f, 0.5f}, one = 1, zero = 0;
-    unsigned char reserve[16];
+    unsigned char reserve[64 + 16]; /* the header and one byte per element (bn.h) */
     cudnnActivationDescriptor_t act;
     cudnnCreateActivationDescriptor(&act);
     for (int prop = 0; prop < 2; prop++) {
@@ -538,7 +539,7 @@ test_nan_relu(void)
         tt_poison(&y);
         CHECK_OK(cudnnBatchNormalizationForwardTrainingEx(
             handle, CUDNN_BATCHNORM_SPATIAL, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, &one, &zero, x.desc, x.buf, NULL, NULL,
-            y.desc, y.buf, pd, scale, bias, 1.0, NULL, NULL, 1e-5, NULL, NULL, act, NULL, 0, reserve, 16));
+            y.desc, y.buf, pd, scale, bias, 1.0, NULL, NULL, 1e-5, NULL, NULL, act, NULL, 0, reserve, sizeof(reserve)));
         const float *yv = y.buf;
         bool ch0 = true, ch1 = true;
         for (int n = 0; n < 2; n++)
@@ -555,6 +556,91 @@ test_nan_relu(void)
     tt_free(&x), tt_free(&y);
 }
 
+/* The ReLU mask's order travels in the reserve space's header (bn.c): a
+ * training forward on NHWC tensors writes it channels-last, and a backward
+ * given the same values in NCHW tensors (whose fused path reads NCHW order)
+ * must still mask the right elements.  On every ISA level, 1 and 2 threads. */
+static void
+test_mask_order(void)
+{
+    const int dims[4] = {3, 19, 5, 6};
+    fdnn_ref_bn_shape_t sh = {3, 19, 30, false};
+    ttensor_t xh, yh, xn, dyn, dxn;
+    tt_make(&xh, 4, dims, LAYOUT_NHWC, CUDNN_DATA_FLOAT);
+    tt_make(&yh, 4, dims, LAYOUT_NHWC, CUDNN_DATA_FLOAT);
+    tt_make(&xn, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    tt_make(&dyn, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    tt_make(&dxn, 4, dims, LAYOUT_NCHW, CUDNN_DATA_FLOAT);
+    const int64_t E = xh.elems, F = 19;
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 99);
+    double *xv = tt_doubles(E), *dyv = tt_doubles(E), *yr = tt_doubles(E), *dxr = tt_doubles(E);
+    double *got = tt_doubles(E), *mean = tt_doubles(F), *var = tt_doubles(F), *inv = tt_doubles(F);
+    double *scale = tt_doubles(F), *bias = tt_doubles(F), *ds = tt_doubles(F), *db = tt_doubles(F);
+    tt_random(&rng, xv, E, -2, 2);
+    tt_random(&rng, dyv, E, -1, 1);
+    float fs[19], fb[19], sm[19], si[19], gds[19], gdb[19], one = 1, zero = 0;
+    for (int c = 0; c < F; c++) {
+        fs[c] = (float)(0.5 + 0.05 * c);
+        fb[c] = (float)(0.1 * (c % 5) - 0.2);
+        scale[c] = fs[c];
+        bias[c] = fb[c];
+    }
+    tt_set(&xh, xv);
+    tt_set(&xn, xv);
+    tt_set(&dyn, dyv);
+    const double eps = 1e-4;
+    fdnn_ref_bn_stats(&sh, xv, eps, mean, var, inv);
+    fdnn_ref_bn_apply(&sh, xv, NULL, scale, bias, mean, inv, true, yr);
+    cudnnTensorDescriptor_t pd;
+    cudnnCreateTensorDescriptor(&pd);
+    CHECK_OK(cudnnDeriveBNTensorDescriptor(pd, xh.desc, CUDNN_BATCHNORM_SPATIAL));
+    const cudnnBatchNormOps_t RA = CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+    size_t need = 0;
+    CHECK_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, CUDNN_BATCHNORM_SPATIAL, RA, relu_desc,
+                                                                  xh.desc, &need));
+    unsigned char *reserve = fdnn_guarded_alloc(need);
+    float *dx_first = malloc((size_t)E * sizeof(float));
+    for (int isa = 0; isa < fdnn_test_isa_count(); isa++) {
+        CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(isa)));
+        for (int threads = 1; threads <= 2; threads++) {
+            CHECK_OK(freednnSetNumThreads(handle, threads));
+            fdnn_poison_bytes(reserve, need);
+            CHECK_OK(cudnnBatchNormalizationForwardTrainingEx(
+                handle, CUDNN_BATCHNORM_SPATIAL, RA, &one, &zero, xh.desc, xh.buf, NULL, NULL, yh.desc, yh.buf, pd,
+                fs, fb, 1.0, NULL, NULL, eps, sm, si, relu_desc, NULL, 0, reserve, need));
+            if (isa == 0 && threads == 1) {
+                /* the reference's backward from the saved (float) statistics */
+                double mq[19], iq[19];
+                for (int c = 0; c < F; c++)
+                    mq[c] = sm[c], iq[c] = si[c];
+                fdnn_ref_bn_backward(&sh, xv, dyv, yr, true, scale, mq, iq, dxr, ds, db, NULL);
+            }
+            tt_poison(&dxn);
+            CHECK_OK(cudnnBatchNormalizationBackwardEx(
+                handle, CUDNN_BATCHNORM_SPATIAL, RA, &one, &zero, &one, &zero, xn.desc, xn.buf, NULL, NULL, dyn.desc,
+                dyn.buf, NULL, NULL, dxn.desc, dxn.buf, pd, fs, fb, gds, gdb, eps, sm, si, relu_desc, NULL, 0,
+                reserve, need));
+            tt_get(&dxn, got);
+            double e = tt_err(got, dxr, E);
+            CHECK_MSG(e <= 1e-4, "mask order isa %d threads %d: dx error %g", isa, threads, e);
+            if (threads == 1)
+                memcpy(dx_first, dxn.buf, (size_t)E * sizeof(float));
+            else
+                CHECK_MSG(memcmp(dx_first, dxn.buf, (size_t)E * sizeof(float)) == 0,
+                          "mask order isa %d: dx differs between 1 and 2 threads", isa);
+        }
+    }
+    CHECK_OK(freednnSetNumThreads(handle, 1));
+    fdnn_guarded_free(reserve);
+    free(dx_first);
+    double *arrs[] = {xv, dyv, yr, dxr, got, mean, var, inv, scale, bias, ds, db};
+    for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++)
+        free(arrs[i]);
+    cudnnDestroyTensorDescriptor(pd);
+    tt_free(&xh), tt_free(&yh), tt_free(&xn), tt_free(&dyn), tt_free(&dxn);
+}
+
 int
 main(void)
 {
@@ -565,6 +651,7 @@ main(void)
     test_cases();
     test_blending();
     test_nan_relu();
+    test_mask_order();
     test_bad_inputs();
     cudnnDestroyActivationDescriptor(relu_desc);
     cudnnDestroy(handle);

@@ -15,8 +15,10 @@
 #include "cudnn.h"
 #include "testutil.h"
 
-enum { LAYOUT_NCHW, LAYOUT_NHWC, LAYOUT_PADDED, LAYOUT_COUNT };
-static const char *const layout_name[] = {"nchw", "nhwc", "padded"};
+/* LAYOUT_NHWC_PADDED (channels-last rows of C + 5 elements) lies past
+ * LAYOUT_COUNT: only the tests that name it run it. */
+enum { LAYOUT_NCHW, LAYOUT_NHWC, LAYOUT_PADDED, LAYOUT_COUNT, LAYOUT_NHWC_PADDED = LAYOUT_COUNT };
+static const char *const layout_name[] = {"nchw", "nhwc", "padded", "nhwc-padded"};
 
 typedef struct ttensor {
     int nd;
@@ -46,9 +48,9 @@ tt_make(ttensor_t *t, int nd, const int *dims, int layout, cudnnDataType_t dt)
     t->esize = tt_esize(dt);
     memcpy(t->dims, dims, sizeof(int) * (size_t)nd);
     int64_t s = 1;
-    if (layout == LAYOUT_NHWC) {
+    if (layout == LAYOUT_NHWC || layout == LAYOUT_NHWC_PADDED) {
         t->strides[1] = 1;
-        s = dims[1];
+        s = dims[1] + (layout == LAYOUT_NHWC_PADDED ? 5 : 0);
         for (int d = nd - 1; d >= 2; d--) {
             t->strides[d] = (int)s;
             s *= dims[d];

@@ -21,6 +21,33 @@
 
 enum { F_A, F_B, F_C, F_S1, F_S2, F_MEAN, F_INV, F_SCALE, F_COUNT };
 
+/* The reserve space of the fused ReLU: a header of MASK_HEADER bytes, then
+ * one byte per element of x, 1 where the ReLU passed.  The bytes are in
+ * packed NCHW order, or in packed channels-last order (n, spatial..., c)
+ * when the forward's x has unit channel stride, so that an NHWC mask row
+ * lies next to its x row.  The header records the order: the backward
+ * follows it even when its descriptors' strides differ from the forward's
+ * (and takes NCHW for a reserve space the forward did not write, whose
+ * bytes cuDNN leaves undefined too). */
+#define MASK_HEADER 64
+static const char mask_tag_channels_last[8] = "FDBN-CL";
+
+typedef enum mask_order { MASK_NCHW, MASK_CHANNELS_LAST } mask_order_t;
+
+/* The order the forward writes for x (see above). */
+static mask_order_t
+mask_order_for(const fdnn_tensor_t *x)
+{
+    return x->ndim >= 3 && x->dims[1] > 1 && x->strides[1] == 1 ? MASK_CHANNELS_LAST : MASK_NCHW;
+}
+
+static mask_order_t
+mask_order_read(const void *reserve)
+{
+    return memcmp(reserve, mask_tag_channels_last, sizeof(mask_tag_channels_last)) == 0 ? MASK_CHANNELS_LAST
+                                                                                            : MASK_NCHW;
+}
+
 typedef struct setup {
     bn_walk_t w;
     int64_t F; /* features */
@@ -62,7 +89,8 @@ set_strides(bn_walk_t *w, int t, const fdnn_tensor_t *tensor)
 }
 
 static cudnnStatus_t
-prepare(cudnnHandle_t handle, const fdnn_bn_problem_t *p, bool y, bool z, bool dy, bool dx, setup_t *s)
+prepare(cudnnHandle_t handle, const fdnn_bn_problem_t *p, mask_order_t order, bool y, bool z, bool dy, bool dx,
+        setup_t *s)
 {
     memset(s, 0, sizeof(*s));
     const fdnn_tensor_t *x = &p->x;
@@ -73,12 +101,17 @@ prepare(cudnnHandle_t handle, const fdnn_bn_problem_t *p, bool y, bool z, bool d
     s->M = p->per_activation ? x->dims[0] : x->dims[0] * S;
     w->features = s->F;
     int64_t packed = 1, fpacked = 1;
+    if (p->relu && order == MASK_CHANNELS_LAST) {
+        w->stride[BN_MASK][1] = 1;
+        packed = x->dims[1];
+    }
     for (int d = w->nd - 1; d >= 0; d--) {
         w->dims[d] = x->dims[d];
-        /* The ReLU mask is packed NCHW whatever x's layout, so that forward
-         * and backward agree even if their descriptors' strides differ. */
-        w->stride[BN_MASK][d] = p->relu ? packed : 0;
-        packed *= x->dims[d];
+        /* The ReLU mask in the order of the reserve space (MASK_HEADER). */
+        if (p->relu && !(order == MASK_CHANNELS_LAST && d == 1)) {
+            w->stride[BN_MASK][d] = packed;
+            packed *= x->dims[d];
+        }
         if (d == 0 || (d >= 2 && !p->per_activation)) {
             w->fstride[d] = 0;
         } else {
@@ -173,7 +206,7 @@ statistics(cudnnHandle_t handle, const fdnn_bn_problem_t *p, const setup_t *s, c
 size_t
 fdnn_bn_reserve_bytes(const fdnn_bn_problem_t *p)
 {
-    return p->relu ? (size_t)fdnn_tensor_elements(&p->x) : 0;
+    return p->relu ? MASK_HEADER + (size_t)fdnn_tensor_elements(&p->x) : 0;
 }
 
 static void
@@ -205,7 +238,7 @@ fdnn_bn_forward_inference(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doub
                           const void *mean, const void *var)
 {
     setup_t s;
-    RETURN_IF_ERROR(prepare(handle, p, true, p->add, false, false, &s));
+    RETURN_IF_ERROR(prepare(handle, p, MASK_NCHW, true, p->add, false, false, &s));
     double *a = s.f[F_A], *b = s.f[F_B], *m = s.f[F_MEAN], *v = s.f[F_INV];
     gather(p, s.F, scale, a);
     gather(p, s.F, bias, b);
@@ -228,15 +261,23 @@ fdnn_bn_forward_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doubl
                          void *run_mean, void *run_var, void *save_mean, void *save_inv_var, void *reserve)
 {
     assert(!p->relu || reserve != NULL);
+    const mask_order_t order = mask_order_for(&p->x);
+    uint8_t *mask = NULL;
+    if (p->relu) {
+        memset(reserve, 0, MASK_HEADER);
+        if (order == MASK_CHANNELS_LAST)
+            memcpy(reserve, mask_tag_channels_last, sizeof(mask_tag_channels_last));
+        mask = (uint8_t *)reserve + MASK_HEADER;
+    }
     setup_t s;
-    RETURN_IF_ERROR(prepare(handle, p, true, p->add, false, false, &s));
+    RETURN_IF_ERROR(prepare(handle, p, order, true, p->add, false, false, &s));
     double *mean = s.f[F_MEAN], *inv = s.f[F_INV], *var = s.f[F_C];
     double *a = s.f[F_A], *b = s.f[F_B];
     if (fdnn_bn_fused_applies(p)) {
         /* statistics and normalisation in one go (bn_fused.h) */
         gather(p, s.F, scale, s.f[F_SCALE]);
         gather(p, s.F, bias, b);
-        fdnn_bn_fused_training(handle, p, alpha, beta, x, z, y, s.f[F_SCALE], b, mean, var, inv, reserve, s.fused);
+        fdnn_bn_fused_training(handle, p, alpha, beta, x, z, y, s.f[F_SCALE], b, mean, var, inv, mask, s.fused);
     } else {
         statistics(handle, p, &s, x, mean, var, inv);
         gather(p, s.F, scale, a);
@@ -245,7 +286,7 @@ fdnn_bn_forward_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doubl
             a[f] = a[f] * inv[f];
             b[f] = b[f] - mean[f] * a[f];
         }
-        run_apply(handle, p, &s, alpha, beta, x, z, y, reserve);
+        run_apply(handle, p, &s, alpha, beta, x, z, y, mask);
     }
 
     if (run_mean != NULL) {
@@ -284,8 +325,10 @@ fdnn_bn_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double ad, do
                  const void *saved_mean, const void *saved_inv_var, const void *reserve)
 {
     assert(!p->relu || reserve != NULL);
+    const mask_order_t order = p->relu ? mask_order_read(reserve) : MASK_NCHW;
+    const uint8_t *mask = p->relu ? (const uint8_t *)reserve + MASK_HEADER : NULL;
     setup_t s;
-    RETURN_IF_ERROR(prepare(handle, p, false, p->add, true, true, &s));
+    RETURN_IF_ERROR(prepare(handle, p, order, false, p->add, true, true, &s));
     double *mean = s.f[F_MEAN], *inv = s.f[F_INV];
     if (saved_mean != NULL) {
         gather(p, s.F, saved_mean, mean);
@@ -294,10 +337,11 @@ fdnn_bn_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double ad, do
         statistics(handle, p, &s, x, mean, s.f[F_C], inv);
     }
     double *sum_dy = s.f[F_S1], *sum_dyx = s.f[F_S2];
-    if (fdnn_bn_fused_backward_applies(p)) {
+    /* the fused paths read the mask in x's own order (bn_fused.h) */
+    if (fdnn_bn_fused_backward_applies(p) && (!p->relu || order == mask_order_for(&p->x))) {
         /* the sums and dx channel by channel (bn_fused.h) */
         gather(p, s.F, scale, s.f[F_SCALE]);
-        fdnn_bn_fused_backward(handle, p, ad, bd, x, dy, dx, s.f[F_SCALE], mean, inv, sum_dy, sum_dyx, reserve, dz,
+        fdnn_bn_fused_backward(handle, p, ad, bd, x, dy, dx, s.f[F_SCALE], mean, inv, sum_dy, sum_dyx, mask, dz,
                                s.fused);
         finish_backward(p, &s, dscale, dbias, ap, bp);
         return CUDNN_STATUS_SUCCESS;
@@ -307,7 +351,7 @@ fdnn_bn_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double ad, do
         .x = x,
         .dy = dy,
         .dz = p->add ? dz : NULL,
-        .mask = (uint8_t *)(uintptr_t)reserve,
+        .mask = (uint8_t *)(uintptr_t)mask,
         .use_mask = p->relu,
         .fa = mean,
         .s1 = s.f[F_S1],

@@ -37,8 +37,9 @@ typedef struct fdnn_bn_problem {
     double epsilon;
 } fdnn_bn_problem_t;
 
-/* Reserve bytes the training forward and the backward share: one byte per
- * element of x recording where the ReLU passed (0 without activation). */
+/* Reserve bytes the training forward and the backward share: a 64-byte
+ * header naming the order of the mask, then one byte per element of x
+ * recording where the ReLU passed (0 without activation; layout: bn.c). */
 size_t fdnn_bn_reserve_bytes(const fdnn_bn_problem_t *p);
 
 /* y = alpha * act(scale * (x - mean) / sqrt(var + eps) + bias [+ z]) + beta * y */

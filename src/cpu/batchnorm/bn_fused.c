@@ -29,7 +29,7 @@ typedef struct layout {
     bool planes;
     int64_t N, C, S;
     int64_t xn, xc, yn, yc, zn, zc; /* planes: the N and C strides */
-    int64_t xr, yr;         /* rows: the row stride (rows R = N * S) */
+    int64_t xr, yr, zr;     /* rows: the row stride (rows R = N * S) */
 } layout_t;
 
 /* Whether dims 2.. of t are packed with the innermost stride `inner`, and
@@ -72,7 +72,6 @@ layout_of(const fdnn_bn_problem_t *p, layout_t *L)
 {
     memset(L, 0, sizeof(*L));
     const fdnn_tensor_t *x = &p->x, *y = &p->y;
-    const bool extras = p->relu || p->add;
     if (p->per_activation || x->dtype != CUDNN_DATA_FLOAT || y->dtype != CUDNN_DATA_FLOAT || x->ndim < 3 ||
         (p->add && p->z.dtype != CUDNN_DATA_FLOAT))
         return false;
@@ -84,7 +83,7 @@ layout_of(const fdnn_bn_problem_t *p, layout_t *L)
     int64_t ext;
     bool planes = spatial_packed(x, 1, &ext) && spatial_packed(y, 1, &ext) &&
                   (!p->add || spatial_packed(&p->z, 1, &ext));
-    bool rows = !extras && rows_of(x, &L->xr) && rows_of(y, &L->yr);
+    bool rows = rows_of(x, &L->xr) && rows_of(y, &L->yr) && (!p->add || rows_of(&p->z, &L->zr));
     if (rows && (!planes || L->S < 32))
         return true;
     if (!planes)
@@ -235,8 +234,13 @@ rows_apply_tile(void *ctx, size_t t)
     const int64_t R = L->N * L->S;
     int64_t r0 = (int64_t)t * APPLY_TILE;
     int64_t n = R - r0 < APPLY_TILE ? R - r0 : APPLY_TILE;
-    j->k->rows_apply(j->y + r0 * L->yr, L->yr, j->x + r0 * L->xr, L->xr, n, L->C, j->a, j->b, j->alpha, j->beta,
-                     j->stream);
+    if (j->relu)
+        j->k->rows_apply_relu(j->y + r0 * L->yr, L->yr, j->x + r0 * L->xr, L->xr, j->z ? j->z + r0 * L->zr : NULL,
+                              L->zr, n, L->C, j->a, j->b, j->alpha, j->beta, j->relu_nan,
+                              j->mask ? j->mask + r0 * L->C : NULL, j->stream);
+    else
+        j->k->rows_apply(j->y + r0 * L->yr, L->yr, j->x + r0 * L->xr, L->xr, n, L->C, j->a, j->b, j->alpha, j->beta,
+                         j->stream);
 }
 
 static void
@@ -331,7 +335,6 @@ blayout_of(const fdnn_bn_problem_t *p, blayout_t *L)
     memset(L, 0, sizeof(*L));
     /* dz (the add's gradient) is described by p->z */
     const fdnn_tensor_t *t[BT_COUNT] = {&p->x, &p->dy, &p->dx, p->add ? &p->z : &p->x};
-    const bool extras = p->relu || p->add;
     if (p->per_activation || p->x.ndim < 3)
         return false;
     for (int k = 0; k < BT_COUNT; k++)
@@ -350,7 +353,6 @@ blayout_of(const fdnn_bn_problem_t *p, blayout_t *L)
         L->n[k] = t[k]->strides[0];
         L->c[k] = t[k]->strides[1];
     }
-    rows = rows && !extras; /* the mask is in plane order */
     if (rows && (!planes || L->S < 32))
         return true;
     L->planes = planes;
@@ -444,8 +446,13 @@ rows_bstats_block(void *ctx, size_t blk)
     int64_t r0 = R * k / j->blocks, r1 = R * (k + 1) / j->blocks;
     double *s1 = j->partials + 2 * k * L->C, *s2 = s1 + L->C;
     memset(s1, 0, 2 * (size_t)L->C * sizeof(double));
-    j->k->rows_bstats(j->dy + r0 * L->r[BT_DY], L->r[BT_DY], j->x + r0 * L->r[BT_X], L->r[BT_X], r1 - r0, L->C,
-                      j->mean, s1, s2);
+    if (j->mask != NULL)
+        j->k->rows_bstats_mask(j->dy + r0 * L->r[BT_DY], L->r[BT_DY], j->x + r0 * L->r[BT_X], L->r[BT_X],
+                               j->mask + r0 * L->C, r1 - r0, L->C, j->mean, s1, s2,
+                               j->dz ? j->dz + r0 * L->r[BT_DZ] : NULL, L->r[BT_DZ]);
+    else
+        j->k->rows_bstats(j->dy + r0 * L->r[BT_DY], L->r[BT_DY], j->x + r0 * L->r[BT_X], L->r[BT_X], r1 - r0, L->C,
+                          j->mean, s1, s2);
 }
 
 static void
@@ -456,8 +463,13 @@ rows_bapply_tile(void *ctx, size_t t)
     const int64_t R = L->N * L->S;
     int64_t r0 = (int64_t)t * APPLY_TILE;
     int64_t n = R - r0 < APPLY_TILE ? R - r0 : APPLY_TILE;
-    j->k->rows_bapply(j->dx + r0 * L->r[BT_DX], L->r[BT_DX], j->dy + r0 * L->r[BT_DY], L->r[BT_DY],
-                      j->x + r0 * L->r[BT_X], L->r[BT_X], n, L->C, j->ka, j->kb, j->kc, j->alpha, j->beta);
+    if (j->mask != NULL)
+        j->k->rows_bapply_mask(j->dx + r0 * L->r[BT_DX], L->r[BT_DX], j->dy + r0 * L->r[BT_DY], L->r[BT_DY],
+                               j->x + r0 * L->r[BT_X], L->r[BT_X], j->mask + r0 * L->C, n, L->C, j->ka, j->kb,
+                               j->kc, j->alpha, j->beta);
+    else
+        j->k->rows_bapply(j->dx + r0 * L->r[BT_DX], L->r[BT_DX], j->dy + r0 * L->r[BT_DY], L->r[BT_DY],
+                          j->x + r0 * L->r[BT_X], L->r[BT_X], n, L->C, j->ka, j->kb, j->kc, j->alpha, j->beta);
 }
 
 void

@@ -80,6 +80,24 @@ typedef struct fdnn_bn_fused_kernels {
                             double *acc, float *dz);
     void (*run_bapply_mask)(float *dx, const float *dy, const float *x, const uint8_t *mask, int64_t n, double a,
                             double b, double c, double alpha, double beta);
+
+    /* The Ex extras on rows (channels-last): the run_*_relu / _mask
+     * arithmetic of one element, with per-channel a, b (c) as rows_apply /
+     * rows_bapply.  The mask is packed channels-last: row r's C bytes at
+     * mask + r * C, whatever the tensors' row strides.  rows_apply_relu:
+     * z row r at z + r * zs (z may be NULL); stream as rows_apply.
+     * rows_bstats_mask: the sums of rows_bstats (rows in groups of four)
+     * with dy taken as 0 where the mask is 0, and that masked dy written to
+     * dz (row stride zs) when dz is given, each element after it was read
+     * (dz may be dy). */
+    void (*rows_apply_relu)(float *y, int64_t ys, const float *x, int64_t xs, const float *z, int64_t zs, int64_t R,
+                            int64_t C, const double *a, const double *b, double alpha, double beta, bool relu_nan,
+                            uint8_t *mask, bool stream);
+    void (*rows_bstats_mask)(const float *dy, int64_t ds, const float *x, int64_t xs, const uint8_t *mask, int64_t R,
+                             int64_t C, const double *mean, double *s1, double *s2, float *dz, int64_t zs);
+    void (*rows_bapply_mask)(float *dx, int64_t os, const float *dy, int64_t ds, const float *x, int64_t xs,
+                             const uint8_t *mask, int64_t R, int64_t C, const double *a, const double *b,
+                             const double *c, double alpha, double beta);
 } fdnn_bn_fused_kernels_t;
 
 extern const fdnn_bn_fused_kernels_t fdnn_bn_fused_scalar;
@@ -92,9 +110,10 @@ extern const fdnn_bn_fused_kernels_t fdnn_bn_fused_avx512;
 size_t fdnn_bn_fused_scratch(const fdnn_bn_problem_t *p);
 
 /* Whether the fused paths take the problem (x and y as described above).
- * With the Ex extras (ReLU, add) only planes are taken (z planes as well):
- * the ReLU mask in the reserve space is packed NCHW (bn.c), which is the
- * planes' own order. */
+ * With the Ex extras (ReLU, add) z must have the layout of x as well.  The
+ * ReLU mask (the reserve space after its header, bn.c) is in each layout's
+ * own order: packed NCHW for planes, packed channels-last for rows; the
+ * caller checks that this is the order the mask was written in. */
 bool fdnn_bn_fused_applies(const fdnn_bn_problem_t *p);
 
 /* Training forward on a fused path: mean, var (biased) and inv of the C
@@ -109,7 +128,8 @@ void fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doubl
                          const float *x, const float *z, float *y, const double *a, const double *b);
 
 /* The backward (spatial, FP32 x, dy and dx in one of the two layouts; with
- * the ReLU mask (and dz) planes only: dy is masked, dz receives it): planes, one task per channel (its sums over the N planes, then
+ * the ReLU mask (and dz), in the layout's order as above, dy is masked and
+ * dz receives it): planes, one task per channel (its sums over the N planes, then
  * its dx while they are still in L2); rows, the sums in fixed row blocks
  * added in block order, then dx in tiles.  The caller gives the saved mean
  * and inverse deviation and the gathered scale (float64); the sums come

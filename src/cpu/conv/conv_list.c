@@ -237,20 +237,29 @@ move_to_front(int *order, int count, int algo)
 
 /* 3x3 stride-1 FLOAT layers (or the FLOAT shadow of a HALF / BFLOAT16 one,
  * which runs the FP32 solvers on staged copies) with many tiles per filter
- * and unit column strides (the fused kernels' vector path), and at least 16
+ * and unit column or channel strides (the fused kernels' row paths), and at least 16
  * channels per group each way: the transforms cost C/g + K/g per tile
  * against (C/g)(K/g) multiply-adds, so short reductions lose the saving. */
 static bool
 prefers_winograd(const fdnn_conv_problem_t *p)
 {
+    /* unit rows: image rows (NCHW) or channel rows (channels-last), which
+     * the fused kernel reads and writes a row at a time */
+    bool rows = (p->x.strides[4] == 1 && p->y.strides[4] == 1) || (p->x.strides[1] == 1 && p->y.strides[1] == 1);
     if (p->nsp != 2 || p->ker[1] != 3 || p->ker[2] != 3 || p->stride[1] != 1 || p->stride[2] != 1 ||
         p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_config_is_integer(p->config) || fdnn_conv_cg(p) < 16 ||
-        fdnn_conv_kg(p) < 16 || p->x.strides[4] != 1 || p->y.strides[4] != 1 ||
+        fdnn_conv_kg(p) < 16 || !rows ||
         fdnn_conv_winograd_fused_applicable(p) != CUDNN_STATUS_SUCCESS)
         return false;
     const int64_t *sp = p->dir == FDNN_CONV_FWD ? p->out : p->in;
-    double tiles = (double)p->n * (double)((sp[1] + 3) / 4) * (double)((sp[2] + 3) / 4);
-    return tiles >= WINOGRAD_MIN_TILES;
+    int64_t per_image = ((sp[1] + 3) / 4) * ((sp[2] + 3) / 4);
+    /* Channels-last backward data on images of under 16 tiles: ResNet-50
+     * res5 3x3 (7x7, 4 tiles) at mb=32 took 47.6-55.0 ms against the direct
+     * kernels' 41.8-44.3 (three alternated runs; res4, 14x14, was even and
+     * the forward of both won; bench/results/2026-12-04-nhwcbn). */
+    if (p->dir == FDNN_CONV_BWD_DATA && p->x.strides[4] != 1 && per_image < 16)
+        return false;
+    return (double)p->n * (double)per_image >= WINOGRAD_MIN_TILES;
 }
 
 /* Algorithms moved to the front of the order where their predicate holds,

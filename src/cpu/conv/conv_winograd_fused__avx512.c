@@ -23,6 +23,7 @@
 #define KR 12
 #define BLOCK_FN fdnn_wino_fused_block__avx512
 #define WINO_PATCH 1
+#define WINO_CHANNELS_LAST 1
 
 /* The 16 tiles y[i][j][lane] (4x4 each) to dst + out0[lane] + i*sh + j,
  * the rows and columns of each tile clipped to the output. */
@@ -133,4 +134,55 @@ wino_patch(const fdnn_wino_geom_t *g, const lanes_t *ln, const float *src,
             }
         }
     }
+}
+
+/* ---- channels-last tensors (conv_winograd_fused.inc) ----------------------- */
+
+/* For each patch position and 16 lanes: the lanes' rows of cb channels (16
+ * loads, masked to cb channels; zero rows outside the input), transposed to
+ * one vector of 16 lanes per channel. */
+static void
+wino_gather_cl(const fdnn_wino_geom_t *g, const lanes_t *ln, int64_t ci, int cb,
+               float dd[WINO_CL_CB][FDNN_WINO_FUSED_N][FDNN_WINO_FUSED_N][FDNN_WINO_FUSED_TB])
+{
+    const float *src = g->in + ci; /* unit channel stride */
+    const __mmask16 cm = (__mmask16)((1u << cb) - 1u);
+    for (int h = 0; h < FDNN_WINO_FUSED_TB / 16; h++)
+        for (int i = 0; i < FDNN_WINO_FUSED_N; i++)
+            for (int j = 0; j < FDNN_WINO_FUSED_N; j++) {
+                uint32_t msk = (ln->inrow[i] & ln->incol[j]) >> (16 * h);
+                int64_t off = i * g->in_sh + j * g->in_sw;
+                __m512 v[16];
+                for (int l = 0; l < 16; l++)
+                    v[l] = (msk >> l) & 1u ? _mm512_maskz_loadu_ps(cm, src + ln->in0[16 * h + l] + off)
+                                           : _mm512_setzero_ps();
+                transpose16(v); /* v[c] = channel c over the 16 lanes */
+                for (int c = 0; c < cb; c++)
+                    _mm512_storeu_ps(&dd[c][i][j][16 * h], v[c]);
+            }
+}
+
+/* For each output position and 16 lanes: the cb channels' values
+ * transposed to one vector per lane, written as a row of cb channels where
+ * the lane's tile covers the position. */
+static void
+wino_store_cl(const fdnn_wino_geom_t *g, const lanes_t *ln, float *dst, int cb,
+              float yy[WINO_CL_CB][FDNN_WINO_FUSED_M][FDNN_WINO_FUSED_M][FDNN_WINO_FUSED_TB])
+{
+    const __mmask16 cm = (__mmask16)((1u << cb) - 1u);
+    for (int h = 0; h < FDNN_WINO_FUSED_TB / 16; h++)
+        for (int i = 0; i < FDNN_WINO_FUSED_M; i++)
+            for (int j = 0; j < FDNN_WINO_FUSED_M; j++) {
+                uint32_t msk = (ln->outrow[i] & ln->outcol[j]) >> (16 * h);
+                if ((msk & 0xffffu) == 0)
+                    continue;
+                int64_t off = i * g->out_sh + j * g->out_sw;
+                __m512 v[16];
+                for (int c = 0; c < 16; c++)
+                    v[c] = c < cb ? _mm512_loadu_ps(&yy[c][i][j][16 * h]) : _mm512_setzero_ps();
+                transpose16(v); /* v[l] = lane l's cb channels */
+                for (int l = 0; l < 16; l++)
+                    if ((msk >> l) & 1u)
+                        _mm512_mask_storeu_ps(dst + ln->out0[16 * h + l] + off, cm, v[l]);
+            }
 }

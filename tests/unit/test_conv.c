@@ -1318,10 +1318,9 @@ main(void)
         S2("dw cb N=2 50ch 14x14", 2, 50, 50, 50, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("dw cb N=2 18ch 14x15 s2", 2, 18, 18, 18, 14, 15, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
         /* NHWC with power-of-two channels (conv_depthwise_cb.c, l1_sets):
-         * backward filter by strips of rows (256 channels on 21x19: two
-         * strips at one thread, one at two; dilation 2 with padding 2),
-         * forward and backward data through a gathered copy (1024
-         * channels: one L1 set). */
+         * 256 and 512 in place (dilation 2 with padding 2), 1024 (one L1
+         * set) through the copies: backward filter by strips of rows,
+         * forward and backward data from a gathered copy. */
         S2("dw cb 256ch 21x19 strips", 2, 256, 256, 256, 21, 19, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
         S2("dw cb 512ch dil2 strips", 1, 512, 512, 512, 12, 10, 3, 3, 2, 2, 1, 1, 2, 2, CUDNN_CROSS_CORRELATION),
         S2("dw cb 1024ch 7x7", 1, 1024, 1024, 1024, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
@@ -1473,7 +1472,8 @@ main(void)
                                                   CUDNN_CROSS_CORRELATION), L_NHWC);
     test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC s2 N=1", 1, 80, 80, 80, 30, 29, 3, 3, 1, 1, 2, 2,
                                                   1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
-    test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC 256ch strips", 2, 256, 256, 256, 21, 19, 3, 3,
+    /* 1024 channels: strips of 5 output rows at one thread, 12 at two. */
+    test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC 1024ch strips", 1, 1024, 1024, 1024, 21, 9, 3, 3,
                                                   1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
     test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC 1024ch gather", 2, 1024, 1024, 1024, 7, 7, 3, 3,
                                                   1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);

@@ -28,12 +28,12 @@
  * over every image, row and run in order (runs as forward), the task being
  * a range of channel blocks: no reduction across tasks.
  *
- * Channels-innermost tensors whose positions fall into few L1 sets (C a
- * multiple of 256: l1_sets) are copied where that pays: backward filter
- * reads x from strips of rows copied into [block][row][W][16] (strips_pay,
- * grad_strips), forward and backward data with C a multiple of 1024 read
- * their data from a [block][H][W][16] copy of a group of blocks and write
- * the output in place.  The copies change where the kernels read, not what
+ * Channels-innermost tensors whose positions all fall into one L1 set (C
+ * a multiple of 1024: l1_sets) are copied: backward filter reads x from
+ * strips of rows copied into [block][row][W][16] (strips_pay,
+ * grad_strips), forward and backward data read their data from a
+ * [block][H][W][16] copy of a group of blocks and write the output in
+ * place.  The copies change where the kernels read, not what
  * they add or in which order: the same bits. */
 #include <string.h>
 
@@ -557,17 +557,19 @@ l1_sets(const fdnn_tensor_t *t)
 }
 
 /* Whether backward filter on channels-innermost x copies strips
- * (grad_strips): at unit strides, when the vectors one block reads from
- * kh input rows cannot all stay in L1 in place.  Measured in
- * docs/performance.md ("Depthwise NHWC: strips and gathers"): 1.1-1.7x
- * faster on the 256..1024-channel layers, within noise or slower where
- * the rows fit, slower at stride 2 (the copy serves 9/4 reads there, not 9). */
+ * (grad_strips): at unit strides, with every position of a block in one
+ * L1 set (C a multiple of 1024) and more of them in kh rows than the set
+ * holds.  Measured in docs/performance.md ("Depthwise NHWC: strips and
+ * gathers"): 1.4-1.5x faster on 256..1024 channels where x and dy sit at
+ * the same offset modulo 4 KB (ab_drv), but 10-20% slower on 256 and 512
+ * channels in freednn-bench's buffers, 1.1x faster on 1024; at stride 2
+ * slower (a copied vector serves 9/4 reads there, not 9). */
 static bool
 strips_pay(const fdnn_conv_problem_t *p)
 {
     if (p->stride[1] != 1 || p->stride[2] != 1)
         return false;
-    return p->ker[1] * p->in[2] > l1_sets(&p->x) * L1_WAYS;
+    return l1_sets(&p->x) == 1 && p->ker[1] * p->in[2] > L1_WAYS;
 }
 
 cudnnStatus_t

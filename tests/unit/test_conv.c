@@ -121,17 +121,21 @@ static const shape_t shapes[] = {
      CUDNN_CONVOLUTION},
 };
 
-typedef enum layout { L_NCHW, L_NHWC, L_STRIDED } layout_t;
-static const char *const layout_names[] = {"nchw", "nhwc", "strided"};
+/* L_NHWC_4K: channels innermost with positions 1024 floats (4 KB) apart
+ * whatever C: every channel block's positions in one L1 set, the case the
+ * channel-blocked depthwise path copies (gathers, strips) for, with
+ * channel tails that dense NHWC of such strides cannot have. */
+typedef enum layout { L_NCHW, L_NHWC, L_STRIDED, L_NHWC_4K } layout_t;
+static const char *const layout_names[] = {"nchw", "nhwc", "strided", "nhwc-4k"};
 
 /* Strides of a (N, C, spatial...) tensor of rank nb in a layout. */
 static void
 make_strides(layout_t l, int nb, const int *dims, int *st)
 {
-    if (l == L_NHWC) {
+    if (l == L_NHWC || l == L_NHWC_4K) {
         int s = 1;
         st[1] = s;
-        s *= dims[1];
+        s *= l == L_NHWC_4K ? 1024 : dims[1];
         for (int i = nb - 1; i >= 2; i--) {
             st[i] = s;
             s *= dims[i];
@@ -532,7 +536,7 @@ test_shape(cudnnHandle_t h, const shape_t *s, layout_t l, cudnnTensorFormat_t ff
                                   s->name, layout_names[l], ffmt == CUDNN_TENSOR_NHWC ? "nhwc" : "nchw",
                                   es == 4 ? "f32" : "f64", dir, algo, fdnn_test_isa_name(isa), threads, beta_case,
                                   bad, outp->count, worst);
-                        if (!beta_case && l == L_STRIDED)
+                        if (!beta_case && (l == L_STRIDED || l == L_NHWC_4K))
                             CHECK_MSG(gaps_written(outp, es) == 0, "%s dir %d algo %d wrote between elements",
                                       s->name, dir, algo);
                     }
@@ -1313,6 +1317,13 @@ main(void)
         S2("dw cb N=3 24ch 14x13", 3, 24, 24, 24, 14, 13, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
         S2("dw cb N=2 50ch 14x14", 2, 50, 50, 50, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("dw cb N=2 18ch 14x15 s2", 2, 18, 18, 18, 14, 15, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        /* NHWC with power-of-two channels (conv_depthwise_cb.c, l1_sets):
+         * 256 and 512 in place (dilation 2 with padding 2), 1024 (one L1
+         * set) through the copies: backward filter by strips of rows,
+         * forward and backward data from a gathered copy. */
+        S2("dw cb 256ch 21x19 strips", 2, 256, 256, 256, 21, 19, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw cb 512ch dil2 strips", 1, 512, 512, 512, 12, 10, 3, 3, 2, 2, 1, 1, 2, 2, CUDNN_CROSS_CORRELATION),
+        S2("dw cb 1024ch 7x7", 1, 1024, 1024, 1024, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     };
     for (size_t i = 0; i < sizeof(depthwise) / sizeof(depthwise[0]); i++) {
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
@@ -1320,6 +1331,17 @@ main(void)
         test_shape(h, &depthwise[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
     }
+    /* Channels innermost, positions 4 KB apart (L_NHWC_4K): the gathered
+     * forward / backward data and the strips with channel tails (37: a
+     * last block of 5, under AVX2's 8; 20: of 4), stride 2, dilation 2,
+     * several strips (61 rows), nothing written between the elements. */
+    static const shape_t dw4k[] = {
+        S2("dw cb 4k 37ch dil2", 2, 37, 37, 37, 12, 10, 3, 3, 2, 2, 1, 1, 2, 2, CUDNN_CONVOLUTION),
+        S2("dw cb 4k 48ch s2", 1, 48, 48, 48, 15, 14, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw cb 4k 20ch 61 rows", 1, 20, 20, 20, 61, 17, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    };
+    for (size_t i = 0; i < sizeof(dw4k) / sizeof(dw4k[0]); i++)
+        test_shape(h, &dw4k[i], L_NHWC_4K, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, true);
     /* Shapes for the FFT solvers: several tiles per dimension, a strided
      * tiled forward, 17..32 filters (64-point tiles), a long 1-D filter, 1-D
      * problems (backward-filter FFT_TILING) and 3-D tiles. */
@@ -1450,6 +1472,11 @@ main(void)
                                                   CUDNN_CROSS_CORRELATION), L_NHWC);
     test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC s2 N=1", 1, 80, 80, 80, 30, 29, 3, 3, 1, 1, 2, 2,
                                                   1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
+    /* 1024 channels: strips of 5 output rows at one thread, 12 at two. */
+    test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC 1024ch strips", 1, 1024, 1024, 1024, 21, 9, 3, 3,
+                                                  1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
+    test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC 1024ch gather", 2, 1024, 1024, 1024, 7, 7, 3, 3,
+                                                  1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
     test_thread_determinism(h, (shape_t)S2("determinism dw 7x7", 2, 300, 300, 300, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
     test_thread_determinism(h, (shape_t)S2("determinism dw N=1 27x26", 1, 150, 150, 150, 27, 26, 3, 3, 1, 1, 1, 1, 1,

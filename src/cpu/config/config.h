@@ -151,6 +151,7 @@ typedef struct fdnn_isa_config {
     fdnn_f32_dwcb_grad_fn dwcb_grad;
     fdnn_f32_dwcb_pack_fn dwcb_pack;     /* NULL: the portable loops */
     fdnn_f32_dwcb_unpack_fn dwcb_unpack; /* NULL: the portable loops */
+    fdnn_f32_dwcb_gather_fn dwcb_gather; /* NULL: the portable loop */
     fdnn_wino_fused_block_fn wino_fused_block;
     /* src/cpu/gemm/sgemm_f16: the converting (HALF -> FLOAT) twins of the
      * sgemm tile's packs (f16_pack.h); NULL members: the portable ones */

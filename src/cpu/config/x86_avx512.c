@@ -159,6 +159,7 @@ const fdnn_isa_config_t fdnn_isa_config_avx512 = {
     .dwconv_grad = fdnn_f32_dwconv_grad__avx512,
     .dwcb_rows = fdnn_f32_dwcb_rows__avx512,
     .dwcb_grad = fdnn_f32_dwcb_grad__avx512,
+    .dwcb_gather = fdnn_f32_dwcb_gather__avx512,
     .dwcb_pack = fdnn_f32_dwcb_pack__avx512,
     .dwcb_unpack = fdnn_f32_dwcb_unpack__avx512,
     .wino_fused_block = fdnn_wino_fused_block__avx512,

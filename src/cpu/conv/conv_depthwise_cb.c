@@ -26,7 +26,15 @@
  *
  * Backward filter: per channel block the 16 channels' sums of each tap
  * over every image, row and run in order (runs as forward), the task being
- * a range of channel blocks: no reduction across tasks. */
+ * a range of channel blocks: no reduction across tasks.
+ *
+ * Channels-innermost tensors whose positions all fall into one L1 set (C
+ * a multiple of 1024: l1_sets) are copied: backward filter reads x from
+ * strips of rows copied into [block][row][W][16] (strips_pay,
+ * grad_strips), forward and backward data read their data from a
+ * [block][H][W][16] copy of a group of blocks and write the output in
+ * place.  The copies change where the kernels read, not what
+ * they add or in which order: the same bits. */
 #include <string.h>
 
 #include "core/cpu.h"
@@ -57,6 +65,12 @@
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
 #define CHUNKS_PER_THREAD 4
+/* Backward filter strips (grad_strips): floats of the copy per chunk, and
+ * the L1 geometry of strips_pay (48 KB, 12 ways of 64 sets: Zen 4/5, Intel
+ * since Ice Lake). */
+#define STRIP_FLOATS 16384
+#define L1_WAY_BYTES 4096
+#define L1_WAYS 12
 
 typedef struct run {
     int64_t o0, ostep, count, istep;
@@ -75,6 +89,7 @@ typedef struct cb_job {
     fdnn_f32_dwcb_grad_fn grad_fn;
     fdnn_f32_dwcb_pack_fn pack_fn;     /* NULL: element by element */
     fdnn_f32_dwcb_unpack_fn unpack_fn; /* NULL: element by element */
+    fdnn_f32_dwcb_gather_fn gather_fn; /* NULL: memcpy by block */
     bool bwd_data, bwd_filter, in_place;
     int64_t kh, kw, blocks, tail;
     int64_t data_h, data_w, out_h, out_w; /* the data read (x or dy) and the rows computed */
@@ -89,6 +104,13 @@ typedef struct cb_job {
     float *slots;
     size_t slot_floats;
     char *segs; /* backward filter: per chunk, an image's segments */
+    /* Backward filter on channels-innermost x by strips (grad_strips):
+     * output rows per strip (0: none) and the data rows a strip reads. */
+    int64_t strip_out, strip_in;
+    /* Forward / backward data on channels-innermost tensors, the data read
+     * gathered a group of blocks at a time into a slot, the output written
+     * in place (run_chunk). */
+    bool gather;
     size_t seg_bytes;
     size_t tasks, chunks;
 } cb_job_t;
@@ -238,13 +260,13 @@ static const float zeros[BLK];
  * over data view d (x) and dy view y, every tap listed in q order; returns
  * how many. */
 static size_t
-grad_segments(const cb_job_t *j, const view_t *d, const view_t *y, const float **src, int64_t *step,
-              const float **dy, size_t *count)
+grad_segments(const cb_job_t *j, const view_t *d, const view_t *y, int64_t oh0, int64_t oh1, int64_t row0,
+              const float **src, int64_t *step, const float **dy, size_t *count)
 {
     const fdnn_conv_problem_t *p = j->p;
     int64_t qh[MAX_TAPS], ih[MAX_TAPS], row_ih[MAX_TAPS];
     size_t g = 0, taps = (size_t)(j->kh * j->kw);
-    for (int64_t oh = 0; oh < j->out_h; oh++) {
+    for (int64_t oh = oh0; oh < oh1; oh++) {
         for (int64_t k = 0; k < j->kh; k++)
             row_ih[k] = -1;
         int64_t nh = row_taps(j, oh, qh, ih);
@@ -258,7 +280,7 @@ grad_segments(const cb_job_t *j, const view_t *d, const view_t *y, const float *
                     *sp = zeros;
                     if (row_ih[k] >= 0 && (run->mask >> q & 1u)) {
                         int64_t iw = tap_index(false, run->o0, q, p->stride[2], p->pad[2], p->dil[2], j->data_w);
-                        *sp = d->base + row_ih[k] * d->rs + iw * d->ps;
+                        *sp = d->base + (row_ih[k] - row0) * d->rs + iw * d->ps;
                     }
                 }
             step[g] = run->istep * d->ps;
@@ -326,6 +348,77 @@ unpack_planes(const cb_job_t *j, const fdnn_tensor_t *t, float *dst, int64_t n, 
     }
 }
 
+/* Rows r0 .. r1-1 of image n, blocks b0 .. b0+nb-1 (the last with `tail`
+ * channels) of the channels-innermost tensor t into buf as [block][row -
+ * r0][W][16] (W: j->data_w), blocks `plane` floats apart, lanes past tail
+ * not written. */
+static void
+gather_rows(const cb_job_t *j, const fdnn_tensor_t *t, const float *src, int64_t n, int64_t b0, int64_t nb,
+            int64_t tail, int64_t r0, int64_t r1, float *buf, int64_t plane)
+{
+    const float *x = src + n * t->strides[0] + b0 * BLK;
+    int64_t xrs = t->strides[3], xps = t->strides[4], w = j->data_w;
+    for (int64_t r = r0; r < r1; r++) {
+        float *dr = buf + (r - r0) * w * BLK;
+        if (j->gather_fn != NULL) {
+            j->gather_fn(x + r * xrs, xps, (size_t)w, (size_t)nb, (size_t)tail, dr, plane);
+            continue;
+        }
+        for (int64_t c = 0; c < w; c++) {
+            const float *sp = x + r * xrs + c * xps;
+            float *dp = dr + c * BLK;
+            for (int64_t b = 0; b + 1 < nb; b++)
+                memcpy(dp + b * plane, sp + b * BLK, BLK * sizeof(float));
+            memcpy(dp + (nb - 1) * plane, sp + (nb - 1) * BLK, (size_t)tail * sizeof(float));
+        }
+    }
+}
+
+/* Backward filter of image n, blocks b0 .. b0+nb-1, on channels-innermost
+ * x: for each strip of j->strip_out output rows, the data rows it reads
+ * copied into buf ([block][row][W][16], positions 16 floats apart instead
+ * of C), then the gradient over the strip's segments.  In place, a block's
+ * positions are C*4 bytes apart and with C a power of two fall into a few
+ * L1 sets, so each input vector comes from L2 for every one of its 9 taps;
+ * copied, it is read once from the tensor and 9 times from L1.  Strips in
+ * order, each continuing the sums of the one before: the same terms in the
+ * same order as one pass over the image. */
+static void
+grad_strips(const cb_job_t *j, int64_t n, int64_t b0, int64_t nb, int64_t tail, float *buf, const float **src,
+            int64_t *step, const float **dyp, size_t *count, float *sums)
+{
+    const fdnn_conv_problem_t *p = j->p;
+    const fdnn_conv_exec_t *e = j->e;
+    int64_t s = p->stride[1], reach = (j->kh - 1) * p->dil[1];
+    int64_t plane = j->strip_in * j->data_w * BLK;
+    view_t y = user_view(&p->y, e->y_in, n, b0);
+    view_t d = {buf, 0, plane, j->data_w * BLK, BLK};
+    for (int64_t oh0 = 0; oh0 < j->out_h; oh0 += j->strip_out) {
+        int64_t oh1 = oh0 + j->strip_out < j->out_h ? oh0 + j->strip_out : j->out_h;
+        int64_t r0 = oh0 * s - p->pad[1], r1 = (oh1 - 1) * s - p->pad[1] + reach + 1;
+        r0 = r0 < 0 ? 0 : r0;
+        r1 = r1 > j->data_h ? j->data_h : r1;
+        gather_rows(j, &p->x, e->x_in, n, b0, nb, tail, r0, r1, buf, plane);
+        fdnn_f32_dwcb_grad_args_t args = {
+            .src = src,
+            .src_step = step,
+            .dy = dyp,
+            .count = count,
+            .zeros = zeros,
+            .segs = grad_segments(j, &d, &y, oh0, oh1, r0, src, step, dyp, count),
+            .taps = (size_t)(j->kh * j->kw),
+            .blocks = (size_t)nb,
+            .tail = (size_t)tail,
+            .src_bstride = d.bs,
+            .dy_step = y.ps,
+            .dy_bstride = y.bs,
+            .sums = sums,
+            .sums_bstride = j->kh * j->kw * BLK,
+        };
+        j->grad_fn(&args);
+    }
+}
+
 static void
 run_chunk(void *arg, size_t chunk)
 {
@@ -351,6 +444,10 @@ run_chunk(void *arg, size_t chunk)
         size_t *count = (size_t *)(sb + cap * (taps + 1) * sizeof(float *) + cap * sizeof(int64_t));
         for (int64_t n = 0; n < p->n; n++) {
             view_t d, y;
+            if (j->strip_out > 0) {
+                grad_strips(j, n, b0, nb, tail, xs, src, step, dyp, count, sums);
+                continue;
+            }
             if (j->in_place) {
                 d = user_view(&p->x, e->x_in, n, b0);
                 y = user_view(&p->y, e->y_in, n, b0);
@@ -366,7 +463,7 @@ run_chunk(void *arg, size_t chunk)
                 .dy = dyp,
                 .count = count,
                 .zeros = zeros,
-                .segs = grad_segments(j, &d, &y, src, step, dyp, count),
+                .segs = grad_segments(j, &d, &y, 0, j->out_h, 0, src, step, dyp, count),
                 .taps = taps,
                 .blocks = (size_t)nb,
                 .tail = (size_t)tail,
@@ -396,6 +493,23 @@ run_chunk(void *arg, size_t chunk)
     const fdnn_tensor_t *dt = j->bwd_data ? &p->y : &p->x, *ot = j->bwd_data ? &p->x : &p->y;
     const float *dsrc = j->bwd_data ? e->y_in : e->x_in;
     const float *bias = j->bwd_data ? NULL : e->bias;
+    if (j->gather) {
+        /* Tasks are (image, group of blocks): the data gathered, the
+         * output in place. */
+        float *ds = j->slots + chunk * j->slot_floats;
+        int64_t plane = j->data_h * j->data_w * BLK;
+        for (size_t task = first; task < last; task++) {
+            int64_t n = (int64_t)task / j->groups, b0 = (int64_t)task % j->groups * j->group;
+            int64_t nb = j->blocks - b0 < j->group ? j->blocks - b0 : j->group;
+            int64_t tail = b0 + nb == j->blocks ? j->tail : BLK;
+            gather_rows(j, dt, dsrc, n, b0, nb, tail, 0, j->data_h, ds, plane);
+            view_t d = {ds, 0, plane, j->data_w * BLK, BLK};
+            view_t o = user_view(ot, e->out, n, b0);
+            for (int64_t oh = 0; oh < j->out_h; oh++)
+                compute_row(j, &d, &o, oh, b0, nb, tail, alpha, beta, bias != NULL ? bias + b0 * BLK : NULL, e->relu);
+        }
+        return;
+    }
     if (j->in_place) {
         /* Tasks are (image, output row). */
         for (size_t task = first; task < last; task++) {
@@ -420,6 +534,44 @@ run_chunk(void *arg, size_t chunk)
     }
 }
 
+static int64_t
+gcd64(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The L1 sets that one channel block's positions along W of tensor t
+ * (channels innermost) fall into: positions P bytes apart take
+ * L1_WAY_BYTES / gcd(P, L1_WAY_BYTES) sets of L1_WAYS lines each (C a
+ * power of two: 256 channels 4 sets, 1024 channels one). */
+static int64_t
+l1_sets(const fdnn_tensor_t *t)
+{
+    int64_t bytes = t->strides[4] * (int64_t)sizeof(float);
+    return bytes > 0 ? L1_WAY_BYTES / gcd64(bytes, L1_WAY_BYTES) : L1_WAY_BYTES / 64;
+}
+
+/* Whether backward filter on channels-innermost x copies strips
+ * (grad_strips): at unit strides, with every position of a block in one
+ * L1 set (C a multiple of 1024) and more of them in kh rows than the set
+ * holds.  Measured in docs/performance.md ("Depthwise NHWC: strips and
+ * gathers"): 1.4-1.5x faster on 256..1024 channels where x and dy sit at
+ * the same offset modulo 4 KB (ab_drv), but 10-20% slower on 256 and 512
+ * channels in freednn-bench's buffers, 1.1x faster on 1024; at stride 2
+ * slower (a copied vector serves 9/4 reads there, not 9). */
+static bool
+strips_pay(const fdnn_conv_problem_t *p)
+{
+    if (p->stride[1] != 1 || p->stride[2] != 1)
+        return false;
+    return l1_sets(&p->x) == 1 && p->ker[1] * p->in[2] > L1_WAYS;
+}
+
 cudnnStatus_t
 fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
 {
@@ -431,6 +583,7 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     j.bwd_data = p->dir == FDNN_CONV_BWD_DATA;
     j.bwd_filter = p->dir == FDNN_CONV_BWD_FILTER;
     j.in_place = p->x.strides[1] == 1 && p->y.strides[1] == 1;
+    j.gather = j.in_place && !j.bwd_filter && l1_sets(j.bwd_data ? &p->y : &p->x) == 1;
     j.kh = p->ker[1];
     j.kw = p->ker[2];
     int64_t c = p->g;
@@ -446,8 +599,14 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     if (j.bwd_filter) {
         j.tasks = (size_t)j.blocks;
         j.group = 1;
-    } else if (j.in_place) {
+    } else if (j.in_place && !j.gather) {
         j.tasks = (size_t)(p->n * j.out_h);
+    } else if (j.gather) {
+        int64_t per_block = j.data_h * j.data_w * BLK;
+        j.group = GROUP_FLOATS / per_block;
+        j.group = j.group < 1 ? 1 : j.group > j.blocks ? j.blocks : j.group;
+        j.groups = ceil_div(j.blocks, j.group);
+        j.tasks = (size_t)(p->n * j.groups);
     } else {
         int64_t per_block = (j.data_h * j.data_w + j.out_h * j.out_w) * BLK;
         j.group = GROUP_FLOATS / per_block;
@@ -457,10 +616,21 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     }
     j.chunks = threads * CHUNKS_PER_THREAD;
     j.chunks = j.chunks < j.tasks ? j.chunks : j.tasks;
-    if (j.bwd_filter && !j.in_place) {
+    if (j.bwd_filter && j.in_place && strips_pay(p)) {
+        /* Strips of as many rows as STRIP_FLOATS holds for the chunk's
+         * blocks, at least one output row's. */
+        int64_t most = ceil_div(j.blocks, (int64_t)j.chunks), reach = (j.kh - 1) * p->dil[1] + 1;
+        int64_t rows = STRIP_FLOATS / (most * j.data_w * BLK);
+        rows = rows < reach ? reach : rows > j.data_h ? j.data_h : rows;
+        j.strip_out = rows > reach ? (rows - reach) / p->stride[1] + 1 : 1;
+        j.strip_in = (j.strip_out - 1) * p->stride[1] + reach;
+        j.slot_floats = (size_t)(most * j.strip_in * j.data_w * BLK);
+    } else if (j.bwd_filter && !j.in_place) {
         /* A chunk transposes all of its blocks: each its own slot. */
         int64_t most = ceil_div(j.blocks, (int64_t)j.chunks);
         j.slot_floats = (size_t)(most * (j.data_h * j.data_w + j.out_h * j.out_w) * BLK);
+    } else if (j.gather) {
+        j.slot_floats = (size_t)(j.group * j.data_h * j.data_w * BLK);
     } else if (!j.in_place) {
         j.slot_floats = (size_t)(j.group * (j.data_h * j.data_w + j.out_h * j.out_w) * BLK);
     }
@@ -505,6 +675,7 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     j.grad_fn = level->dwcb_grad;
     j.pack_fn = level->dwcb_pack;
     j.unpack_fn = level->dwcb_unpack;
+    j.gather_fn = level->dwcb_gather;
     if (e->pool != NULL && j.chunks > 1)
         fdnn_parallelize_1d(e->pool, run_chunk, &j, j.chunks, 0);
     else

@@ -82,6 +82,17 @@ typedef struct fdnn_f32_dwcb_grad_args {
 typedef void (*fdnn_f32_dwcb_pack_fn)(const float *src, int64_t cs, size_t hw, size_t nc, float *dst);
 typedef void (*fdnn_f32_dwcb_unpack_fn)(const float *src, size_t hw, size_t nc, float *dst, int64_t cs);
 
+/* Channels-innermost positions to a blocked view (the backward filter's
+ * strips, conv_depthwise_cb.c): for positions j < count and blocks
+ * b < blocks, lanes l < (b == blocks-1 ? tail : 16),
+ *
+ *   dst[b*dst_bstride + j*16 + l] = src[j*src_step + b*16 + l]
+ *
+ * nothing else read or written.  Plain copies; NULL in an ISA's
+ * configuration: the portable loop of conv_depthwise_cb.c. */
+typedef void (*fdnn_f32_dwcb_gather_fn)(const float *src, int64_t src_step, size_t count, size_t blocks, size_t tail,
+                                        float *dst, int64_t dst_bstride);
+
 typedef void (*fdnn_f32_dwcb_rows_fn)(const fdnn_f32_dwcb_rows_args_t *a);
 typedef void (*fdnn_f32_dwcb_grad_fn)(const fdnn_f32_dwcb_grad_args_t *a);
 
@@ -93,6 +104,10 @@ void fdnn_f32_dwcb_grad__avx512(const fdnn_f32_dwcb_grad_args_t *a);
 void fdnn_f32_dwcb_grad__avx2(const fdnn_f32_dwcb_grad_args_t *a);
 void fdnn_f32_dwcb_grad__neon(const fdnn_f32_dwcb_grad_args_t *a);
 void fdnn_f32_dwcb_grad__scalar(const fdnn_f32_dwcb_grad_args_t *a);
+void fdnn_f32_dwcb_gather__avx512(const float *src, int64_t src_step, size_t count, size_t blocks, size_t tail,
+                                  float *dst, int64_t dst_bstride);
+void fdnn_f32_dwcb_gather__avx2(const float *src, int64_t src_step, size_t count, size_t blocks, size_t tail,
+                                float *dst, int64_t dst_bstride);
 void fdnn_f32_dwcb_pack__avx512(const float *src, int64_t cs, size_t hw, size_t nc, float *dst);
 void fdnn_f32_dwcb_unpack__avx512(const float *src, size_t hw, size_t nc, float *dst, int64_t cs);
 

@@ -5,6 +5,7 @@
 
 #define CB_ROWS_FN fdnn_f32_dwcb_rows__avx2
 #define CB_GRAD_FN fdnn_f32_dwcb_grad__avx2
+#define CB_GATHER_FN fdnn_f32_dwcb_gather__avx2
 #define VL 8
 #define VT __m256
 #define V_ZERO() _mm256_setzero_ps()

@@ -6,6 +6,7 @@
 
 #define CB_ROWS_FN fdnn_f32_dwcb_rows__avx512
 #define CB_GRAD_FN fdnn_f32_dwcb_grad__avx512
+#define CB_GATHER_FN fdnn_f32_dwcb_gather__avx512
 #define VL 16
 #define VT __m512
 #define V_ZERO() _mm512_setzero_ps()

@@ -116,6 +116,20 @@ cudnnStatus_t fdnn_conv_problem_without_y(cudnnTensorDescriptor_t x_desc, cudnnF
 /* Canonical one-line problem string (see the top of this file). */
 void fdnn_conv_problem_to_string(const fdnn_conv_problem_t *p, char *buf, size_t size);
 
+/* The greatest common divisor of a and b (a, b >= 0; gcd(a, 0) = a): the
+ * stride / dilation phases of the blocked direct kernels, and the L1 sets a
+ * strided channel block falls into (depthwise). */
+static inline int64_t
+fdnn_gcd_i64(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 /* Derived sizes. */
 static inline int64_t
 fdnn_conv_cg(const fdnn_conv_problem_t *p)

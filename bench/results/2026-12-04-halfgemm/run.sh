@@ -6,7 +6,7 @@
 # d045ed7), alternated 3 times at mb=1 then 3 times at mb=32.  Run from
 # the worktree's root:
 #   sh bench/results/2026-12-04-halfgemm/run.sh
-# Tables: python3 bench/results/2026-12-04-halfgemm/ab.py 1 (and 32).
+# Tables, in this folder: python3 ../2026-12-04-halfconv/ab.py 1 (and 32).
 d=bench/results/2026-12-04-halfgemm
 for mb in 1 32; do
   for i in 1 2 3; do

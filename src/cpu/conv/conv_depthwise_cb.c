@@ -374,6 +374,33 @@ gather_rows(const cb_job_t *j, const fdnn_tensor_t *t, const float *src, int64_t
     }
 }
 
+/* One call of the gradient kernel: output rows oh0 .. oh1-1 of y against
+ * the data view d (its first row is data row row0), blocks nb (the last
+ * with tail lanes), added into sums ([block][tap][16]).  src, step, dyp and
+ * count are the chunk's segment scratch that grad_segments fills. */
+static void
+grad_rows(const cb_job_t *j, const view_t *d, const view_t *y, int64_t oh0, int64_t oh1, int64_t row0, int64_t nb,
+          int64_t tail, const float **src, int64_t *step, const float **dyp, size_t *count, float *sums)
+{
+    fdnn_f32_dwcb_grad_args_t args = {
+        .src = src,
+        .src_step = step,
+        .dy = dyp,
+        .count = count,
+        .zeros = zeros,
+        .segs = grad_segments(j, d, y, oh0, oh1, row0, src, step, dyp, count),
+        .taps = (size_t)(j->kh * j->kw),
+        .blocks = (size_t)nb,
+        .tail = (size_t)tail,
+        .src_bstride = d->bs,
+        .dy_step = y->ps,
+        .dy_bstride = y->bs,
+        .sums = sums,
+        .sums_bstride = j->kh * j->kw * BLK,
+    };
+    j->grad_fn(&args);
+}
+
 /* Backward filter of image n, blocks b0 .. b0+nb-1, on channels-innermost
  * x: for each strip of j->strip_out output rows, the data rows it reads
  * copied into buf ([block][row][W][16], positions 16 floats apart instead
@@ -399,23 +426,7 @@ grad_strips(const cb_job_t *j, int64_t n, int64_t b0, int64_t nb, int64_t tail, 
         r0 = r0 < 0 ? 0 : r0;
         r1 = r1 > j->data_h ? j->data_h : r1;
         gather_rows(j, &p->x, e->x_in, n, b0, nb, tail, r0, r1, buf, plane);
-        fdnn_f32_dwcb_grad_args_t args = {
-            .src = src,
-            .src_step = step,
-            .dy = dyp,
-            .count = count,
-            .zeros = zeros,
-            .segs = grad_segments(j, &d, &y, oh0, oh1, r0, src, step, dyp, count),
-            .taps = (size_t)(j->kh * j->kw),
-            .blocks = (size_t)nb,
-            .tail = (size_t)tail,
-            .src_bstride = d.bs,
-            .dy_step = y.ps,
-            .dy_bstride = y.bs,
-            .sums = sums,
-            .sums_bstride = j->kh * j->kw * BLK,
-        };
-        j->grad_fn(&args);
+        grad_rows(j, &d, &y, oh0, oh1, r0, nb, tail, src, step, dyp, count, sums);
     }
 }
 
@@ -457,23 +468,7 @@ run_chunk(void *arg, size_t chunk)
                 d = (view_t){xs, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
                 y = (view_t){ys, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
             }
-            fdnn_f32_dwcb_grad_args_t args = {
-                .src = src,
-                .src_step = step,
-                .dy = dyp,
-                .count = count,
-                .zeros = zeros,
-                .segs = grad_segments(j, &d, &y, 0, j->out_h, 0, src, step, dyp, count),
-                .taps = taps,
-                .blocks = (size_t)nb,
-                .tail = (size_t)tail,
-                .src_bstride = d.bs,
-                .dy_step = y.ps,
-                .dy_bstride = y.bs,
-                .sums = sums,
-                .sums_bstride = (int64_t)taps * BLK,
-            };
-            j->grad_fn(&args);
+            grad_rows(j, &d, &y, 0, j->out_h, 0, nb, tail, src, step, dyp, count, sums);
         }
         /* dw[k, tap] from lane k % 16 of its block's sums (fdnn_conv_w_off
          * places the tap, reversed in CONVOLUTION mode). */
@@ -534,17 +529,6 @@ run_chunk(void *arg, size_t chunk)
     }
 }
 
-static int64_t
-gcd64(int64_t a, int64_t b)
-{
-    while (b != 0) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* The L1 sets that one channel block's positions along W of tensor t
  * (channels innermost) fall into: positions P bytes apart take
  * L1_WAY_BYTES / gcd(P, L1_WAY_BYTES) sets of L1_WAYS lines each (C a
@@ -553,7 +537,7 @@ static int64_t
 l1_sets(const fdnn_tensor_t *t)
 {
     int64_t bytes = t->strides[4] * (int64_t)sizeof(float);
-    return bytes > 0 ? L1_WAY_BYTES / gcd64(bytes, L1_WAY_BYTES) : L1_WAY_BYTES / 64;
+    return bytes > 0 ? L1_WAY_BYTES / fdnn_gcd_i64(bytes, L1_WAY_BYTES) : L1_WAY_BYTES / 64;
 }
 
 /* Whether backward filter on channels-innermost x copies strips

@@ -718,22 +718,11 @@ typedef struct phase_dim {
     int64_t skip;  /* leading dy positions it never reads */
 } phase_dim_t;
 
-static int64_t
-gcd(int64_t a, int64_t b)
-{
-    while (b != 0) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static void
 phase_dim(const fdnn_conv_problem_t *p, int i, int64_t a, phase_dim_t *ph)
 {
     int64_t s = p->stride[i], d = p->dil[i], ker = p->ker[i];
-    int64_t g = gcd(s, d), r = (a + p->pad[i]) % s;
+    int64_t g = fdnn_gcd_i64(s, d), r = (a + p->pad[i]) % s;
     memset(ph, 0, sizeof(*ph));
     ph->count = a < p->in[i] ? (p->in[i] - a + s - 1) / s : 0;
     ph->step = s / g;

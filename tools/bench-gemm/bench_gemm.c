@@ -11,6 +11,10 @@
  *            --cpu-time (1-thread columns: thread CPU time, not wall clock)
  *            --threads T (the parallel columns' thread count, default 2; 1: skip)
  *            --min-time S (each number: best of >= 10 runs and >= S s; 0.2)
+ *            --only fdnn|dnnl (time one library only, e.g. under perf record)
+ *   bench-gemm --tile-l2           the 14x32 kernel over the tiles of
+ *                                  1008x3072x768 without packing, each
+ *                                  operand new per tile or kept in L2
  *
  * To compare two builds on a noisy machine, alternate them:
  * tools/bench-gemm/ab.py OLD NEW -- [shapes] (median and best of each).
@@ -54,6 +58,8 @@ static bool use_cpu_time = false;
 static double min_time = 0.2;
 /* --threads T: the thread count of the parallel columns (1: skip them). */
 static size_t par_threads = 2;
+/* --only fdnn|dnnl: time one library only (for perf record on one side). */
+static const char *only = NULL;
 
 static double
 now_timed(bool single)
@@ -197,15 +203,17 @@ bench_shape(const shape_t *s, fdnn_isa_t isa, fdnn_pool_t pool2, double peak)
     size_t bytes = fdnn_sgemm_scratch_size(&g, 2, isa);
     fdnn_ctx_t c1 = {NULL, isa, fdnn_aligned_alloc(bytes), bytes};
     fdnn_ctx_t c2 = {pool2, isa, c1.scratch, bytes};
-    double g1 = measure(run_fdnn, &g, &c1, true);
-    double g2 = par_threads > 1 ? measure(run_fdnn, &g, &c2, false) : NAN;
+    bool do_fdnn = only == NULL || strcmp(only, "fdnn") == 0;
+    double g1 = do_fdnn ? measure(run_fdnn, &g, &c1, true) : NAN;
+    double g2 = do_fdnn && par_threads > 1 ? measure(run_fdnn, &g, &c2, false) : NAN;
     printf("%5zu %5zu %5zu  %7.1f %5.1f%%  %7.1f %5.1f%%", m, n, k, g1, 100 * g1 / peak, g2,
            100 * g2 / ((double)par_threads * peak));
 #if defined(FDNN_BENCH_HAVE_DNNL)
+    bool do_dnnl = only == NULL || strcmp(only, "dnnl") == 0;
     set_omp_threads(1);
-    double d1 = measure(run_dnnl, &g, NULL, true);
+    double d1 = do_dnnl ? measure(run_dnnl, &g, NULL, true) : NAN;
     set_omp_threads((int)par_threads);
-    double d2 = par_threads > 1 ? measure(run_dnnl, &g, NULL, false) : NAN;
+    double d2 = do_dnnl && par_threads > 1 ? measure(run_dnnl, &g, NULL, false) : NAN;
     printf("  %7.1f %7.1f", d1, d2);
 #endif
     printf("  %s\n", s->what);
@@ -273,6 +281,65 @@ bench_kernels(double peak512, double peak256)
     }
 }
 
+/* --tile-l2: the 14x32 kernel over the tiles of a 1008x3072x768 product
+ * (kc = 768, 12 x 12 tiles of 84 x 256 as the driver plans 1024x3072x768,
+ * packed operands, no packing timed), in the driver's order or another:
+ * a tile is sa A strips x sb B strips, walked B strip outer, A strip inner;
+ * tiles row-major (row tiles outer, as the driver) or column tiles outer.
+ * Each operand is either the product's own block for the tile (from L3 or
+ * memory the first time) or the same block every time (from L2): which
+ * stream costs what, without hardware counters (this VM has none).  C is a
+ * 1008 x 3072 matrix written with the product's streaming stores. */
+static void
+bench_tile_l2(double peak)
+{
+    static const struct {
+        size_t sa, sb;
+        bool col_outer, a_new, b_new;
+    } cases[] = {
+        {6, 8, false, false, false}, {6, 8, false, true, false}, {6, 8, false, false, true},
+        {6, 8, false, true, true},   {12, 8, false, true, true}, {6, 8, true, true, true},
+        {6, 4, true, true, true},    {6, 2, true, true, true},   {12, 4, true, true, true},
+    };
+    const size_t kc = 768, mr = 14, nr = 32, m = 1008, n = 3072;
+    float *a = fdnn_aligned_alloc(m * kc * sizeof(float));
+    float *b = fdnn_aligned_alloc(n * kc * sizeof(float));
+    float *c = fdnn_aligned_alloc(m * n * sizeof(float));
+    for (size_t i = 0; i < m * kc; i++)
+        a[i] = 1e-3f;
+    for (size_t i = 0; i < n * kc; i++)
+        b[i] = 1e-3f;
+    memset(c, 0, m * n * sizeof(float));
+    printf("14x32 kernel over the tiles of 1008x3072x768, kc 768, C streamed\n");
+    printf("A strips  B strips  order         A      B          GFLOP/s  %%peak\n");
+    for (size_t e = 0; e < sizeof(cases) / sizeof(cases[0]); e++) {
+        size_t sa = cases[e].sa, sb = cases[e].sb, rows = m / (sa * mr), cols = n / (sb * nr);
+        fdnn_f32_gemm_epilogue_t ep = {.alpha = 1, .beta = 0, .stream = true};
+        double best = 0;
+        for (int rep = 0; rep < 20; rep++) { /* thread CPU time: the VM is shared */
+            double t0 = now_timed(true);
+            for (size_t t = 0; t < rows * cols; t++) {
+                size_t ti = cases[e].col_outer ? t % rows : t / cols, tj = cases[e].col_outer ? t / rows : t % cols;
+                const float *ab = a + (cases[e].a_new ? ti : 0) * sa * mr * kc;
+                const float *bb = b + (cases[e].b_new ? tj : 0) * sb * nr * kc;
+                float *cb = c + ti * sa * mr * n + tj * sb * nr;
+                for (size_t j = 0; j < sb; j++)
+                    for (size_t i = 0; i < sa; i++)
+                        fdnn_f32_gemm_ukernel_14x32__avx512(mr, nr, kc, ab + i * mr * kc, bb + j * nr * kc, nr,
+                                                            cb + i * mr * n + j * nr, n, &ep);
+            }
+            double g = 2.0 * (double)(rows * cols * sa * sb * mr * nr * kc) / (now_timed(true) - t0) * 1e-9;
+            if (g > best)
+                best = g;
+        }
+        printf("%8zu  %8zu  %-12s  %-5s  %-9s  %7.1f  %5.1f%%\n", sa, sb, cases[e].col_outer ? "cols outer" : "rows outer",
+               cases[e].a_new ? "tile" : "same", cases[e].b_new ? "tile" : "same", best, 100 * best / peak);
+    }
+    fdnn_aligned_free(a);
+    fdnn_aligned_free(b);
+    fdnn_aligned_free(c);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -280,10 +347,12 @@ main(int argc, char **argv)
     size_t batch = 1;
     shape_t given[64];
     size_t ngiven = 0;
-    bool kernels = false;
+    bool kernels = false, tile_l2 = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--kernels") == 0) {
             kernels = true;
+        } else if (strcmp(argv[i], "--tile-l2") == 0) {
+            tile_l2 = true;
         } else if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc) {
             int level = fdnn_isa_from_name(argv[++i]);
             if (level < 0 || (fdnn_isa_t)level > fdnn_cpu_max_isa()) {
@@ -295,6 +364,8 @@ main(int argc, char **argv)
             par_threads = (size_t)atoi(argv[++i]);
             if (par_threads < 1)
                 par_threads = 1;
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            only = argv[++i];
         } else if (strcmp(argv[i], "--cpu-time") == 0) {
             use_cpu_time = true;
         } else if (strcmp(argv[i], "--min-time") == 0 && i + 1 < argc) {
@@ -305,10 +376,19 @@ main(int argc, char **argv)
                                          &given[ngiven].k) == 3) {
             given[ngiven++].what = "given";
         } else {
-            fprintf(stderr, "usage: bench-gemm [--kernels] [--isa avx512|avx2|scalar] [--batch B] [--threads T]\n"
-                            "                  [--cpu-time] [--min-time S] [MxNxK ...]\n");
+            fprintf(stderr, "usage: bench-gemm [--kernels | --tile-l2] [--isa avx512|avx2|scalar] [--batch B] [--threads T]\n"
+                            "                  [--cpu-time] [--min-time S] [--only fdnn|dnnl] [MxNxK ...]\n");
             return 2;
         }
+    }
+    if (tile_l2) {
+        if (fdnn_cpu_max_isa() < FDNN_ISA_AVX512) {
+            fprintf(stderr, "bench-gemm: --tile-l2 needs AVX-512\n");
+            return 2;
+        }
+        use_cpu_time = true;
+        bench_tile_l2(peak_gflops(FDNN_ISA_AVX512));
+        return 0;
     }
     if (kernels) {
         double p512 = fdnn_cpu_max_isa() >= FDNN_ISA_AVX512 ? peak_gflops(FDNN_ISA_AVX512) : 0;

@@ -67,8 +67,18 @@ fdnn_attn_bf16_products(const fdnn_attn_problem_t *p, fdnn_isa_t isa)
  * = the embedding width (a few hundred to a few thousand). */
 #define PROJECT_MAX_K 4096
 
+/* C rows per fdnn_sgemm_bpacked call when C is to stay in the caches:
+ * below the 2 MiB at which that call streams C past them. */
+static size_t
+cached_rows(const fdnn_sgemm_args_t *g, size_t mr)
+{
+    size_t rows = ((size_t)1 << 20) / (g->ldc * sizeof(float));
+    rows = rows / mr * mr;
+    return rows < mr ? mr : rows;
+}
+
 bool
-fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g)
+fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g, bool cached)
 {
     fdnn_pool_t pool = fdnn_handle_pool(handle);
     fdnn_isa_t isa = handle->isa;
@@ -88,9 +98,16 @@ fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g)
         if (pk.buf != NULL) {
             size_t abytes = fdnn_sgemm_bpacked_scratch_size(&pk, g->m);
             void *ap = abytes > 0 ? fdnn_handle_stage(handle, abytes) : NULL;
-            bool ok = (abytes == 0 || ap != NULL) &&
-                      fdnn_sgemm_bpacked(&pk, g->m, 1.0f, g->a, g->lda, 0.0f, g->c, g->ldc, g->bias_col, pool, ap,
-                                         abytes);
+            bool ok = abytes == 0 || ap != NULL;
+            /* Each C tile is one microkernel call over the whole k, so the
+             * row chunks give the same bits as one call. */
+            size_t step = cached ? cached_rows(g, pk.mr) : g->m;
+            for (size_t r0 = 0; ok && r0 < g->m; r0 += step) {
+                size_t rows = g->m - r0 < step ? g->m - r0 : step;
+                const float *a = g->a + r0 * g->lda;
+                float *c = g->c + r0 * g->ldc;
+                ok = fdnn_sgemm_bpacked(&pk, rows, 1.0f, a, g->lda, 0.0f, c, g->ldc, g->bias_col, pool, ap, abytes);
+            }
             fdnn_sgemm_bpack_free(&pk);
             return ok;
         }

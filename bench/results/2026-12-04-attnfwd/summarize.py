@@ -27,7 +27,8 @@ def rng(v):
 
 here = Path(__file__).parent
 tag = sys.argv[1] if len(sys.argv) > 1 else ""
-a, b = parse(here / f"after_t1{tag}.txt"), parse(here / f"before_t1{tag}.txt")
+th = sys.argv[2] if len(sys.argv) > 2 else "1"
+a, b = parse(here / f"after_t{th}{tag}.txt"), parse(here / f"before_t{th}{tag}.txt")
 print("| case | FreeDNN before (median / min) | after | after/before time | PyTorch (median / min) |"
       " PyTorch / FreeDNN after, medians | on minima | BF16 after |")
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")

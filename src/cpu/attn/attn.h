@@ -203,8 +203,16 @@ size_t fdnn_attn_sgemm_scratch(const fdnn_sgemm_args_t *g, size_t threads, fdnn_
  * (fdnn_sgemm_bpacked: no k blocks, so no partial sums of C go through
  * memory, and the result does not depend on the thread count); where the
  * level has no such tile, or k is too deep for one pass, fdnn_sgemm with
- * the handle's scratch.  False when memory runs out. */
-bool fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g);
+ * the handle's scratch.  False when memory runs out.  Flags:
+ * FDNN_ATTN_PROJ_CACHED: C is read again right after (the forward's Qp,
+ * Kp, Vp), so it is written in row chunks of under 1 MiB, which the GEMM
+ * stores through the caches instead of streaming a C of 2 MiB or more to
+ * memory (same bits either way: each tile is one sum over the whole k).
+ * FDNN_ATTN_PROJ_TILE_128: the tile is the level's choice for 128-row
+ * products whatever m (a shape-only choice, the same for every thread
+ * count; attn_gemm.c says why). */
+enum { FDNN_ATTN_PROJ_CACHED = 1u, FDNN_ATTN_PROJ_TILE_128 = 2u };
+bool fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g, unsigned flags);
 
 /* True when a staged call of p takes BF16 products: BFLOAT16 data, or HALF
  * data with a TENSOR_OP math type, on a CPU (at the handle's ISA level)

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cpu/attn/attn.h"
+#include "cpu/config/config.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/gemm/sgemm_bpack.h"
 #include "cpu/rnn/stage_io.h"
 #include "cpu/simd/simd.h"
 

@@ -67,13 +67,34 @@ fdnn_attn_bf16_products(const fdnn_attn_problem_t *p, fdnn_isa_t isa)
  * = the embedding width (a few hundred to a few thousand). */
 #define PROJECT_MAX_K 4096
 
-bool
-fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g)
+/* FDNN_ATTN_PROJ_TILE_128: the tile the level picks for 128-row products
+ * (on AVX-512 8x48 rather than 14x32 for the 1024 x 512 x 512 projections
+ * of h8 e512 L128 n8: forward 14.4-15.2 ms against 16.0-16.6 ms, 3
+ * alternations at load 8-9; the backward's projections showed no gain
+ * and keep the default). */
+#define PROJECT_TILE_ROWS 128
+
+/* C rows per fdnn_sgemm_bpacked call when C is to stay in the caches:
+ * below the 2 MiB at which that call streams C past them. */
+static size_t
+cached_rows(const fdnn_sgemm_args_t *g, size_t mr)
 {
+    size_t rows = ((size_t)1 << 20) / (g->ldc * sizeof(float));
+    rows = rows / mr * mr;
+    return rows < mr ? mr : rows;
+}
+
+bool
+fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g, unsigned flags)
+{
+    bool cached = (flags & FDNN_ATTN_PROJ_CACHED) != 0;
     fdnn_pool_t pool = fdnn_handle_pool(handle);
     fdnn_isa_t isa = handle->isa;
     assert(!g->trans_a && g->alpha == 1.0f && g->beta == 0.0f);
-    size_t pb = g->k <= PROJECT_MAX_K ? fdnn_sgemm_bpack_bytes(g->m, g->n, g->k, g->trans_b, isa) : 0;
+    /* The tile: the level's choice for the whole product, or for
+     * PROJECT_TILE_ROWS-row products (FDNN_ATTN_PROJ_TILE_128). */
+    size_t hint = (flags & FDNN_ATTN_PROJ_TILE_128) && g->m > PROJECT_TILE_ROWS ? PROJECT_TILE_ROWS : g->m;
+    size_t pb = g->k <= PROJECT_MAX_K ? fdnn_sgemm_bpack_bytes(hint, g->n, g->k, g->trans_b, isa) : 0;
     if (pb > 0) {
         /* The packed weights in the handle's scratch; A's row panels, where
          * the level's kernel packs A rather than reading it in place (none
@@ -83,14 +104,21 @@ fdnn_attn_project_f32(cudnnHandle_t handle, const fdnn_sgemm_args_t *g)
         if (buf == NULL)
             return false;
         fdnn_sgemm_bpack_t pk;
-        if (!fdnn_sgemm_bpack_init(&pk, g->m, g->n, g->k, g->b, g->ldb, g->trans_b, pool, isa, buf, pb))
+        if (!fdnn_sgemm_bpack_init(&pk, hint, g->n, g->k, g->b, g->ldb, g->trans_b, pool, isa, buf, pb))
             return false;
         if (pk.buf != NULL) {
             size_t abytes = fdnn_sgemm_bpacked_scratch_size(&pk, g->m);
             void *ap = abytes > 0 ? fdnn_handle_stage(handle, abytes) : NULL;
-            bool ok = (abytes == 0 || ap != NULL) &&
-                      fdnn_sgemm_bpacked(&pk, g->m, 1.0f, g->a, g->lda, 0.0f, g->c, g->ldc, g->bias_col, pool, ap,
-                                         abytes);
+            bool ok = abytes == 0 || ap != NULL;
+            /* Each C tile is one microkernel call over the whole k, so the
+             * row chunks give the same bits as one call. */
+            size_t step = cached ? cached_rows(g, pk.mr) : g->m;
+            for (size_t r0 = 0; ok && r0 < g->m; r0 += step) {
+                size_t rows = g->m - r0 < step ? g->m - r0 : step;
+                const float *a = g->a + r0 * g->lda;
+                float *c = g->c + r0 * g->ldc;
+                ok = fdnn_sgemm_bpacked(&pk, rows, 1.0f, a, g->lda, 0.0f, c, g->ldc, g->bias_col, pool, ap, abytes);
+            }
             fdnn_sgemm_bpack_free(&pk);
             return ok;
         }

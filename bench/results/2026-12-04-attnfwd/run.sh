@@ -1,0 +1,25 @@
+#!/bin/sh
+# attnfwd branch against its branch point (build-base/: libcudnn.so.8 and
+# bench-rnn of 5667134, copied before any change), alternated.  1 thread:
+# the calling thread's CPU time (bench-rnn's clock at 1 thread); FreeDNN
+# FP32 / BF16 then torch.nn.MultiheadAttention (--torch, OpenBLAS, same
+# thread count), median and min of 9.  Every run is preceded by
+# `date -u; uptime` in its output file.
+# Usage: run.sh [ALTERNATIONS [FILTER [TAG [THREADS]]]]  (default 3, "mha",
+# "", 1): the output goes to after_tTHREADSTAG.txt and before_tTHREADSTAG.txt;
+# summarize.py [TAG [THREADS]].  2 threads: bench-rnn's clock is the wall
+# clock.
+cd "$(dirname "$0")/../../.." || exit 1
+out=bench/results/2026-12-04-attnfwd
+n=${1:-3}
+f=${2:-mha}
+tag=${3:-}
+t=${4:-1}
+E="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE"
+for i in $(seq "$n"); do
+    { date -u; uptime; } >> $out/after_t$t$tag.txt
+    $E build/tools/bench-rnn/bench-rnn --threads $t --reps 9 --filter "$f" --torch >> $out/after_t$t$tag.txt 2>&1
+    { date -u; uptime; } >> $out/before_t$t$tag.txt
+    $E LD_LIBRARY_PATH=build-base build-base/bench-rnn --threads $t --reps 9 --filter "$f" --torch \
+        >> $out/before_t$t$tag.txt 2>&1
+done

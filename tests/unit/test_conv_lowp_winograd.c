@@ -15,7 +15,8 @@
  * narrower than a patch, tiles clipped by the image edges, padding wider
  * than the filter's reach, more output channels than one block of 96,
  * CONVOLUTION mode, a 1x1 image, several images (blocks of tiles spanning
- * images).  Registered again with FREEDNN_MAX_ISA=avx2 and =scalar
+ * images).  Backward data (WINOGRAD runs it as the forward convolution
+ * of dy, on the same half paths) likewise, raw and blended.  Registered again with FREEDNN_MAX_ISA=avx2 and =scalar
  * (tests/CMakeLists.txt). */
 #include <math.h>
 #include <stdint.h>
@@ -212,6 +213,107 @@ run_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorFormat_t
     return runs;
 }
 
+/* Backward data of one shape and layout (WINOGRAD, the forward engine on
+ * dy): bitwise the FP32 result on the converted values blended and
+ * rounded, raw sums within the float64 bound; returns the cases run. */
+static int
+run_bwd_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorFormat_t f)
+{
+    const cudnnConvolutionBwdDataAlgo_t algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD;
+    int oh = s->h + 2 * s->pad - 2, ow = s->w + 2 * s->pad - 2;
+    size_t xn = (size_t)s->n * s->c * s->h * s->w, wn = (size_t)s->k * s->c * 9;
+    size_t yn = (size_t)s->n * s->k * oh * ow;
+    uint16_t *dyh = malloc(yn * 2), *wh = malloc(wn * 2), *x0 = malloc(xn * 2);
+    uint16_t *dxh = fdnn_guarded_alloc(xn * 2);
+    float *dyf = malloc(yn * 4), *wf = malloc(wn * 4), *dxf = malloc(xn * 4);
+    double *ref = calloc(xn, sizeof(double)), *mag = calloc(xn, sizeof(double));
+    for (size_t i = 0; i < yn; i++)
+        dyf[i] = fdnn_f16_to_f32(dyh[i] = fdnn_f32_to_f16((float)fdnn_rng_uniform(rng, -1, 1)));
+    for (size_t i = 0; i < wn; i++)
+        wf[i] = fdnn_f16_to_f32(wh[i] = fdnn_f32_to_f16((float)fdnn_rng_uniform(rng, -0.3, 0.3)));
+    for (size_t i = 0; i < xn; i++)
+        x0[i] = fdnn_f32_to_f16((float)fdnn_rng_uniform(rng, -1, 1));
+    /* dx[n, c, iy, ix] += dy[n, k, oy, ox] * w[k, c, fy, fx], iy = oy - pad + ky */
+    for (int n = 0; n < s->n; n++)
+        for (int k = 0; k < s->k; k++)
+            for (int oy = 0; oy < oh; oy++)
+                for (int ox = 0; ox < ow; ox++)
+                    for (int c = 0; c < s->c; c++)
+                        for (int ky = 0; ky < 3; ky++)
+                            for (int kx = 0; kx < 3; kx++) {
+                                int iy = oy - s->pad + ky, ix = ox - s->pad + kx;
+                                if (iy < 0 || iy >= s->h || ix < 0 || ix >= s->w)
+                                    continue;
+                                int fy = s->mode == CUDNN_CONVOLUTION ? 2 - ky : ky;
+                                int fx = s->mode == CUDNN_CONVOLUTION ? 2 - kx : kx;
+                                double p = (double)dyf[off4(f, s->k, oh, ow, n, k, oy, ox)] *
+                                           (double)wf[off4(f, s->c, 3, 3, k, c, fy, fx)];
+                                size_t o = off4(f, s->c, s->h, s->w, n, c, iy, ix);
+                                ref[o] += p;
+                                mag[o] += fabs(p);
+                            }
+    double magmax = 0;
+    for (size_t i = 0; i < xn; i++)
+        magmax = mag[i] > magmax ? mag[i] : magmax;
+    descs_t d16, d32;
+    make_descs(&d16, s, f, CUDNN_DATA_HALF, oh, ow);
+    make_descs(&d32, s, f, CUDNN_DATA_FLOAT, oh, ow);
+    cudnnConvolutionDescriptor_t cv;
+    cudnnCreateConvolutionDescriptor(&cv);
+    CHECK_OK(cudnnSetConvolution2dDescriptor(cv, s->pad, s->pad, 1, 1, 1, 1, s->mode, CUDNN_DATA_FLOAT));
+    size_t ws16 = 0, ws32 = 0;
+    CHECK_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, d16.w, d16.y, cv, d16.x, algo, &ws16));
+    CHECK_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, d32.w, d32.y, cv, d32.x, algo, &ws32));
+    void *ws = malloc(ws16 + ws32 + 1);
+    float one = 1, zero = 0;
+    fdnn_poison_f32(dxf, xn);
+    CHECK_OK(freednnSetNumThreads(h, 1));
+    CHECK_OK(cudnnConvolutionBackwardData(h, &one, d32.w, wf, d32.y, dyf, cv, algo, ws, ws32, &zero, d32.x, dxf));
+    int runs = 0;
+    for (int mode = 0; mode < 2; mode++) /* raw sums; alpha/beta blend */
+        for (int threads = 1; threads <= 2; threads++) {
+            float alpha = mode ? 0.75f : 1.0f, beta = mode ? -0.5f : 0.0f;
+            CHECK_OK(freednnSetNumThreads(h, threads));
+            if (mode)
+                memcpy(dxh, x0, xn * 2);
+            else
+                fdnn_poison_bytes(dxh, xn * 2);
+            CHECK_OK(cudnnConvolutionBackwardData(h, &alpha, d16.w, wh, d16.y, dyh, cv, algo, ws, ws16, &beta, d16.x,
+                                                  dxh));
+            size_t bad = 0, far = 0;
+            for (size_t i = 0; i < xn; i++) {
+                float v = alpha * dxf[i];
+                if (mode)
+                    v += beta * fdnn_f16_to_f32(x0[i]);
+                bad += dxh[i] != fdnn_f32_to_f16(v);
+                if (mode == 0) {
+                    double got = fdnn_f16_to_f32(dxh[i]);
+                    far += !(fabs(got - ref[i]) <= 1e-4 * mag[i] + 1e-5 * magmax + 0x1p-11 * fabs(ref[i]) + 0x1p-24);
+                }
+            }
+            CHECK_MSG(bad == 0 && far == 0,
+                      "HALF backward data %s shape %dx%dx%dx%d k%d pad %d mode %d threads %d: %zu of %zu not the "
+                      "FP32 result rounded, %zu outside the float64 bound",
+                      f == CUDNN_TENSOR_NCHW ? "NCHW" : "NHWC", s->n, s->c, s->h, s->w, s->k, s->pad, mode, threads,
+                      bad, xn, far);
+            runs++;
+        }
+    free(ws);
+    cudnnDestroyConvolutionDescriptor(cv);
+    free_descs(&d16);
+    free_descs(&d32);
+    free(dyh);
+    free(wh);
+    free(x0);
+    fdnn_guarded_free(dxh);
+    free(dyf);
+    free(wf);
+    free(dxf);
+    free(ref);
+    free(mag);
+    return runs;
+}
+
 int
 main(void)
 {
@@ -223,8 +325,8 @@ main(void)
     int nshapes = (int)(sizeof(shapes) / sizeof(shapes[0])), runs = 0;
     for (int si = 0; si < nshapes; si++)
         for (int fi = 0; fi < 2; fi++)
-            runs += run_case(h, &rng, &shapes[si], fmts[fi]);
-    CHECK_MSG(runs == nshapes * 2 * 6, "only %d runs", runs);
+            runs += run_case(h, &rng, &shapes[si], fmts[fi]) + run_bwd_case(h, &rng, &shapes[si], fmts[fi]);
+    CHECK_MSG(runs == nshapes * 2 * (6 + 4), "only %d runs", runs);
     cudnnDestroy(h);
     return fdnn_test_finish("test_conv_lowp_winograd");
 }

@@ -138,9 +138,10 @@ cudnnStatus_t
 fdnn_conv_winograd_fused_execute_f16(const fdnn_conv_exec_t *e, const fdnn_conv_problem_t *shadow)
 {
     const fdnn_conv_problem_t *p = e->p;
-    if (p->dir != FDNN_CONV_FWD || p->x.dtype != CUDNN_DATA_HALF || p->w.dtype != CUDNN_DATA_HALF ||
+    if (p->dir == FDNN_CONV_BWD_FILTER || p->x.dtype != CUDNN_DATA_HALF || p->w.dtype != CUDNN_DATA_HALF ||
         p->y.dtype != CUDNN_DATA_HALF)
-        return FDNN_NOT_SUPPORTED("WINOGRAD on half storage takes forward problems with HALF x, w and y only");
+        return FDNN_NOT_SUPPORTED("WINOGRAD on half storage takes forward and backward-data problems with HALF x, "
+                                  "w and y only");
     RETURN_IF_ERROR(fdnn_conv_winograd_fused_applicable(shadow));
     fdnn_conv_exec_t e32 = *e;
     e32.p = shadow;
@@ -148,9 +149,10 @@ fdnn_conv_winograd_fused_execute_f16(const fdnn_conv_exec_t *e, const fdnn_conv_
     make_plan(shadow, &e32, &w);
     w.g.in = w.g.w = w.g.bias = NULL;
     w.g.out = NULL;
-    w.g.in16 = e->x_in;
+    bool fwd = p->dir == FDNN_CONV_FWD; /* backward data reads dy (conv_winograd_engine.h) */
+    w.g.in16 = fwd ? e->x_in : e->y_in;
     w.g.w16 = e->w_in;
-    w.g.bias16 = e->bias;
+    w.g.bias16 = fwd ? e->bias : NULL;
     w.g.out16 = e->out;
     return run_plan(e, &w);
 }

@@ -38,8 +38,9 @@ typedef struct fdnn_wino_geom {
     float alpha, beta;
     const float *bias;
     bool relu;
-    /* HALF storage with FP32 math (PSEUDO_HALF forward, from conv_lowp.c),
-     * else NULL.  When in16 is set, the input is in16 (in is NULL) and its
+    /* HALF storage with FP32 math (PSEUDO_HALF forward and backward data,
+     * from conv_lowp.c), else NULL; in16, w16 and out16 are set together
+     * (the fused kernel picks its half instance on in16).  When in16 is set, the input is in16 (in is NULL) and its
      * elements are converted to FP32 as the gather reads them; w16 likewise
      * for the filter transform; when out16 is set, each output value is
      * blended in FP32 (alpha, beta over the old half value converted, bias16

@@ -15,9 +15,9 @@
  * narrower than a patch, tiles clipped by the image edges, padding wider
  * than the filter's reach, more output channels than one block of 96,
  * CONVOLUTION mode, a 1x1 image, several images (blocks of tiles spanning
- * images).  Backward data (WINOGRAD runs it as the forward convolution
- * of dy, on the same half paths) likewise, raw and blended.  Registered again with FREEDNN_MAX_ISA=avx2 and =scalar
- * (tests/CMakeLists.txt). */
+ * images), groups.  Backward data (WINOGRAD runs it as the forward convolution
+ * of dy, on the same half paths) likewise, raw and blended.  Registered again
+ * with FREEDNN_MAX_ISA=avx2 and =scalar (tests/CMakeLists.txt). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,15 +30,23 @@
 typedef struct shape {
     int n, c, k, h, w, pad;
     cudnnConvolutionMode_t mode;
+    int groups;
 } shape_t;
 
+static int
+groups_of(const shape_t *s)
+{
+    return s->groups;
+}
+
 static const shape_t shapes[] = {
-    {1, 64, 64, 28, 28, 1, CUDNN_CROSS_CORRELATION},  /* ResNet-like, full blocks */
-    {2, 20, 20, 9, 13, 1, CUDNN_CROSS_CORRELATION},   /* partial channel rows, clipped tiles */
-    {3, 5, 33, 7, 5, 0, CUDNN_CONVOLUTION},           /* rows narrower than a patch, flipped taps */
-    {1, 17, 100, 11, 19, 2, CUDNN_CROSS_CORRELATION}, /* two blocks of output channels */
-    {2, 16, 16, 6, 6, 3, CUDNN_CROSS_CORRELATION},    /* padding past the filter's reach */
-    {1, 3, 7, 1, 1, 1, CUDNN_CROSS_CORRELATION},      /* 1x1 image */
+    {1, 64, 64, 28, 28, 1, CUDNN_CROSS_CORRELATION, 1},  /* ResNet-like, full blocks */
+    {2, 20, 20, 9, 13, 1, CUDNN_CROSS_CORRELATION, 1},   /* partial channel rows, clipped tiles */
+    {3, 5, 33, 7, 5, 0, CUDNN_CONVOLUTION, 1},           /* rows narrower than a patch, flipped taps */
+    {1, 17, 100, 11, 19, 2, CUDNN_CROSS_CORRELATION, 1}, /* two blocks of output channels */
+    {2, 16, 16, 6, 6, 3, CUDNN_CROSS_CORRELATION, 1},    /* padding past the filter's reach */
+    {1, 3, 7, 1, 1, 1, CUDNN_CROSS_CORRELATION, 1},      /* 1x1 image */
+    {2, 12, 18, 8, 10, 1, CUDNN_CROSS_CORRELATION, 3},   /* 3 groups of 4 -> 6 channels */
 };
 
 typedef struct descs {
@@ -56,7 +64,7 @@ make_descs(descs_t *d, const shape_t *s, cudnnTensorFormat_t f, cudnnDataType_t 
     CHECK_OK(cudnnSetTensor4dDescriptor(d->x, f, dt, s->n, s->c, s->h, s->w));
     CHECK_OK(cudnnSetTensor4dDescriptor(d->y, f, dt, s->n, s->k, oh, ow));
     CHECK_OK(cudnnSetTensor4dDescriptor(d->b, CUDNN_TENSOR_NCHW, dt, 1, s->k, 1, 1));
-    CHECK_OK(cudnnSetFilter4dDescriptor(d->w, dt, f, s->k, s->c, 3, 3));
+    CHECK_OK(cudnnSetFilter4dDescriptor(d->w, dt, f, s->k, s->c / groups_of(s), 3, 3));
 }
 
 static void
@@ -88,7 +96,8 @@ reference(const shape_t *s, cudnnTensorFormat_t f, const float *xf, const float 
             for (int oy = 0; oy < oh; oy++)
                 for (int ox = 0; ox < ow; ox++) {
                     double acc = 0, m = 0;
-                    for (int c = 0; c < s->c; c++)
+                    int cg = s->c / groups_of(s), c0 = k / (s->k / groups_of(s)) * cg;
+                    for (int c = c0; c < c0 + cg; c++)
                         for (int ky = 0; ky < 3; ky++)
                             for (int kx = 0; kx < 3; kx++) {
                                 int iy = oy - s->pad + ky, ix = ox - s->pad + kx;
@@ -97,7 +106,7 @@ reference(const shape_t *s, cudnnTensorFormat_t f, const float *xf, const float 
                                 int fy = s->mode == CUDNN_CONVOLUTION ? 2 - ky : ky;
                                 int fx = s->mode == CUDNN_CONVOLUTION ? 2 - kx : kx;
                                 double p = (double)xf[off4(f, s->c, s->h, s->w, n, c, iy, ix)] *
-                                           (double)wf[off4(f, s->c, 3, 3, k, c, fy, fx)];
+                                           (double)wf[off4(f, cg, 3, 3, k, c - c0, fy, fx)];
                                 acc += p;
                                 m += fabs(p);
                             }
@@ -114,7 +123,7 @@ run_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorFormat_t
     const cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
     const cudnnDataType_t dt = CUDNN_DATA_HALF;
     int oh = s->h + 2 * s->pad - 2, ow = s->w + 2 * s->pad - 2;
-    size_t xn = (size_t)s->n * s->c * s->h * s->w, wn = (size_t)s->k * s->c * 9;
+    size_t xn = (size_t)s->n * s->c * s->h * s->w, wn = (size_t)s->k * (s->c / groups_of(s)) * 9;
     size_t yn = (size_t)s->n * s->k * oh * ow;
     uint16_t *xh = malloc(xn * 2), *wh = malloc(wn * 2), *bh = malloc((size_t)s->k * 2), *y0 = malloc(yn * 2);
     uint16_t *yh = fdnn_guarded_alloc(yn * 2);
@@ -143,6 +152,7 @@ run_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorFormat_t
     cudnnCreateConvolutionDescriptor(&cv);
     cudnnCreateActivationDescriptor(&relu);
     CHECK_OK(cudnnSetConvolution2dDescriptor(cv, s->pad, s->pad, 1, 1, 1, 1, s->mode, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetConvolutionGroupCount(cv, groups_of(s)));
     CHECK_OK(cudnnSetActivationDescriptor(relu, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0));
     size_t ws16 = 0, ws32 = 0;
     CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, d16.x, d16.w, cv, d16.y, algo, &ws16));
@@ -164,8 +174,8 @@ run_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorFormat_t
             else
                 fdnn_poison_bytes(yh, yn * 2);
             if (mode < 2)
-                CHECK_OK(cudnnConvolutionForward(h, &alpha, d16.x, xh, d16.w, wh, cv, algo, ws, ws16, &beta, d16.y,
-                                                 yh));
+                CHECK_OK(
+                    cudnnConvolutionForward(h, &alpha, d16.x, xh, d16.w, wh, cv, algo, ws, ws16, &beta, d16.y, yh));
             else
                 CHECK_OK(cudnnConvolutionBiasActivationForward(h, &alpha, d16.x, xh, d16.w, wh, cv, algo, ws, ws16,
                                                                &beta, d16.y, yh, d16.b, bh, relu, d16.y, yh));
@@ -189,7 +199,8 @@ run_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorFormat_t
                 }
             }
             CHECK_MSG(bad == 0 && far == 0,
-                      "HALF %s shape %dx%dx%dx%d k%d pad %d mode %d threads %d: %zu of %zu not the FP32 result "
+                      "HALF %s shape %dx%dx%dx%d k%d pad %d mode %d threads %d: %zu "
+                      "of %zu not the FP32 result "
                       "rounded, %zu outside the float64 bound",
                       f == CUDNN_TENSOR_NCHW ? "NCHW" : "NHWC", s->n, s->c, s->h, s->w, s->k, s->pad, mode, threads,
                       bad, yn, far);
@@ -221,7 +232,7 @@ run_bwd_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorForm
 {
     const cudnnConvolutionBwdDataAlgo_t algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD;
     int oh = s->h + 2 * s->pad - 2, ow = s->w + 2 * s->pad - 2;
-    size_t xn = (size_t)s->n * s->c * s->h * s->w, wn = (size_t)s->k * s->c * 9;
+    size_t xn = (size_t)s->n * s->c * s->h * s->w, wn = (size_t)s->k * (s->c / groups_of(s)) * 9;
     size_t yn = (size_t)s->n * s->k * oh * ow;
     uint16_t *dyh = malloc(yn * 2), *wh = malloc(wn * 2), *x0 = malloc(xn * 2);
     uint16_t *dxh = fdnn_guarded_alloc(xn * 2);
@@ -233,12 +244,14 @@ run_bwd_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorForm
         wf[i] = fdnn_f16_to_f32(wh[i] = fdnn_f32_to_f16((float)fdnn_rng_uniform(rng, -0.3, 0.3)));
     for (size_t i = 0; i < xn; i++)
         x0[i] = fdnn_f32_to_f16((float)fdnn_rng_uniform(rng, -1, 1));
-    /* dx[n, c, iy, ix] += dy[n, k, oy, ox] * w[k, c, fy, fx], iy = oy - pad + ky */
+    /* dx[n, c, iy, ix] += dy[n, k, oy, ox] * w[k, c, fy, fx], iy = oy - pad + ky
+     */
     for (int n = 0; n < s->n; n++)
         for (int k = 0; k < s->k; k++)
             for (int oy = 0; oy < oh; oy++)
                 for (int ox = 0; ox < ow; ox++)
-                    for (int c = 0; c < s->c; c++)
+                    for (int c = k / (s->k / groups_of(s)) * (s->c / groups_of(s));
+                         c < (k / (s->k / groups_of(s)) + 1) * (s->c / groups_of(s)); c++)
                         for (int ky = 0; ky < 3; ky++)
                             for (int kx = 0; kx < 3; kx++) {
                                 int iy = oy - s->pad + ky, ix = ox - s->pad + kx;
@@ -246,8 +259,9 @@ run_bwd_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorForm
                                     continue;
                                 int fy = s->mode == CUDNN_CONVOLUTION ? 2 - ky : ky;
                                 int fx = s->mode == CUDNN_CONVOLUTION ? 2 - kx : kx;
+                                int cg = s->c / groups_of(s);
                                 double p = (double)dyf[off4(f, s->k, oh, ow, n, k, oy, ox)] *
-                                           (double)wf[off4(f, s->c, 3, 3, k, c, fy, fx)];
+                                           (double)wf[off4(f, cg, 3, 3, k, c % cg, fy, fx)];
                                 size_t o = off4(f, s->c, s->h, s->w, n, c, iy, ix);
                                 ref[o] += p;
                                 mag[o] += fabs(p);
@@ -261,6 +275,7 @@ run_bwd_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorForm
     cudnnConvolutionDescriptor_t cv;
     cudnnCreateConvolutionDescriptor(&cv);
     CHECK_OK(cudnnSetConvolution2dDescriptor(cv, s->pad, s->pad, 1, 1, 1, 1, s->mode, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetConvolutionGroupCount(cv, groups_of(s)));
     size_t ws16 = 0, ws32 = 0;
     CHECK_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, d16.w, d16.y, cv, d16.x, algo, &ws16));
     CHECK_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, d32.w, d32.y, cv, d32.x, algo, &ws32));
@@ -278,8 +293,8 @@ run_bwd_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorForm
                 memcpy(dxh, x0, xn * 2);
             else
                 fdnn_poison_bytes(dxh, xn * 2);
-            CHECK_OK(cudnnConvolutionBackwardData(h, &alpha, d16.w, wh, d16.y, dyh, cv, algo, ws, ws16, &beta, d16.x,
-                                                  dxh));
+            CHECK_OK(
+                cudnnConvolutionBackwardData(h, &alpha, d16.w, wh, d16.y, dyh, cv, algo, ws, ws16, &beta, d16.x, dxh));
             size_t bad = 0, far = 0;
             for (size_t i = 0; i < xn; i++) {
                 float v = alpha * dxf[i];
@@ -292,7 +307,8 @@ run_bwd_case(cudnnHandle_t h, fdnn_rng_t *rng, const shape_t *s, cudnnTensorForm
                 }
             }
             CHECK_MSG(bad == 0 && far == 0,
-                      "HALF backward data %s shape %dx%dx%dx%d k%d pad %d mode %d threads %d: %zu of %zu not the "
+                      "HALF backward data %s shape %dx%dx%dx%d k%d pad %d mode %d "
+                      "threads %d: %zu of %zu not the "
                       "FP32 result rounded, %zu outside the float64 bound",
                       f == CUDNN_TENSOR_NCHW ? "NCHW" : "NHWC", s->n, s->c, s->h, s->w, s->k, s->pad, mode, threads,
                       bad, xn, far);

@@ -14,6 +14,7 @@
 #include "cpu/conv/conv_bias.h"
 #include "cpu/conv/conv_depthwise.h"
 #include "cpu/conv/conv_direct_blocked.h"
+#include "cpu/conv/conv_winograd.h"
 #include "cpu/simd/cvt.h"
 #include "cpu/tensor/convert_row.h"
 
@@ -423,6 +424,20 @@ direct_converts(const fdnn_conv_problem_t *p, int algo, const fdnn_conv_problem_
            !fdnn_conv_depthwise_applies(shadow);
 }
 
+/* Whether the fused WINOGRAD forward or backward data runs p on the user's
+ * half tensors (conv_winograd_fused.c: the gather converts the input, the
+ * output is blended and rounded as it is stored): HALF x, w and y with FP32
+ * math, no rounding to BF16, no half-precision blend steps (TRUE_HALF). */
+static bool
+winograd_converts(const fdnn_conv_problem_t *p, int algo)
+{
+    bool wino = p->dir == FDNN_CONV_FWD ? algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD
+                                        : p->dir == FDNN_CONV_BWD_DATA &&
+                                              algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD;
+    return wino && p->config == FDNN_CONV_CFG_PSEUDO_HALF && !fdnn_conv_lowp_rounds_to_bf16(p) &&
+           p->x.dtype == CUDNN_DATA_HALF && p->w.dtype == CUDNN_DATA_HALF && p->y.dtype == CUDNN_DATA_HALF;
+}
+
 /* The multiply-adds below which the direct path stays on the calling
  * thread (fdnn_conv_run's SMALL_MACS; the results do not depend on it). */
 #define DIRECT_POOL_MACS (1 << 20)
@@ -456,6 +471,15 @@ fdnn_conv_lowp_run(const fdnn_conv_exec_t *e, int algo)
         if (fdnn_conv_direct_blocked_execute(&run) == CUDNN_STATUS_SUCCESS)
             return CUDNN_STATUS_SUCCESS;
         fdnn_fail_clear(); /* out of scratch: the staged path below */
+    }
+    /* Fused WINOGRAD forward / backward data: converted in its gather and
+     * its stores, no staging; its workspace (the transformed filter,
+     * per-slot scratch) is the FP32 solver's, within the `need` checked
+     * above */
+    if (winograd_converts(p, algo) && e->handle != NULL) {
+        fdnn_conv_exec_t run = *e;
+        run.pool = fdnn_conv_macs(p) < DIRECT_POOL_MACS ? NULL : fdnn_handle_pool(e->handle);
+        return fdnn_conv_winograd_fused_execute_f16(&run, &pl.shadow);
     }
 
     fdnn_conv_exec_t run = *e;

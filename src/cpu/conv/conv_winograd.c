@@ -128,16 +128,20 @@ filter_channel(void *arg, size_t oc)
     const fdnn_wino_tf_t *tf = &g->tf;
     int n = tf->n, r = tf->r;
     int64_t cout_all = g->groups * g->cout, grp = (int64_t)oc / g->cout, o = (int64_t)oc % g->cout;
-    const float *wo = g->w + grp * g->w_sg + o * g->w_so;
+    int64_t wo = grp * g->w_sg + o * g->w_so; /* in g->w, or g->w16 (half storage) */
     for (int64_t i0 = 0; i0 < g->cin; i0 += FL) {
         int lanes = (int)(g->cin - i0 < FL ? g->cin - i0 : FL);
         float k[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FL], tmp[FDNN_WINO_MAX_N][FDNN_WINO_MAX_N][FL];
         for (int y = 0; y < r; y++)
             for (int x = 0; x < r; x++) {
                 int fy = g->w_flip ? r - 1 - y : y, fx = g->w_flip ? r - 1 - x : x;
-                const float *src = wo + i0 * g->w_si + fy * g->w_sh + fx * g->w_sw;
-                for (int l = 0; l < FL; l++)
-                    k[y][x][l] = l < lanes ? src[l * g->w_si] : 0.0f;
+                int64_t src = wo + i0 * g->w_si + fy * g->w_sh + fx * g->w_sw;
+                if (g->w16 != NULL)
+                    for (int l = 0; l < FL; l++)
+                        k[y][x][l] = l < lanes ? fdnn_f16_to_f32(g->w16[src + l * g->w_si]) : 0.0f;
+                else
+                    for (int l = 0; l < FL; l++)
+                        k[y][x][l] = l < lanes ? g->w[src + l * g->w_si] : 0.0f;
             }
         for (int a = 0; a < n; a++) /* tmp = G k */
             for (int x = 0; x < r; x++) {

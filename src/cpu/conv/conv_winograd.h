@@ -31,5 +31,15 @@ cudnnStatus_t fdnn_conv_winograd_execute(const fdnn_conv_exec_t *e);
 cudnnStatus_t fdnn_conv_winograd_fused_applicable(const fdnn_conv_problem_t *p);
 cudnnStatus_t fdnn_conv_winograd_fused_workspace(const fdnn_conv_problem_t *p, size_t *bytes);
 cudnnStatus_t fdnn_conv_winograd_fused_execute(const fdnn_conv_exec_t *e);
+/* Fused WINOGRAD forward or backward data on HALF x, w and y (dx, dy) with
+ * FP32 math (PSEUDO_HALF, called by conv_lowp.c): e->p is the HALF
+ * problem, shadow its FP32 twin
+ * (fdnn_conv_lowp_shadow), whose workspace (fdnn_conv_winograd_fused_workspace)
+ * e provides.  The gather converts the input, the filter transform the
+ * filter, and the output (y or dx) is blended in FP32 (alpha, beta, bias in
+ * half, ReLU) and rounded to half as it is stored: no staging pass, and bitwise
+ * the FP32 solver's result on the converted operands, blended and rounded
+ * once (what the staged path computes). */
+cudnnStatus_t fdnn_conv_winograd_fused_execute_f16(const fdnn_conv_exec_t *e, const fdnn_conv_problem_t *shadow);
 
 #endif /* FDNN_CPU_CONV_WINOGRAD_H */

@@ -14,6 +14,7 @@
 
 #include "core/conv_solver.h"
 #include "cpu/conv/conv_winograd_tf.h"
+#include "cpu/simd/cvt.h"
 
 /* out[b, grp*cout + o, y, x] = sum_{i < cin, ky, kx < r}
  *     in[b, grp*cin + i, y - ph + ky, x - pw + kx] * filter(grp, o, i, ky, kx)
@@ -37,6 +38,18 @@ typedef struct fdnn_wino_geom {
     float alpha, beta;
     const float *bias;
     bool relu;
+    /* HALF storage with FP32 math (PSEUDO_HALF forward and backward data,
+     * from conv_lowp.c), else NULL; in16, w16 and out16 are set together
+     * (the fused kernel picks its half instance on in16).  When in16 is set, the input is in16 (in is NULL) and its
+     * elements are converted to FP32 as the gather reads them; w16 likewise
+     * for the filter transform; when out16 is set, each output value is
+     * blended in FP32 (alpha, beta over the old half value converted, bias16
+     * converted, ReLU) and rounded to half (nearest even) as it is stored.
+     * Same strides, in elements.  The FP32 arithmetic is that of the FLOAT
+     * path, so the result is bitwise the FP32 solver's on the converted
+     * operands, blended and rounded once. */
+    const uint16_t *in16, *w16, *bias16;
+    uint16_t *out16;
 } fdnn_wino_geom_t;
 
 /* The geometry of p (forward or backward data) with F(m, r); e may be NULL
@@ -133,6 +146,17 @@ static inline void
 fdnn_wino_store(const fdnn_wino_geom_t *g, float *dst, int64_t channel, float v)
 {
     *dst = fdnn_conv_epilogue_f32(v, g->alpha, g->beta, dst, g->bias != NULL ? g->bias + channel : NULL, g->relu);
+}
+
+/* The half-storage twin of fdnn_wino_store (g->out16 set): the FP32 value
+ * v blended as the staged HALF path's write pass blends it, rounded once. */
+static inline void
+fdnn_wino_store16(const fdnn_wino_geom_t *g, uint16_t *dst, int64_t channel, float v)
+{
+    float old = g->beta != 0 ? fdnn_f16_to_f32(*dst) : 0.0f;
+    float b = g->bias16 != NULL ? fdnn_f16_to_f32(g->bias16[channel]) : 0.0f;
+    v = fdnn_conv_epilogue_f32(v, g->alpha, g->beta, &old, g->bias16 != NULL ? &b : NULL, g->relu);
+    *dst = fdnn_f32_to_f16(v);
 }
 
 /* Writes the m x m tile `tile` of channel `co` (global) of image b, clipped

@@ -102,12 +102,12 @@ run_slot(void *arg, size_t s)
     }
 }
 
-cudnnStatus_t
-fdnn_conv_winograd_fused_execute(const fdnn_conv_exec_t *e)
+/* The planned call w (its geometry's pointers set) on e's workspace and
+ * pool. */
+static cudnnStatus_t
+run_plan(const fdnn_conv_exec_t *e, const fplan_t *wp)
 {
-    RETURN_IF_ERROR(fdnn_conv_winograd_fused_applicable(e->p));
-    fplan_t w;
-    make_plan(e->p, e, &w);
+    const fplan_t w = *wp;
     if (w.total_d > MAX_WORKSPACE)
         return FDNN_NOT_SUPPORTED("WINOGRAD would need %.3g bytes of workspace", w.total_d);
     if (e->workspace_bytes < w.total || e->workspace == NULL)
@@ -123,4 +123,36 @@ fdnn_conv_winograd_fused_execute(const fdnn_conv_exec_t *e)
         for (int s = 0; s < w.slots; s++)
             run_slot(&c, (size_t)s);
     return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_conv_winograd_fused_execute(const fdnn_conv_exec_t *e)
+{
+    RETURN_IF_ERROR(fdnn_conv_winograd_fused_applicable(e->p));
+    fplan_t w;
+    make_plan(e->p, e, &w);
+    return run_plan(e, &w);
+}
+
+cudnnStatus_t
+fdnn_conv_winograd_fused_execute_f16(const fdnn_conv_exec_t *e, const fdnn_conv_problem_t *shadow)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    if (p->dir == FDNN_CONV_BWD_FILTER || p->x.dtype != CUDNN_DATA_HALF || p->w.dtype != CUDNN_DATA_HALF ||
+        p->y.dtype != CUDNN_DATA_HALF)
+        return FDNN_NOT_SUPPORTED("WINOGRAD on half storage takes forward and backward-data problems with HALF x, "
+                                  "w and y only");
+    RETURN_IF_ERROR(fdnn_conv_winograd_fused_applicable(shadow));
+    fdnn_conv_exec_t e32 = *e;
+    e32.p = shadow;
+    fplan_t w;
+    make_plan(shadow, &e32, &w);
+    w.g.in = w.g.w = w.g.bias = NULL;
+    w.g.out = NULL;
+    bool fwd = p->dir == FDNN_CONV_FWD; /* backward data reads dy (conv_winograd_engine.h) */
+    w.g.in16 = fwd ? e->x_in : e->y_in;
+    w.g.w16 = e->w_in;
+    w.g.bias16 = fwd ? e->bias : NULL;
+    w.g.out16 = e->out;
+    return run_plan(e, &w);
 }

@@ -601,9 +601,8 @@ test_values(void)
  * forward, backward data, backward weights, then an inference forward),
  * with dropout between the layers: the dropout descriptor is set again
  * with the same seed before each run, so every run draws the same masks.
- * H = 33 splits the forward's units over the threads (rnn_fwd_split.c) as
- * 33 / 16+17 / 16+16+1, with strips of the packed R that span gates; the
- * sequences of different lengths run padding rows through every part. */
+ * Sizes not multiples of the tiles (H = 33, 40, 17), every cell, and
+ * sequences of different lengths (padding rows in every step). */
 static void
 threads_case(cudnnRNNMode_t cell, int H)
 {
@@ -677,8 +676,8 @@ test_threads(void)
     threads_case(CUDNN_RNN_RELU, 17);
 }
 
-/* The float64 reference with the units split over 3 threads, two and three
- * parts holding units (H = 40: 16 + 16 + 8; H = 20: 16 + 4 + none). */
+/* The float64 reference on 3 threads (more threads than cores here), every
+ * cell, bidirectional with variable lengths, and LSTM cell clipping. */
 static void
 test_split_values(void)
 {

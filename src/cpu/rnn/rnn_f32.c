@@ -9,7 +9,6 @@
 #include "cpu/gemm/sgemm_bpack.h"
 #include "cpu/simd/simd.h"
 #include "cpu/dropout/philox.h"
-#include "cpu/rnn/rnn_fwd_split.h"
 #include "cpu/rnn/rnn_internal.h"
 #include "cpu/rnn/stage_io.h"
 

@@ -597,31 +597,39 @@ test_values(void)
     run_case(&pj, all_grads);
 }
 
-/* Bitwise equality for 1 and 2 threads on a larger problem (forward,
- * backward data, backward weights), with dropout between the layers: the
- * dropout descriptor is set again with the same seed before each run, so
- * both draw the same masks. */
+/* Bitwise equality for 1, 2 and 3 threads on a larger problem (training
+ * forward, backward data, backward weights, then an inference forward),
+ * with dropout between the layers: the dropout descriptor is set again
+ * with the same seed before each run, so every run draws the same masks.
+ * Sizes not multiples of the tiles (H = 33, 40, 17), every cell, and
+ * sequences of different lengths (padding rows in every step). */
 static void
-test_threads(void)
+threads_case(cudnnRNNMode_t cell, int H)
 {
-    cfg_t c = base_cfg(CUDNN_LSTM);
-    c.dir = CUDNN_BIDIRECTIONAL, c.layers = 2, c.in = 37, c.H = 33, c.T = 6, c.B = 5, c.drop = 0.25f;
+    cfg_t c = base_cfg(cell);
+    c.dir = CUDNN_BIDIRECTIONAL, c.layers = 2, c.in = 37, c.H = H, c.T = 6, c.B = 5, c.drop = 0.25f;
     int lens[5] = {6, 1, 5, 6, 3};
     memcpy(c.lens, lens, sizeof lens);
     setup_t s;
     make_setup(&s, &c);
     int64_t nx = (int64_t)c.T * c.B * c.in, ny = (int64_t)c.T * c.B * 2 * c.H, nh = (int64_t)s.P * c.B * c.H;
-    float *x = malloc(nx * 4), *dy = malloc(ny * 4), *outs[2][6];
+    float *x = malloc(nx * 4), *dy = malloc(ny * 4), *outs[3][9];
     for (int64_t i = 0; i < nx; i++)
         x[i] = (float)rnd_f();
     for (int64_t i = 0; i < ny; i++)
         dy[i] = (float)rnd_f();
-    float *ws = malloc(s.wsbytes), *rs = malloc(s.rsbytes);
-    for (int th = 0; th < 2; th++) {
+    size_t wsi_bytes = 0;
+    CHECK_OK(cudnnGetRNNTempSpaceSizes(handle, s.rnn, CUDNN_FWD_MODE_INFERENCE, s.xd, &wsi_bytes, NULL));
+    float *ws = malloc(s.wsbytes), *rs = malloc(s.rsbytes), *wsi = malloc(wsi_bytes);
+    for (int th = 0; th < 3; th++) {
         CHECK_OK(freednnSetNumThreads(handle, th + 1));
         float *y = outs[th][0] = calloc(ny, 4), *hy = outs[th][1] = calloc(nh, 4), *cy = outs[th][2] = calloc(nh, 4);
         float *dx = outs[th][3] = calloc(nx, 4), *dhx = outs[th][4] = calloc(nh, 4);
         float *dw = outs[th][5] = calloc(s.wbytes, 1);
+        /* Inference outputs poisoned: every element must be written. */
+        float *yi = outs[th][6] = malloc(ny * 4), *hyi = outs[th][7] = malloc(nh * 4);
+        float *cyi = outs[th][8] = malloc(nh * 4);
+        memset(yi, 0xff, ny * 4), memset(hyi, 0xff, nh * 4), memset(cyi, 0xff, nh * 4);
         CHECK_OK(cudnnSetDropoutDescriptor(s.drop, handle, c.drop, s.drop_states, s.drop_bytes, DROP_SEED));
         CHECK_OK(cudnnRNNForward(handle, s.rnn, CUDNN_FWD_MODE_TRAINING, c.lens, s.xd, x, s.yd, y, s.hd, NULL, hy,
                                  s.cd, NULL, cy, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs));
@@ -629,20 +637,62 @@ test_threads(void)
                                          NULL, NULL, NULL, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs));
         CHECK_OK(cudnnRNNBackwardWeights_v8(handle, s.rnn, CUDNN_WGRAD_MODE_SET, c.lens, s.xd, x, s.hd, NULL, s.yd,
                                             y, s.wbytes, dw, s.wsbytes, ws, s.rsbytes, rs));
+        CHECK_OK(cudnnRNNForward(handle, s.rnn, CUDNN_FWD_MODE_INFERENCE, c.lens, s.xd, x, s.yd, yi, s.hd, NULL, hyi,
+                                 s.cd, NULL, cyi, s.wbytes, s.w, wsi_bytes, wsi, 0, NULL));
+        if (cell != CUDNN_LSTM) /* cy is not written: equal (0xff) in every run */
+            memset(cyi, 0, nh * 4);
+        /* Every active row written (the padding rows are the data
+         * descriptor's fill, test_padding_fill); layout SEQ_MAJOR_UNPACKED. */
+        for (int64_t i = 0; i < ny; i++) {
+            int64_t row = i / (2 * c.H), t = row / c.B, b = row % c.B;
+            if (t < c.lens[b])
+                CHECK_MSG(yi[i] == yi[i], "inference y[%lld] not written (%d threads)", (long long)i, th + 1);
+        }
     }
     /* A further training forward draws new masks (the states advanced). */
     float *y2 = calloc(ny, 4), *hy2 = calloc(nh, 4);
     CHECK_OK(cudnnRNNForward(handle, s.rnn, CUDNN_FWD_MODE_TRAINING, c.lens, s.xd, x, s.yd, y2, s.hd, NULL, hy2,
                              s.cd, NULL, NULL, s.wbytes, s.w, s.wsbytes, ws, s.rsbytes, rs));
-    CHECK_MSG(memcmp(y2, outs[1][0], ny * 4) != 0, "a second training forward reused the dropout masks");
+    CHECK_MSG(memcmp(y2, outs[2][0], ny * 4) != 0, "a second training forward reused the dropout masks");
     free(y2), free(hy2);
-    size_t sizes[6] = {ny * 4, nh * 4, nh * 4, nx * 4, nh * 4, s.wbytes};
-    for (int i = 0; i < 6; i++) {
-        CHECK_MSG(memcmp(outs[0][i], outs[1][i], sizes[i]) == 0, "output %d differs between 1 and 2 threads", i);
-        free(outs[0][i]), free(outs[1][i]);
+    size_t sizes[9] = {ny * 4, nh * 4, nh * 4, nx * 4, nh * 4, s.wbytes, ny * 4, nh * 4, nh * 4};
+    for (int i = 0; i < 9; i++) {
+        for (int th = 1; th < 3; th++)
+            CHECK_MSG(memcmp(outs[0][i], outs[th][i], sizes[i]) == 0,
+                      "cell %d H %d: output %d differs between 1 and %d threads", (int)cell, H, i, th + 1);
+        for (int th = 0; th < 3; th++)
+            free(outs[th][i]);
     }
-    free(x), free(dy), free(ws), free(rs);
+    free(x), free(dy), free(ws), free(rs), free(wsi);
     free_setup(&s);
+}
+
+static void
+test_threads(void)
+{
+    threads_case(CUDNN_LSTM, 33);
+    threads_case(CUDNN_GRU, 33);
+    threads_case(CUDNN_RNN_TANH, 40);
+    threads_case(CUDNN_RNN_RELU, 17);
+}
+
+/* The float64 reference on 3 threads (more threads than cores here), every
+ * cell, bidirectional with variable lengths, and LSTM cell clipping. */
+static void
+test_split_values(void)
+{
+    const cudnnRNNMode_t cells[4] = {CUDNN_RNN_RELU, CUDNN_RNN_TANH, CUDNN_LSTM, CUDNN_GRU};
+    CHECK_OK(freednnSetNumThreads(handle, 3));
+    for (int ci = 0; ci < 4; ci++) {
+        cfg_t c = base_cfg(cells[ci]);
+        c.H = 40, c.in = 7, c.T = 5, c.B = 4;
+        int lens[4] = {5, 2, 4, 5};
+        memcpy(c.lens, lens, sizeof lens);
+        c.dir = CUDNN_BIDIRECTIONAL;
+        run_case(&c, false);
+        c.H = 20, c.dir = CUDNN_UNIDIRECTIONAL, c.clip = cells[ci] == CUDNN_LSTM;
+        run_case(&c, false);
+    }
 }
 
 /* The fraction of dropped elements is p (within 4 standard deviations of
@@ -821,6 +871,7 @@ main(void)
             test_values();
         }
         test_threads();
+        test_split_values();
     }
     test_bad_inputs();
     test_padding_fill();

@@ -89,13 +89,15 @@ fdnn_attn_bf16_pack_b(const fdnn_sgemm_args_t *g, const fdnn_attn_lowp_t *lowp, 
 
 bool
 fdnn_attn_sgemm_packed(const fdnn_sgemm_args_t *g, fdnn_isa_t isa, void *scratch, size_t bytes,
-                       const fdnn_attn_lowp_t *lowp, const void *b_packed)
+                       const fdnn_attn_lowp_t *lowp, const void *b_packed, const uint16_t *a_bf16)
 {
-    if (b_packed == NULL)
+    if (b_packed == NULL && a_bf16 == NULL)
         return fdnn_attn_sgemm(g, NULL, isa, scratch, bytes, lowp);
     fdnn_gemm_bf16dot_args_t b = as_bf16dot(g);
     operand(lowp, &b.a, &b.a_type);
     operand(lowp, &b.b, &b.b_type);
+    if (a_bf16 != NULL)
+        b.a = a_bf16, b.a_type = FDNN_GEMM_BF16;
     b.b_packed = b_packed;
     return fdnn_gemm_bf16dot(&b, NULL, isa, scratch, bytes);
 }

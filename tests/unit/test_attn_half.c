@@ -138,7 +138,7 @@ typedef struct bufs {
 } bufs_t;
 
 typedef struct win {
-    int *qlen, *klen, lo[16], hi[16];
+    int *qlen, *klen, lo[80], hi[80];
 } win_t;
 
 static void
@@ -327,6 +327,11 @@ main(void)
         {2, 8, 6, 5, 3, 3, 4, 8, true, false, true, true, 2, 3, 5, 6, 0, 0, 0},
         {2, 6, 6, 3, 0, 0, 0, 0, false, true, false, true, 2, 1, 4, 3, 0, 0, 0},
         {2, 6, 6, 4, 0, 0, 3, 6, true, false, true, false, 2, 2, 5, 4, 0, 0, 0},
+        /* More than one 64-row block per (sequence, head), and more keys
+         * than one column strip: with BF16 products K_h^T, V_h (forward)
+         * and V_h^T, K_h (backward) are packed once per task and reused by
+         * every block (attn_t.inc, attn_bwd_t.inc). */
+        {2, 16, 12, 10, 8, 8, 6, 16, true, false, false, true, 1, 2, 70, 75, 0, 0, 0},
     };
     for (int ty = 0; ty < 5; ty++)
         for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {

@@ -195,6 +195,25 @@ bool fdnn_attn_sgemm(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t is
                      const fdnn_attn_lowp_t *lowp);
 size_t fdnn_attn_sgemm_scratch(const fdnn_sgemm_args_t *g, size_t threads, fdnn_isa_t isa);
 
+/* BF16 products (lowp set): op(B) of g packed once for many products
+ * that share it and differ only in A, m and C (a task's K_h^T or V_h over
+ * its row blocks), with fdnn_gemm_bf16dot_pack_b on this thread; B is read
+ * from the user's 16-bit buffer where it lies in a staged slot, as
+ * fdnn_attn_sgemm does.  Returns buf, or NULL (lowp NULL, nothing to pack,
+ * buf not 64-byte aligned or under the packed size): the products then
+ * pack B themselves.  fdnn_attn_sgemm_packed runs fdnn_attn_sgemm on this
+ * thread (no pool), with B taken from b_packed when set and A from a_bf16
+ * when set: op(A) of g rounded to bfloat16 (fdnn_convert_row, the rounding
+ * the GEMM's packing does; same lda), which the GEMM reads in place where
+ * it can instead of converting it; bitwise the same result either way
+ * (gemm.h).  _bytes: the packed size of an n x k op(B) at isa's BF16
+ * kernel. */
+size_t fdnn_attn_bf16_packed_b_bytes(size_t n, size_t k, bool trans_b, fdnn_isa_t isa);
+const void *fdnn_attn_bf16_pack_b(const fdnn_sgemm_args_t *g, const fdnn_attn_lowp_t *lowp, fdnn_isa_t isa,
+                                  void *buf, size_t bytes);
+bool fdnn_attn_sgemm_packed(const fdnn_sgemm_args_t *g, fdnn_isa_t isa, void *scratch, size_t bytes,
+                            const fdnn_attn_lowp_t *lowp, const void *b_packed, const uint16_t *a_bf16);
+
 /* A projection with FP32 products, g->c = g->a g->b (+ g->bias_col): a
  * product over all heads and rows at once (A not transposed, alpha 1,
  * beta 0).  op(B), the weights, is packed once into the handle's scratch

@@ -5,6 +5,7 @@
 
 #include "cpu/attn/attn_bwd.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/tensor/convert_row.h"
 
 #define REAL float
 #define ATTN_DOUBLE 0

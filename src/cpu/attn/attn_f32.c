@@ -9,6 +9,7 @@
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/sgemm_bpack.h"
 #include "cpu/rnn/stage_io.h"
+#include "cpu/tensor/convert_row.h"
 #include "cpu/simd/simd.h"
 
 #define REAL float

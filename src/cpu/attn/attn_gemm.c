@@ -55,6 +55,53 @@ fdnn_attn_sgemm(const fdnn_sgemm_args_t *g, fdnn_pool_t pool, fdnn_isa_t isa, vo
     return fdnn_gemm_bf16dot(&b, pool, isa, scratch, bytes);
 }
 
+/* op(B) of g as the BF16 GEMM sees it: the user's 16-bit matrix where B
+ * lies in a staged slot (m 1: the packed size ignores m but is 0 for m 0). */
+static fdnn_gemm_bf16dot_args_t
+b_operand(const fdnn_sgemm_args_t *g, const fdnn_attn_lowp_t *lowp)
+{
+    fdnn_gemm_bf16dot_args_t b = as_bf16dot(g);
+    b.m = 1;
+    operand(lowp, &b.b, &b.b_type);
+    return b;
+}
+
+size_t
+fdnn_attn_bf16_packed_b_bytes(size_t n, size_t k, bool trans_b, fdnn_isa_t isa)
+{
+    fdnn_gemm_bf16dot_args_t b = {.trans_b = trans_b, .m = 1, .n = n, .k = k, .alpha = 1};
+    return fdnn_gemm_bf16dot_packed_b_size(&b, isa);
+}
+
+const void *
+fdnn_attn_bf16_pack_b(const fdnn_sgemm_args_t *g, const fdnn_attn_lowp_t *lowp, fdnn_isa_t isa, void *buf,
+                      size_t bytes)
+{
+    if (lowp == NULL || buf == NULL)
+        return NULL;
+    fdnn_gemm_bf16dot_args_t b = b_operand(g, lowp);
+    size_t need = fdnn_gemm_bf16dot_packed_b_size(&b, isa);
+    if (need == 0 || need > bytes || ((uintptr_t)buf & 63u) != 0)
+        return NULL;
+    fdnn_gemm_bf16dot_pack_b(&b, NULL, isa, buf);
+    return buf;
+}
+
+bool
+fdnn_attn_sgemm_packed(const fdnn_sgemm_args_t *g, fdnn_isa_t isa, void *scratch, size_t bytes,
+                       const fdnn_attn_lowp_t *lowp, const void *b_packed, const uint16_t *a_bf16)
+{
+    if (b_packed == NULL && a_bf16 == NULL)
+        return fdnn_attn_sgemm(g, NULL, isa, scratch, bytes, lowp);
+    fdnn_gemm_bf16dot_args_t b = as_bf16dot(g);
+    operand(lowp, &b.a, &b.a_type);
+    operand(lowp, &b.b, &b.b_type);
+    if (a_bf16 != NULL)
+        b.a = a_bf16, b.a_type = FDNN_GEMM_BF16;
+    b.b_packed = b_packed;
+    return fdnn_gemm_bf16dot(&b, NULL, isa, scratch, bytes);
+}
+
 bool
 fdnn_attn_bf16_products(const fdnn_attn_problem_t *p, fdnn_isa_t isa)
 {

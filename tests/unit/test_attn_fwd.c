@@ -203,6 +203,20 @@ teardown(run_t *r)
     fdnn_guarded_free(r->out), fdnn_guarded_free(r->ws);
 }
 
+/* The workspace size depends on the handle's ISA level, which run_case
+ * steps through (the scalar level needs more than AVX2): query it again and
+ * reallocate at the exact size, so a write past the level's own size still
+ * faults.  A program never changes a handle's level between the query and
+ * the call; this test does, so it queries per level. */
+static void
+size_workspace_for_isa(run_t *r)
+{
+    size_t reserve = 0;
+    CHECK_OK(cudnnGetMultiHeadAttnBuffers(handle, r->attn, &r->wbytes, &r->wsbytes, &reserve));
+    fdnn_guarded_free(r->ws);
+    r->ws = fdnn_guarded_alloc(r->wsbytes ? r->wsbytes : 4);
+}
+
 static cudnnStatus_t
 forward(run_t *r, int curr, bool res_in_out)
 {
@@ -234,6 +248,7 @@ run_case(const cfg_t *c, const char *name)
         for (int th = 1; th <= 2; th++) {
             CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(i)));
             CHECK_OK(freednnSetNumThreads(handle, th));
+            size_workspace_for_isa(&r);
             /* A finite sentinel, not NaN: the workspace is NaN-poisoned, so
              * a row computed from unwritten workspace rows would pass as
              * untouched NaN; huge, so a read of out shows in the error. */

@@ -20,7 +20,15 @@
  * changes what it computes (results do not depend on the thread count).
  *
  * A NULL pool runs everything on the calling thread.  Steps on one pool are
- * serialised by a mutex; a task must not start a step on its own pool. */
+ * serialised by a mutex; a task must not start a step on its own pool.
+ *
+ * An item must never wait for another item of its step (a barrier between
+ * items, or spinning on a flag another item sets): nothing guarantees that
+ * the items run at the same time.  The caller may run every item alone
+ * while a worker is still waking up, and a worker may claim its first item
+ * after the others have finished, so such a wait can hang (rnn2t's split
+ * time loop, session 5, deadlocked on a barrier this way).  Work that needs
+ * several phases is several steps. */
 #ifndef FDNN_CORE_POOL_H
 #define FDNN_CORE_POOL_H
 

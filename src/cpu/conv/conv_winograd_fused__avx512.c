@@ -153,6 +153,22 @@ patch_row(const lanes_t *ln, const float *src, int64_t sh, int l, int i, __m256i
     return _mm256_maskz_permutexvar_ps(cols, idx, r);
 }
 
+/* For lanes 16h..16h+15 of a patch gather: the permutation that moves a
+ * row's loaded elements by the lane's shift (xsh), and the mask of the
+ * patch columns inside the input. */
+static inline void
+patch_lanes(const lanes_t *ln, int h, __m256i idx[16], __mmask8 cols[16])
+{
+    for (int l = 0; l < 16; l++) {
+        int lh = 16 * h + l;
+        idx[l] = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(ln->xsh[lh]));
+        unsigned c = 0;
+        for (int j = 0; j < FDNN_WINO_FUSED_N; j++)
+            c |= ((ln->incol[j] >> lh) & 1u) << j;
+        cols[l] = (__mmask8)c;
+    }
+}
+
 static void
 wino_patch(const fdnn_wino_geom_t *g, const lanes_t *ln, const float *src,
            float d[FDNN_WINO_FUSED_N][FDNN_WINO_FUSED_N][FDNN_WINO_FUSED_TB])
@@ -169,14 +185,7 @@ wino_patch(const fdnn_wino_geom_t *g, const lanes_t *ln, const float *src,
     for (int h = 0; h < FDNN_WINO_FUSED_TB / 16; h++) {
         __m256i idx[16];
         __mmask8 cols[16];
-        for (int l = 0; l < 16; l++) {
-            int lh = 16 * h + l;
-            idx[l] = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(ln->xsh[lh]));
-            unsigned c = 0;
-            for (int j = 0; j < FDNN_WINO_FUSED_N; j++)
-                c |= ((ln->incol[j] >> lh) & 1u) << j;
-            cols[l] = (__mmask8)c;
-        }
+        patch_lanes(ln, h, idx, cols);
         for (int l = 0; l < 16; l += 4) /* the rows two channels on, as in store_tiles16 */
             for (int i = 0; i < FDNN_WINO_FUSED_N; i++)
                 _mm_prefetch((const char *)(src + 2 * g->in_sc + ln->inw0[16 * h + l] + i * g->in_sh), _MM_HINT_T0);
@@ -281,14 +290,7 @@ wino_patch16(const fdnn_wino_geom_t *g, const lanes_t *ln, const uint16_t *src,
     for (int h = 0; h < FDNN_WINO_FUSED_TB / 16; h++) {
         __m256i idx[16];
         __mmask8 cols[16];
-        for (int l = 0; l < 16; l++) {
-            int lh = 16 * h + l;
-            idx[l] = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(ln->xsh[lh]));
-            unsigned c = 0;
-            for (int j = 0; j < FDNN_WINO_FUSED_N; j++)
-                c |= ((ln->incol[j] >> lh) & 1u) << j;
-            cols[l] = (__mmask8)c;
-        }
+        patch_lanes(ln, h, idx, cols);
         for (int l = 0; l < 16; l += 4) /* the rows two channels on, as in wino_patch */
             for (int i = 0; i < FDNN_WINO_FUSED_N; i++)
                 _mm_prefetch((const char *)(src + 2 * g->in_sc + ln->inw0[16 * h + l] + i * g->in_sh), _MM_HINT_T0);

@@ -5,9 +5,10 @@
 # main 13c46b9, copied before any change) and the branch's (build-new/,
 # d045ed7), alternated 3 times at mb=1 then 3 times at mb=32.  Run from
 # the worktree's root:
-#   sh bench/results/2026-12-04-halfgemm/run.sh
+#   sh bench/results/2026-12-04-halfgemm/run.sh [OUT_DIR]
 # Tables, in this folder: python3 ../2026-12-04-halfconv/ab.py 1 (and 32).
-d=bench/results/2026-12-04-halfgemm
+# OUT_DIR (default this folder) lets later A/Bs (halfwino) reuse the loop.
+d=${1:-bench/results/2026-12-04-halfgemm}
 for mb in 1 32; do
   for i in 1 2 3; do
     for b in base new; do

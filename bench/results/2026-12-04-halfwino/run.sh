@@ -6,12 +6,7 @@
 # alternated 3 times at mb=1 then 3 times at mb=32.  Run from the
 # worktree's root:
 #   sh bench/results/2026-12-04-halfwino/run.sh
-# Tables, in this folder: python3 ab.py 1 (and 32).
-d=bench/results/2026-12-04-halfwino
-for mb in 1 32; do
-  for i in 1 2 3; do
-    for b in base new; do
-      sh bench/results/2026-12-04-halfconv/run.sh $mb build-$b > $d/mb${mb}_${b}_$i.txt 2>&1
-    done
-  done
-done
+# Tables, in this folder: python3 ../2026-12-04-halfconv/ab.py 1 (and 32),
+# python3 ab_wino.py 1 (and 32).
+# The loop is halfgemm's run.sh, writing here.
+exec sh bench/results/2026-12-04-halfgemm/run.sh bench/results/2026-12-04-halfwino

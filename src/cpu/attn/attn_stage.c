@@ -165,8 +165,7 @@ stage_weights(fdnn_pool_t pool, stage_t *st, const fdnn_attn_problem_t *p)
 /* True when the forward writes every row of out (attn_t.inc's last loop):
  * every time step runs, and rows past a sequence's length are filled or
  * there are none.  Then out's old values are never kept, so they need not
- * be widened into the staging slot first (a pass over out, ~4% of the
- * BF16 128-step forward in perf). */
+ * be widened into the staging slot first (a pass over all of out). */
 static bool
 writes_every_out_row(const fdnn_attn_problem_t *p)
 {

@@ -13,7 +13,8 @@
  *   O0      nq * oLen      out (forward) or dout
  * Inputs are widened into them; outputs are loaded from the user's buffer
  * first and stored back with fdnn_stage_store (only what the kernel
- * changed, so rows the kernels leave alone stay untouched). */
+ * changed, so rows the kernels leave alone stay untouched); the forward's
+ * out is not loaded where every row of it is written. */
 #include "cpu/attn/attn_bwd.h"
 #include "cpu/rnn/stage_io.h"
 
@@ -161,6 +162,23 @@ stage_weights(fdnn_pool_t pool, stage_t *st, const fdnn_attn_problem_t *p)
     st->p32.bq = f[4], st->p32.bk = f[5], st->p32.bv = f[6], st->p32.bo = f[7];
 }
 
+/* True when the forward writes every row of out (attn_t.inc's last loop):
+ * every time step runs, and rows past a sequence's length are filled or
+ * there are none.  Then out's old values are never kept, so they need not
+ * be widened into the staging slot first (a pass over all of out). */
+static bool
+writes_every_out_row(const fdnn_attn_problem_t *p)
+{
+    if (p->curr >= 0 || p->no != p->nq)
+        return false;
+    if (p->fill)
+        return true;
+    for (int64_t s = 0; s < (int64_t)p->batch * p->beam; s++)
+        if (p->q_len[s] < p->qT)
+            return false;
+    return true;
+}
+
 bool
 fdnn_attn_forward_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, const void *q, const void *residuals,
                          const void *k, const void *v, void *out, void *workspace, void *reserve)
@@ -177,7 +195,8 @@ fdnn_attn_forward_staged(cudnnHandle_t handle, const fdnn_attn_problem_t *p, con
     const float *res = in(dt, residuals, st.n[Q1], st.s[Q1]);
     in_operand(handle, &st, FDNN_ATTN_LOWP_K, p->k_proj, k, st.n[K0], st.s[K0]);
     in_operand(handle, &st, FDNN_ATTN_LOWP_V, p->v_proj, v, st.n[V0], st.s[V0]);
-    in(dt, out, st.n[O0], st.s[O0]);
+    if (!writes_every_out_row(p))
+        in(dt, out, st.n[O0], st.s[O0]);
     if (!fdnn_attn_forward_f32(handle, &st.p32, st.s[Q0], res, st.s[K0], st.s[V0], st.s[O0], workspace, reserve))
         return false;
     fdnn_stage_store_pool(fdnn_handle_pool(handle), dt, st.s[O0], st.n[O0], out);

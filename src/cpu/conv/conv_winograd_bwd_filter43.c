@@ -120,11 +120,13 @@ product_task(void *arg, size_t e)
     c->kern->product(&c->w->g, c->grp, (int64_t)e, 0, c->w->g.cout, c->tb, c->d, c->x, c->s, c->first);
 }
 
-/* Output channel k (global): G^T S G of every input channel, through
- * alpha and beta (CONVOLUTION mode stores the taps reversed). */
+/* Output channel k (global): G^T S G of every input channel, 16 input
+ * channels at a time (S rows are contiguous in them), through alpha and
+ * beta (CONVOLUTION mode stores the taps reversed). */
 static void
 finish_task(void *arg, size_t ks)
 {
+    enum { V = FDNN_WINO_BWDF_CPAD };
     const ctx43_t *c = arg;
     const fdnn_wino_bwdf_t *g = &c->w->g;
     const fdnn_wino_tf_t *tf = &g->tf;
@@ -134,27 +136,40 @@ finish_task(void *arg, size_t ks)
     float alpha = (float)e->alpha, beta = (float)e->beta;
     bool flip = e->p->flip;
     float *dw = (float *)e->out + k * wt->strides[0];
-    for (int64_t i = 0; i < g->cin; i++) {
-        float tmp[3][6];
+    for (int64_t i0 = 0; i0 < g->cin; i0 += V) {
+        int nc = (int)(g->cin - i0 < V ? g->cin - i0 : V);
+        float tmp[3][6][V], out[3][3][V];
         for (int y = 0; y < 3; y++) /* tmp = G^T S */
             for (int v = 0; v < 6; v++) {
-                float s = 0;
-                for (int u = 0; u < 6; u++)
-                    s += tf->g[u][y] * c->s[((u * 6 + v) * kall + k) * g->cp + i];
-                tmp[y][v] = s;
+                float acc[V] = {0};
+                for (int u = 0; u < 6; u++) {
+                    const float *row = c->s + ((u * 6 + v) * kall + k) * g->cp + i0;
+                    float cf = tf->g[u][y];
+                    for (int l = 0; l < V; l++)
+                        acc[l] += cf * row[l];
+                }
+                memcpy(tmp[y][v], acc, sizeof(acc));
             }
         for (int y = 0; y < 3; y++) /* tmp G */
             for (int x = 0; x < 3; x++) {
-                float s = 0;
-                for (int v = 0; v < 6; v++)
-                    s += tmp[y][v] * tf->g[v][x];
-                int fy = flip ? 2 - y : y, fx = flip ? 2 - x : x;
-                float *dst = dw + i * wt->strides[1] + fy * wt->strides[3] + fx * wt->strides[4];
-                float val = alpha * s;
-                if (beta != 0)
-                    val += beta * *dst;
-                *dst = val;
+                float acc[V] = {0};
+                for (int v = 0; v < 6; v++) {
+                    float cf = tf->g[v][x];
+                    for (int l = 0; l < V; l++)
+                        acc[l] += tmp[y][v][l] * cf;
+                }
+                memcpy(out[y][x], acc, sizeof(acc));
             }
+        for (int l = 0; l < nc; l++)
+            for (int y = 0; y < 3; y++)
+                for (int x = 0; x < 3; x++) {
+                    int fy = flip ? 2 - y : y, fx = flip ? 2 - x : x;
+                    float *dst = dw + (i0 + l) * wt->strides[1] + fy * wt->strides[3] + fx * wt->strides[4];
+                    float val = alpha * out[y][x][l];
+                    if (beta != 0)
+                        val += beta * *dst;
+                    *dst = val;
+                }
     }
 }
 

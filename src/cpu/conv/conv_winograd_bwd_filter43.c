@@ -60,6 +60,7 @@ make_plan(const fdnn_conv_problem_t *p, plan43_t *w)
     g->ph = p->pad[1], g->pw = p->pad[2];
     g->x_sn = p->x.strides[0], g->x_sc = p->x.strides[1], g->x_sh = p->x.strides[3], g->x_sw = p->x.strides[4];
     g->x_span = fdnn_tensor_span(&p->x);
+    g->y_span = fdnn_tensor_span(&p->y);
     g->y_sn = p->y.strides[0], g->y_sc = p->y.strides[1], g->y_sh = p->y.strides[3], g->y_sw = p->y.strides[4];
     g->th = (g->oh + 3) / 4;
     g->tw = (g->ow + 3) / 4;

@@ -231,7 +231,7 @@ typedef struct fdnn_wino_bwdf {
     const float *x;
     int64_t x_sn, x_sc, x_sh, x_sw, x_span; /* x_span: elements of x from its first */
     const float *dy;
-    int64_t y_sn, y_sc, y_sh, y_sw;
+    int64_t y_sn, y_sc, y_sh, y_sw, y_span;
 } fdnn_wino_bwdf_t;
 
 /* Where the tiles of one block are, computed once per block by the driver:

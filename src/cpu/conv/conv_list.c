@@ -264,11 +264,14 @@ prefers_winograd(const fdnn_conv_problem_t *p)
 
 /* Backward filter: WINOGRAD_NONFUSED on 4x4 dy tiles
  * (conv_winograd_bwd_filter43.c) beats the direct kernels on 3x3
- * stride-1 FLOAT layers with at least 16 channels per group each way and
- * many tiles, up to 256 x 256 channels per group: beyond, its 36 x K x C
- * sums no longer stay in cache (ResNet-50 res2-res4 3x3 at mb=32, 1
- * thread: bench/results/2026-12-04-wgradfil). */
-#define WINOGRAD_BWDF_MAX_CHANNELS 256
+ * stride-1 FLOAT layers with 16..512 channels per group each way and at
+ * least WINOGRAD_MIN_TILES 4x4 dy tiles over the batch (ResNet-50
+ * res2-res5 3x3 at mb=32: 0.6-0.8x the direct time in 3 alternated runs;
+ * VGG 3x3 64 at mb=1: 0.6x; res4 at mb=1, 16 tiles: 2x slower, res5 at
+ * mb=1, 4 tiles: 4x slower, the 36 x K x C sums then outweigh the
+ * products; bench/results/2026-12-04-wgradfil).  Wider layers were not
+ * measured: their sums (36 x K x C floats) leave the cache. */
+#define WINOGRAD_BWDF_MAX_CHANNELS 512
 
 static bool
 prefers_winograd_bwd_filter(const fdnn_conv_problem_t *p)

@@ -16,7 +16,6 @@
 #define V_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define KR 6
 #define NV 4
-#define WINO_AVX512                                                            \
-  1 /* x patches gathered and stored through 16x16 transposes */
+#define WINO_AVX512 1 /* x patches gathered and stored through 16x16 transposes */
 #define KERNELS fdnn_wino_bwdf_kernels__avx512
 #include "cpu/conv/conv_winograd_bwd_filter43.inc"

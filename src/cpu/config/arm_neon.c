@@ -75,6 +75,7 @@ const fdnn_isa_config_t fdnn_isa_config_neon = {
     .dwcb_rows = fdnn_f32_dwcb_rows__neon,
     .dwcb_grad = fdnn_f32_dwcb_grad__neon,
     .wino_fused_block = fdnn_wino_fused_block__neon,
+    .wino_bwdf = &fdnn_wino_bwdf_kernels__scalar,
     .bf16dot = {&bf16dot, &bf16dot_bf16, FDNN_EXT_ARM_BF16},
     .i8dot = {&fdnn_i8dot_tile_scalar, &i8dot_i8mm, FDNN_EXT_ARM_I8MM},
     .s8conv = {&fdnn_s8_conv_kernels_scalar, NULL, FDNN_EXT_NONE},

@@ -153,6 +153,8 @@ typedef struct fdnn_isa_config {
     fdnn_f32_dwcb_unpack_fn dwcb_unpack; /* NULL: the portable loops */
     fdnn_f32_dwcb_gather_fn dwcb_gather; /* NULL: the portable loop */
     fdnn_wino_fused_block_fn wino_fused_block;
+    /* src/cpu/conv/conv_winograd_bwd_filter43: transforms and product */
+    const fdnn_wino_bwdf_kernels_t *wino_bwdf;
     /* src/cpu/gemm/sgemm_f16: the converting (HALF -> FLOAT) twins of the
      * sgemm tile's packs (f16_pack.h); NULL members: the portable ones */
     fdnn_f16_packs_t sgemm_f16;

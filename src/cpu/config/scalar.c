@@ -55,6 +55,7 @@ const fdnn_isa_config_t fdnn_isa_config_scalar = {
     .dwcb_rows = fdnn_f32_dwcb_rows__scalar,
     .dwcb_grad = fdnn_f32_dwcb_grad__scalar,
     .wino_fused_block = fdnn_wino_fused_block__scalar,
+    .wino_bwdf = &fdnn_wino_bwdf_kernels__scalar,
     .bf16dot = {&fdnn_bf16dot_tile_scalar, NULL, FDNN_EXT_NONE},
     .i8dot = {&fdnn_i8dot_tile_scalar, NULL, FDNN_EXT_NONE},
     .s8conv = {&fdnn_s8_conv_kernels_scalar, NULL, FDNN_EXT_NONE},

@@ -83,6 +83,7 @@ const fdnn_isa_config_t fdnn_isa_config_avx2 = {
     .dwcb_grad = fdnn_f32_dwcb_grad__avx2,
     .dwcb_gather = fdnn_f32_dwcb_gather__avx2,
     .wino_fused_block = fdnn_wino_fused_block__avx2,
+    .wino_bwdf = &fdnn_wino_bwdf_kernels__avx2,
     .sgemm_f16 = {fdnn_f16_pack_t__avx2, fdnn_f16_pack_n__avx2, NULL, fdnn_f16_rows__avx2},
 
     .bf16dot = {&bf16dot, NULL, FDNN_EXT_NONE},

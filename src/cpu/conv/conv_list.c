@@ -262,6 +262,29 @@ prefers_winograd(const fdnn_conv_problem_t *p)
     return (double)p->n * (double)per_image >= WINOGRAD_MIN_TILES;
 }
 
+/* Backward filter: WINOGRAD_NONFUSED on 4x4 dy tiles
+ * (conv_winograd_bwd_filter43.c) beats the direct kernels on 3x3
+ * stride-1 FLOAT layers with 16..512 channels per group each way and at
+ * least WINOGRAD_MIN_TILES 4x4 dy tiles over the batch (ResNet-50
+ * res2-res5 3x3 at mb=32: 0.6-0.8x the direct time in 3 alternated runs;
+ * VGG 3x3 64 at mb=1: 0.6x; res4 at mb=1, 16 tiles: 2x slower, res5 at
+ * mb=1, 4 tiles: 4x slower, the 36 x K x C sums then outweigh the
+ * products; bench/results/2026-12-04-wgradfil).  Wider layers were not
+ * measured: their sums (36 x K x C floats) leave the cache. */
+#define WINOGRAD_BWDF_MAX_CHANNELS 512
+
+static bool
+prefers_winograd_bwd_filter(const fdnn_conv_problem_t *p)
+{
+    if (p->nsp != 2 || p->ker[1] != 3 || p->ker[2] != 3 || p->stride[1] != 1 || p->stride[2] != 1 ||
+        p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_config_is_integer(p->config) || fdnn_conv_cg(p) < 16 ||
+        fdnn_conv_kg(p) < 16 || fdnn_conv_cg(p) > WINOGRAD_BWDF_MAX_CHANNELS ||
+        fdnn_conv_kg(p) > WINOGRAD_BWDF_MAX_CHANNELS || fdnn_conv_winograd_applicable(p) != CUDNN_STATUS_SUCCESS)
+        return false;
+    int64_t per_image = ((p->out[1] + 3) / 4) * ((p->out[2] + 3) / 4);
+    return (double)p->n * (double)per_image >= WINOGRAD_MIN_TILES;
+}
+
 /* Algorithms moved to the front of the order where their predicate holds,
  * in this order (a later match goes before an earlier one). */
 static const struct {
@@ -271,6 +294,7 @@ static const struct {
 } preferred[] = {
     {FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, prefers_winograd},
     {FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, prefers_winograd},
+    {FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, prefers_winograd_bwd_filter},
 };
 
 /* The list's order, with the direct solver first for depthwise-like

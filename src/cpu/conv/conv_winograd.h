@@ -11,6 +11,10 @@
  *   fused (fwd, bwd data; conv_winograd_fused.c): F(4x4,3x3); 16 tiles at a
  *       time are transformed, multiplied and transformed back by one
  *       per-ISA kernel while they stay in cache.
+ *   non-fused backward filter of 3x3 filters (conv_winograd_bwd_filter43.c):
+ *       4x4 dy tiles with the F(4,3) matrices (in place of F(2x2,3x3)); per
+ *       block of 64 tiles, per-ISA transforms and products into 36 x K x C
+ *       sums that stay in the workspace until the final G^T S G.
  *
  * Backward data is the forward engine applied to dy with the filter rotated
  * by 180 degrees, K and C swapped, and padding r-1-pad.  The declarations

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Winograd backward filter, non-fused (BWD_FILTER_ALGO_WINOGRAD_NONFUSED).
+ * Winograd backward filter, non-fused (BWD_FILTER_ALGO_WINOGRAD_NONFUSED),
+ * on 2x2 dy tiles: the 5x5 filters (3x3 ones take 4x4 dy tiles,
+ * conv_winograd_bwd_filter43.c).
  *
  * The filter gradient of one group is a correlation of x with dy:
  *   dw[k][c][ky][kx] = sum_{b, y, x} dy[b, k, y, x] * x[b, c, y - pad + ky, x - pad + kx]
@@ -80,6 +82,8 @@ make_plan(const fdnn_conv_problem_t *p, bplan_t *w)
 cudnnStatus_t
 fdnn_wino_bwd_filter_workspace(const fdnn_conv_problem_t *p, size_t *bytes)
 {
+    if (p->ker[1] == 3) /* 4x4 dy tiles (conv_winograd_bwd_filter43.c) */
+        return fdnn_wino_bwdf43_workspace(p, bytes);
     bplan_t w;
     make_plan(p, &w);
     if (w.total_d > MAX_WORKSPACE)
@@ -270,6 +274,8 @@ finish_channel(void *arg, size_t k)
 cudnnStatus_t
 fdnn_wino_bwd_filter_execute(const fdnn_conv_exec_t *e)
 {
+    if (e->p->ker[1] == 3)
+        return fdnn_wino_bwdf43_execute(e);
     bplan_t w;
     make_plan(e->p, &w);
     if (w.total_d > MAX_WORKSPACE)

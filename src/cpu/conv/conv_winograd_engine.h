@@ -210,4 +210,68 @@ void fdnn_wino_fused_block__avx512(const fdnn_wino_geom_t *g, const float *u, in
 void fdnn_wino_fused_block__neon(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0, float *v,
                                  float *m);
 
+/* ---- backward filter, F(3x3 filter, 4x4 dy tile) -------------------------- */
+
+/* dy tiles of one block (over the whole batch, image gt / tiles): the
+ * products sum a block's tiles in registers before adding into S, so the
+ * sums over N*H*W are blocked (error ~ (TB + blocks) ulps, not N*H*W). */
+#define FDNN_WINO_BWDF_TB 64
+/* Channels are padded to this in the transformed x (the product's vectors). */
+#define FDNN_WINO_BWDF_CPAD 16
+
+/* The filter gradient of one group as sums over 4x4 dy tiles (n = 6):
+ *   S[e][k][c] += D[e][k][t] * X[e][t][c],   e < 36,
+ * D = (A^T)^T dy A^T of the tile's 4x4 dy (A^T of F(4,3)), X = B^T x B of
+ * the tile's 6x6 x patch (at 4*ty - ph, 4*tx - pw), and dw = G^T S G at the
+ * end (conv_winograd_bwd_filter43.c).  Strides in elements. */
+typedef struct fdnn_wino_bwdf {
+    fdnn_wino_tf_t tf; /* F(4, 3) */
+    int64_t batch, groups, cin, cout, cp; /* cp: cin rounded up to FDNN_WINO_BWDF_CPAD */
+    int64_t ih, iw, oh, ow, ph, pw, th, tw, tiles;
+    const float *x;
+    int64_t x_sn, x_sc, x_sh, x_sw, x_span; /* x_span: elements of x from its first */
+    const float *dy;
+    int64_t y_sn, y_sc, y_sh, y_sw, y_span;
+} fdnn_wino_bwdf_t;
+
+/* Where the tiles of one block are, computed once per block by the driver:
+ * tiles gt0 + t (over the batch: image gt / tiles), t < tb <=
+ * FDNN_WINO_BWDF_TB.  Tile t's x patch starts at row y0[t], column x0[t]
+ * (may be outside: padding) of image b[t]; x_in[t] when the whole 6x6
+ * patch is inside, then at element x_off[t] of a channel plane.  Its dy
+ * tile starts at y_off[t] of a channel plane; y_in[t] when all 4x4 of it
+ * is inside dy. */
+typedef struct fdnn_wino_bwdf_block {
+    int64_t tb;
+    int64_t b[FDNN_WINO_BWDF_TB], y0[FDNN_WINO_BWDF_TB], x0[FDNN_WINO_BWDF_TB];
+    int64_t x_off[FDNN_WINO_BWDF_TB], y_off[FDNN_WINO_BWDF_TB];
+    bool x_in[FDNN_WINO_BWDF_TB], y_in[FDNN_WINO_BWDF_TB];
+} fdnn_wino_bwdf_block_t;
+
+/* The per-ISA kernels of one block of group grp:
+ *   x_channels: X[e*TB*cp + t*cp + i] for the channels i0 <= i < i0 + 16
+ *     (i0 a multiple of 16) of the group, t < tb; zero for i >= cin;
+ *   dy_channel: D[e*cout*TB + k*TB + t] for channel k (< cout), t < tb;
+ *   product: S[(e*kall + grp*cout + k)*cp + c] (+)= sum_{t < tb, increasing}
+ *     D[e][k][t] X[e][t][c] for k in [k0, k1), every c < cp; `first`: S is
+ *     set, not added to.  Each S element is summed the same way whatever
+ *     [k0, k1) it falls in. */
+typedef struct fdnn_wino_bwdf_kernels {
+    void (*x_channels)(const fdnn_wino_bwdf_t *g, const fdnn_wino_bwdf_block_t *blk, int64_t grp, int64_t i0,
+                       float *x);
+    void (*dy_channel)(const fdnn_wino_bwdf_t *g, const fdnn_wino_bwdf_block_t *blk, int64_t grp, int64_t k,
+                       float *d);
+    void (*product)(const fdnn_wino_bwdf_t *g, int64_t grp, int64_t e, int64_t k0, int64_t k1, int64_t tb,
+                    const float *d, const float *x, float *s, bool first);
+} fdnn_wino_bwdf_kernels_t;
+/* Per level (src/cpu/config); AArch64 runs the portable ones. */
+extern const fdnn_wino_bwdf_kernels_t fdnn_wino_bwdf_kernels__scalar, fdnn_wino_bwdf_kernels__avx2,
+    fdnn_wino_bwdf_kernels__avx512;
+
+/* WINOGRAD_NONFUSED backward filter of 3x3 filters on 4x4 dy tiles
+ * (conv_winograd_bwd_filter43.c); fdnn_wino_bwd_filter_* call them for
+ * r = 3. */
+cudnnStatus_t fdnn_wino_bwdf43_workspace(const fdnn_conv_problem_t *p, size_t *bytes);
+cudnnStatus_t fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e);
+
 #endif /* FDNN_CPU_CONV_WINOGRAD_ENGINE_H */

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * WINOGRAD_NONFUSED backward filter of 3x3 filters on 4x4 dy tiles:
+ * F(3x3 filter, 4x4 dy), n = 6, 36 products per 144 direct multiply-adds
+ * (the 2x2 tiles of conv_winograd_bwd_filter.c take 16 per 36).
+ *
+ * dw[k][c] = G^T [ sum over tiles of (A dy A^T) .* (B^T x B) ] G with the
+ * F(4,3) matrices of conv_winograd_tf.h (conv_winograd_engine.h,
+ * fdnn_wino_bwdf_t).  Per group, the tiles of the whole batch are cut into
+ * blocks of FDNN_WINO_BWDF_TB; each block's x patches and dy tiles are
+ * transformed into the workspace (X tile-major with channels contiguous,
+ * D channel-major with tiles contiguous) and the 36 products
+ *   S[e][k][c] += sum_{t in block} D[e][k][t] X[e][t][c]
+ * are added into S, which holds every group's sums.  G^T S G goes to dw
+ * once at the end, through alpha and beta.
+ *
+ * Threads: inside each block, the transforms run in parallel over channels
+ * and the products over e; each S element is written by one task with a
+ * fixed order of summation (tiles in order within a block, blocks in
+ * order), so the result does not depend on the thread count.
+ *
+ * Error: the transformed operands are up to ~10x the magnitude of x and
+ * dy (B^T, A of F(4,3)), and G^T has 1/N_j fractions; the sums over N*H*W
+ * are blocked (TB tiles in registers, then into S), so the error grows
+ * with the number of blocks, not of products (measured: see
+ * docs/performance.md, "backward-filter Winograd on 4x4 dy tiles"). */
+#include <stdint.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "core/handle.h"
+#include "core/memory.h"
+#include "core/tensor.h"
+#include "cpu/config/config.h"
+#include "cpu/conv/conv_winograd_engine.h"
+
+#define NN 36
+#define TB FDNN_WINO_BWDF_TB
+#define MAX_WORKSPACE ((double)(1ull << 46))
+
+typedef struct plan43 {
+    fdnn_wino_bwdf_t g;
+    int64_t gtiles, blocks; /* tiles over the batch, blocks of TB of them */
+    size_t s_bytes, x_bytes, d_bytes, total;
+    double total_d;
+} plan43_t;
+
+static void
+make_plan(const fdnn_conv_problem_t *p, plan43_t *w)
+{
+    memset(w, 0, sizeof(*w));
+    fdnn_wino_bwdf_t *g = &w->g;
+    fdnn_wino_tf_init(&g->tf, 4, 3);
+    g->batch = p->n;
+    g->groups = p->g;
+    g->cin = fdnn_conv_cg(p);
+    g->cout = fdnn_conv_kg(p);
+    g->cp = (g->cin + FDNN_WINO_BWDF_CPAD - 1) / FDNN_WINO_BWDF_CPAD * FDNN_WINO_BWDF_CPAD;
+    g->ih = p->in[1], g->iw = p->in[2];
+    g->oh = p->out[1], g->ow = p->out[2];
+    g->ph = p->pad[1], g->pw = p->pad[2];
+    g->x_sn = p->x.strides[0], g->x_sc = p->x.strides[1], g->x_sh = p->x.strides[3], g->x_sw = p->x.strides[4];
+    g->x_span = fdnn_tensor_span(&p->x);
+    g->y_span = fdnn_tensor_span(&p->y);
+    g->y_sn = p->y.strides[0], g->y_sc = p->y.strides[1], g->y_sh = p->y.strides[3], g->y_sw = p->y.strides[4];
+    g->th = (g->oh + 3) / 4;
+    g->tw = (g->ow + 3) / 4;
+    g->tiles = g->th * g->tw;
+    w->gtiles = g->batch * g->tiles;
+    w->blocks = (w->gtiles + TB - 1) / TB;
+    double s = (double)NN * (double)(g->groups * g->cout) * (double)g->cp * 4;
+    double x = (double)NN * TB * (double)g->cp * 4;
+    double d = (double)NN * (double)g->cout * TB * 4;
+    w->total_d = s + x + d;
+    if (w->total_d > MAX_WORKSPACE)
+        return;
+    w->s_bytes = fdnn_align_up((size_t)s);
+    w->x_bytes = fdnn_align_up((size_t)x);
+    w->d_bytes = fdnn_align_up((size_t)d);
+    w->total = w->s_bytes + w->x_bytes + w->d_bytes;
+}
+
+cudnnStatus_t
+fdnn_wino_bwdf43_workspace(const fdnn_conv_problem_t *p, size_t *bytes)
+{
+    plan43_t w;
+    make_plan(p, &w);
+    if (w.total_d > MAX_WORKSPACE)
+        return FDNN_NOT_SUPPORTED("WINOGRAD_NONFUSED would need %.3g bytes of workspace", w.total_d);
+    *bytes = w.total;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+typedef struct ctx43 {
+    const fdnn_conv_exec_t *e;
+    const plan43_t *w;
+    const fdnn_wino_bwdf_kernels_t *kern;
+    float *s, *x, *d;
+    int64_t grp, tb;
+    bool first;
+    fdnn_wino_bwdf_block_t blk;
+} ctx43_t;
+
+static void
+x_task(void *arg, size_t i)
+{
+    const ctx43_t *c = arg;
+    c->kern->x_channels(&c->w->g, &c->blk, c->grp, (int64_t)i * FDNN_WINO_BWDF_CPAD, c->x);
+}
+
+static void
+dy_task(void *arg, size_t k)
+{
+    const ctx43_t *c = arg;
+    c->kern->dy_channel(&c->w->g, &c->blk, c->grp, (int64_t)k, c->d);
+}
+
+static void
+product_task(void *arg, size_t e)
+{
+    const ctx43_t *c = arg;
+    c->kern->product(&c->w->g, c->grp, (int64_t)e, 0, c->w->g.cout, c->tb, c->d, c->x, c->s, c->first);
+}
+
+/* Output channel k (global): G^T S G of every input channel, 16 input
+ * channels at a time (S rows are contiguous in them), through alpha and
+ * beta (CONVOLUTION mode stores the taps reversed). */
+static void
+finish_task(void *arg, size_t ks)
+{
+    enum { V = FDNN_WINO_BWDF_CPAD };
+    const ctx43_t *c = arg;
+    const fdnn_wino_bwdf_t *g = &c->w->g;
+    const fdnn_wino_tf_t *tf = &g->tf;
+    const fdnn_conv_exec_t *e = c->e;
+    const fdnn_tensor_t *wt = &e->p->w;
+    int64_t k = (int64_t)ks, kall = g->groups * g->cout;
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    bool flip = e->p->flip;
+    float *dw = (float *)e->out + k * wt->strides[0];
+    for (int64_t i0 = 0; i0 < g->cin; i0 += V) {
+        int nc = (int)(g->cin - i0 < V ? g->cin - i0 : V);
+        float tmp[3][6][V], out[3][3][V];
+        for (int y = 0; y < 3; y++) /* tmp = G^T S */
+            for (int v = 0; v < 6; v++) {
+                float acc[V] = {0};
+                for (int u = 0; u < 6; u++) {
+                    const float *row = c->s + ((u * 6 + v) * kall + k) * g->cp + i0;
+                    float cf = tf->g[u][y];
+                    for (int l = 0; l < V; l++)
+                        acc[l] += cf * row[l];
+                }
+                memcpy(tmp[y][v], acc, sizeof(acc));
+            }
+        for (int y = 0; y < 3; y++) /* tmp G */
+            for (int x = 0; x < 3; x++) {
+                float acc[V] = {0};
+                for (int v = 0; v < 6; v++) {
+                    float cf = tf->g[v][x];
+                    for (int l = 0; l < V; l++)
+                        acc[l] += tmp[y][v][l] * cf;
+                }
+                memcpy(out[y][x], acc, sizeof(acc));
+            }
+        for (int l = 0; l < nc; l++)
+            for (int y = 0; y < 3; y++)
+                for (int x = 0; x < 3; x++) {
+                    int fy = flip ? 2 - y : y, fx = flip ? 2 - x : x;
+                    float *dst = dw + (i0 + l) * wt->strides[1] + fy * wt->strides[3] + fx * wt->strides[4];
+                    float val = alpha * out[y][x][l];
+                    if (beta != 0)
+                        val += beta * *dst;
+                    *dst = val;
+                }
+    }
+}
+
+/* The table of the tiles gt0, gt0 + 1, ..., gt0 + tb - 1. */
+static void
+block_table(const fdnn_wino_bwdf_t *g, int64_t gt0, int64_t tb, fdnn_wino_bwdf_block_t *blk)
+{
+    blk->tb = tb;
+    for (int64_t t = 0; t < tb; t++) {
+        int64_t gt = gt0 + t, b = gt / g->tiles, tt = gt % g->tiles;
+        int64_t ty = tt / g->tw, tx = tt % g->tw, y0 = ty * 4 - g->ph, x0 = tx * 4 - g->pw;
+        blk->b[t] = b;
+        blk->y0[t] = y0;
+        blk->x0[t] = x0;
+        blk->x_in[t] = y0 >= 0 && x0 >= 0 && y0 + 6 <= g->ih && x0 + 6 <= g->iw;
+        blk->x_off[t] = b * g->x_sn + y0 * g->x_sh + x0 * g->x_sw;
+        blk->y_in[t] = ty * 4 + 4 <= g->oh && tx * 4 + 4 <= g->ow;
+        blk->y_off[t] = b * g->y_sn + ty * 4 * g->y_sh + tx * 4 * g->y_sw;
+    }
+}
+
+static void
+run(fdnn_pool_t pool, void (*f)(void *, size_t), void *arg, size_t n)
+{
+    if (pool != NULL)
+        fdnn_parallelize_1d(pool, f, arg, n, 0);
+    else
+        for (size_t i = 0; i < n; i++)
+            f(arg, i);
+}
+
+cudnnStatus_t
+fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
+{
+    plan43_t w;
+    make_plan(e->p, &w);
+    if (w.total_d > MAX_WORKSPACE)
+        return FDNN_NOT_SUPPORTED("WINOGRAD_NONFUSED would need %.3g bytes of workspace", w.total_d);
+    if (e->workspace_bytes < w.total || e->workspace == NULL)
+        return FDNN_BAD_PARAM("workspace is %zu bytes, WINOGRAD_NONFUSED needs %zu", e->workspace_bytes, w.total);
+    w.g.x = e->x_in;
+    w.g.dy = e->y_in;
+    char *ws = e->workspace;
+    ctx43_t c = {e, &w, fdnn_isa_config(e->handle->isa)->wino_bwdf, (float *)ws, (float *)(ws + w.s_bytes),
+                 (float *)(ws + w.s_bytes + w.x_bytes), 0, 0, true, {0}};
+    for (int64_t grp = 0; grp < w.g.groups; grp++)
+        for (int64_t blk = 0; blk < w.blocks; blk++) {
+            int64_t gt0 = blk * TB;
+            c.grp = grp;
+            c.tb = w.gtiles - gt0 < TB ? w.gtiles - gt0 : TB;
+            c.first = blk == 0;
+            block_table(&w.g, gt0, c.tb, &c.blk);
+            run(e->pool, x_task, &c, (size_t)(w.g.cp / FDNN_WINO_BWDF_CPAD));
+            run(e->pool, dy_task, &c, (size_t)w.g.cout);
+            run(e->pool, product_task, &c, NN);
+        }
+    run(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout));
+    return CUDNN_STATUS_SUCCESS;
+}

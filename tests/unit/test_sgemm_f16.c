@@ -16,6 +16,9 @@
  *   against its FP32 twin on a converted copy of B, bit for bit: rows
  *   1 .. MR, k of 1 .. 300, B rows NR apart and wider, the epilogue's
  *   options, C poisoned and its gaps checked, B ending at a guard page;
+ *   likewise every ahalf arows kernel (A's rows read as halves) against
+ *   the float arows kernel on the converted rows, columns 1 .. NR, the
+ *   last row ending at a guard page;
  * - the GEMM on every level: against a float64 reference of the exact
  *   half operands, tolerance (k + 8) * 2^-24 * (|alpha| sum |a b| + |beta c|
  *   + |biases|); all transposes, n = 49/98/196 (the 6x49 tile: A rows
@@ -229,6 +232,53 @@ check_bhalf(const char *name, const fdnn_f16_bhalf_twin_t *t, size_t mr, size_t 
     fdnn_guarded_free(c2);
 }
 
+/* One call of ahalf twin t: mr rows of kc halves, lda apart (the last row
+ * ends at a guard page), a packed strip of nr columns, against the float
+ * arows kernel on the converted rows. */
+static void
+check_ahalf(const char *name, const fdnn_f16_ahalf_twin_t *t, size_t mr, size_t nr, size_t kc, size_t lda,
+            int ep_kind)
+{
+    size_t ldc = nr + 3, an = (mr - 1) * lda + kc;
+    uint16_t *a = random_halves(an, false);
+    float *af = fdnn_guarded_alloc(an * sizeof(float));
+    for (size_t i = 0; i < an; i++)
+        af[i] = fdnn_f16_to_f32(a[i]);
+    float *b = fdnn_guarded_alloc(kc * t->nr * sizeof(float));
+    for (size_t i = 0; i < kc * t->nr; i++)
+        b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    float *c0 = fdnn_guarded_alloc(mr * ldc * sizeof(float)), *c1 = fdnn_guarded_alloc(mr * ldc * sizeof(float));
+    float *c2 = fdnn_guarded_alloc(mr * ldc * sizeof(float));
+    float brow[64], bcol[64];
+    for (size_t i = 0; i < 64; i++) {
+        brow[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+        bcol[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    }
+    fdnn_f32_gemm_epilogue_t ep = {.alpha = 1.0f, .beta = ep_kind == 1 ? 1.0f : 0.0f};
+    if (ep_kind == 2) {
+        ep.alpha = 0.75f;
+        ep.beta = -0.5f;
+        ep.bias_row = brow;
+        ep.bias_col = bcol;
+        ep.relu = true;
+    }
+    for (size_t i = 0; i < mr * ldc; i++)
+        c0[i] = ep.beta == 0 && i % ldc < nr ? NAN : (float)fdnn_rng_uniform(&rng, -1, 1);
+    memcpy(c1, c0, mr * ldc * sizeof(float));
+    memcpy(c2, c0, mr * ldc * sizeof(float));
+    t->arows(mr, nr, kc, af, lda, b, t->nr, c1, ldc, &ep);
+    t->ahalf(mr, nr, kc, a, lda, b, t->nr, c2, ldc, &ep);
+    size_t where = 0;
+    CHECK_MSG(same_bits(c1, c2, mr * ldc, &where), "%s ahalf %zux%zu mr=%zu nr=%zu kc=%zu lda=%zu ep=%d: element %zu",
+              name, t->mr, t->nr, mr, nr, kc, lda, ep_kind, where);
+    fdnn_guarded_free(a);
+    fdnn_guarded_free(af);
+    fdnn_guarded_free(b);
+    fdnn_guarded_free(c0);
+    fdnn_guarded_free(c1);
+    fdnn_guarded_free(c2);
+}
+
 static void
 test_bhalf(void)
 {
@@ -245,6 +295,16 @@ test_bhalf(void)
                     for (size_t il = 0; il < 3; il++)
                         for (int e = 0; e < 3; e++)
                             check_bhalf(name, t, mrs[im], kcs[ik], lds[il], e);
+        }
+        for (size_t tw = 0; tw < pk->ahalf_count; tw++) {
+            const fdnn_f16_ahalf_twin_t *t = &pk->ahalf[tw];
+            size_t mrs[] = {1, t->mr - 1, t->mr};
+            size_t nrs[] = {1, t->nr - 1, t->nr};
+            for (size_t im = 0; im < 3; im++)
+                for (size_t in = 0; in < 3; in++)
+                    for (size_t ik = 0; ik < sizeof(kcs) / sizeof(kcs[0]); ik++)
+                        for (int e = 0; e < 3; e++)
+                            check_ahalf(name, t, mrs[im], nrs[in], kcs[ik], kcs[ik] + (size_t)(e * 7), e);
         }
     }
 }

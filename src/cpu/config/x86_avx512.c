@@ -131,6 +131,11 @@ static const fdnn_f16_bhalf_twin_t f16_bhalf[] = {
     {fdnn_f32_gemm_ukernel_8x48__avx512, fdnn_f32_gemm_bhalf_ukernel_8x48__avx512, 8, 48},
 };
 
+/* and the one that reads half A rows in place */
+static const fdnn_f16_ahalf_twin_t f16_ahalf[] = {
+    {fdnn_f32_gemm_arows_ukernel_6x49__avx512, fdnn_f32_gemm_arows_ahalf_ukernel_6x49__avx512, 6, 49},
+};
+
 const fdnn_isa_config_t fdnn_isa_config_avx512 = {
     .isa = FDNN_ISA_AVX512,
     .act_fwd_f32 = fdnn_act_fwd_f32__avx512,
@@ -170,7 +175,7 @@ const fdnn_isa_config_t fdnn_isa_config_avx512 = {
     .dwcb_unpack = fdnn_f32_dwcb_unpack__avx512,
     .wino_fused_block = fdnn_wino_fused_block__avx512,
     .sgemm_f16 = {fdnn_f16_pack_t__avx512, fdnn_f16_pack_n__avx512, fdnn_f16_pack_b49__avx512, fdnn_f16_rows__avx512,
-                  f16_bhalf, sizeof f16_bhalf / sizeof f16_bhalf[0]},
+                  f16_bhalf, sizeof f16_bhalf / sizeof f16_bhalf[0], f16_ahalf, sizeof f16_ahalf / sizeof f16_ahalf[0]},
 
     .bf16dot = {&bf16dot, &bf16dot_bf16, FDNN_EXT_AVX512_BF16},
     .i8dot = {&i8dot, &i8dot_vnni, FDNN_EXT_AVX512_VNNI},

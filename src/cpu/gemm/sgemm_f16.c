@@ -19,6 +19,7 @@
 #define PACKN_FN fdnn_f16_pack_n_fn
 #define ROWS_FN fdnn_f16_rows_fn
 #define BHALF_FN fdnn_f16_bhalf_ukernel_fn
+#define AHALF_FN fdnn_f16_ahalf_arows_ukernel_fn
 #define AROWS_FN fdnn_f32_gemm_arows_ukernel_fn
 #define DRIVER(name) h_##name
 #define EPILOGUE_INIT(ep, args, first, last)                          \
@@ -60,6 +61,10 @@ f16_config(fdnn_isa_t isa, const fdnn_sgemm_f16_args_t *args)
     for (size_t i = 0; i < lvl->sgemm_f16.bhalf_count && t->ukernel != NULL; i++)
         if (lvl->sgemm_f16.bhalf[i].ukernel == t->ukernel)
             bhalf = lvl->sgemm_f16.bhalf[i].bhalf;
+    fdnn_f16_ahalf_arows_ukernel_fn ahalf = NULL;
+    for (size_t i = 0; i < lvl->sgemm_f16.ahalf_count && t->arows != NULL && t->ukernel_half == NULL; i++)
+        if (lvl->sgemm_f16.ahalf[i].arows == t->arows)
+            ahalf = lvl->sgemm_f16.ahalf[i].ahalf;
     return (h_config_t){
         .ukernel = t->ukernel,
         .pack_t = lvl->sgemm_f16.pack_t,
@@ -70,6 +75,7 @@ f16_config(fdnn_isa_t isa, const fdnn_sgemm_f16_args_t *args)
         .ukernel_half = t->ukernel_half,
         .arows_half = t->arows_half,
         .ukernel_bh = bhalf,
+        .arows_ah = ahalf,
         .b_in_place = bhalf != NULL && pl.b_in_place,
         .mr = t->mr,
         .nr = t->nr,

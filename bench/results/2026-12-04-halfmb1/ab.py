@@ -2,7 +2,8 @@
 """Tables of run.sh's outputs: per build (new = this branch, base = the
 branch point) and mb, the per-layer minima over all its rounds of FP32 and
 PSEUDO_HALF, HALF / FP32 (FP32 time over HALF time), the sums of the
-minima, and every round's own sums.  Usage: ab.py [MB] (default 1)."""
+minima, and every round's own sums.  Usage: ab.py [MB [TAG]] (default 1
+new: the files mbMB_base_*.txt against mbMB_TAG_*.txt)."""
 import glob
 import os
 import re
@@ -10,6 +11,7 @@ import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 mb = sys.argv[1] if len(sys.argv) > 1 else '1'
+tag = sys.argv[2] if len(sys.argv) > 2 else 'new'
 
 
 def load(build):
@@ -30,9 +32,9 @@ def load(build):
     return runs, order, rounds
 
 
-data = {b: load(b) for b in ('base', 'new')}
+data = {'base': load('base'), 'new': load(tag)}
 order = data['new'][1] or data['base'][1]
-print('mb=%s: per-layer minima over all rounds (ms); HALF / FP32 = FP32 min / HALF min\n' % mb)
+print('mb=%s (new = %s): per-layer minima over all rounds (ms); HALF / FP32 = FP32 min / HALF min\n' % (mb, tag))
 print('| layer | algo | base FP32 | base HALF | base HALF / FP32 | new FP32 | new HALF | new HALF / FP32 |')
 print('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
 tot = {}

@@ -16,3 +16,9 @@ for i in 1 2; do
 done
 sh $S 32 build 3 > $d/mb32_new_1.txt
 sh $S 32 build-base 3 > $d/mb32_base_1.txt
+# Final code (after the ahalf kernel's next-strip prefetch): one more
+# alternation at mb=1, tag "final" (ab.py 1 final).
+sh $S 1 build 5 > $d/mb1_final_1.txt
+sh $S 1 build-base 5 > $d/mb1_base_3.txt
+sh $S 1 build 5 > $d/mb1_final_2.txt
+sh $S 32 build 3 > $d/mb32_final_1.txt

@@ -12,12 +12,22 @@
  *   gaps untouched;
  * - the checker itself against a deliberately broken pack (last column
  *   dropped): it must report it;
+ * - every bhalf microkernel of every level (B read as halves in place)
+ *   against its FP32 twin on a converted copy of B, bit for bit: rows
+ *   1 .. MR, k of 1 .. 300, B rows NR apart and wider, the epilogue's
+ *   options, C poisoned and its gaps checked, B ending at a guard page;
+ *   likewise every ahalf arows kernel (A's rows read as halves) against
+ *   the float arows kernel on the converted rows, columns 1 .. NR, the
+ *   last row ending at a guard page;
  * - the GEMM on every level: against a float64 reference of the exact
  *   half operands, tolerance (k + 8) * 2^-24 * (|alpha| sum |a b| + |beta c|
  *   + |biases|); all transposes, n = 49/98/196 (the 6x49 tile: A rows
  *   converted for the arows kernel), several k blocks, C gaps untouched,
  *   beta == 0 over NaN C; 1, 2 and 3 threads bitwise; the user's scratch
- *   and self-allocated scratch bitwise. */
+ *   and self-allocated scratch bitwise; and bitwise fdnn_sgemm on the
+ *   converted operands (sgemm_f16.h's contract) where that is not the
+ *   thin path: short products whose B both read in place (bhalf), B
+ *   packed, A rows converted. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +35,7 @@
 #include "core/cpu.h"
 #include "cpu/config/config.h"
 #include "cpu/gemm/sgemm_f16.h"
+#include "cpu/gemm/sgemm_thin.h"
 #include "cpu/kernels/f16_pack.h"
 #include "cpu/simd/cvt.h"
 #include "testutil.h"
@@ -170,6 +181,134 @@ test_packs(void)
     CHECK_MSG(!check_pack_n(broken_pack_n, false, 5, 17, 17, 16, &where), "the broken pack went unnoticed");
 }
 
+/* ---- the bhalf microkernels ---- */
+
+/* One call of twin t: mr rows, kc steps, B rows ld halves apart (a full
+ * strip of NR columns), against the FP32 kernel on B converted. */
+static void
+check_bhalf(const char *name, const fdnn_f16_bhalf_twin_t *t, size_t mr, size_t kc, size_t ld, int ep_kind)
+{
+    size_t nr = t->nr, ldc = nr + 3;
+    float *a = fdnn_guarded_alloc(kc * t->mr * sizeof(float));
+    for (size_t i = 0; i < kc * t->mr; i++)
+        a[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    /* B's last row ends at the buffer's end: a load past the strip faults */
+    size_t bn = (kc - 1) * ld + nr;
+    uint16_t *b = random_halves(bn, false);
+    float *bf = fdnn_guarded_alloc(bn * sizeof(float));
+    for (size_t i = 0; i < bn; i++)
+        bf[i] = fdnn_f16_to_f32(b[i]);
+    float *c0 = fdnn_guarded_alloc(mr * ldc * sizeof(float)), *c1 = fdnn_guarded_alloc(mr * ldc * sizeof(float));
+    float *c2 = fdnn_guarded_alloc(mr * ldc * sizeof(float));
+    float brow[64], bcol[64];
+    for (size_t i = 0; i < 64; i++) {
+        brow[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+        bcol[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    }
+    fdnn_f32_gemm_epilogue_t ep = {.alpha = 1.0f, .beta = 0.0f};
+    if (ep_kind == 1) /* C += */
+        ep.beta = 1.0f;
+    if (ep_kind == 2) {
+        ep.alpha = 0.75f;
+        ep.beta = -0.5f;
+        ep.bias_row = brow;
+        ep.bias_col = bcol;
+        ep.relu = true;
+    }
+    for (size_t i = 0; i < mr * ldc; i++)
+        c0[i] = ep.beta == 0 && i % ldc < nr ? NAN : (float)fdnn_rng_uniform(&rng, -1, 1);
+    memcpy(c1, c0, mr * ldc * sizeof(float));
+    memcpy(c2, c0, mr * ldc * sizeof(float));
+    t->ukernel(mr, nr, kc, a, bf, ld, c1, ldc, &ep);
+    t->bhalf(mr, nr, kc, a, b, ld, c2, ldc, &ep);
+    size_t where = 0;
+    CHECK_MSG(same_bits(c1, c2, mr * ldc, &where), "%s bhalf %zux%zu mr=%zu kc=%zu ld=%zu ep=%d: element %zu", name,
+              t->mr, nr, mr, kc, ld, ep_kind, where);
+    fdnn_guarded_free(a);
+    fdnn_guarded_free(b);
+    fdnn_guarded_free(bf);
+    fdnn_guarded_free(c0);
+    fdnn_guarded_free(c1);
+    fdnn_guarded_free(c2);
+}
+
+/* One call of ahalf twin t: mr rows of kc halves, lda apart (the last row
+ * ends at a guard page), a packed strip of nr columns, against the float
+ * arows kernel on the converted rows. */
+static void
+check_ahalf(const char *name, const fdnn_f16_ahalf_twin_t *t, size_t mr, size_t nr, size_t kc, size_t lda,
+            int ep_kind)
+{
+    size_t ldc = nr + 3, an = (mr - 1) * lda + kc;
+    uint16_t *a = random_halves(an, false);
+    float *af = fdnn_guarded_alloc(an * sizeof(float));
+    for (size_t i = 0; i < an; i++)
+        af[i] = fdnn_f16_to_f32(a[i]);
+    float *b = fdnn_guarded_alloc(kc * t->nr * sizeof(float));
+    for (size_t i = 0; i < kc * t->nr; i++)
+        b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    float *c0 = fdnn_guarded_alloc(mr * ldc * sizeof(float)), *c1 = fdnn_guarded_alloc(mr * ldc * sizeof(float));
+    float *c2 = fdnn_guarded_alloc(mr * ldc * sizeof(float));
+    float brow[64], bcol[64];
+    for (size_t i = 0; i < 64; i++) {
+        brow[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+        bcol[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    }
+    fdnn_f32_gemm_epilogue_t ep = {.alpha = 1.0f, .beta = ep_kind == 1 ? 1.0f : 0.0f};
+    if (ep_kind == 2) {
+        ep.alpha = 0.75f;
+        ep.beta = -0.5f;
+        ep.bias_row = brow;
+        ep.bias_col = bcol;
+        ep.relu = true;
+    }
+    for (size_t i = 0; i < mr * ldc; i++)
+        c0[i] = ep.beta == 0 && i % ldc < nr ? NAN : (float)fdnn_rng_uniform(&rng, -1, 1);
+    memcpy(c1, c0, mr * ldc * sizeof(float));
+    memcpy(c2, c0, mr * ldc * sizeof(float));
+    t->arows(mr, nr, kc, af, lda, b, t->nr, c1, ldc, &ep);
+    t->ahalf(mr, nr, kc, a, lda, b, t->nr, c2, ldc, &ep);
+    size_t where = 0;
+    CHECK_MSG(same_bits(c1, c2, mr * ldc, &where), "%s ahalf %zux%zu mr=%zu nr=%zu kc=%zu lda=%zu ep=%d: element %zu",
+              name, t->mr, t->nr, mr, nr, kc, lda, ep_kind, where);
+    fdnn_guarded_free(a);
+    fdnn_guarded_free(af);
+    fdnn_guarded_free(b);
+    fdnn_guarded_free(c0);
+    fdnn_guarded_free(c1);
+    fdnn_guarded_free(c2);
+}
+
+static void
+test_bhalf(void)
+{
+    static const size_t kcs[] = {1, 7, 8, 9, 64, 300};
+    for (int lv = 0; lv < fdnn_test_isa_count(); lv++) {
+        const fdnn_f16_packs_t *pk = &fdnn_isa_config((fdnn_isa_t)lv)->sgemm_f16;
+        const char *name = fdnn_test_isa_name(lv);
+        for (size_t tw = 0; tw < pk->bhalf_count; tw++) {
+            const fdnn_f16_bhalf_twin_t *t = &pk->bhalf[tw];
+            size_t mrs[] = {1, t->mr - 1, t->mr};
+            size_t lds[] = {t->nr, t->nr + 5, 3 * t->nr + 1};
+            for (size_t im = 0; im < 3; im++)
+                for (size_t ik = 0; ik < sizeof(kcs) / sizeof(kcs[0]); ik++)
+                    for (size_t il = 0; il < 3; il++)
+                        for (int e = 0; e < 3; e++)
+                            check_bhalf(name, t, mrs[im], kcs[ik], lds[il], e);
+        }
+        for (size_t tw = 0; tw < pk->ahalf_count; tw++) {
+            const fdnn_f16_ahalf_twin_t *t = &pk->ahalf[tw];
+            size_t mrs[] = {1, t->mr - 1, t->mr};
+            size_t nrs[] = {1, t->nr - 1, t->nr};
+            for (size_t im = 0; im < 3; im++)
+                for (size_t in = 0; in < 3; in++)
+                    for (size_t ik = 0; ik < sizeof(kcs) / sizeof(kcs[0]); ik++)
+                        for (int e = 0; e < 3; e++)
+                            check_ahalf(name, t, mrs[im], nrs[in], kcs[ik], kcs[ik] + (size_t)(e * 7), e);
+        }
+    }
+}
+
 /* ---- the GEMM ---- */
 
 typedef struct gcase {
@@ -243,6 +382,25 @@ run_case(int lv, const gcase_t *g)
         }
     }
     CHECK_MSG(bad == 0, "%s m=%zu n=%zu k=%zu ta=%d tb=%d: %zu elements wrong", name, m, n, k, g->ta, g->tb, bad);
+    /* bitwise fdnn_sgemm on the converted operands */
+    fdnn_sgemm_args_t fa = {.trans_a = g->ta, .trans_b = g->tb, .m = m, .n = n, .k = k, .alpha = g->alpha,
+                            .lda = lda, .ldb = ldb, .beta = g->beta, .c = c2, .ldc = ldc,
+                            .bias_row = args.bias_row, .bias_col = args.bias_col, .act = args.act};
+    if (!fdnn_sgemm_is_thin(&fa)) {
+        float *af = malloc(arows * lda * sizeof(float) + 4), *bf = malloc(brows * ldb * sizeof(float) + 4);
+        for (size_t i = 0; i < arows * lda; i++)
+            af[i] = fdnn_f16_to_f32(a[i]);
+        for (size_t i = 0; i < brows * ldb; i++)
+            bf[i] = fdnn_f16_to_f32(b[i]);
+        fa.a = af;
+        fa.b = bf;
+        memcpy(c2, c0, m * ldc * sizeof(float));
+        CHECK(fdnn_sgemm(&fa, NULL, isa, NULL, 0));
+        CHECK_MSG(memcmp(c1, c2, m * ldc * sizeof(float)) == 0, "%s m=%zu n=%zu k=%zu ta=%d tb=%d: not fdnn_sgemm's bits",
+                  name, m, n, k, g->ta, g->tb);
+        free(af);
+        free(bf);
+    }
     /* threads and scratch: bitwise */
     fdnn_pool_t pools[2] = {pool2, pool3};
     for (int t = 0; t < 2; t++) {
@@ -269,6 +427,10 @@ test_gemm(void)
         {1, 1, 1},     {3, 5, 7},      {14, 32, 64},  {15, 33, 65},   {64, 49, 256}, {512, 49, 2048},
         {30, 98, 300}, {64, 196, 129}, {8, 200, 77},  {100, 17, 1100}, {256, 3, 64},  {6, 784, 64},
         {257, 130, 600},
+        /* short products that fdnn_sgemm reads B of in place: the bhalf
+         * kernels on full strips, a packed partial last strip (8x48 and
+         * 14x32 tiles, m <= MR, one column tile with A rows converted) */
+        {64, 300, 256}, {256, 200, 64}, {5, 100, 40}, {64, 150, 100}, {128, 784, 96},
     };
     for (int lv = 0; lv < fdnn_test_isa_count(); lv++)
         for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
@@ -294,6 +456,7 @@ main(void)
     pool2 = fdnn_pool_create(2);
     pool3 = fdnn_pool_create(3);
     test_packs();
+    test_bhalf();
     test_gemm();
     fdnn_pool_destroy(pool2);
     fdnn_pool_destroy(pool3);

@@ -125,6 +125,17 @@ static const fdnn_cvt_row_kernels_t cvt_row_bf16 = {
     FDNN_CVT_AVX512_BF16, fdnn_convert_row_f32_f16__avx512, fdnn_convert_row_f16_f32__avx512,
     fdnn_convert_row_f32_bf16__avx512bf16, fdnn_convert_row_bf16_f32__avx512};
 
+/* PSEUDO_HALF GEMM (sgemm_f16.c): the tiles that read half B in place */
+static const fdnn_f16_bhalf_twin_t f16_bhalf[] = {
+    {fdnn_f32_gemm_ukernel_14x32__avx512, fdnn_f32_gemm_bhalf_ukernel_14x32__avx512, 14, 32},
+    {fdnn_f32_gemm_ukernel_8x48__avx512, fdnn_f32_gemm_bhalf_ukernel_8x48__avx512, 8, 48},
+};
+
+/* and the one that reads half A rows in place */
+static const fdnn_f16_ahalf_twin_t f16_ahalf[] = {
+    {fdnn_f32_gemm_arows_ukernel_6x49__avx512, fdnn_f32_gemm_arows_ahalf_ukernel_6x49__avx512, 6, 49},
+};
+
 const fdnn_isa_config_t fdnn_isa_config_avx512 = {
     .isa = FDNN_ISA_AVX512,
     .act_fwd_f32 = fdnn_act_fwd_f32__avx512,
@@ -164,7 +175,8 @@ const fdnn_isa_config_t fdnn_isa_config_avx512 = {
     .dwcb_unpack = fdnn_f32_dwcb_unpack__avx512,
     .wino_fused_block = fdnn_wino_fused_block__avx512,
     .wino_bwdf = &fdnn_wino_bwdf_kernels__avx512,
-    .sgemm_f16 = {fdnn_f16_pack_t__avx512, fdnn_f16_pack_n__avx512, fdnn_f16_pack_b49__avx512, fdnn_f16_rows__avx512},
+    .sgemm_f16 = {fdnn_f16_pack_t__avx512, fdnn_f16_pack_n__avx512, fdnn_f16_pack_b49__avx512, fdnn_f16_rows__avx512,
+                  f16_bhalf, sizeof f16_bhalf / sizeof f16_bhalf[0], f16_ahalf, sizeof f16_ahalf / sizeof f16_ahalf[0]},
 
     .bf16dot = {&bf16dot, &bf16dot_bf16, FDNN_EXT_AVX512_BF16},
     .i8dot = {&i8dot, &i8dot_vnni, FDNN_EXT_AVX512_VNNI},

@@ -97,7 +97,8 @@ fdnn_sgemm_plan(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
                             .mc = cfg.mc,
                             .nt = cfg.nt,
                             .mb = cfg.mb,
-                            .nc = cfg.nc};
+                            .nc = cfg.nc,
+                            .b_in_place = cfg.b_in_place};
     return pl;
 }
 

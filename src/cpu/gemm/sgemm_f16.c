@@ -18,6 +18,8 @@
 #define PACKT_FN fdnn_f16_pack_t_fn
 #define PACKN_FN fdnn_f16_pack_n_fn
 #define ROWS_FN fdnn_f16_rows_fn
+#define BHALF_FN fdnn_f16_bhalf_ukernel_fn
+#define AHALF_FN fdnn_f16_ahalf_arows_ukernel_fn
 #define AROWS_FN fdnn_f32_gemm_arows_ukernel_fn
 #define DRIVER(name) h_##name
 #define EPILOGUE_INIT(ep, args, first, last)                          \
@@ -34,9 +36,11 @@
 #define TILE_CTX(args) ((args)->tile_ctx)
 #include "cpu/gemm/gemm_driver.inc"
 
-/* The FP32 tile and blocks sgemm.c picks for this shape (fdnn_sgemm_plan;
- * where it would read B in place this one converts it as it packs, with
- * the same blocks), the tile's packs swapped for their converting twins.
+/* The FP32 tile and blocks sgemm.c picks for this shape (fdnn_sgemm_plan),
+ * the tile's packs swapped for their converting twins.  Where fdnn_sgemm
+ * would read B in place this one does too when the level names a bhalf
+ * twin of the tile's kernel (converting as it loads: the same products),
+ * and otherwise converts B as it packs it, with the same blocks.
  * A level whose tile has its own B layout but no converting twin of that
  * pack runs the portable tile instead (never the case for the levels in
  * src/cpu/config). */
@@ -53,6 +57,14 @@ f16_config(fdnn_isa_t isa, const fdnn_sgemm_f16_args_t *args)
         pl = fdnn_sgemm_plan(FDNN_ISA_SCALAR, &shape);
     }
     const fdnn_sgemm_tile_t *t = &pl.tile;
+    fdnn_f16_bhalf_ukernel_fn bhalf = NULL;
+    for (size_t i = 0; i < lvl->sgemm_f16.bhalf_count && t->ukernel != NULL; i++)
+        if (lvl->sgemm_f16.bhalf[i].ukernel == t->ukernel)
+            bhalf = lvl->sgemm_f16.bhalf[i].bhalf;
+    fdnn_f16_ahalf_arows_ukernel_fn ahalf = NULL;
+    for (size_t i = 0; i < lvl->sgemm_f16.ahalf_count && t->arows != NULL && t->ukernel_half == NULL; i++)
+        if (lvl->sgemm_f16.ahalf[i].arows == t->arows)
+            ahalf = lvl->sgemm_f16.ahalf[i].ahalf;
     return (h_config_t){
         .ukernel = t->ukernel,
         .pack_t = lvl->sgemm_f16.pack_t,
@@ -62,7 +74,9 @@ f16_config(fdnn_isa_t isa, const fdnn_sgemm_f16_args_t *args)
         .rows_a = lvl->sgemm_f16.rows,
         .ukernel_half = t->ukernel_half,
         .arows_half = t->arows_half,
-        .b_in_place = false,
+        .ukernel_bh = bhalf,
+        .arows_ah = ahalf,
+        .b_in_place = bhalf != NULL && pl.b_in_place,
         .mr = t->mr,
         .nr = t->nr,
         .kc = pl.kc,

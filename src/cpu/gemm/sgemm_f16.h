@@ -54,6 +54,7 @@ typedef struct fdnn_sgemm_f16_args {
 typedef struct fdnn_sgemm_plan {
     struct fdnn_sgemm_tile tile;
     size_t kc, mc, nt, mb, nc;
+    bool b_in_place; /* the short-product rule that has fdnn_sgemm read op(B) in place */
 } fdnn_sgemm_plan_t;
 
 fdnn_sgemm_plan_t fdnn_sgemm_plan(fdnn_isa_t isa, const fdnn_sgemm_args_t *args);

@@ -29,5 +29,7 @@
 #define V_MASK(n) ((__mmask16)((1u << (n)) - 1u))
 #define V_MLOADU(p, m) _mm512_maskz_loadu_ps(m, p)
 #define V_MSTOREU(p, m, v) _mm512_mask_storeu_ps(p, m, v)
+/* 16 IEEE halves (unaligned) widened exactly (vcvtph2ps): the bhalf kernels' B */
+#define V_LOADH(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
 
 #endif /* FDNN_CPU_KERNELS_GEMM_VEC_F32_AVX512_H */

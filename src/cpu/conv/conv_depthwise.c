@@ -172,11 +172,16 @@ copy_plane_row(const plane_geom_t *g, float *drow, const float *srow, int64_t n,
         if (i < n)
             d0[m] = srow[i];
     } else {
-        /* Part p holds the elements i = p - front (mod phases). */
-        for (int64_t part = 0; part < g->phases; part++) {
-            int64_t i = ((part - z) % g->phases + g->phases) % g->phases;
-            float *dpart = drow + part * g->wq + (z + i) / g->phases;
-            for (int64_t m = 0; i < n; i += g->phases, m++)
+        /* Element i lands in part (z + i) % phases at index (z + i) /
+         * phases, so one part holds i0, i0 + phases, ...  Only the first
+         * min(n, phases) elements start a part: with a W stride wider than
+         * the row (one output along W) most parts stay empty, and a loop
+         * over every part cost O(stride) per row (fuzz_conv: a 1x1 image,
+         * W stride 65536 and 65536 filters took minutes). */
+        int64_t starts = n < g->phases ? n : g->phases;
+        for (int64_t i0 = 0; i0 < starts; i0++) {
+            float *dpart = drow + (z + i0) % g->phases * g->wq + (z + i0) / g->phases;
+            for (int64_t i = i0, m = 0; i < n; i += g->phases, m++)
                 dpart[m] = srow[i * st];
         }
     }

@@ -183,6 +183,49 @@ test_packs(void)
 
 /* ---- the bhalf microkernels ---- */
 
+/* C for one call of a kernel and its half twin: c0 the start (the columns
+ * a beta of 0 must not read are NaN), c1 and c2 its copies for the two
+ * kernels; the epilogue of kind ep_kind (0: C =, 1: C +=, 2: alpha, beta,
+ * both biases and ReLU). */
+typedef struct twin_c {
+    float *c0, *c1, *c2;
+    float brow[64], bcol[64];
+    fdnn_f32_gemm_epilogue_t ep;
+} twin_c_t;
+
+static void
+twin_c_init(twin_c_t *r, size_t mr, size_t nr, size_t ldc, int ep_kind)
+{
+    size_t bytes = mr * ldc * sizeof(float);
+    r->c0 = fdnn_guarded_alloc(bytes);
+    r->c1 = fdnn_guarded_alloc(bytes);
+    r->c2 = fdnn_guarded_alloc(bytes);
+    for (size_t i = 0; i < 64; i++) {
+        r->brow[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+        r->bcol[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    }
+    r->ep = (fdnn_f32_gemm_epilogue_t){.alpha = 1.0f, .beta = ep_kind == 1 ? 1.0f : 0.0f};
+    if (ep_kind == 2) {
+        r->ep.alpha = 0.75f;
+        r->ep.beta = -0.5f;
+        r->ep.bias_row = r->brow;
+        r->ep.bias_col = r->bcol;
+        r->ep.relu = true;
+    }
+    for (size_t i = 0; i < mr * ldc; i++)
+        r->c0[i] = r->ep.beta == 0 && i % ldc < nr ? NAN : (float)fdnn_rng_uniform(&rng, -1, 1);
+    memcpy(r->c1, r->c0, bytes);
+    memcpy(r->c2, r->c0, bytes);
+}
+
+static void
+twin_c_free(twin_c_t *r)
+{
+    fdnn_guarded_free(r->c0);
+    fdnn_guarded_free(r->c1);
+    fdnn_guarded_free(r->c2);
+}
+
 /* One call of twin t: mr rows, kc steps, B rows ld halves apart (a full
  * strip of NR columns), against the FP32 kernel on B converted. */
 static void
@@ -198,38 +241,17 @@ check_bhalf(const char *name, const fdnn_f16_bhalf_twin_t *t, size_t mr, size_t 
     float *bf = fdnn_guarded_alloc(bn * sizeof(float));
     for (size_t i = 0; i < bn; i++)
         bf[i] = fdnn_f16_to_f32(b[i]);
-    float *c0 = fdnn_guarded_alloc(mr * ldc * sizeof(float)), *c1 = fdnn_guarded_alloc(mr * ldc * sizeof(float));
-    float *c2 = fdnn_guarded_alloc(mr * ldc * sizeof(float));
-    float brow[64], bcol[64];
-    for (size_t i = 0; i < 64; i++) {
-        brow[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
-        bcol[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
-    }
-    fdnn_f32_gemm_epilogue_t ep = {.alpha = 1.0f, .beta = 0.0f};
-    if (ep_kind == 1) /* C += */
-        ep.beta = 1.0f;
-    if (ep_kind == 2) {
-        ep.alpha = 0.75f;
-        ep.beta = -0.5f;
-        ep.bias_row = brow;
-        ep.bias_col = bcol;
-        ep.relu = true;
-    }
-    for (size_t i = 0; i < mr * ldc; i++)
-        c0[i] = ep.beta == 0 && i % ldc < nr ? NAN : (float)fdnn_rng_uniform(&rng, -1, 1);
-    memcpy(c1, c0, mr * ldc * sizeof(float));
-    memcpy(c2, c0, mr * ldc * sizeof(float));
-    t->ukernel(mr, nr, kc, a, bf, ld, c1, ldc, &ep);
-    t->bhalf(mr, nr, kc, a, b, ld, c2, ldc, &ep);
+    twin_c_t c;
+    twin_c_init(&c, mr, nr, ldc, ep_kind);
+    t->ukernel(mr, nr, kc, a, bf, ld, c.c1, ldc, &c.ep);
+    t->bhalf(mr, nr, kc, a, b, ld, c.c2, ldc, &c.ep);
     size_t where = 0;
-    CHECK_MSG(same_bits(c1, c2, mr * ldc, &where), "%s bhalf %zux%zu mr=%zu kc=%zu ld=%zu ep=%d: element %zu", name,
+    CHECK_MSG(same_bits(c.c1, c.c2, mr * ldc, &where), "%s bhalf %zux%zu mr=%zu kc=%zu ld=%zu ep=%d: element %zu", name,
               t->mr, nr, mr, kc, ld, ep_kind, where);
     fdnn_guarded_free(a);
     fdnn_guarded_free(b);
     fdnn_guarded_free(bf);
-    fdnn_guarded_free(c0);
-    fdnn_guarded_free(c1);
-    fdnn_guarded_free(c2);
+    twin_c_free(&c);
 }
 
 /* One call of ahalf twin t: mr rows of kc halves, lda apart (the last row
@@ -247,36 +269,17 @@ check_ahalf(const char *name, const fdnn_f16_ahalf_twin_t *t, size_t mr, size_t 
     float *b = fdnn_guarded_alloc(kc * t->nr * sizeof(float));
     for (size_t i = 0; i < kc * t->nr; i++)
         b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
-    float *c0 = fdnn_guarded_alloc(mr * ldc * sizeof(float)), *c1 = fdnn_guarded_alloc(mr * ldc * sizeof(float));
-    float *c2 = fdnn_guarded_alloc(mr * ldc * sizeof(float));
-    float brow[64], bcol[64];
-    for (size_t i = 0; i < 64; i++) {
-        brow[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
-        bcol[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
-    }
-    fdnn_f32_gemm_epilogue_t ep = {.alpha = 1.0f, .beta = ep_kind == 1 ? 1.0f : 0.0f};
-    if (ep_kind == 2) {
-        ep.alpha = 0.75f;
-        ep.beta = -0.5f;
-        ep.bias_row = brow;
-        ep.bias_col = bcol;
-        ep.relu = true;
-    }
-    for (size_t i = 0; i < mr * ldc; i++)
-        c0[i] = ep.beta == 0 && i % ldc < nr ? NAN : (float)fdnn_rng_uniform(&rng, -1, 1);
-    memcpy(c1, c0, mr * ldc * sizeof(float));
-    memcpy(c2, c0, mr * ldc * sizeof(float));
-    t->arows(mr, nr, kc, af, lda, b, t->nr, c1, ldc, &ep);
-    t->ahalf(mr, nr, kc, a, lda, b, t->nr, c2, ldc, &ep);
+    twin_c_t c;
+    twin_c_init(&c, mr, nr, ldc, ep_kind);
+    t->arows(mr, nr, kc, af, lda, b, t->nr, c.c1, ldc, &c.ep);
+    t->ahalf(mr, nr, kc, a, lda, b, t->nr, c.c2, ldc, &c.ep);
     size_t where = 0;
-    CHECK_MSG(same_bits(c1, c2, mr * ldc, &where), "%s ahalf %zux%zu mr=%zu nr=%zu kc=%zu lda=%zu ep=%d: element %zu",
+    CHECK_MSG(same_bits(c.c1, c.c2, mr * ldc, &where), "%s ahalf %zux%zu mr=%zu nr=%zu kc=%zu lda=%zu ep=%d: element %zu",
               name, t->mr, t->nr, mr, nr, kc, lda, ep_kind, where);
     fdnn_guarded_free(a);
     fdnn_guarded_free(af);
     fdnn_guarded_free(b);
-    fdnn_guarded_free(c0);
-    fdnn_guarded_free(c1);
-    fdnn_guarded_free(c2);
+    twin_c_free(&c);
 }
 
 static void

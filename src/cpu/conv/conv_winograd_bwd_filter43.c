@@ -192,16 +192,6 @@ block_table(const fdnn_wino_bwdf_t *g, int64_t gt0, int64_t tb, fdnn_wino_bwdf_b
     }
 }
 
-static void
-run(fdnn_pool_t pool, void (*f)(void *, size_t), void *arg, size_t n)
-{
-    if (pool != NULL)
-        fdnn_parallelize_1d(pool, f, arg, n, 0);
-    else
-        for (size_t i = 0; i < n; i++)
-            f(arg, i);
-}
-
 cudnnStatus_t
 fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
 {
@@ -223,10 +213,10 @@ fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
             c.tb = w.gtiles - gt0 < TB ? w.gtiles - gt0 : TB;
             c.first = blk == 0;
             block_table(&w.g, gt0, c.tb, &c.blk);
-            run(e->pool, x_task, &c, (size_t)(w.g.cp / FDNN_WINO_BWDF_CPAD));
-            run(e->pool, dy_task, &c, (size_t)w.g.cout);
-            run(e->pool, product_task, &c, NN);
+            fdnn_parallelize_1d(e->pool, x_task, &c, (size_t)(w.g.cp / FDNN_WINO_BWDF_CPAD), 0);
+            fdnn_parallelize_1d(e->pool, dy_task, &c, (size_t)w.g.cout, 0);
+            fdnn_parallelize_1d(e->pool, product_task, &c, NN, 0);
         }
-    run(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout));
+    fdnn_parallelize_1d(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout), 0);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -103,7 +103,8 @@ run_child(net_result_t (*side)(const net_t *, const net_run_t *), const net_t *n
 }
 
 /* PyTorch: the script reads the node list and prints one line
- * "result MEDIAN_MS CHECK PEAK_RSS_KIB LAYOUT" (and its own comment lines). */
+ * "result MEDIAN_MS CHECK PEAK_RSS_KIB LAYOUT GRAD_NORM" (and its own comment
+ * lines); GRAD_NORM is of PyTorch's own random weights, not comparable. */
 static side_report_t
 run_torch(const net_t *net, const net_run_t *run, const char *script)
 {
@@ -128,8 +129,8 @@ run_torch(const net_t *net, const net_run_t *run, const char *script)
     char line[512];
     while (p != NULL && fgets(line, sizeof(line), p) != NULL) {
         char layout[32];
-        if (sscanf(line, "result %lf %lf %ld %31s", &rep.result.median_ms, &rep.result.check, &rep.peak_rss_kib,
-                   layout) == 4)
+        if (sscanf(line, "result %lf %lf %ld %31s %lf", &rep.result.median_ms, &rep.result.check,
+                   &rep.peak_rss_kib, layout, &rep.result.grad_norm) == 5)
             rep.result.ok = true;
         else
             fputs(line, stdout); /* the script's comment lines */
@@ -145,9 +146,12 @@ run_torch(const net_t *net, const net_run_t *run, const char *script)
 static void
 print_side(const char *who, const side_report_t *r, bool train)
 {
-    if (r->result.ok)
-        printf("# %-8s %10.1f ms  %s %.7g  gradient norm %.7g  peak RSS %ld MiB\n", who, r->result.median_ms,
-               train ? "loss" : "mean logit", r->result.check, r->result.grad_norm, r->peak_rss_kib / 1024);
+    if (r->result.ok && train)
+        printf("# %-8s %10.1f ms  loss %.7g  gradient norm %.7g  peak RSS %ld MiB\n", who, r->result.median_ms,
+               r->result.check, r->result.grad_norm, r->peak_rss_kib / 1024);
+    else if (r->result.ok)
+        printf("# %-8s %10.1f ms  mean logit %.7g  peak RSS %ld MiB\n", who, r->result.median_ms, r->result.check,
+               r->peak_rss_kib / 1024);
     else
         printf("# %-8s skipped: %s\n", who, r->result.why[0] ? r->result.why : "not run");
 }

@@ -8,7 +8,11 @@ backward with weight gradients; no optimizer step, as on the other sides) or
 its inference (eval mode, no_grad).  Runs contiguous and channels-last and
 reports the faster as its last line:
 
-    result MEDIAN_MS CHECK PEAK_RSS_KIB LAYOUT
+    result MEDIAN_MS CHECK PEAK_RSS_KIB LAYOUT GRAD_NORM
+
+GRAD_NORM is the 2-norm of every conv / FC weight gradient after the last
+step (training; 0 for inference), as the other sides report it; PyTorch's
+weights are its own random ones, so it is a sanity figure, not a check.
 
 Run by /usr/bin/python3 (Debian's python3-torch); freednn-bench sets the
 thread environment and passes --threads for torch.set_num_threads.
@@ -103,7 +107,7 @@ def time_layout(nodes, args, channels_last):
         model.train()
     else:
         model.eval()
-    times, check = [], 0.0
+    times, check, grad_norm = [], 0.0, 0.0
     for it in range(args.iters + 1):  # one warm-up step
         t0 = clock()
         if args.train:
@@ -116,7 +120,10 @@ def time_layout(nodes, args, channels_last):
                 check = float(model(x).mean())  # the mean logit, as the other sides report
         if it > 0:
             times.append((clock() - t0) * 1e3)
-    return statistics.median(times), check
+    if args.train:  # outside the timed steps
+        grads = [m.weight.grad for m in model.modules() if isinstance(m, (nn.Conv2d, nn.Linear))]
+        grad_norm = float(sum(float((g.double() ** 2).sum()) for g in grads)) ** 0.5
+    return statistics.median(times), check, grad_norm
 
 
 def main():
@@ -133,13 +140,13 @@ def main():
     nodes = read_spec(args.spec)
     best = None
     for channels_last in (False, True):
-        ms, check = time_layout(nodes, args, channels_last)
+        ms, check, grad_norm = time_layout(nodes, args, channels_last)
         layout = "channels_last" if channels_last else "contiguous"
         print("# PyTorch %s %s: %.1f ms" % (torch.__version__, layout, ms))
         if best is None or ms < best[0]:
-            best = (ms, check, layout)
+            best = (ms, check, layout, grad_norm)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print("result %.3f %.6g %d %s" % (best[0], best[1], rss, best[2]))
+    print("result %.3f %.6g %d %s %.7g" % (best[0], best[1], rss, best[2], best[3]))
 
 
 if __name__ == "__main__":

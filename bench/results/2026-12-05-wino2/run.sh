@@ -1,4 +1,5 @@
 #!/bin/sh
+# ab.txt and ab2.txt are two runs of this script (ab_table.md, ab2_table.md their medians).
 # Fused Winograd F(4x4,3x3) and the backward-filter Winograd (issue #19
 # item 2), 1 thread, CPU time, each number the bench's median of 5, A/B
 # against the branch point alternated 3 times, oneDNN on the same line in

@@ -88,6 +88,12 @@ static const shape_t shapes[] = {
     S2("3x3 conv-mode pad2/0 g2", 2, 4, 6, 2, 9, 7, 3, 3, 2, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     S2("3x3 pad3/1 odd", 1, 3, 5, 1, 5, 11, 3, 3, 3, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("5x5 pad5/1", 2, 2, 3, 1, 4, 9, 5, 5, 5, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* The fused Winograd product's row steps (AVX-512: 12 rows, the last
+     * 1-4 rows of a 96-channel chunk in a 4-row step, 5-11 in a 12-row step
+     * whose extra rows are dropped): 13 rows per group forward (12 + 1) and
+     * 8 backward; 100 rows both ways (96 + 4). */
+    S2("wino product rows 13 g2", 2, 16, 26, 2, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("wino product rows 100", 1, 100, 100, 1, 6, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     {"3-D", 3, 2, 3, 4, 1, {5, 5, 4}, {3, 3, 2}, {1, 1, 0}, {1, 2, 1}, {1, 1, 2}, CUDNN_CONVOLUTION},
     /* The blocked direct solver's tiling (blocks of 16 channels, tiles of
      * up to 14 / 6 / 4 pixels per ISA, two-row tiles for short rows): row

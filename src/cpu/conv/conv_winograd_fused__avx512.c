@@ -22,6 +22,7 @@
 #define V_STOREU(p, v) _mm512_storeu_ps(p, v)
 #define V_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define KR 12
+#define KR_TAIL 4
 #define BLOCK_FN fdnn_wino_fused_block__avx512
 #define WINO_PATCH 1
 #define WINO_CHANNELS_LAST 1
@@ -162,10 +163,7 @@ patch_lanes(const lanes_t *ln, int h, __m256i idx[16], __mmask8 cols[16])
     for (int l = 0; l < 16; l++) {
         int lh = 16 * h + l;
         idx[l] = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(ln->xsh[lh]));
-        unsigned c = 0;
-        for (int j = 0; j < FDNN_WINO_FUSED_N; j++)
-            c |= ((ln->incol[j] >> lh) & 1u) << j;
-        cols[l] = (__mmask8)c;
+        cols[l] = (__mmask8)ln->incolbits[lh];
     }
 }
 
@@ -182,13 +180,18 @@ wino_patch(const fdnn_wino_geom_t *g, const lanes_t *ln, const float *src,
             }
         return;
     }
+    /* Every line of the rows two channels on (NCHW rows of a block are
+     * planes apart and the hardware prefetchers miss them). */
+    const float *ahead = src + 2 * g->in_sc;
+    for (int sg = 0; sg < ln->nseg; sg++) {
+        for (int64_t o = ln->seg0[sg]; o < ln->seg1[sg]; o += 16)
+            _mm_prefetch((const char *)(ahead + o), _MM_HINT_T0);
+        _mm_prefetch((const char *)(ahead + ln->seg1[sg] - 1), _MM_HINT_T0);
+    }
     for (int h = 0; h < FDNN_WINO_FUSED_TB / 16; h++) {
         __m256i idx[16];
         __mmask8 cols[16];
         patch_lanes(ln, h, idx, cols);
-        for (int l = 0; l < 16; l += 4) /* the rows two channels on, as in store_tiles16 */
-            for (int i = 0; i < FDNN_WINO_FUSED_N; i++)
-                _mm_prefetch((const char *)(src + 2 * g->in_sc + ln->inw0[16 * h + l] + i * g->in_sh), _MM_HINT_T0);
         for (int i = 0; i < FDNN_WINO_FUSED_N; i += 2) {
             __m512 v[16];
             for (int l = 0; l < 16; l++) {

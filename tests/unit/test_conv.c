@@ -1470,6 +1470,11 @@ main(void)
                                            CUDNN_CROSS_CORRELATION));
     test_thread_determinism(h, (shape_t)S2("determinism 1x1 dy rows N=1", 1, 64, 160, 1, 20, 20, 1, 1, 0, 0, 1, 1, 1,
                                            1, CUDNN_CROSS_CORRELATION));
+    /* Backward filter's rows path (images under 256 positions) with row
+     * blocks of equal tiles: CRS = 420, 30 row tiles of 14, 3 blocks of
+     * ROWS_TILES made 4. */
+    test_thread_determinism(h, (shape_t)S2("determinism rows path 1x1", 4, 420, 40, 1, 12, 12, 1, 1, 0, 0, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
     /* Strided: the direct backward data's image chunks run in parallel
      * (9 images) or one image with every step parallel (N=1). */
     test_thread_determinism(h, (shape_t)S2("determinism s2", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 2, 2, 1, 1,

@@ -615,8 +615,8 @@ test_bias(cudnnHandle_t h)
 }
 
 /* Real-valued data: 1 and 2 threads must give identical bits, per algorithm
- * (here on a shape large enough to have several chunks and panels; 3x3
- * filter, the shape's padding and stride). */
+ * (here on a shape large enough to have several chunks and panels; the
+ * shape's filter size, padding and stride). */
 static void test_thread_determinism_layout(cudnnHandle_t h, shape_t s, layout_t layout);
 
 static void
@@ -630,7 +630,7 @@ static void
 test_thread_determinism_layout(cudnnHandle_t h, shape_t s, layout_t layout)
 {
     /* s.g groups (the depthwise shapes: g == c). */
-    int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c / s.g, 3, 3}, yd[4];
+    int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c / s.g, s.ker[1], s.ker[2]}, yd[4];
     descs_t d;
     cudnnCreateTensorDescriptor(&d.x);
     cudnnCreateTensorDescriptor(&d.y);
@@ -1274,9 +1274,18 @@ main(void)
          * parallel, then one image with parallel tiles. */
         S2("large wide bands", 2, 64, 8, 1, 50, 98, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("large wide bands N=1", 1, 64, 40, 1, 50, 98, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        /* Backward filter of a 1x1 layer with more output than input
+         * channels on images of 256+ positions: dy's rows read in place as
+         * the microkernel's A, x^T packed (task_ctx_t.dy_rows): Kg = 45
+         * leaves a partial row tile, CRS = 18 a partial strip, 323
+         * positions a partial k block; NHWC dy is gathered. */
+        S2("large 1x1 dy rows", 3, 36, 90, 2, 19, 17, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     };
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
-        test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
+        bool rows_1x1 = strcmp(large[i].name, "large 1x1 dy rows") == 0;
+        test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, rows_1x1);
+        if (rows_1x1)
+            test_shape(h, &large[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &large[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
     }
     /* The depthwise path of DIRECT (one input channel per group, any K/g):
@@ -1459,6 +1468,18 @@ main(void)
     test_thread_determinism(h, (shape_t)S2("determinism", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 1, 1, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
     test_thread_determinism(h, (shape_t)S2("determinism N=1", 1, 16, 24, 1, 40, 37, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    /* 1x1 with more output than input channels: backward filter with dy's
+     * rows in place (task_ctx_t.dy_rows), image chunks in parallel (9
+     * images) or the tiles of one image (N=1). */
+    test_thread_determinism(h, (shape_t)S2("determinism 1x1 dy rows", 9, 32, 96, 1, 17, 16, 1, 1, 0, 0, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    test_thread_determinism(h, (shape_t)S2("determinism 1x1 dy rows N=1", 1, 64, 160, 1, 20, 20, 1, 1, 0, 0, 1, 1, 1,
+                                           1, CUDNN_CROSS_CORRELATION));
+    /* Backward filter's rows path (images under 256 positions) with row
+     * blocks of equal tiles: CRS = 420, 30 row tiles of 14, 3 blocks of
+     * ROWS_TILES made 4. */
+    test_thread_determinism(h, (shape_t)S2("determinism rows path 1x1", 4, 420, 40, 1, 12, 12, 1, 1, 0, 0, 1, 1, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
     /* Strided: the direct backward data's image chunks run in parallel
      * (9 images) or one image with every step parallel (N=1). */

@@ -451,6 +451,10 @@ typedef struct task_ctx {
     size_t lanes; /* chunks that run at once: 1 one after another; in parallel, one per thread
                      (chunks ci, ci + lanes, ... in turn), or every chunk for backward filter */
     bool acc_transposed; /* backward filter accumulated as [G][CRS][Kg] (fused path) */
+    bool dy_rows; /* backward filter on the fused path with the operands' roles exchanged:
+                     acc [G][Kg][CRS] = dy * x^T, dy's rows read in place by the arows kernel
+                     and x^T packed (1x1 layers with more output than input channels: the
+                     transposing pack then moves the smaller operand) */
     bool narrow; /* fused fwd / bwd data, panels of one width (dividing the image) that the
                     GEMM core's narrow tile fits (49 .. 392): the GEMM core runs each panel;
                     backward data then keeps W^T as plain rows [G][CRS][Kg] in apack */

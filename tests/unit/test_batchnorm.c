@@ -17,6 +17,7 @@
 
 static cudnnHandle_t handle;
 static cudnnActivationDescriptor_t relu_desc;
+static const float one_f = 1.0f, zero_f = 0.0f;
 
 typedef struct bcase {
     int nd;
@@ -383,6 +384,126 @@ test_blending(void)
     tt_free(&x), tt_free(&y), tt_free(&dy), tt_free(&dx);
 }
 
+/* The Ex forms (z added, ReLU) with alpha/beta blending on the fused FP32
+ * paths: planes (NCHW) and rows (NHWC, and NHWC with padded rows), channel
+ * and plane counts that leave vector tails, every ISA level, 1 and 2
+ * threads (bitwise equal), y and dx poisoned where beta == 0. */
+static void
+test_blending_ex(void)
+{
+    static const int layouts[] = {LAYOUT_NCHW, LAYOUT_NHWC, LAYOUT_NHWC_PADDED};
+    static const float scales[][2] = {{1, 0}, {2, 0.5f}, {-0.5f, 0}, {1, 1}};
+    const int dims[4] = {3, 21, 5, 7};
+    fdnn_ref_bn_shape_t sh = {3, 21, 35, false};
+    const int64_t E = 3 * 21 * 35, F = 21;
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 11);
+    double *xv = tt_doubles(E), *zv = tt_doubles(E), *dyv = tt_doubles(E), *y0 = tt_doubles(E);
+    double *dx0 = tt_doubles(E), *yr = tt_doubles(E), *dxr = tt_doubles(E), *dzr = tt_doubles(E);
+    double *got = tt_doubles(E), *want = tt_doubles(E);
+    double scale[21], bias[21], mean[21], var[21], inv[21], mq[21], iq[21], ds[21], db[21];
+    float fs[21], fb[21], sm[21], si[21], gds[21], gdb[21];
+    for (int64_t i = 0; i < E; i++)
+        xv[i] = 3.0 * (double)((i / 35) % 21 % 3) + fdnn_rng_uniform(&rng, -1, 1);
+    tt_random(&rng, zv, E, -1, 1);
+    tt_random(&rng, dyv, E, -1, 1);
+    tt_random(&rng, y0, E, -1, 1);
+    tt_random(&rng, dx0, E, -1, 1);
+    for (int c = 0; c < F; c++) {
+        fs[c] = (float)fdnn_rng_uniform(&rng, 0.5, 1.5);
+        fb[c] = (float)fdnn_rng_uniform(&rng, -0.5, 0.5);
+        scale[c] = fs[c];
+        bias[c] = fb[c];
+    }
+    fdnn_ref_bn_stats(&sh, xv, 1e-5, mean, var, inv);
+    fdnn_ref_bn_apply(&sh, xv, zv, scale, bias, mean, inv, true, yr);
+    for (int c = 0; c < F; c++) {
+        mq[c] = (float)mean[c];
+        iq[c] = (float)inv[c];
+    }
+    fdnn_ref_bn_backward(&sh, xv, dyv, yr, true, scale, mq, iq, dxr, ds, db, dzr);
+    const cudnnBatchNormOps_t ops = CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+    for (size_t l = 0; l < sizeof(layouts) / sizeof(layouts[0]); l++) {
+        ttensor_t x, z, y, dy, dx, dz;
+        tt_make(&x, 4, dims, layouts[l], CUDNN_DATA_FLOAT);
+        tt_make(&z, 4, dims, layouts[l], CUDNN_DATA_FLOAT);
+        tt_make(&y, 4, dims, layouts[l], CUDNN_DATA_FLOAT);
+        tt_make(&dy, 4, dims, layouts[l], CUDNN_DATA_FLOAT);
+        tt_make(&dx, 4, dims, layouts[l], CUDNN_DATA_FLOAT);
+        tt_make(&dz, 4, dims, layouts[l], CUDNN_DATA_FLOAT);
+        tt_set(&x, xv);
+        tt_set(&z, zv);
+        tt_set(&dy, dyv);
+        cudnnTensorDescriptor_t pd;
+        cudnnCreateTensorDescriptor(&pd);
+        CHECK_OK(cudnnDeriveBNTensorDescriptor(pd, x.desc, CUDNN_BATCHNORM_SPATIAL));
+        size_t rsize = 0;
+        CHECK_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, CUDNN_BATCHNORM_SPATIAL, ops, relu_desc,
+                                                                      x.desc, &rsize));
+        void *reserve = fdnn_guarded_alloc(rsize);
+        size_t ysize = (size_t)y.span * y.esize;
+        unsigned char *y_first = malloc(ysize), *dx_first = malloc(ysize);
+        for (size_t k = 0; k < sizeof(scales) / sizeof(scales[0]); k++) {
+            const float alpha = scales[k][0], beta = scales[k][1];
+            for (int isa = 0; isa < fdnn_test_isa_count(); isa++) {
+                CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(isa)));
+                for (int threads = 1; threads <= 2; threads++) {
+                    CHECK_OK(freednnSetNumThreads(handle, threads));
+                    if (beta == 0.0f) {
+                        tt_poison(&y);
+                        tt_poison(&dx);
+                    } else {
+                        tt_set(&y, y0);
+                        tt_set(&dx, dx0);
+                    }
+                    tt_poison(&dz);
+                    CHECK_OK(cudnnBatchNormalizationForwardTrainingEx(
+                        handle, CUDNN_BATCHNORM_SPATIAL, ops, &alpha, &beta, x.desc, x.buf, z.desc, z.buf, y.desc,
+                        y.buf, pd, fs, fb, 1.0, NULL, NULL, 1e-5, sm, si, relu_desc, NULL, 0, reserve, rsize));
+                    tt_get(&y, got);
+                    for (int64_t i = 0; i < E; i++)
+                        want[i] = alpha * yr[i] + (beta != 0.0f ? beta * y0[i] : 0.0);
+                    double e = tt_err(got, want, E);
+                    CHECK_MSG(e <= 2e-5, "blending ex layout %d alpha %g beta %g isa %d threads %d: y error %g",
+                              layouts[l], alpha, beta, isa, threads, e);
+                    /* the backward's y is the unblended output (it is not read
+                     * with the reserve space's mask) */
+                    CHECK_OK(cudnnBatchNormalizationBackwardEx(
+                        handle, CUDNN_BATCHNORM_SPATIAL, ops, &alpha, &beta, &one_f, &zero_f, x.desc, x.buf, y.desc,
+                        y.buf, dy.desc, dy.buf, dz.desc, dz.buf, dx.desc, dx.buf, pd, fs, fb, gds, gdb, 1e-5, sm, si,
+                        relu_desc, NULL, 0, reserve, rsize));
+                    tt_get(&dx, got);
+                    for (int64_t i = 0; i < E; i++)
+                        want[i] = alpha * dxr[i] + (beta != 0.0f ? beta * dx0[i] : 0.0);
+                    e = tt_err(got, want, E);
+                    CHECK_MSG(e <= 1e-4, "blending ex layout %d alpha %g beta %g isa %d threads %d: dx error %g",
+                              layouts[l], alpha, beta, isa, threads, e);
+                    tt_get(&dz, got);
+                    e = tt_err(got, dzr, E);
+                    CHECK_MSG(e <= 2e-5, "blending ex layout %d isa %d threads %d: dz error %g", layouts[l], isa,
+                              threads, e);
+                    if (threads == 1) {
+                        memcpy(y_first, y.buf, ysize);
+                        memcpy(dx_first, dx.buf, ysize);
+                    } else {
+                        CHECK_MSG(memcmp(y_first, y.buf, ysize) == 0, "blending ex layout %d isa %d: y 1 vs 2 threads",
+                                  layouts[l], isa);
+                        CHECK_MSG(memcmp(dx_first, dx.buf, ysize) == 0,
+                                  "blending ex layout %d isa %d: dx 1 vs 2 threads", layouts[l], isa);
+                    }
+                }
+            }
+        }
+        CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(fdnn_test_isa_count() - 1)));
+        CHECK_OK(freednnSetNumThreads(handle, 1));
+        free(y_first), free(dx_first);
+        fdnn_guarded_free(reserve);
+        cudnnDestroyTensorDescriptor(pd);
+        tt_free(&x), tt_free(&z), tt_free(&y), tt_free(&dy), tt_free(&dx), tt_free(&dz);
+    }
+    free(xv), free(zv), free(dyv), free(y0), free(dx0), free(yr), free(dxr), free(dzr), free(got), free(want);
+}
+
 static void
 test_bad_inputs(void)
 {
@@ -650,6 +771,7 @@ main(void)
     CHECK_OK(cudnnSetActivationDescriptor(relu_desc, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
     test_cases();
     test_blending();
+    test_blending_ex();
     test_nan_relu();
     test_mask_order();
     test_bad_inputs();

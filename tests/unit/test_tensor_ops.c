@@ -243,6 +243,49 @@ test_add_tensor_case(int iter)
     tt_free(&c);
 }
 
+/* FLOAT A and C of the same dims and strides: the direct copy-blend path of
+ * the elementwise engine (tensor_kernels_t.inc, elt_direct; the residual add
+ * in place and the gradient hand-on of a training step).  Packed, NHWC and
+ * gapped layouts, sizes with tails and several tasks, beta 0 over a poisoned
+ * C, beta 1 and general alpha/beta; bitwise across ISA levels and threads. */
+static void
+test_add_tensor_same_layout(int iter)
+{
+    static const double scales[][2] = {{1, 0}, {1, 1}, {0.5, -2}, {-1.25, 0}, {0, 1}};
+    int nd = 4 + iter % 2, dims[CUDNN_DIM_MAX];
+    tt_random_dims(&rng, nd, dims, 60000);
+    if (iter < 3) { /* a long row: several 8192-element pieces and a tail */
+        dims[0] = 3, dims[1] = 37, dims[2] = 29, dims[3] = 19;
+        if (nd == 5)
+            dims[4] = 1;
+    }
+    int layout = iter % LAYOUT_COUNT;
+    fdnn_rng_t same = rng;
+    tt_t a, c;
+    tt_make(&a, &same, CUDNN_DATA_FLOAT, nd, dims, layout);
+    tt_make(&c, &rng, CUDNN_DATA_FLOAT, nd, dims, layout);
+    tt_fill(&a, &rng, FILL_SIGNED);
+    double alpha = scales[iter % 5][0], beta = scales[iter % 5][1];
+    if (beta == 0.0)
+        tt_poison(&c);
+    else
+        tt_fill(&c, &rng, FILL_SIGNED);
+    add_case_t k = {.a = &a, .c = &c};
+    scale_arg(&k.sa, alpha, false);
+    scale_arg(&k.sb, beta, false);
+    unsigned char *init = malloc(c.span * c.esz);
+    memcpy(init, c.buf, c.span * c.esz);
+    fdnn_ref_transform(alpha, &a.t, a.ref, beta, &c.t, c.ref, NULL);
+    tt_round_ref(&c);
+    char what[120];
+    snprintf(what, sizeof(what), "AddTensor same layout %d nd %d alpha %g beta %g iter %d", layout, nd, alpha, beta,
+             iter);
+    run_all(call_add, &k, &c, init, tt_tol(CUDNN_DATA_FLOAT) + 1e-6, what);
+    free(init);
+    tt_free(&a);
+    tt_free(&c);
+}
+
 /* ---- cudnnSetTensor / cudnnScaleTensor ----------------------------------------- */
 
 typedef struct set_case {
@@ -739,6 +782,8 @@ main(void)
     test_op_tensor_in_place();
     for (int i = 0; i < 25; i++)
         test_add_tensor_case(i);
+    for (int i = 0; i < 15; i++)
+        test_add_tensor_same_layout(i);
     for (int i = 0; i < 14; i++)
         test_set_scale_case(i);
     for (int i = 0; i < 24; i++)

@@ -249,7 +249,7 @@ fdnn_bn_forward_inference(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doub
         b[f] = b[f] - m[f] * a[f];
     }
     if (fdnn_bn_fused_applies(p))
-        fdnn_bn_fused_apply(handle, p, alpha, beta, x, z, y, a, b);
+        fdnn_bn_fused_apply(handle, p, alpha, beta, x, z, y, a, b, s.fused);
     else
         run_apply(handle, p, &s, alpha, beta, x, z, y, NULL);
     return CUDNN_STATUS_SUCCESS;

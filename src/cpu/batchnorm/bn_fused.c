@@ -120,8 +120,9 @@ fdnn_bn_fused_scratch(const fdnn_bn_problem_t *p)
     layout_t L;
     if (!layout_of(p, &L) || L.planes)
         return 0;
-    /* shift, a, b, and two partial rows per block */
-    return (size_t)(3 + 2 * row_blocks(L.N * L.S)) * (size_t)L.C * sizeof(double);
+    /* shift, a, b, two partial rows per block, and a, b as floats (the
+     * space of one more double row) */
+    return (size_t)(4 + 2 * row_blocks(L.N * L.S)) * (size_t)L.C * sizeof(double);
 }
 
 static const fdnn_bn_fused_kernels_t *
@@ -141,6 +142,8 @@ typedef struct job {
     bool stream;
     const double *scale, *bias; /* training: per channel */
     const double *a, *b;        /* the normalisation: y = a * x + b */
+    float *af, *bf;             /* rows: a and b rounded to float */
+    float alpha_f, beta_f;
     double *mean, *var, *inv;
     double *shift, *partials; /* rows */
     int64_t blocks, tiles;
@@ -183,17 +186,17 @@ plane_train_channel(void *ctx, size_t ch)
         t2 += acc[BN_FUSED_LANES + l];
     }
     finish_stats(j, c, shift, t1, t2, (double)(L->N * L->S));
-    double a = j->scale[c] * j->inv[c];
-    double b = j->bias[c] - j->mean[c] * a;
+    double ad = j->scale[c] * j->inv[c];
+    const float a = (float)ad, b = (float)(j->bias[c] - j->mean[c] * ad);
     /* last plane first: the planes read last are the ones still in L2
      * (planes C * S apart alias in its sets; measured 7% faster) */
     for (int64_t n = L->N - 1; n >= 0; n--) {
         if (j->relu)
             j->k->run_apply_relu(yc + n * L->yn, xc + n * L->xn, j->z ? j->z + n * L->zn + c * L->zc : NULL, L->S, a,
-                                 b, j->alpha, j->beta, j->relu_nan, j->mask ? j->mask + (n * L->C + c) * L->S : NULL,
-                                 j->stream);
+                                 b, j->alpha_f, j->beta_f, j->relu_nan,
+                                 j->mask ? j->mask + (n * L->C + c) * L->S : NULL, j->stream);
         else
-            j->k->run_apply(yc + n * L->yn, xc + n * L->xn, L->S, a, b, j->alpha, j->beta, j->stream);
+            j->k->run_apply(yc + n * L->yn, xc + n * L->xn, L->S, a, b, j->alpha_f, j->beta_f, j->stream);
     }
 }
 
@@ -205,11 +208,11 @@ plane_apply(void *ctx, size_t plane)
     int64_t n = (int64_t)plane / L->C, c = (int64_t)plane % L->C;
     if (j->relu)
         j->k->run_apply_relu(j->y + n * L->yn + c * L->yc, j->x + n * L->xn + c * L->xc,
-                             j->z ? j->z + n * L->zn + c * L->zc : NULL, L->S, j->a[c], j->b[c], j->alpha, j->beta,
-                             j->relu_nan, NULL, j->stream);
+                             j->z ? j->z + n * L->zn + c * L->zc : NULL, L->S, (float)j->a[c], (float)j->b[c],
+                             j->alpha_f, j->beta_f, j->relu_nan, NULL, j->stream);
     else
-        j->k->run_apply(j->y + n * L->yn + c * L->yc, j->x + n * L->xn + c * L->xc, L->S, j->a[c], j->b[c],
-                        j->alpha, j->beta, j->stream);
+        j->k->run_apply(j->y + n * L->yn + c * L->yc, j->x + n * L->xn + c * L->xc, L->S, (float)j->a[c],
+                        (float)j->b[c], j->alpha_f, j->beta_f, j->stream);
 }
 
 /* ---- rows ------------------------------------------------------------------- */
@@ -236,17 +239,24 @@ rows_apply_tile(void *ctx, size_t t)
     int64_t n = R - r0 < APPLY_TILE ? R - r0 : APPLY_TILE;
     if (j->relu)
         j->k->rows_apply_relu(j->y + r0 * L->yr, L->yr, j->x + r0 * L->xr, L->xr, j->z ? j->z + r0 * L->zr : NULL,
-                              L->zr, n, L->C, j->a, j->b, j->alpha, j->beta, j->relu_nan,
+                              L->zr, n, L->C, j->af, j->bf, j->alpha_f, j->beta_f, j->relu_nan,
                               j->mask ? j->mask + r0 * L->C : NULL, j->stream);
     else
-        j->k->rows_apply(j->y + r0 * L->yr, L->yr, j->x + r0 * L->xr, L->xr, n, L->C, j->a, j->b, j->alpha, j->beta,
-                         j->stream);
+        j->k->rows_apply(j->y + r0 * L->yr, L->yr, j->x + r0 * L->xr, L->xr, n, L->C, j->af, j->bf, j->alpha_f,
+                         j->beta_f, j->stream);
 }
 
+/* The rows normalisation; af, bf: room for C floats each. */
 static void
-run_rows_apply(cudnnHandle_t handle, job_t *j)
+run_rows_apply(cudnnHandle_t handle, job_t *j, float *af, float *bf)
 {
     const layout_t *L = j->L;
+    for (int64_t c = 0; c < L->C; c++) {
+        af[c] = (float)j->a[c];
+        bf[c] = (float)j->b[c];
+    }
+    j->af = af;
+    j->bf = bf;
     j->tiles = (L->N * L->S + APPLY_TILE - 1) / APPLY_TILE;
     fdnn_parallelize_1d(pool_for(handle, L), rows_apply_tile, j, (size_t)j->tiles, 0);
 }
@@ -271,7 +281,7 @@ fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
     job_t j = {.L = &L, .k = kernels_for(handle->isa), .x = x, .y = y, .alpha = alpha, .beta = beta,
                .z = p->add ? z : NULL, .mask = p->relu ? mask : NULL, .relu = p->relu, .relu_nan = p->relu_nan,
                .eps = p->epsilon, .stream = want_stream(&L, beta), .scale = scale, .bias = bias, .mean = mean,
-               .var = var, .inv = inv};
+               .var = var, .inv = inv, .alpha_f = (float)alpha, .beta_f = (float)beta};
     if (L.N * L.C * L.S == 0)
         return;
     if (L.planes) {
@@ -298,24 +308,25 @@ fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
     }
     j.a = a;
     j.b = b;
-    run_rows_apply(handle, &j);
+    float *af = (float *)(j.partials + 2 * j.blocks * C);
+    run_rows_apply(handle, &j, af, af + C);
 }
 
 void
 fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta, const float *x,
-                    const float *z, float *y, const double *a, const double *b)
+                    const float *z, float *y, const double *a, const double *b, void *scratch)
 {
     layout_t L;
     layout_of(p, &L);
     job_t j = {.L = &L, .k = kernels_for(handle->isa), .x = x, .y = y, .alpha = alpha, .beta = beta,
                .z = p->add ? z : NULL, .relu = p->relu, .relu_nan = p->relu_nan,
-               .stream = want_stream(&L, beta), .a = a, .b = b};
+               .stream = want_stream(&L, beta), .a = a, .b = b, .alpha_f = (float)alpha, .beta_f = (float)beta};
     if (L.N * L.C * L.S == 0)
         return;
     if (L.planes)
         fdnn_parallelize_1d(pool_for(handle, &L), plane_apply, &j, (size_t)(L.N * L.C), 0);
     else
-        run_rows_apply(handle, &j);
+        run_rows_apply(handle, &j, scratch, (float *)scratch + L.C);
 }
 
 /* ---- backward ------------------------------------------------------------------ */
@@ -372,8 +383,9 @@ fdnn_bn_fused_backward_scratch(const fdnn_bn_problem_t *p)
     blayout_t L;
     if (!blayout_of(p, &L) || L.planes)
         return 0;
-    /* kb, kc, and two partial rows per block */
-    return (size_t)(2 + 2 * row_blocks(L.N * L.S)) * (size_t)L.C * sizeof(double);
+    /* kb, kc, two partial rows per block, and ka, kb, kc as floats (the
+     * space of two more double rows) */
+    return (size_t)(4 + 2 * row_blocks(L.N * L.S)) * (size_t)L.C * sizeof(double);
 }
 
 typedef struct bjob {
@@ -384,9 +396,11 @@ typedef struct bjob {
     const uint8_t *mask; /* the ReLU mask (Ex), else NULL */
     float *dz;           /* the add's gradient (Ex), else NULL */
     double alpha, beta;
+    float alpha_f, beta_f;
     const double *scale, *mean, *inv;
     double *sum_dy, *sum_dyx;
     double *ka, *kb, *kc; /* rows: per-channel coefficients */
+    float *kaf, *kbf, *kcf; /* rows: the same rounded to float */
     double *partials;     /* rows */
     int64_t blocks;
 } bjob_t;
@@ -426,15 +440,16 @@ plane_backward_channel(void *ctx, size_t ch)
     }
     j->sum_dy[c] = t1;
     j->sum_dyx[c] = t2;
-    double ka, kb, kc;
-    bcoefficients(j, c, &ka, &kb, &kc);
+    double kad, kbd, kcd;
+    bcoefficients(j, c, &kad, &kbd, &kcd);
+    const float ka = (float)kad, kb = (float)kbd, kc = (float)kcd;
     for (int64_t n = L->N - 1; n >= 0; n--) /* last plane first, as the forward */
         if (j->mask != NULL)
             j->k->run_bapply_mask(oc + n * L->n[BT_DX], gc + n * L->n[BT_DY], xc + n * L->n[BT_X],
-                                  j->mask + (n * L->C + c) * L->S, L->S, ka, kb, kc, j->alpha, j->beta);
+                                  j->mask + (n * L->C + c) * L->S, L->S, ka, kb, kc, j->alpha_f, j->beta_f);
         else
             j->k->run_bapply(oc + n * L->n[BT_DX], gc + n * L->n[BT_DY], xc + n * L->n[BT_X], L->S, ka, kb, kc,
-                             j->alpha, j->beta);
+                             j->alpha_f, j->beta_f);
 }
 
 static void
@@ -465,11 +480,12 @@ rows_bapply_tile(void *ctx, size_t t)
     int64_t n = R - r0 < APPLY_TILE ? R - r0 : APPLY_TILE;
     if (j->mask != NULL)
         j->k->rows_bapply_mask(j->dx + r0 * L->r[BT_DX], L->r[BT_DX], j->dy + r0 * L->r[BT_DY], L->r[BT_DY],
-                               j->x + r0 * L->r[BT_X], L->r[BT_X], j->mask + r0 * L->C, n, L->C, j->ka, j->kb,
-                               j->kc, j->alpha, j->beta);
+                               j->x + r0 * L->r[BT_X], L->r[BT_X], j->mask + r0 * L->C, n, L->C, j->kaf, j->kbf,
+                               j->kcf, j->alpha_f, j->beta_f);
     else
         j->k->rows_bapply(j->dx + r0 * L->r[BT_DX], L->r[BT_DX], j->dy + r0 * L->r[BT_DY], L->r[BT_DY],
-                          j->x + r0 * L->r[BT_X], L->r[BT_X], n, L->C, j->ka, j->kb, j->kc, j->alpha, j->beta);
+                          j->x + r0 * L->r[BT_X], L->r[BT_X], n, L->C, j->kaf, j->kbf, j->kcf, j->alpha_f,
+                          j->beta_f);
 }
 
 void
@@ -481,7 +497,8 @@ fdnn_bn_fused_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
     blayout_of(p, &L);
     bjob_t j = {.L = &L, .k = kernels_for(handle->isa), .x = x, .dy = dy, .dx = dx, .alpha = alpha, .beta = beta,
                 .mask = p->relu ? mask : NULL, .dz = p->add ? dz : NULL,
-                .scale = scale, .mean = mean, .inv = inv, .sum_dy = sum_dy, .sum_dyx = sum_dyx};
+                .scale = scale, .mean = mean, .inv = inv, .sum_dy = sum_dy, .sum_dyx = sum_dyx,
+                .alpha_f = (float)alpha, .beta_f = (float)beta};
     const int64_t C = L.C, R = L.N * L.S;
     fdnn_pool_t pool = L.N * L.C * L.S >= PARALLEL_MIN_ELEMENTS ? fdnn_handle_pool(handle) : NULL;
     if (R == 0) {
@@ -509,7 +526,14 @@ fdnn_bn_fused_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
     }
     /* ka reuses the first partial row (its sums are taken) */
     j.ka = j.partials;
-    for (int64_t c = 0; c < C; c++)
+    j.kaf = (float *)(j.partials + 2 * j.blocks * C);
+    j.kbf = j.kaf + C;
+    j.kcf = j.kbf + C;
+    for (int64_t c = 0; c < C; c++) {
         bcoefficients(&j, c, &j.ka[c], &j.kb[c], &j.kc[c]);
+        j.kaf[c] = (float)j.ka[c];
+        j.kbf[c] = (float)j.kb[c];
+        j.kcf[c] = (float)j.kc[c];
+    }
     fdnn_parallelize_1d(pool, rows_bapply_tile, &j, (size_t)((R + APPLY_TILE - 1) / APPLY_TILE), 0);
 }

@@ -5,6 +5,13 @@
  * contiguous in rows of a constant stride ("rows", NHWC).  Arithmetic in
  * float64 as in the pass engine (bn_engine.h); different summation order.
  *
+ * The normalisation itself (y from x, dx from dy and x) runs in float: with
+ * the per-channel coefficients rounded to float, y = alpha * (a * x + b)
+ * [+ beta * y] in float multiplies and adds, none contracted, the same on
+ * every ISA level (float64 there cost 2-3x the time: the widening and
+ * narrowing, not the memory, bounded the kernels).  The statistics and the
+ * gradient sums stay in float64.
+ *
  * Training, planes: one task per channel takes the statistics of its N
  * planes and at once normalises them while they are still in L2, so x is
  * read from memory once instead of twice.  Rows: the statistics of fixed
@@ -39,10 +46,9 @@ typedef struct fdnn_bn_fused_kernels {
     /* With L = BN_FUSED_LANES and l = i % L (i counted from 0 at each
      * call): acc[l] += x[i] - shift; acc[L + l] += (x[i] - shift)^2. */
     void (*run_stats)(const float *x, int64_t n, double shift, double *acc);
-    /* y[i] = alpha * (a * x[i] + b) [+ beta * y[i]]; y may be x; stream:
-     * non-temporal stores allowed (only with beta == 0). */
-    void (*run_apply)(float *y, const float *x, int64_t n, double a, double b, double alpha, double beta,
-                      bool stream);
+    /* y[i] = alpha * (a * x[i] + b) [+ beta * y[i]] in float; y may be x;
+     * stream: non-temporal stores allowed (only with beta == 0). */
+    void (*run_apply)(float *y, const float *x, int64_t n, float a, float b, float alpha, float beta, bool stream);
     /* R rows of C floats, row r at x + r * xs: s1[c] += sum (x - shift[c]),
      * s2[c] += sum (x - shift[c])^2, rows taken in groups of four
      * ((d0 + d1) + (d2 + d3)), the last R % 4 one by one. */
@@ -50,22 +56,23 @@ typedef struct fdnn_bn_fused_kernels {
                        double *s2);
     /* y[r * ys + c] = alpha * (a[c] * x[r * xs + c] + b[c]) [+ beta * y];
      * y may be x; stream as run_apply. */
-    void (*rows_apply)(float *y, int64_t ys, const float *x, int64_t xs, int64_t R, int64_t C, const double *a,
-                       const double *b, double alpha, double beta, bool stream);
+    void (*rows_apply)(float *y, int64_t ys, const float *x, int64_t xs, int64_t R, int64_t C, const float *a,
+                       const float *b, float alpha, float beta, bool stream);
 
     /* The backward, same conventions.  run_bstats: acc[l] += dy[i];
      * acc[L + l] += dy[i] * (x[i] - mean).  run_bapply: dx[i] = alpha *
-     * ((a * dy[i] + b * x[i]) + c) [+ beta * dx[i]]; dx may be dy or x.
+     * ((a * dy[i] + b * x[i]) + c) [+ beta * dx[i]] in float; dx may be dy
+     * or x.
      * rows_bstats: s1[c] += sum dy, s2[c] += sum dy * (x - mean[c]), rows in
      * groups of four as rows_stats.  rows_bapply: run_bapply per row with
      * per-channel a, b, c. */
     void (*run_bstats)(const float *dy, const float *x, int64_t n, double mean, double *acc);
-    void (*run_bapply)(float *dx, const float *dy, const float *x, int64_t n, double a, double b, double c,
-                       double alpha, double beta);
+    void (*run_bapply)(float *dx, const float *dy, const float *x, int64_t n, float a, float b, float c, float alpha,
+                       float beta);
     void (*rows_bstats)(const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R, int64_t C,
                         const double *mean, double *s1, double *s2);
     void (*rows_bapply)(float *dx, int64_t os, const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R,
-                        int64_t C, const double *a, const double *b, const double *c, double alpha, double beta);
+                        int64_t C, const float *a, const float *b, const float *c, float alpha, float beta);
 
     /* The Ex extras (planes only).  run_apply_relu: v = a * x[i] + b (+
      * z[i] when z is given), passed = v > 0 (or v NaN with relu_nan),
@@ -74,12 +81,12 @@ typedef struct fdnn_bn_fused_kernels {
      * / run_bapply with dy[i] taken as 0 where mask[i] == 0; bstats also
      * writes that masked dy to dz when dz is given (after its sums: dz may
      * be dy). */
-    void (*run_apply_relu)(float *y, const float *x, const float *z, int64_t n, double a, double b, double alpha,
-                           double beta, bool relu_nan, uint8_t *mask, bool stream);
+    void (*run_apply_relu)(float *y, const float *x, const float *z, int64_t n, float a, float b, float alpha,
+                           float beta, bool relu_nan, uint8_t *mask, bool stream);
     void (*run_bstats_mask)(const float *dy, const float *x, const uint8_t *mask, int64_t n, double mean,
                             double *acc, float *dz);
-    void (*run_bapply_mask)(float *dx, const float *dy, const float *x, const uint8_t *mask, int64_t n, double a,
-                            double b, double c, double alpha, double beta);
+    void (*run_bapply_mask)(float *dx, const float *dy, const float *x, const uint8_t *mask, int64_t n, float a,
+                            float b, float c, float alpha, float beta);
 
     /* The Ex extras on rows (channels-last): the run_*_relu / _mask
      * arithmetic of one element, with per-channel a, b (c) as rows_apply /
@@ -91,13 +98,13 @@ typedef struct fdnn_bn_fused_kernels {
      * dz (row stride zs) when dz is given, each element after it was read
      * (dz may be dy). */
     void (*rows_apply_relu)(float *y, int64_t ys, const float *x, int64_t xs, const float *z, int64_t zs, int64_t R,
-                            int64_t C, const double *a, const double *b, double alpha, double beta, bool relu_nan,
+                            int64_t C, const float *a, const float *b, float alpha, float beta, bool relu_nan,
                             uint8_t *mask, bool stream);
     void (*rows_bstats_mask)(const float *dy, int64_t ds, const float *x, int64_t xs, const uint8_t *mask, int64_t R,
                              int64_t C, const double *mean, double *s1, double *s2, float *dz, int64_t zs);
     void (*rows_bapply_mask)(float *dx, int64_t os, const float *dy, int64_t ds, const float *x, int64_t xs,
-                             const uint8_t *mask, int64_t R, int64_t C, const double *a, const double *b,
-                             const double *c, double alpha, double beta);
+                             const uint8_t *mask, int64_t R, int64_t C, const float *a, const float *b, const float *c,
+                             float alpha, float beta);
 } fdnn_bn_fused_kernels_t;
 
 extern const fdnn_bn_fused_kernels_t fdnn_bn_fused_scalar;
@@ -123,9 +130,10 @@ void fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, do
                             const float *x, const float *z, float *y, const double *scale, const double *bias,
                             double *mean, double *var, double *inv, uint8_t *mask, void *scratch);
 
-/* y = alpha * (a[c] * x + b[c]) + beta * y on a fused path. */
+/* y = alpha * (a[c] * x + b[c]) + beta * y on a fused path; scratch:
+ * fdnn_bn_fused_scratch(p) bytes. */
 void fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double alpha, double beta,
-                         const float *x, const float *z, float *y, const double *a, const double *b);
+                         const float *x, const float *z, float *y, const double *a, const double *b, void *scratch);
 
 /* The backward (spatial, FP32 x, dy and dx in one of the two layouts; with
  * the ReLU mask (and dz), in the layout's order as above, dy is masked and

@@ -197,6 +197,29 @@ call_add(void *p)
     return cudnnAddTensor(handle, &k->sa, k->a->desc, k->a->buf, &k->sb, k->c->desc, k->c->buf);
 }
 
+/* Fills A, fills C (poisons it where beta is 0), runs AddTensor through
+ * run_all against the float64 reference and frees both tensors. */
+static void
+check_add(tt_t *a, tt_t *c, double alpha, double beta, bool f64, double tol, const char *what)
+{
+    tt_fill(a, &rng, FILL_SIGNED);
+    if (beta == 0.0)
+        tt_poison(c);
+    else
+        tt_fill(c, &rng, FILL_SIGNED);
+    add_case_t k = {.a = a, .c = c};
+    scale_arg(&k.sa, alpha, f64);
+    scale_arg(&k.sb, beta, f64);
+    unsigned char *init = malloc(c->span * c->esz);
+    memcpy(init, c->buf, c->span * c->esz);
+    fdnn_ref_transform(alpha, &a->t, a->ref, beta, &c->t, c->ref, NULL);
+    tt_round_ref(c);
+    run_all(call_add, &k, c, init, tol, what);
+    free(init);
+    tt_free(a);
+    tt_free(c);
+}
+
 static void
 test_add_tensor_case(int iter)
 {
@@ -222,25 +245,10 @@ test_add_tensor_case(int iter)
     tt_t a, c;
     tt_make(&a, &rng, dt, nd, adims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
     tt_make(&c, &rng, dt, nd, dims, fdnn_rng_int(&rng, 0, LAYOUT_COUNT - 1));
-    tt_fill(&a, &rng, FILL_SIGNED);
     double alpha = pick_scale(), beta = pick_scale();
-    if (beta == 0.0)
-        tt_poison(&c);
-    else
-        tt_fill(&c, &rng, FILL_SIGNED);
-    add_case_t k = {.a = &a, .c = &c};
-    scale_arg(&k.sa, alpha, f64);
-    scale_arg(&k.sb, beta, f64);
-    unsigned char *init = malloc(c.span * c.esz);
-    memcpy(init, c.buf, c.span * c.esz);
-    fdnn_ref_transform(alpha, &a.t, a.ref, beta, &c.t, c.ref, NULL);
-    tt_round_ref(&c);
     char what[120];
     snprintf(what, sizeof(what), "AddTensor %s nd %d mode %d iter %d", fdnn_dtype_name(dt), nd, mode, iter);
-    run_all(call_add, &k, &c, init, tt_tol(dt) + (f64 ? 0 : 1e-6), what);
-    free(init);
-    tt_free(&a);
-    tt_free(&c);
+    check_add(&a, &c, alpha, beta, f64, tt_tol(dt) + (f64 ? 0 : 1e-6), what);
 }
 
 /* FLOAT A and C of the same dims and strides: the direct copy-blend path of
@@ -264,26 +272,11 @@ test_add_tensor_same_layout(int iter)
     tt_t a, c;
     tt_make(&a, &same, CUDNN_DATA_FLOAT, nd, dims, layout);
     tt_make(&c, &rng, CUDNN_DATA_FLOAT, nd, dims, layout);
-    tt_fill(&a, &rng, FILL_SIGNED);
     double alpha = scales[iter % 5][0], beta = scales[iter % 5][1];
-    if (beta == 0.0)
-        tt_poison(&c);
-    else
-        tt_fill(&c, &rng, FILL_SIGNED);
-    add_case_t k = {.a = &a, .c = &c};
-    scale_arg(&k.sa, alpha, false);
-    scale_arg(&k.sb, beta, false);
-    unsigned char *init = malloc(c.span * c.esz);
-    memcpy(init, c.buf, c.span * c.esz);
-    fdnn_ref_transform(alpha, &a.t, a.ref, beta, &c.t, c.ref, NULL);
-    tt_round_ref(&c);
     char what[120];
     snprintf(what, sizeof(what), "AddTensor same layout %d nd %d alpha %g beta %g iter %d", layout, nd, alpha, beta,
              iter);
-    run_all(call_add, &k, &c, init, tt_tol(CUDNN_DATA_FLOAT) + 1e-6, what);
-    free(init);
-    tt_free(&a);
-    tt_free(&c);
+    check_add(&a, &c, alpha, beta, false, tt_tol(CUDNN_DATA_FLOAT) + 1e-6, what);
 }
 
 /* ---- cudnnSetTensor / cudnnScaleTensor ----------------------------------------- */

@@ -806,6 +806,90 @@ test_im2col(cudnnHandle_t h)
     }
 }
 
+/* The backward directions and the FindEx queries check each of their
+ * operands by role (inputs, output, alpha, beta, workspace) before
+ * anything runs: BAD_PARAM and the output left as it was. */
+static void
+test_entry_operands(cudnnHandle_t h)
+{
+    fixture_t f;
+    fixture_init(&f, 2, 3, 6, 5, 4, 3, 1);
+    float one = 1, zero = 0;
+    float *dx = malloc(f.xn * 4), *dw = malloc(f.wn * 4);
+    const cudnnConvolutionBwdDataAlgo_t bd = CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;
+    const cudnnConvolutionBwdFilterAlgo_t bf = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0;
+    fdnn_poison_f32(dx, f.xn);
+    fdnn_poison_f32(dw, f.wn);
+#define BWD_D(alpha, wp, dyp, wsp, wss, beta, dxp) \
+    cudnnConvolutionBackwardData(h, alpha, f.w, wp, f.y, dyp, f.conv, bd, wsp, wss, beta, f.x, dxp)
+#define BWD_F(alpha, xp, dyp, wsp, wss, beta, dwp) \
+    cudnnConvolutionBackwardFilter(h, alpha, f.x, xp, f.y, dyp, f.conv, bf, wsp, wss, beta, f.w, dwp)
+    CHECK_STATUS(BWD_D(NULL, f.wb, f.yb, NULL, 0, &zero, dx), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_D(&one, NULL, f.yb, NULL, 0, &zero, dx), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_D(&one, f.wb, NULL, NULL, 0, &zero, dx), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_D(&one, f.wb, f.yb, NULL, 0, NULL, dx), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_D(&one, f.wb, f.yb, NULL, 0, &zero, NULL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_D(&one, f.wb, f.yb, NULL, 16, &zero, dx), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_F(NULL, f.xb, f.yb, NULL, 0, &zero, dw), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_F(&one, NULL, f.yb, NULL, 0, &zero, dw), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_F(&one, f.xb, NULL, NULL, 0, &zero, dw), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_F(&one, f.xb, f.yb, NULL, 0, NULL, dw), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_F(&one, f.xb, f.yb, NULL, 0, &zero, NULL), CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(BWD_F(&one, f.xb, f.yb, NULL, 16, &zero, dw), CUDNN_STATUS_BAD_PARAM);
+    CHECK(all_nan(dx, f.xn) && all_nan(dw, f.wn));
+    /* The roles are right: each call with all operands runs. */
+    CHECK_OK(BWD_D(&one, f.wb, f.yb, NULL, 0, &zero, dx));
+    CHECK_OK(BWD_F(&one, f.xb, f.yb, NULL, 0, &zero, dw));
+    CHECK(!isnan(dx[0]) && !isnan(dw[0]));
+#undef BWD_D
+#undef BWD_F
+
+    int n = 0;
+    cudnnConvolutionFwdAlgoPerf_t pfwd[8];
+    cudnnConvolutionBwdDataAlgoPerf_t pd[6];
+    cudnnConvolutionBwdFilterAlgoPerf_t pf[7];
+    CHECK_STATUS(cudnnFindConvolutionForwardAlgorithmEx(h, f.x, NULL, f.w, f.wb, f.conv, f.y, f.yb, 8, &n, pfwd,
+                                                        NULL, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnFindConvolutionForwardAlgorithmEx(h, f.x, f.xb, f.w, NULL, f.conv, f.y, f.yb, 8, &n, pfwd,
+                                                        NULL, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnFindConvolutionForwardAlgorithmEx(h, f.x, f.xb, f.w, f.wb, f.conv, f.y, NULL, 8, &n, pfwd,
+                                                        NULL, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnFindConvolutionBackwardDataAlgorithmEx(h, f.w, NULL, f.y, f.yb, f.conv, f.x, dx, 6, &n, pd,
+                                                             NULL, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnFindConvolutionBackwardDataAlgorithmEx(h, f.w, f.wb, f.y, NULL, f.conv, f.x, dx, 6, &n, pd,
+                                                             NULL, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnFindConvolutionBackwardDataAlgorithmEx(h, f.w, f.wb, f.y, f.yb, f.conv, f.x, NULL, 6, &n, pd,
+                                                             NULL, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, f.x, NULL, f.y, f.yb, f.conv, f.w, dw, 7, &n, pf,
+                                                               NULL, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, f.x, f.xb, f.y, NULL, f.conv, f.w, dw, 7, &n, pf,
+                                                               NULL, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, f.x, f.xb, f.y, f.yb, f.conv, f.w, NULL, 7, &n, pf,
+                                                               NULL, 0),
+                 CUDNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, f.x, f.xb, f.y, f.yb, f.conv, f.w, dw, 7, &n, pf,
+                                                               NULL, 64),
+                 CUDNN_STATUS_BAD_PARAM);
+    /* With every operand, FindEx of each backward direction succeeds. */
+    CHECK_OK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, f.w, f.wb, f.y, f.yb, f.conv, f.x, dx, 6, &n, pd, NULL,
+                                                         0));
+    CHECK(n == 6);
+    CHECK_OK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, f.x, f.xb, f.y, f.yb, f.conv, f.w, dw, 7, &n, pf, NULL,
+                                                           0));
+    CHECK(n == 7);
+    free(dx);
+    free(dw);
+    fixture_free(&f);
+}
+
 int
 main(void)
 {
@@ -815,6 +899,7 @@ main(void)
     CHECK_OK(cudnnCreate(&h));
     test_execution_validation(h);
     test_algo_queries(h);
+    test_entry_operands(h);
     test_bias_activation(h);
     test_im2col(h);
     CHECK_OK(cudnnDestroy(h));

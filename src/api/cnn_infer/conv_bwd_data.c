@@ -5,7 +5,6 @@
 #include "api_impl.h"
 #include "core/fail.h"
 #include "core/handle.h"
-#include "core/scaling.h"
 
 cudnnStatus_t
 fdnn_api_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc,
@@ -15,28 +14,11 @@ fdnn_api_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, c
                                       size_t workSpaceSizeInBytes, const void *beta,
                                       const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    RETURN_IF_NULL(alpha);
-    RETURN_IF_NULL(beta);
-    RETURN_IF_NULL(w);
-    RETURN_IF_NULL(dy);
-    RETURN_IF_NULL(dx);
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc, &p));
-    RETURN_IF_ERROR(fdnn_conv_check_workspace(workSpace, workSpaceSizeInBytes));
-    fdnn_conv_log(&p, (int)algo);
-    fdnn_conv_exec_t e = {
-        .handle = handle,
-        .p = &p,
-        .y_in = dy,
-        .w_in = w,
-        .out = dx,
-        .alpha = fdnn_scaling_value(alpha, p.dtype),
-        .beta = fdnn_scaling_value(beta, p.dtype),
-        .workspace = workSpace,
-        .workspace_bytes = workSpaceSizeInBytes,
-    };
-    return fdnn_conv_run(&e, (int)algo);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc);
+    c.w = w;
+    c.y = dy;
+    c.out = dx;
+    return fdnn_conv_entry_execute(&c, alpha, beta, (int)algo, workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t
@@ -46,14 +28,8 @@ fdnn_api_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, cons
                                                       const cudnnTensorDescriptor_t dxDesc,
                                                       cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    RETURN_IF_NULL(sizeInBytes);
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc, &p));
-    size_t bytes = 0;
-    RETURN_IF_ERROR(fdnn_conv_algo_check(&p, (int)algo, &bytes));
-    *sizeInBytes = bytes;
-    return CUDNN_STATUS_SUCCESS;
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc);
+    return fdnn_conv_entry_workspace(&c, (int)algo, sizeInBytes);
 }
 
 cudnnStatus_t
@@ -73,10 +49,8 @@ fdnn_api_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const
                                                      const int requestedAlgoCount, int *returnedAlgoCount,
                                                      cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_DATA, gradDesc, filterDesc, convDesc, diffDesc, &p));
-    return fdnn_conv_get_v7(handle, &p, requestedAlgoCount, returnedAlgoCount, (fdnn_conv_perf_t *)perfResults);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_BWD_DATA, gradDesc, filterDesc, convDesc, diffDesc);
+    return fdnn_conv_entry_get_v7(&c, requestedAlgoCount, returnedAlgoCount, (fdnn_conv_perf_t *)perfResults);
 }
 
 cudnnStatus_t
@@ -87,10 +61,9 @@ fdnn_api_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const c
                                                    int *returnedAlgoCount,
                                                    cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc, &p));
-    return fdnn_conv_find(handle, &p, NULL, requestedAlgoCount, returnedAlgoCount, (fdnn_conv_perf_t *)perfResults);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc);
+    return fdnn_conv_entry_find(&c, false, NULL, 0, requestedAlgoCount, returnedAlgoCount,
+                                (fdnn_conv_perf_t *)perfResults);
 }
 
 cudnnStatus_t
@@ -102,14 +75,10 @@ fdnn_api_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const
                                                      cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace,
                                                      size_t workSpaceSizeInBytes)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    RETURN_IF_NULL(w);
-    RETURN_IF_NULL(dy);
-    RETURN_IF_NULL(dx);
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc, &p));
-    RETURN_IF_ERROR(fdnn_conv_check_workspace(workSpace, workSpaceSizeInBytes));
-    fdnn_conv_exec_t io = {
-        .y_in = dy, .w_in = w, .out = dx, .workspace = workSpace, .workspace_bytes = workSpaceSizeInBytes};
-    return fdnn_conv_find(handle, &p, &io, requestedAlgoCount, returnedAlgoCount, (fdnn_conv_perf_t *)perfResults);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc);
+    c.w = w;
+    c.y = dy;
+    c.out = dx;
+    return fdnn_conv_entry_find(&c, true, workSpace, workSpaceSizeInBytes, requestedAlgoCount, returnedAlgoCount,
+                                (fdnn_conv_perf_t *)perfResults);
 }

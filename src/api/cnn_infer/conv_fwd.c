@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Convolution forward: execution, workspace size, algorithm queries. */
+ * Convolution forward: execution, workspace size, algorithm queries.  The
+ * bodies are the role-based fdnn_conv_entry_* of conv_entry.c. */
 #include "api/cnn_infer/conv_common.h"
 #include "api_impl.h"
 #include "core/fail.h"
 #include "core/handle.h"
-#include "core/scaling.h"
 
 cudnnStatus_t
 fdnn_api_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc,
@@ -13,28 +13,11 @@ fdnn_api_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const 
                                  void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
                                  const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    RETURN_IF_NULL(alpha);
-    RETURN_IF_NULL(beta);
-    RETURN_IF_NULL(x);
-    RETURN_IF_NULL(w);
-    RETURN_IF_NULL(y);
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, xDesc, wDesc, convDesc, yDesc, &p));
-    RETURN_IF_ERROR(fdnn_conv_check_workspace(workSpace, workSpaceSizeInBytes));
-    fdnn_conv_log(&p, (int)algo);
-    fdnn_conv_exec_t e = {
-        .handle = handle,
-        .p = &p,
-        .x_in = x,
-        .w_in = w,
-        .out = y,
-        .alpha = fdnn_scaling_value(alpha, p.dtype),
-        .beta = fdnn_scaling_value(beta, p.dtype),
-        .workspace = workSpace,
-        .workspace_bytes = workSpaceSizeInBytes,
-    };
-    return fdnn_conv_run(&e, (int)algo);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_FWD, xDesc, wDesc, convDesc, yDesc);
+    c.x = x;
+    c.w = w;
+    c.out = y;
+    return fdnn_conv_entry_execute(&c, alpha, beta, (int)algo, workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t
@@ -44,14 +27,8 @@ fdnn_api_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cud
                                                  const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo,
                                                  size_t *sizeInBytes)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    RETURN_IF_NULL(sizeInBytes);
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, xDesc, wDesc, convDesc, yDesc, &p));
-    size_t bytes = 0;
-    RETURN_IF_ERROR(fdnn_conv_algo_check(&p, (int)algo, &bytes));
-    *sizeInBytes = bytes;
-    return CUDNN_STATUS_SUCCESS;
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_FWD, xDesc, wDesc, convDesc, yDesc);
+    return fdnn_conv_entry_workspace(&c, (int)algo, sizeInBytes);
 }
 
 cudnnStatus_t
@@ -70,10 +47,8 @@ fdnn_api_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudn
                                                 const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount,
                                                 int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, srcDesc, filterDesc, convDesc, destDesc, &p));
-    return fdnn_conv_get_v7(handle, &p, requestedAlgoCount, returnedAlgoCount, perfResults);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_FWD, srcDesc, filterDesc, convDesc, destDesc);
+    return fdnn_conv_entry_get_v7(&c, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t
@@ -83,10 +58,8 @@ fdnn_api_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnT
                                               const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount,
                                               int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, xDesc, wDesc, convDesc, yDesc, &p));
-    return fdnn_conv_find(handle, &p, NULL, requestedAlgoCount, returnedAlgoCount, perfResults);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_FWD, xDesc, wDesc, convDesc, yDesc);
+    return fdnn_conv_entry_find(&c, false, NULL, 0, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t
@@ -98,14 +71,10 @@ fdnn_api_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudn
                                                 cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace,
                                                 size_t workSpaceSizeInBytes)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    RETURN_IF_NULL(x);
-    RETURN_IF_NULL(w);
-    RETURN_IF_NULL(y);
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, xDesc, wDesc, convDesc, yDesc, &p));
-    RETURN_IF_ERROR(fdnn_conv_check_workspace(workSpace, workSpaceSizeInBytes));
-    fdnn_conv_exec_t io = {
-        .x_in = x, .w_in = w, .out = y, .workspace = workSpace, .workspace_bytes = workSpaceSizeInBytes};
-    return fdnn_conv_find(handle, &p, &io, requestedAlgoCount, returnedAlgoCount, perfResults);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_FWD, xDesc, wDesc, convDesc, yDesc);
+    c.x = x;
+    c.w = w;
+    c.out = y;
+    return fdnn_conv_entry_find(&c, true, workSpace, workSpaceSizeInBytes, requestedAlgoCount, returnedAlgoCount,
+                                perfResults);
 }

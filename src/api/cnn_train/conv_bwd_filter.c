@@ -5,7 +5,6 @@
 #include "api_impl.h"
 #include "core/fail.h"
 #include "core/handle.h"
-#include "core/scaling.h"
 
 cudnnStatus_t
 fdnn_api_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc,
@@ -15,28 +14,11 @@ fdnn_api_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha,
                                         size_t workSpaceSizeInBytes, const void *beta,
                                         const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    RETURN_IF_NULL(alpha);
-    RETURN_IF_NULL(beta);
-    RETURN_IF_NULL(x);
-    RETURN_IF_NULL(dy);
-    RETURN_IF_NULL(dw);
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc, &p));
-    RETURN_IF_ERROR(fdnn_conv_check_workspace(workSpace, workSpaceSizeInBytes));
-    fdnn_conv_log(&p, (int)algo);
-    fdnn_conv_exec_t e = {
-        .handle = handle,
-        .p = &p,
-        .x_in = x,
-        .y_in = dy,
-        .out = dw,
-        .alpha = fdnn_scaling_value(alpha, p.dtype),
-        .beta = fdnn_scaling_value(beta, p.dtype),
-        .workspace = workSpace,
-        .workspace_bytes = workSpaceSizeInBytes,
-    };
-    return fdnn_conv_run(&e, (int)algo);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc);
+    c.x = x;
+    c.y = dy;
+    c.out = dw;
+    return fdnn_conv_entry_execute(&c, alpha, beta, (int)algo, workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t
@@ -46,14 +28,8 @@ fdnn_api_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, co
                                                         const cudnnFilterDescriptor_t gradDesc,
                                                         cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    RETURN_IF_NULL(sizeInBytes);
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_FILTER, xDesc, gradDesc, convDesc, dyDesc, &p));
-    size_t bytes = 0;
-    RETURN_IF_ERROR(fdnn_conv_algo_check(&p, (int)algo, &bytes));
-    *sizeInBytes = bytes;
-    return CUDNN_STATUS_SUCCESS;
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_BWD_FILTER, xDesc, gradDesc, convDesc, dyDesc);
+    return fdnn_conv_entry_workspace(&c, (int)algo, sizeInBytes);
 }
 
 cudnnStatus_t
@@ -73,10 +49,8 @@ fdnn_api_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, con
                                                        const int requestedAlgoCount, int *returnedAlgoCount,
                                                        cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_FILTER, srcDesc, gradDesc, convDesc, diffDesc, &p));
-    return fdnn_conv_get_v7(handle, &p, requestedAlgoCount, returnedAlgoCount, (fdnn_conv_perf_t *)perfResults);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_BWD_FILTER, srcDesc, gradDesc, convDesc, diffDesc);
+    return fdnn_conv_entry_get_v7(&c, requestedAlgoCount, returnedAlgoCount, (fdnn_conv_perf_t *)perfResults);
 }
 
 cudnnStatus_t
@@ -87,10 +61,9 @@ fdnn_api_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const
                                                      const int requestedAlgoCount, int *returnedAlgoCount,
                                                      cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc, &p));
-    return fdnn_conv_find(handle, &p, NULL, requestedAlgoCount, returnedAlgoCount, (fdnn_conv_perf_t *)perfResults);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc);
+    return fdnn_conv_entry_find(&c, false, NULL, 0, requestedAlgoCount, returnedAlgoCount,
+                                (fdnn_conv_perf_t *)perfResults);
 }
 
 cudnnStatus_t
@@ -102,14 +75,10 @@ fdnn_api_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, con
                                                        cudnnConvolutionBwdFilterAlgoPerf_t *perfResults,
                                                        void *workSpace, size_t workSpaceSizeInBytes)
 {
-    RETURN_IF_ERROR(fdnn_handle_check(handle));
-    RETURN_IF_NULL(x);
-    RETURN_IF_NULL(y);
-    RETURN_IF_NULL(dw);
-    fdnn_conv_problem_t p;
-    RETURN_IF_ERROR(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc, &p));
-    RETURN_IF_ERROR(fdnn_conv_check_workspace(workSpace, workSpaceSizeInBytes));
-    fdnn_conv_exec_t io = {
-        .x_in = x, .y_in = y, .out = dw, .workspace = workSpace, .workspace_bytes = workSpaceSizeInBytes};
-    return fdnn_conv_find(handle, &p, &io, requestedAlgoCount, returnedAlgoCount, (fdnn_conv_perf_t *)perfResults);
+    fdnn_conv_call_t c = fdnn_conv_call(handle, FDNN_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc);
+    c.x = x;
+    c.y = y;
+    c.out = dw;
+    return fdnn_conv_entry_find(&c, true, workSpace, workSpaceSizeInBytes, requestedAlgoCount, returnedAlgoCount,
+                                (fdnn_conv_perf_t *)perfResults);
 }

@@ -96,6 +96,7 @@ typedef struct ctx43 {
     const fdnn_wino_bwdf_kernels_t *kern;
     float *s, *x, *d;
     int64_t grp, tb;
+    int row_tasks; /* run_rows: tasks, each owning a range of transform rows */
     bool first;
     fdnn_wino_bwdf_block_t blk;
 } ctx43_t;
@@ -104,14 +105,14 @@ static void
 x_task(void *arg, size_t i)
 {
     const ctx43_t *c = arg;
-    c->kern->x_channels(&c->w->g, &c->blk, c->grp, (int64_t)i * FDNN_WINO_BWDF_CPAD, c->x);
+    c->kern->x_channels(&c->w->g, &c->blk, c->grp, (int64_t)i * FDNN_WINO_BWDF_CPAD, 0, 6, c->x);
 }
 
 static void
 dy_task(void *arg, size_t k)
 {
     const ctx43_t *c = arg;
-    c->kern->dy_channel(&c->w->g, &c->blk, c->grp, (int64_t)k, c->d);
+    c->kern->dy_channel(&c->w->g, &c->blk, c->grp, (int64_t)k, 0, 6, c->d);
 }
 
 static void
@@ -119,6 +120,37 @@ product_task(void *arg, size_t e)
 {
     const ctx43_t *c = arg;
     c->kern->product(&c->w->g, c->grp, (int64_t)e, 0, c->w->g.cout, c->tb, c->d, c->x, c->s, c->first);
+}
+
+/* The block table of tiles gt0 .. gt0 + tb - 1 (below). */
+static void block_table(const fdnn_wino_bwdf_t *g, int64_t gt0, int64_t tb, fdnn_wino_bwdf_block_t *blk);
+
+/* Task r of row_tasks: the whole call (every group, every block in order)
+ * for the e = 6 i + j of the transform rows [6r / n, 6(r + 1) / n): its
+ * x and dy transforms of those rows (the patches are gathered by every
+ * task: the price of the split), then its products into S[e].  The X[e],
+ * D[e] and S[e] a task writes are its own and stay in its core's caches
+ * from block to block; no other task reads them until finish_task.
+ * Each S element gets the same sums in the same order as in
+ * run_phases. */
+static void
+rows_task(void *arg, size_t r)
+{
+    const ctx43_t *c = arg;
+    const fdnn_wino_bwdf_t *g = &c->w->g;
+    int n = c->row_tasks, r0 = (int)(6 * r / (size_t)n), r1 = (int)(6 * (r + 1) / (size_t)n);
+    fdnn_wino_bwdf_block_t blk;
+    for (int64_t grp = 0; grp < g->groups; grp++)
+        for (int64_t b = 0; b < c->w->blocks; b++) {
+            int64_t gt0 = b * TB, tb = c->w->gtiles - gt0 < TB ? c->w->gtiles - gt0 : TB;
+            block_table(g, gt0, tb, &blk);
+            for (int64_t i0 = 0; i0 < g->cp; i0 += FDNN_WINO_BWDF_CPAD)
+                c->kern->x_channels(g, &blk, grp, i0, r0, r1, c->x);
+            for (int64_t k = 0; k < g->cout; k++)
+                c->kern->dy_channel(g, &blk, grp, k, r0, r1, c->d);
+            for (int64_t e = 6 * r0; e < 6 * r1; e++)
+                c->kern->product(g, grp, e, 0, g->cout, tb, c->d, c->x, c->s, b == 0);
+        }
 }
 
 /* Output channel k (global): G^T S G of every input channel, 16 input
@@ -205,7 +237,19 @@ fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
     w.g.dy = e->y_in;
     char *ws = e->workspace;
     ctx43_t c = {e, &w, fdnn_isa_config(e->handle->isa)->wino_bwdf, (float *)ws, (float *)(ws + w.s_bytes),
-                 (float *)(ws + w.s_bytes + w.x_bytes), 0, 0, true, {0}};
+                 (float *)(ws + w.s_bytes + w.x_bytes), 0, 0, 0, true, {0}};
+    /* Up to 3 threads: one step of row tasks (rows_task: no barrier per
+     * block, no operand crossing cores; 6 rows split 6, 3 + 3, 2 + 2 + 2).
+     * More threads: per block, three steps over channels and e (more
+     * items than rows), as before.  Both compute every element the same
+     * way, so the result does not depend on the thread count. */
+    size_t threads = fdnn_pool_threads(e->pool);
+    if (threads <= 3) {
+        c.row_tasks = (int)threads;
+        fdnn_parallelize_1d(e->pool, rows_task, &c, threads, 0);
+        fdnn_parallelize_1d(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout), 0);
+        return CUDNN_STATUS_SUCCESS;
+    }
     for (int64_t grp = 0; grp < w.g.groups; grp++)
         for (int64_t blk = 0; blk < w.blocks; blk++) {
             int64_t gt0 = blk * TB;

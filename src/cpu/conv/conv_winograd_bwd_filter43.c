@@ -13,10 +13,15 @@
  * are added into S, which holds every group's sums.  G^T S G goes to dw
  * once at the end, through alpha and beta.
  *
- * Threads: inside each block, the transforms run in parallel over channels
- * and the products over e; each S element is written by one task with a
- * fixed order of summation (tiles in order within a block, blocks in
- * order), so the result does not depend on the thread count.
+ * Threads: up to 3, one task per range of the 6 transform rows runs the
+ * whole call for its e (rows_task: its operands and sums stay in one
+ * core's cache, no barrier per block; the patches are gathered by every
+ * task); more threads, inside each block the transforms run in parallel
+ * over channels and the products over e.  Each S element is written by
+ * one task with a fixed order of summation (tiles in order within a
+ * block, blocks in order), and the kernels compute each transformed
+ * element the same way whatever the row range, so the result does not
+ * depend on the thread count.
  *
  * Error: the transformed operands are up to ~10x the magnitude of x and
  * dy (B^T, A of F(4,3)), and G^T has 1/N_j fractions; the sums over N*H*W

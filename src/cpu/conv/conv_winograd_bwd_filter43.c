@@ -223,8 +223,19 @@ block_table(const fdnn_wino_bwdf_t *g, int64_t gt0, int64_t tb, fdnn_wino_bwdf_b
         blk->y0[t] = y0;
         blk->x0[t] = x0;
         blk->x_in[t] = y0 >= 0 && x0 >= 0 && y0 + 6 <= g->ih && x0 + 6 <= g->iw;
+        unsigned cols = 0;
+        for (int c = 0; c < 6; c++)
+            if (x0 + c >= 0 && x0 + c < g->iw)
+                cols |= 1u << c;
+        int64_t r0 = y0 < 0 ? -y0 : 0, r1 = g->ih - y0 < 6 ? g->ih - y0 : 6;
+        blk->x_cols[t] = (uint8_t)cols;
+        blk->x_r0[t] = (uint8_t)(r0 < 6 ? r0 : 6);
+        blk->x_r1[t] = (uint8_t)(r1 > 0 ? r1 : 0);
         blk->x_off[t] = b * g->x_sn + y0 * g->x_sh + x0 * g->x_sw;
         blk->y_in[t] = ty * 4 + 4 <= g->oh && tx * 4 + 4 <= g->ow;
+        int64_t yl = g->oh - ty * 4, xl = g->ow - tx * 4;
+        blk->y_rows[t] = (uint8_t)(yl < 4 ? yl : 4);
+        blk->y_cols[t] = (uint8_t)((1u << (xl < 4 ? xl : 4)) - 1);
         blk->y_off[t] = b * g->y_sn + ty * 4 * g->y_sh + tx * 4 * g->y_sw;
     }
 }

@@ -240,12 +240,17 @@ typedef struct fdnn_wino_bwdf {
  * (may be outside: padding) of image b[t]; x_in[t] when the whole 6x6
  * patch is inside, then at element x_off[t] of a channel plane.  Its dy
  * tile starts at y_off[t] of a channel plane; y_in[t] when all 4x4 of it
- * is inside dy. */
+ * is inside dy.  For the border patches: the patch rows inside x are
+ * x_r0[t] <= r < x_r1[t], bit c of x_cols[t] says column c is; of a
+ * partial dy tile, the rows r < y_rows[t] and the columns of y_cols[t]
+ * (computed once per block, not per channel and row). */
 typedef struct fdnn_wino_bwdf_block {
     int64_t tb;
     int64_t b[FDNN_WINO_BWDF_TB], y0[FDNN_WINO_BWDF_TB], x0[FDNN_WINO_BWDF_TB];
     int64_t x_off[FDNN_WINO_BWDF_TB], y_off[FDNN_WINO_BWDF_TB];
     bool x_in[FDNN_WINO_BWDF_TB], y_in[FDNN_WINO_BWDF_TB];
+    uint8_t x_cols[FDNN_WINO_BWDF_TB], x_r0[FDNN_WINO_BWDF_TB], x_r1[FDNN_WINO_BWDF_TB];
+    uint8_t y_rows[FDNN_WINO_BWDF_TB], y_cols[FDNN_WINO_BWDF_TB];
 } fdnn_wino_bwdf_block_t;
 
 /* The per-ISA kernels of one block of group grp:

@@ -41,6 +41,12 @@
 #define NN 36
 #define TB FDNN_WINO_BWDF_TB
 #define MAX_WORKSPACE ((double)(1ull << 46))
+/* The row tasks pay (each gathers every patch) by keeping their part of S
+ * in cache from block to block; past this S streams from memory either
+ * way (res5: 38 MB) and the per-block steps, claimed dynamically, balance
+ * better on a busy machine (a static split waits for a descheduled
+ * thread: measured 2x slower on res4-res5 with one competing process). */
+#define ROWS_MAX_S_BYTES ((size_t)16 << 20)
 
 typedef struct plan43 {
     fdnn_wino_bwdf_t g;
@@ -254,13 +260,13 @@ fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
     char *ws = e->workspace;
     ctx43_t c = {e, &w, fdnn_isa_config(e->handle->isa)->wino_bwdf, (float *)ws, (float *)(ws + w.s_bytes),
                  (float *)(ws + w.s_bytes + w.x_bytes), 0, 0, 0, true, {0}};
-    /* Up to 3 threads: one step of row tasks (rows_task: no barrier per
-     * block, no operand crossing cores; 6 rows split 6, 3 + 3, 2 + 2 + 2).
-     * More threads: per block, three steps over channels and e (more
-     * items than rows), as before.  Both compute every element the same
+    /* Up to 3 threads and S of up to ROWS_MAX_S_BYTES: one step of row
+     * tasks (rows_task: no barrier per block, no operand crossing cores;
+     * 6 rows split 6, 3 + 3, 2 + 2 + 2).  Otherwise: per block, three
+     * steps over channels and e (more items than rows), as before.  Both compute every element the same
      * way, so the result does not depend on the thread count. */
     size_t threads = fdnn_pool_threads(e->pool);
-    if (threads <= 3) {
+    if (threads <= 3 && w.s_bytes <= ROWS_MAX_S_BYTES) {
         c.row_tasks = (int)threads;
         fdnn_parallelize_1d(e->pool, rows_task, &c, threads, 0);
         fdnn_parallelize_1d(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout), 0);

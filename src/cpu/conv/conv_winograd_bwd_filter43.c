@@ -13,11 +13,11 @@
  * are added into S, which holds every group's sums.  G^T S G goes to dw
  * once at the end, through alpha and beta.
  *
- * Threads: up to 3, one task per range of the 6 transform rows runs the
- * whole call for its e (rows_task: its operands and sums stay in one
- * core's cache, no barrier per block; the patches are gathered by every
- * task); more threads, inside each block the transforms run in parallel
- * over channels and the products over e.  Each S element is written by
+ * Threads: up to 3 and S of up to ROWS_MAX_S_BYTES, one task per range of
+ * the 6 transform rows runs the whole call for its e (rows_task: its
+ * operands and sums stay in one core's cache, no barrier per block; the
+ * patches are gathered by every task); otherwise, inside each block the
+ * transforms run in parallel over channels and the products over e.  Each S element is written by
  * one task with a fixed order of summation (tiles in order within a
  * block, blocks in order), and the kernels compute each transformed
  * element the same way whatever the row range, so the result does not

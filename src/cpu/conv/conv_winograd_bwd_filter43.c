@@ -13,10 +13,15 @@
  * are added into S, which holds every group's sums.  G^T S G goes to dw
  * once at the end, through alpha and beta.
  *
- * Threads: inside each block, the transforms run in parallel over channels
- * and the products over e; each S element is written by one task with a
- * fixed order of summation (tiles in order within a block, blocks in
- * order), so the result does not depend on the thread count.
+ * Threads: up to 3 and S of up to ROWS_MAX_S_BYTES, one task per range of
+ * the 6 transform rows runs the whole call for its e (rows_task: its
+ * operands and sums stay in one core's cache, no barrier per block; the
+ * patches are gathered by every task); otherwise, inside each block the
+ * transforms run in parallel over channels and the products over e.  Each S element is written by
+ * one task with a fixed order of summation (tiles in order within a
+ * block, blocks in order), and the kernels compute each transformed
+ * element the same way whatever the row range, so the result does not
+ * depend on the thread count.
  *
  * Error: the transformed operands are up to ~10x the magnitude of x and
  * dy (B^T, A of F(4,3)), and G^T has 1/N_j fractions; the sums over N*H*W
@@ -36,6 +41,12 @@
 #define NN 36
 #define TB FDNN_WINO_BWDF_TB
 #define MAX_WORKSPACE ((double)(1ull << 46))
+/* The row tasks pay (each gathers every patch) by keeping their part of S
+ * in cache from block to block; past this S streams from memory either
+ * way (res5: 38 MB) and the per-block steps, claimed dynamically, balance
+ * better on a busy machine (a static split waits for a descheduled
+ * thread: measured 2x slower on res4-res5 with one competing process). */
+#define ROWS_MAX_S_BYTES ((size_t)16 << 20)
 
 typedef struct plan43 {
     fdnn_wino_bwdf_t g;
@@ -96,6 +107,7 @@ typedef struct ctx43 {
     const fdnn_wino_bwdf_kernels_t *kern;
     float *s, *x, *d;
     int64_t grp, tb;
+    int row_tasks; /* run_rows: tasks, each owning a range of transform rows */
     bool first;
     fdnn_wino_bwdf_block_t blk;
 } ctx43_t;
@@ -104,14 +116,14 @@ static void
 x_task(void *arg, size_t i)
 {
     const ctx43_t *c = arg;
-    c->kern->x_channels(&c->w->g, &c->blk, c->grp, (int64_t)i * FDNN_WINO_BWDF_CPAD, c->x);
+    c->kern->x_channels(&c->w->g, &c->blk, c->grp, (int64_t)i * FDNN_WINO_BWDF_CPAD, 0, 6, c->x);
 }
 
 static void
 dy_task(void *arg, size_t k)
 {
     const ctx43_t *c = arg;
-    c->kern->dy_channel(&c->w->g, &c->blk, c->grp, (int64_t)k, c->d);
+    c->kern->dy_channel(&c->w->g, &c->blk, c->grp, (int64_t)k, 0, 6, c->d);
 }
 
 static void
@@ -119,6 +131,37 @@ product_task(void *arg, size_t e)
 {
     const ctx43_t *c = arg;
     c->kern->product(&c->w->g, c->grp, (int64_t)e, 0, c->w->g.cout, c->tb, c->d, c->x, c->s, c->first);
+}
+
+/* The block table of tiles gt0 .. gt0 + tb - 1 (below). */
+static void block_table(const fdnn_wino_bwdf_t *g, int64_t gt0, int64_t tb, fdnn_wino_bwdf_block_t *blk);
+
+/* Task r of row_tasks: the whole call (every group, every block in order)
+ * for the e = 6 i + j of the transform rows [6r / n, 6(r + 1) / n): its
+ * x and dy transforms of those rows (the patches are gathered by every
+ * task: the price of the split), then its products into S[e].  The X[e],
+ * D[e] and S[e] a task writes are its own and stay in its core's caches
+ * from block to block; no other task reads them until finish_task.
+ * Each S element gets the same sums in the same order as in
+ * run_phases. */
+static void
+rows_task(void *arg, size_t r)
+{
+    const ctx43_t *c = arg;
+    const fdnn_wino_bwdf_t *g = &c->w->g;
+    int n = c->row_tasks, r0 = (int)(6 * r / (size_t)n), r1 = (int)(6 * (r + 1) / (size_t)n);
+    fdnn_wino_bwdf_block_t blk;
+    for (int64_t grp = 0; grp < g->groups; grp++)
+        for (int64_t b = 0; b < c->w->blocks; b++) {
+            int64_t gt0 = b * TB, tb = c->w->gtiles - gt0 < TB ? c->w->gtiles - gt0 : TB;
+            block_table(g, gt0, tb, &blk);
+            for (int64_t i0 = 0; i0 < g->cp; i0 += FDNN_WINO_BWDF_CPAD)
+                c->kern->x_channels(g, &blk, grp, i0, r0, r1, c->x);
+            for (int64_t k = 0; k < g->cout; k++)
+                c->kern->dy_channel(g, &blk, grp, k, r0, r1, c->d);
+            for (int64_t e = 6 * r0; e < 6 * r1; e++)
+                c->kern->product(g, grp, e, 0, g->cout, tb, c->d, c->x, c->s, b == 0);
+        }
 }
 
 /* Output channel k (global): G^T S G of every input channel, 16 input
@@ -186,8 +229,19 @@ block_table(const fdnn_wino_bwdf_t *g, int64_t gt0, int64_t tb, fdnn_wino_bwdf_b
         blk->y0[t] = y0;
         blk->x0[t] = x0;
         blk->x_in[t] = y0 >= 0 && x0 >= 0 && y0 + 6 <= g->ih && x0 + 6 <= g->iw;
+        unsigned cols = 0;
+        for (int c = 0; c < 6; c++)
+            if (x0 + c >= 0 && x0 + c < g->iw)
+                cols |= 1u << c;
+        int64_t r0 = y0 < 0 ? -y0 : 0, r1 = g->ih - y0 < 6 ? g->ih - y0 : 6;
+        blk->x_cols[t] = (uint8_t)cols;
+        blk->x_r0[t] = (uint8_t)(r0 < 6 ? r0 : 6);
+        blk->x_r1[t] = (uint8_t)(r1 > 0 ? r1 : 0);
         blk->x_off[t] = b * g->x_sn + y0 * g->x_sh + x0 * g->x_sw;
         blk->y_in[t] = ty * 4 + 4 <= g->oh && tx * 4 + 4 <= g->ow;
+        int64_t yl = g->oh - ty * 4, xl = g->ow - tx * 4;
+        blk->y_rows[t] = (uint8_t)(yl < 4 ? yl : 4);
+        blk->y_cols[t] = (uint8_t)((1u << (xl < 4 ? xl : 4)) - 1);
         blk->y_off[t] = b * g->y_sn + ty * 4 * g->y_sh + tx * 4 * g->y_sw;
     }
 }
@@ -205,7 +259,19 @@ fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
     w.g.dy = e->y_in;
     char *ws = e->workspace;
     ctx43_t c = {e, &w, fdnn_isa_config(e->handle->isa)->wino_bwdf, (float *)ws, (float *)(ws + w.s_bytes),
-                 (float *)(ws + w.s_bytes + w.x_bytes), 0, 0, true, {0}};
+                 (float *)(ws + w.s_bytes + w.x_bytes), 0, 0, 0, true, {0}};
+    /* Up to 3 threads and S of up to ROWS_MAX_S_BYTES: one step of row
+     * tasks (rows_task: no barrier per block, no operand crossing cores;
+     * 6 rows split 6, 3 + 3, 2 + 2 + 2).  Otherwise: per block, three
+     * steps over channels and e (more items than rows), as before.  Both compute every element the same
+     * way, so the result does not depend on the thread count. */
+    size_t threads = fdnn_pool_threads(e->pool);
+    if (threads <= 3 && w.s_bytes <= ROWS_MAX_S_BYTES) {
+        c.row_tasks = (int)threads;
+        fdnn_parallelize_1d(e->pool, rows_task, &c, threads, 0);
+        fdnn_parallelize_1d(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout), 0);
+        return CUDNN_STATUS_SUCCESS;
+    }
     for (int64_t grp = 0; grp < w.g.groups; grp++)
         for (int64_t blk = 0; blk < w.blocks; blk++) {
             int64_t gt0 = blk * TB;

@@ -240,27 +240,34 @@ typedef struct fdnn_wino_bwdf {
  * (may be outside: padding) of image b[t]; x_in[t] when the whole 6x6
  * patch is inside, then at element x_off[t] of a channel plane.  Its dy
  * tile starts at y_off[t] of a channel plane; y_in[t] when all 4x4 of it
- * is inside dy. */
+ * is inside dy.  For the border patches: the patch rows inside x are
+ * x_r0[t] <= r < x_r1[t], bit c of x_cols[t] says column c is; of a
+ * partial dy tile, the rows r < y_rows[t] and the columns of y_cols[t]
+ * (computed once per block, not per channel and row). */
 typedef struct fdnn_wino_bwdf_block {
     int64_t tb;
     int64_t b[FDNN_WINO_BWDF_TB], y0[FDNN_WINO_BWDF_TB], x0[FDNN_WINO_BWDF_TB];
     int64_t x_off[FDNN_WINO_BWDF_TB], y_off[FDNN_WINO_BWDF_TB];
     bool x_in[FDNN_WINO_BWDF_TB], y_in[FDNN_WINO_BWDF_TB];
+    uint8_t x_cols[FDNN_WINO_BWDF_TB], x_r0[FDNN_WINO_BWDF_TB], x_r1[FDNN_WINO_BWDF_TB];
+    uint8_t y_rows[FDNN_WINO_BWDF_TB], y_cols[FDNN_WINO_BWDF_TB];
 } fdnn_wino_bwdf_block_t;
 
 /* The per-ISA kernels of one block of group grp:
  *   x_channels: X[e*TB*cp + t*cp + i] for the channels i0 <= i < i0 + 16
  *     (i0 a multiple of 16) of the group, t < tb; zero for i >= cin;
  *   dy_channel: D[e*cout*TB + k*TB + t] for channel k (< cout), t < tb;
+ *     both only for the e = 6 i + j of the transform rows r0 <= i < r1
+ *     (each element the same bits whatever the range);
  *   product: S[(e*kall + grp*cout + k)*cp + c] (+)= sum_{t < tb, increasing}
  *     D[e][k][t] X[e][t][c] for k in [k0, k1), every c < cp; `first`: S is
  *     set, not added to.  Each S element is summed the same way whatever
  *     [k0, k1) it falls in. */
 typedef struct fdnn_wino_bwdf_kernels {
-    void (*x_channels)(const fdnn_wino_bwdf_t *g, const fdnn_wino_bwdf_block_t *blk, int64_t grp, int64_t i0,
-                       float *x);
-    void (*dy_channel)(const fdnn_wino_bwdf_t *g, const fdnn_wino_bwdf_block_t *blk, int64_t grp, int64_t k,
-                       float *d);
+    void (*x_channels)(const fdnn_wino_bwdf_t *g, const fdnn_wino_bwdf_block_t *blk, int64_t grp, int64_t i0, int r0,
+                       int r1, float *x);
+    void (*dy_channel)(const fdnn_wino_bwdf_t *g, const fdnn_wino_bwdf_block_t *blk, int64_t grp, int64_t k, int r0,
+                       int r1, float *d);
     void (*product)(const fdnn_wino_bwdf_t *g, int64_t grp, int64_t e, int64_t k0, int64_t k1, int64_t tb,
                     const float *d, const float *x, float *s, bool first);
 } fdnn_wino_bwdf_kernels_t;

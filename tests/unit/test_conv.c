@@ -44,6 +44,13 @@ static const shape_t shapes[] = {
     S2("fc as conv", 3, 5, 3, 1, 4, 4, 4, 4, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("1x1 gemm", 2, 8, 6, 1, 8, 7, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("1x1 s2", 2, 6, 4, 1, 9, 7, 1, 1, 0, 0, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* Backward data of strided 1x1 filters written straight from the panel
+     * (scatter_1x1_channel): a last input row and column no output reads
+     * (11 x 10 at stride 3 x 2), groups; 3-D with a different stride per
+     * dimension. */
+    S2("1x1 s3x2 unread edges groups", 3, 8, 10, 2, 11, 10, 1, 1, 0, 0, 3, 2, 1, 1, CUDNN_CONVOLUTION),
+    {"1x1 3-D strides 2/1/3", 3, 2, 6, 8, 1, {5, 6, 7}, {1, 1, 1}, {0, 0, 0}, {2, 1, 3}, {1, 1, 1},
+     CUDNN_CROSS_CORRELATION},
     S2("5x5 pad2 28x28", 2, 2, 3, 1, 28, 28, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     S2("odd asym", 1, 3, 2, 1, 11, 5, 2, 4, 0, 3, 3, 1, 1, 2, CUDNN_CROSS_CORRELATION),
     S2("1-D as H=1", 2, 3, 4, 1, 1, 17, 1, 5, 0, 2, 1, 2, 1, 1, CUDNN_CROSS_CORRELATION),

@@ -11,7 +11,7 @@
  * held to a tolerance normalised by the sum of absolute products
  * (algo_tolerance); alpha/beta are exact too (2 and -1).  Outputs are poisoned (NaN) before
  * each run; the gaps of strided outputs must stay poisoned.  A second run
- * with real-valued data checks that 1 and 2 threads give identical bits. */
+ * with real-valued data checks that 1, 2 and 3 threads give identical bits. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +44,13 @@ static const shape_t shapes[] = {
     S2("fc as conv", 3, 5, 3, 1, 4, 4, 4, 4, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("1x1 gemm", 2, 8, 6, 1, 8, 7, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("1x1 s2", 2, 6, 4, 1, 9, 7, 1, 1, 0, 0, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* Backward data of strided 1x1 filters written straight from the panel
+     * (scatter_1x1_channel): a last input row and column no output reads
+     * (11 x 10 at stride 3 x 2), groups; 3-D with a different stride per
+     * dimension. */
+    S2("1x1 s3x2 unread edges groups", 3, 8, 10, 2, 11, 10, 1, 1, 0, 0, 3, 2, 1, 1, CUDNN_CONVOLUTION),
+    {"1x1 3-D strides 2/1/3", 3, 2, 6, 8, 1, {5, 6, 7}, {1, 1, 1}, {0, 0, 0}, {2, 1, 3}, {1, 1, 1},
+     CUDNN_CROSS_CORRELATION},
     S2("5x5 pad2 28x28", 2, 2, 3, 1, 28, 28, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     S2("odd asym", 1, 3, 2, 1, 11, 5, 2, 4, 0, 3, 3, 1, 1, 2, CUDNN_CROSS_CORRELATION),
     S2("1-D as H=1", 2, 3, 4, 1, 1, 17, 1, 5, 0, 2, 1, 2, 1, 1, CUDNN_CROSS_CORRELATION),
@@ -614,7 +621,7 @@ test_bias(cudnnHandle_t h)
     }
 }
 
-/* Real-valued data: 1 and 2 threads must give identical bits, per algorithm
+/* Real-valued data: 1, 2 and 3 threads must give identical bits, per algorithm
  * (here on a shape large enough to have several chunks and panels; the
  * shape's filter size, padding and stride). */
 static void test_thread_determinism_layout(cudnnHandle_t h, shape_t s, layout_t layout);
@@ -660,7 +667,7 @@ test_thread_determinism_layout(cudnnHandle_t h, shape_t s, layout_t layout)
             if (ws_size(h, dir, &d, algo, &wsb) != CUDNN_STATUS_SUCCESS)
                 continue;
             void *ws = fdnn_guarded_alloc(wsb ? wsb : 1); /* (fdnn_guarded_free of 0 bytes faults) */
-            for (int threads = 1; threads <= 2; threads++) {
+            for (int threads = 1; threads <= 3; threads++) {
                 CHECK_OK(freednnSetNumThreads(h, threads));
                 poison(outp, 4);
                 CHECK_OK(run(h, dir, &d, algo, &x, &w, &y, ws, wsb, 1, 0, 4));
@@ -668,7 +675,7 @@ test_thread_determinism_layout(cudnnHandle_t h, shape_t s, layout_t layout)
                     memcpy(first, outp->buf, outp->span * 4);
                 else
                     CHECK_MSG(memcmp(first, outp->buf, outp->span * 4) == 0,
-                              "%s dir %d algo %d: 1 and 2 threads differ", s.name, dir, algo);
+                              "%s dir %d algo %d: 1 and %d threads differ", s.name, dir, algo, threads);
             }
             fdnn_guarded_free(ws);
         }
@@ -1280,9 +1287,23 @@ main(void)
          * leaves a partial row tile, CRS = 18 a partial strip, 323
          * positions a partial k block; NHWC dy is gathered. */
         S2("large 1x1 dy rows", 3, 36, 90, 2, 19, 17, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        /* Backward filter's rows path (images under 256 positions) with
+         * more output than input channels: the roles exchanged
+         * (conv_gemm_rows_dy.inc), acc [Kg][CRS] = dy * col^T.  1x1 with
+         * groups: Kg = 45 a partial row tile, CRS = 20 a partial strip, 13
+         * images of 81 in k blocks of 3 images and a last one of 1 (dy in
+         * place through the aptrs kernel; NHWC and padded strides copy the
+         * block's rows instead).  1x1 stride 2: 23 images of 210 in image
+         * groups of 9, 9 and 5, col^T packed from each image's im2col
+         * rows.  3x3: CRS = 27 < Kg = 64, col^T from im2col rows with
+         * padding. */
+        S2("large rows dy 1x1 groups", 13, 40, 90, 2, 9, 9, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("large rows dy 1x1 s2", 23, 24, 70, 1, 29, 27, 1, 1, 0, 0, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("large rows dy 3x3", 6, 3, 64, 1, 12, 11, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     };
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
-        bool rows_1x1 = strcmp(large[i].name, "large 1x1 dy rows") == 0;
+        bool rows_1x1 =
+            strcmp(large[i].name, "large 1x1 dy rows") == 0 || strncmp(large[i].name, "large rows dy", 13) == 0;
         test_shape(h, &large[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, rows_1x1);
         if (rows_1x1)
             test_shape(h, &large[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
@@ -1481,6 +1502,15 @@ main(void)
      * ROWS_TILES made 4. */
     test_thread_determinism(h, (shape_t)S2("determinism rows path 1x1", 4, 420, 40, 1, 12, 12, 1, 1, 0, 0, 1, 1, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
+    /* The rows path with the roles exchanged (Kg > CRS): Kg = 700, 50 row
+     * tiles of 14 in 6 blocks claimed by the threads; dy in place (NCHW)
+     * or copied (NHWC); stride 2 packs col^T from im2col rows. */
+    test_thread_determinism(h, (shape_t)S2("determinism rows dy 1x1", 5, 100, 700, 1, 12, 12, 1, 1, 0, 0, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
+    test_thread_determinism_layout(h, (shape_t)S2("determinism rows dy 1x1 NHWC", 5, 100, 700, 1, 12, 12, 1, 1, 0, 0,
+                                                  1, 1, 1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
+    test_thread_determinism(h, (shape_t)S2("determinism rows dy 1x1 s2", 6, 64, 300, 1, 25, 25, 1, 1, 0, 0, 2, 2, 1,
+                                           1, CUDNN_CROSS_CORRELATION));
     /* Strided: the direct backward data's image chunks run in parallel
      * (9 images) or one image with every step parallel (N=1). */
     test_thread_determinism(h, (shape_t)S2("determinism s2", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 2, 2, 1, 1,

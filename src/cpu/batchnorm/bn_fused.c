@@ -145,7 +145,8 @@ typedef struct job {
     float *af, *bf;             /* rows: a and b rounded to float */
     float alpha_f, beta_f;
     double *mean, *var, *inv;
-    double *shift, *partials; /* rows */
+    float *shift;             /* rows: per channel */
+    double *partials;         /* rows */
     int64_t blocks, tiles;
 } job_t;
 
@@ -177,7 +178,7 @@ plane_train_channel(void *ctx, size_t ch)
     const float *xc = j->x + c * L->xc;
     float *yc = j->y + c * L->yc;
     double acc[2 * BN_FUSED_LANES] = {0};
-    const double shift = fdnn_bn_stats_shift(xc[0]);
+    const float shift = (float)fdnn_bn_stats_shift(xc[0]);
     for (int64_t n = 0; n < L->N; n++)
         j->k->run_stats(xc + n * L->xn, L->S, shift, acc);
     double t1 = 0.0, t2 = 0.0;
@@ -289,12 +290,14 @@ fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
         return;
     }
     const int64_t C = L.C, R = L.N * L.S;
-    double *shift = scratch, *a = shift + C, *b = a + C;
+    /* the shifts are floats in the first row of C doubles */
+    double *a = (double *)scratch + C, *b = a + C;
+    float *shift = scratch;
     j.shift = shift;
     j.partials = b + C;
     j.blocks = row_blocks(R);
     for (int64_t c = 0; c < C; c++)
-        shift[c] = fdnn_bn_stats_shift(x[c]); /* row 0: each channel's first element */
+        shift[c] = (float)fdnn_bn_stats_shift(x[c]); /* row 0: each channel's first element */
     fdnn_parallelize_1d(pool_for(handle, &L), rows_stats_block, &j, (size_t)j.blocks, 0);
     for (int64_t c = 0; c < C; c++) {
         double t1 = 0.0, t2 = 0.0;
@@ -402,8 +405,28 @@ typedef struct bjob {
     double *ka, *kb, *kc; /* rows: per-channel coefficients */
     float *kaf, *kbf, *kcf; /* rows: the same rounded to float */
     double *partials;     /* rows */
+    float *meanf;         /* rows: bmean_float of each channel's mean */
     int64_t blocks;
 } bjob_t;
+
+/* The float the backward sums subtract in place of the saved mean (their
+ * contract: bn_fused.h): the mean rounded, or 0 where that is not finite (a
+ * mean beyond the float range; NaN and Inf means make the sums NaN or Inf
+ * either way through the correction below). */
+static float
+bmean_float(double mean)
+{
+    float m = (float)mean;
+    return isfinite(m) ? m : 0.0f;
+}
+
+/* sum dy * (x - mean) from the sums of dy (t1) and of dy * (x - mf) (t2):
+ * x - mean = (x - mf) + (mf - mean). */
+static double
+bsum_dyx(double t1, double t2, float mf, double mean)
+{
+    return t2 + ((double)mf - mean) * t1;
+}
 
 /* The coefficients of dx for channel c from its sums (bn_fused.h). */
 static void
@@ -426,20 +449,21 @@ plane_backward_channel(void *ctx, size_t ch)
     const float *xc = j->x + c * L->c[BT_X], *gc = j->dy + c * L->c[BT_DY];
     float *oc = j->dx + c * L->c[BT_DX];
     double acc[2 * BN_FUSED_LANES] = {0};
+    const float mf = bmean_float(j->mean[c]);
     if (j->mask != NULL)
         for (int64_t n = 0; n < L->N; n++)
             j->k->run_bstats_mask(gc + n * L->n[BT_DY], xc + n * L->n[BT_X], j->mask + (n * L->C + c) * L->S, L->S,
-                                  j->mean[c], acc, j->dz ? j->dz + n * L->n[BT_DZ] + c * L->c[BT_DZ] : NULL);
+                                  mf, acc, j->dz ? j->dz + n * L->n[BT_DZ] + c * L->c[BT_DZ] : NULL);
     else
         for (int64_t n = 0; n < L->N; n++)
-            j->k->run_bstats(gc + n * L->n[BT_DY], xc + n * L->n[BT_X], L->S, j->mean[c], acc);
+            j->k->run_bstats(gc + n * L->n[BT_DY], xc + n * L->n[BT_X], L->S, mf, acc);
     double t1 = 0.0, t2 = 0.0;
     for (int l = 0; l < BN_FUSED_LANES; l++) {
         t1 += acc[l];
         t2 += acc[BN_FUSED_LANES + l];
     }
     j->sum_dy[c] = t1;
-    j->sum_dyx[c] = t2;
+    j->sum_dyx[c] = bsum_dyx(t1, t2, mf, j->mean[c]);
     double kad, kbd, kcd;
     bcoefficients(j, c, &kad, &kbd, &kcd);
     const float ka = (float)kad, kb = (float)kbd, kc = (float)kcd;
@@ -463,11 +487,11 @@ rows_bstats_block(void *ctx, size_t blk)
     memset(s1, 0, 2 * (size_t)L->C * sizeof(double));
     if (j->mask != NULL)
         j->k->rows_bstats_mask(j->dy + r0 * L->r[BT_DY], L->r[BT_DY], j->x + r0 * L->r[BT_X], L->r[BT_X],
-                               j->mask + r0 * L->C, r1 - r0, L->C, j->mean, s1, s2,
+                               j->mask + r0 * L->C, r1 - r0, L->C, j->meanf, s1, s2,
                                j->dz ? j->dz + r0 * L->r[BT_DZ] : NULL, L->r[BT_DZ]);
     else
         j->k->rows_bstats(j->dy + r0 * L->r[BT_DY], L->r[BT_DY], j->x + r0 * L->r[BT_X], L->r[BT_X], r1 - r0, L->C,
-                          j->mean, s1, s2);
+                          j->meanf, s1, s2);
 }
 
 static void
@@ -514,6 +538,10 @@ fdnn_bn_fused_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
     j.kc = j.kb + C;
     j.partials = j.kc + C;
     j.blocks = row_blocks(R);
+    /* the float means in kb's row until the coefficients replace them */
+    j.meanf = (float *)j.kb;
+    for (int64_t c = 0; c < C; c++)
+        j.meanf[c] = bmean_float(mean[c]);
     fdnn_parallelize_1d(pool, rows_bstats_block, &j, (size_t)j.blocks, 0);
     for (int64_t c = 0; c < C; c++) {
         double t1 = 0.0, t2 = 0.0;
@@ -522,7 +550,7 @@ fdnn_bn_fused_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
             t2 += j.partials[2 * k * C + C + c];
         }
         sum_dy[c] = t1;
-        sum_dyx[c] = t2;
+        sum_dyx[c] = bsum_dyx(t1, t2, j.meanf[c], mean[c]);
     }
     /* ka reuses the first partial row (its sums are taken) */
     j.ka = j.partials;

@@ -890,6 +890,83 @@ test_float_stats(void)
             }
 }
 
+/* Finite data whose float sums overflow (|x - shift| > 1.8e19, dy * (x -
+ * mean) > 3.4e38): the fused paths sum such a channel again in float64
+ * (bn_fused.c), so y, dx, dscale and dbias stay the float64 formula's
+ * finite values.  NCHW planes and NHWC rows, 1 and 2 threads bitwise. */
+static void
+test_float_stats_overflow(void)
+{
+    const int d[4] = {2, 3, 5, 7};
+    fdnn_ref_bn_shape_t sh = {2, 3, 35, false};
+    for (int layout = 0; layout <= LAYOUT_NHWC; layout++) {
+        ttensor_t x, y, dy, dx;
+        tt_make(&x, 4, d, layout, CUDNN_DATA_FLOAT);
+        tt_make(&y, 4, d, layout, CUDNN_DATA_FLOAT);
+        tt_make(&dy, 4, d, layout, CUDNN_DATA_FLOAT);
+        tt_make(&dx, 4, d, layout, CUDNN_DATA_FLOAT);
+        const int64_t E = x.elems, C = 3;
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 77 + (uint64_t)layout);
+        double *xv = tt_doubles(E), *dyv = tt_doubles(E), *yr = tt_doubles(E), *dxr = tt_doubles(E);
+        double *got = tt_doubles(E), *mean = tt_doubles(C), *var = tt_doubles(C), *inv = tt_doubles(C);
+        double scale[3] = {1, 0.5, 2}, bias[3] = {0, 1, -1}, dsr[3], dbr[3];
+        float fs[3] = {1, 0.5f, 2}, fb[3] = {0, 1, -1}, gds[3], gdb[3], one = 1, zero = 0;
+        for (int64_t i = 0; i < E; i++) {
+            /* channel 1 ordinary, channels 0 and 2 at 1e20 and 1e30 */
+            int64_t c = (i / sh.s) % C;
+            double mag = c == 0 ? 1e20 : c == 1 ? 1.0 : 1e30;
+            xv[i] = (float)(mag * fdnn_rng_uniform(&rng, -1, 1));
+            dyv[i] = (float)(mag * fdnn_rng_uniform(&rng, -1, 1));
+        }
+        tt_set(&x, xv);
+        tt_set(&dy, dyv);
+        const double eps = 1e-5;
+        fdnn_ref_bn_stats(&sh, xv, eps, mean, var, inv);
+        fdnn_ref_bn_apply(&sh, xv, NULL, scale, bias, mean, inv, false, yr);
+        fdnn_ref_bn_backward(&sh, xv, dyv, yr, false, scale, mean, inv, dxr, dsr, dbr, NULL);
+        cudnnTensorDescriptor_t pd;
+        cudnnCreateTensorDescriptor(&pd);
+        CHECK_OK(cudnnDeriveBNTensorDescriptor(pd, x.desc, CUDNN_BATCHNORM_SPATIAL));
+        float y1[210], dx1[210];
+        for (int threads = 1; threads <= 2; threads++) {
+            CHECK_OK(freednnSetNumThreads(handle, threads));
+            tt_poison(&y);
+            CHECK_OK(cudnnBatchNormalizationForwardTraining(handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x.desc,
+                                                            x.buf, y.desc, y.buf, pd, fs, fb, 1.0, NULL, NULL, eps,
+                                                            NULL, NULL));
+            tt_get(&y, got);
+            double e = tt_err(got, yr, E);
+            CHECK_MSG(e <= 1e-5, "float stats overflow %s threads %d: y error %g", layout_name[layout], threads, e);
+            tt_poison(&dx);
+            CHECK_OK(cudnnBatchNormalizationBackward(handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero,
+                                                     x.desc, x.buf, dy.desc, dy.buf, dx.desc, dx.buf, pd, fs, gds,
+                                                     gdb, eps, NULL, NULL));
+            tt_get(&dx, got);
+            e = tt_err(got, dxr, E);
+            CHECK_MSG(e <= 1e-5, "float stats overflow %s threads %d: dx error %g", layout_name[layout], threads, e);
+            for (int c = 0; c < 3; c++)
+                CHECK_MSG(isfinite(gds[c]) && fabs(gds[c] - dsr[c]) <= 1e-5 * fabs(dsr[c]) + 1e-3 &&
+                              fabs(gdb[c] - dbr[c]) <= 1e-5 * fabs(dbr[c]) + 1e-3,
+                          "float stats overflow %s threads %d channel %d: dscale %g (%g) dbias %g (%g)",
+                          layout_name[layout], threads, c, gds[c], dsr[c], gdb[c], dbr[c]);
+            if (threads == 1) {
+                memcpy(y1, y.buf, sizeof(y1));
+                memcpy(dx1, dx.buf, sizeof(dx1));
+            } else {
+                CHECK(memcmp(y1, y.buf, sizeof(y1)) == 0);
+                CHECK(memcmp(dx1, dx.buf, sizeof(dx1)) == 0);
+            }
+        }
+        CHECK_OK(freednnSetNumThreads(handle, 1));
+        cudnnDestroyTensorDescriptor(pd);
+        double *arrs[] = {xv, dyv, yr, dxr, got, mean, var, inv};
+        for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++)
+            free(arrs[i]);
+        tt_free(&x), tt_free(&y), tt_free(&dy), tt_free(&dx);
+    }
+}
+
 int
 main(void)
 {
@@ -903,6 +980,7 @@ main(void)
     test_nan_relu();
     test_mask_order();
     test_float_stats();
+    test_float_stats_overflow();
     test_bad_inputs();
     cudnnDestroyActivationDescriptor(relu_desc);
     cudnnDestroy(handle);

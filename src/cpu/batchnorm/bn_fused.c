@@ -150,6 +150,50 @@ typedef struct job {
     int64_t blocks, tiles;
 } job_t;
 
+/* The float blocks of the sums (bn_fused.h) overflow where float64 does
+ * not: (x - shift)^2 beyond 3.4e38, |x - shift| > 1.8e19.  A channel whose
+ * sums come out non-finite is summed again here in float64, element by
+ * element in a fixed order (the same for any thread count), so finite data
+ * keeps the float64 formula's finite result; a NaN or Inf in the data gives
+ * the same non-finite sums again.  Elements: outer runs of `inner`
+ * contiguous floats, run k at x + k * xs. */
+static void
+sums_f64(const float *x, int64_t xs, int64_t outer, int64_t inner, double shift, double *t1, double *t2)
+{
+    double s1 = 0.0, s2 = 0.0;
+    for (int64_t k = 0; k < outer; k++)
+        for (int64_t i = 0; i < inner; i++) {
+            double d = (double)x[k * xs + i] - shift;
+            s1 += d;
+            s2 += d * d;
+        }
+    *t1 = s1;
+    *t2 = s2;
+}
+
+/* The backward's sums (of dy, dy * (x - mean)) in the same way; mask (run k
+ * at mask + k * ms) NULL or the ReLU mask. */
+static void
+bsums_f64(const float *dy, int64_t ds, const float *x, int64_t xs, const uint8_t *mask, int64_t ms, int64_t outer,
+          int64_t inner, double mean, double *t1, double *t2)
+{
+    double s1 = 0.0, s2 = 0.0;
+    for (int64_t k = 0; k < outer; k++)
+        for (int64_t i = 0; i < inner; i++) {
+            double g = mask != NULL && mask[k * ms + i] == 0 ? 0.0 : (double)dy[k * ds + i];
+            s1 += g;
+            s2 += g * ((double)x[k * xs + i] - mean);
+        }
+    *t1 = s1;
+    *t2 = s2;
+}
+
+static bool
+sums_finite(double t1, double t2)
+{
+    return isfinite(t1) && isfinite(t2);
+}
+
 /* mean, biased variance and inverse deviation from the shifted sums. */
 static void
 finish_stats(const job_t *j, int64_t c, double shift, double t1, double t2, double M)
@@ -186,6 +230,8 @@ plane_train_channel(void *ctx, size_t ch)
         t1 += acc[l];
         t2 += acc[BN_FUSED_LANES + l];
     }
+    if (!sums_finite(t1, t2))
+        sums_f64(xc, L->xn, L->N, L->S, shift, &t1, &t2);
     finish_stats(j, c, shift, t1, t2, (double)(L->N * L->S));
     double ad = j->scale[c] * j->inv[c];
     const float a = (float)ad, b = (float)(j->bias[c] - j->mean[c] * ad);
@@ -305,6 +351,8 @@ fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
             t1 += j.partials[2 * k * C + c];
             t2 += j.partials[2 * k * C + C + c];
         }
+        if (!sums_finite(t1, t2))
+            sums_f64(x + c, L.xr, R, 1, shift[c], &t1, &t2);
         finish_stats(&j, c, shift[c], t1, t2, (double)R);
         a[c] = scale[c] * inv[c];
         b[c] = bias[c] - mean[c] * a[c];
@@ -464,6 +512,9 @@ plane_backward_channel(void *ctx, size_t ch)
     }
     j->sum_dy[c] = t1;
     j->sum_dyx[c] = bsum_dyx(t1, t2, mf, j->mean[c]);
+    if (!sums_finite(j->sum_dy[c], j->sum_dyx[c]))
+        bsums_f64(gc, L->n[BT_DY], xc, L->n[BT_X], j->mask ? j->mask + c * L->S : NULL, L->C * L->S, L->N, L->S,
+                  j->mean[c], &j->sum_dy[c], &j->sum_dyx[c]);
     double kad, kbd, kcd;
     bcoefficients(j, c, &kad, &kbd, &kcd);
     const float ka = (float)kad, kb = (float)kbd, kc = (float)kcd;
@@ -551,6 +602,9 @@ fdnn_bn_fused_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
         }
         sum_dy[c] = t1;
         sum_dyx[c] = bsum_dyx(t1, t2, j.meanf[c], mean[c]);
+        if (!sums_finite(sum_dy[c], sum_dyx[c]))
+            bsums_f64(dy + c, L.r[BT_DY], x + c, L.r[BT_X], j.mask ? j.mask + c : NULL, C, R, 1, mean[c], &sum_dy[c],
+                      &sum_dyx[c]);
     }
     /* ka reuses the first partial row (its sums are taken) */
     j.ka = j.partials;

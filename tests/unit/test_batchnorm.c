@@ -762,6 +762,211 @@ test_mask_order(void)
     tt_free(&xh), tt_free(&yh), tt_free(&xn), tt_free(&dyn), tt_free(&dxn);
 }
 
+/* The fused FP32 paths' float statistics (bn_fused.h: float blocks of at
+ * most 16 terms per lane or channel, float64 across blocks) against the
+ * float64 reference, at zero mean and at mean 1000 (std about 1), NCHW
+ * planes and NHWC rows: planes longer than one block with a tail, rows in
+ * chunks with a short last one and channels past one 64-channel pass.  dy
+ * has a non-zero mean, so that the backward's correction for the float
+ * rounding of the mean (its sums subtract the rounded mean) matters; the
+ * backward runs both from the saved (float) statistics and with none given
+ * (then on the float64 mean, which is not a float).  Bounds (the largest
+ * error seen times about 3, docs/ops-normalization.md): y and dx
+ * |error| / max(1, |ref|); dscale and dbias |error| / sum of the terms'
+ * magnitudes.  Bitwise equal at 1, 2 and 3 threads on every ISA level, y
+ * and dx equal across the levels; outputs poisoned before each call. */
+static void
+test_float_stats(void)
+{
+    static const int dims[][4] = {{3, 5, 23, 29}, {5, 70, 7, 9}};
+    static const double means[] = {0.0, 1000.0};
+    static const double y_tol[] = {2e-6, 3e-4}, dx_tol[] = {2e-6, 3e-4};
+    for (int sh_i = 0; sh_i < 2; sh_i++)
+        for (int layout = 0; layout <= LAYOUT_NHWC; layout++)
+            for (int mi = 0; mi < 2; mi++) {
+                const int *d = dims[sh_i];
+                fdnn_ref_bn_shape_t sh = {d[0], d[1], (int64_t)d[2] * d[3], false};
+                ttensor_t x, y, dy, dx;
+                tt_make(&x, 4, d, layout, CUDNN_DATA_FLOAT);
+                tt_make(&y, 4, d, layout, CUDNN_DATA_FLOAT);
+                tt_make(&dy, 4, d, layout, CUDNN_DATA_FLOAT);
+                tt_make(&dx, 4, d, layout, CUDNN_DATA_FLOAT);
+                const int64_t E = x.elems, C = d[1];
+                fdnn_rng_t rng;
+                fdnn_rng_seed(&rng, 4242 + (uint64_t)(sh_i * 4 + layout * 2 + mi));
+                double *xv = tt_doubles(E), *dyv = tt_doubles(E), *yr = tt_doubles(E), *dxr = tt_doubles(E);
+                double *got = tt_doubles(E), *mean = tt_doubles(C), *var = tt_doubles(C), *inv = tt_doubles(C);
+                double *scale = tt_doubles(C), *bias = tt_doubles(C), *dsr = tt_doubles(C), *dbr = tt_doubles(C);
+                double *abs_ds = tt_doubles(C), *abs_db = tt_doubles(C), *mq = tt_doubles(C), *iq = tt_doubles(C);
+                double *dxq = tt_doubles(E), *dsq = tt_doubles(C), *dbq = tt_doubles(C);
+                for (int64_t i = 0; i < E; i++) {
+                    /* the values as floats, so that the reference sees what the library does */
+                    xv[i] = (float)(means[mi] + 0.01 * (double)((i / sh.s) % C) + fdnn_rng_uniform(&rng, -1.7, 1.7));
+                    dyv[i] = (float)fdnn_rng_uniform(&rng, -0.5, 1.0);
+                }
+                float fs[70], fb[70], sm[70], si[70], gds[70], gdb[70], one = 1, zero = 0;
+                for (int64_t c = 0; c < C; c++) {
+                    fs[c] = (float)(0.75 + 0.01 * (double)c);
+                    fb[c] = (float)(0.02 * (double)(c % 7) - 0.05);
+                    scale[c] = fs[c];
+                    bias[c] = fb[c];
+                }
+                tt_set(&x, xv);
+                tt_set(&dy, dyv);
+                const double eps = 1e-5;
+                fdnn_ref_bn_stats(&sh, xv, eps, mean, var, inv);
+                fdnn_ref_bn_apply(&sh, xv, NULL, scale, bias, mean, inv, false, yr);
+                fdnn_ref_bn_backward(&sh, xv, dyv, yr, false, scale, mean, inv, dxr, dsr, dbr, NULL);
+                for (int64_t i = 0; i < E; i++) {
+                    int64_t c = (i / sh.s) % C;
+                    abs_db[c] += fabs(dyv[i]);
+                    abs_ds[c] += fabs(dyv[i] * (xv[i] - mean[c]) * inv[c]);
+                }
+                cudnnTensorDescriptor_t pd;
+                cudnnCreateTensorDescriptor(&pd);
+                CHECK_OK(cudnnDeriveBNTensorDescriptor(pd, x.desc, CUDNN_BATCHNORM_SPATIAL));
+                size_t ysize = (size_t)y.span * y.esize, dxsize = (size_t)dx.span * dx.esize;
+                unsigned char *y_ref = malloc(ysize), *dx_ref[2] = {malloc(dxsize), malloc(dxsize)};
+                char name[96];
+                snprintf(name, sizeof(name), "float stats %dx%dx%dx%d %s mean %g", d[0], d[1], d[2], d[3],
+                         layout_name[layout], means[mi]);
+                for (int isa = 0; isa < fdnn_test_isa_count(); isa++) {
+                    CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(isa)));
+                    for (int threads = 1; threads <= 3; threads++) {
+                        CHECK_OK(freednnSetNumThreads(handle, threads));
+                        tt_poison(&y);
+                        CHECK_OK(cudnnBatchNormalizationForwardTraining(handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero,
+                                                                        x.desc, x.buf, y.desc, y.buf, pd, fs, fb, 1.0,
+                                                                        NULL, NULL, eps, sm, si));
+                        tt_get(&y, got);
+                        double e = tt_err(got, yr, E);
+                        CHECK_MSG(e <= y_tol[mi], "%s isa %d threads %d: y error %g", name, isa, threads, e);
+                        if (isa == 0 && threads == 1) {
+                            memcpy(y_ref, y.buf, ysize);
+                            /* the reference's backward from the saved (float) statistics */
+                            for (int64_t c = 0; c < C; c++)
+                                mq[c] = sm[c], iq[c] = si[c];
+                            fdnn_ref_bn_backward(&sh, xv, dyv, yr, false, scale, mq, iq, dxq, dsq, dbq, NULL);
+                        } else {
+                            CHECK_MSG(memcmp(y_ref, y.buf, ysize) == 0, "%s isa %d threads %d: y not bitwise", name,
+                                      isa, threads);
+                        }
+                        /* recompute: 0 from the saved statistics, 1 none given (the float64 mean) */
+                        for (int recompute = 0; recompute < 2; recompute++) {
+                            tt_poison(&dx);
+                            CHECK_OK(cudnnBatchNormalizationBackward(
+                                handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, x.desc, x.buf, dy.desc,
+                                dy.buf, dx.desc, dx.buf, pd, fs, gds, gdb, eps, recompute ? NULL : sm,
+                                recompute ? NULL : si));
+                            tt_get(&dx, got);
+                            const double *rdx = recompute ? dxr : dxq, *rds = recompute ? dsr : dsq, *rdb = recompute ? dbr : dbq;
+                            e = tt_err(got, rdx, E);
+                            CHECK_MSG(e <= dx_tol[mi], "%s isa %d threads %d recompute %d: dx error %g", name, isa,
+                                      threads, recompute, e);
+                            double es = 0.0, eb = 0.0;
+                            for (int64_t c = 0; c < C; c++) {
+                                es = fmax(es, fabs(gds[c] - rds[c]) / abs_ds[c]);
+                                eb = fmax(eb, fabs(gdb[c] - rdb[c]) / abs_db[c]);
+                            }
+                            CHECK_MSG(es <= 2e-6 && eb <= 2e-7, "%s isa %d threads %d recompute %d: dscale %g dbias %g",
+                                      name, isa, threads, recompute, es, eb);
+                            if (isa == 0 && threads == 1)
+                                memcpy(dx_ref[recompute], dx.buf, dxsize);
+                            else
+                                CHECK_MSG(memcmp(dx_ref[recompute], dx.buf, dxsize) == 0,
+                                          "%s isa %d threads %d recompute %d: dx not bitwise", name, isa, threads, recompute);
+                        }
+                    }
+                }
+                CHECK_OK(freednnSetNumThreads(handle, 1));
+                CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(fdnn_test_isa_count() - 1)));
+                cudnnDestroyTensorDescriptor(pd);
+                free(y_ref), free(dx_ref[0]), free(dx_ref[1]);
+                double *arrs[] = {xv, dyv, yr, dxr, got, mean, var, inv, scale, bias, dsr, dbr, abs_ds, abs_db,
+                                  mq, iq, dxq, dsq, dbq};
+                for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++)
+                    free(arrs[i]);
+                tt_free(&x), tt_free(&y), tt_free(&dy), tt_free(&dx);
+            }
+}
+
+/* Finite data whose float sums overflow (|x - shift| > 1.8e19, dy * (x -
+ * mean) > 3.4e38): the fused paths sum such a channel again in float64
+ * (bn_fused.c), so y, dx, dscale and dbias stay the float64 formula's
+ * finite values.  NCHW planes and NHWC rows, 1 and 2 threads bitwise. */
+static void
+test_float_stats_overflow(void)
+{
+    const int d[4] = {2, 3, 5, 7};
+    fdnn_ref_bn_shape_t sh = {2, 3, 35, false};
+    for (int layout = 0; layout <= LAYOUT_NHWC; layout++) {
+        ttensor_t x, y, dy, dx;
+        tt_make(&x, 4, d, layout, CUDNN_DATA_FLOAT);
+        tt_make(&y, 4, d, layout, CUDNN_DATA_FLOAT);
+        tt_make(&dy, 4, d, layout, CUDNN_DATA_FLOAT);
+        tt_make(&dx, 4, d, layout, CUDNN_DATA_FLOAT);
+        const int64_t E = x.elems, C = 3;
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 77 + (uint64_t)layout);
+        double *xv = tt_doubles(E), *dyv = tt_doubles(E), *yr = tt_doubles(E), *dxr = tt_doubles(E);
+        double *got = tt_doubles(E), *mean = tt_doubles(C), *var = tt_doubles(C), *inv = tt_doubles(C);
+        double scale[3] = {1, 0.5, 2}, bias[3] = {0, 1, -1}, dsr[3], dbr[3];
+        float fs[3] = {1, 0.5f, 2}, fb[3] = {0, 1, -1}, gds[3], gdb[3], one = 1, zero = 0;
+        for (int64_t i = 0; i < E; i++) {
+            /* channel 1 ordinary, channels 0 and 2 at 1e20 and 1e30 */
+            int64_t c = (i / sh.s) % C;
+            double mag = c == 0 ? 1e20 : c == 1 ? 1.0 : 1e30;
+            xv[i] = (float)(mag * fdnn_rng_uniform(&rng, -1, 1));
+            dyv[i] = (float)(mag * fdnn_rng_uniform(&rng, -1, 1));
+        }
+        tt_set(&x, xv);
+        tt_set(&dy, dyv);
+        const double eps = 1e-5;
+        fdnn_ref_bn_stats(&sh, xv, eps, mean, var, inv);
+        fdnn_ref_bn_apply(&sh, xv, NULL, scale, bias, mean, inv, false, yr);
+        fdnn_ref_bn_backward(&sh, xv, dyv, yr, false, scale, mean, inv, dxr, dsr, dbr, NULL);
+        cudnnTensorDescriptor_t pd;
+        cudnnCreateTensorDescriptor(&pd);
+        CHECK_OK(cudnnDeriveBNTensorDescriptor(pd, x.desc, CUDNN_BATCHNORM_SPATIAL));
+        float y1[210], dx1[210];
+        for (int threads = 1; threads <= 2; threads++) {
+            CHECK_OK(freednnSetNumThreads(handle, threads));
+            tt_poison(&y);
+            CHECK_OK(cudnnBatchNormalizationForwardTraining(handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x.desc,
+                                                            x.buf, y.desc, y.buf, pd, fs, fb, 1.0, NULL, NULL, eps,
+                                                            NULL, NULL));
+            tt_get(&y, got);
+            double e = tt_err(got, yr, E);
+            CHECK_MSG(e <= 1e-5, "float stats overflow %s threads %d: y error %g", layout_name[layout], threads, e);
+            tt_poison(&dx);
+            CHECK_OK(cudnnBatchNormalizationBackward(handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero,
+                                                     x.desc, x.buf, dy.desc, dy.buf, dx.desc, dx.buf, pd, fs, gds,
+                                                     gdb, eps, NULL, NULL));
+            tt_get(&dx, got);
+            e = tt_err(got, dxr, E);
+            CHECK_MSG(e <= 1e-5, "float stats overflow %s threads %d: dx error %g", layout_name[layout], threads, e);
+            for (int c = 0; c < 3; c++)
+                CHECK_MSG(isfinite(gds[c]) && fabs(gds[c] - dsr[c]) <= 1e-5 * fabs(dsr[c]) + 1e-3 &&
+                              fabs(gdb[c] - dbr[c]) <= 1e-5 * fabs(dbr[c]) + 1e-3,
+                          "float stats overflow %s threads %d channel %d: dscale %g (%g) dbias %g (%g)",
+                          layout_name[layout], threads, c, gds[c], dsr[c], gdb[c], dbr[c]);
+            if (threads == 1) {
+                memcpy(y1, y.buf, sizeof(y1));
+                memcpy(dx1, dx.buf, sizeof(dx1));
+            } else {
+                CHECK(memcmp(y1, y.buf, sizeof(y1)) == 0);
+                CHECK(memcmp(dx1, dx.buf, sizeof(dx1)) == 0);
+            }
+        }
+        CHECK_OK(freednnSetNumThreads(handle, 1));
+        cudnnDestroyTensorDescriptor(pd);
+        double *arrs[] = {xv, dyv, yr, dxr, got, mean, var, inv};
+        for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++)
+            free(arrs[i]);
+        tt_free(&x), tt_free(&y), tt_free(&dy), tt_free(&dx);
+    }
+}
+
 int
 main(void)
 {
@@ -774,6 +979,8 @@ main(void)
     test_blending_ex();
     test_nan_relu();
     test_mask_order();
+    test_float_stats();
+    test_float_stats_overflow();
     test_bad_inputs();
     cudnnDestroyActivationDescriptor(relu_desc);
     cudnnDestroy(handle);

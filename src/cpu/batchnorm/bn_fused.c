@@ -145,9 +145,54 @@ typedef struct job {
     float *af, *bf;             /* rows: a and b rounded to float */
     float alpha_f, beta_f;
     double *mean, *var, *inv;
-    double *shift, *partials; /* rows */
+    float *shift;             /* rows: per channel */
+    double *partials;         /* rows */
     int64_t blocks, tiles;
 } job_t;
+
+/* The float blocks of the sums (bn_fused.h) overflow where float64 does
+ * not: (x - shift)^2 beyond 3.4e38, |x - shift| > 1.8e19.  A channel whose
+ * sums come out non-finite is summed again here in float64, element by
+ * element in a fixed order (the same for any thread count), so finite data
+ * keeps the float64 formula's finite result; a NaN or Inf in the data gives
+ * the same non-finite sums again.  Elements: outer runs of `inner`
+ * contiguous floats, run k at x + k * xs. */
+static void
+sums_f64(const float *x, int64_t xs, int64_t outer, int64_t inner, double shift, double *t1, double *t2)
+{
+    double s1 = 0.0, s2 = 0.0;
+    for (int64_t k = 0; k < outer; k++)
+        for (int64_t i = 0; i < inner; i++) {
+            double d = (double)x[k * xs + i] - shift;
+            s1 += d;
+            s2 += d * d;
+        }
+    *t1 = s1;
+    *t2 = s2;
+}
+
+/* The backward's sums (of dy, dy * (x - mean)) in the same way; mask (run k
+ * at mask + k * ms) NULL or the ReLU mask. */
+static void
+bsums_f64(const float *dy, int64_t ds, const float *x, int64_t xs, const uint8_t *mask, int64_t ms, int64_t outer,
+          int64_t inner, double mean, double *t1, double *t2)
+{
+    double s1 = 0.0, s2 = 0.0;
+    for (int64_t k = 0; k < outer; k++)
+        for (int64_t i = 0; i < inner; i++) {
+            double g = mask != NULL && mask[k * ms + i] == 0 ? 0.0 : (double)dy[k * ds + i];
+            s1 += g;
+            s2 += g * ((double)x[k * xs + i] - mean);
+        }
+    *t1 = s1;
+    *t2 = s2;
+}
+
+static bool
+sums_finite(double t1, double t2)
+{
+    return isfinite(t1) && isfinite(t2);
+}
 
 /* mean, biased variance and inverse deviation from the shifted sums. */
 static void
@@ -177,7 +222,7 @@ plane_train_channel(void *ctx, size_t ch)
     const float *xc = j->x + c * L->xc;
     float *yc = j->y + c * L->yc;
     double acc[2 * BN_FUSED_LANES] = {0};
-    const double shift = fdnn_bn_stats_shift(xc[0]);
+    const float shift = (float)fdnn_bn_stats_shift(xc[0]);
     for (int64_t n = 0; n < L->N; n++)
         j->k->run_stats(xc + n * L->xn, L->S, shift, acc);
     double t1 = 0.0, t2 = 0.0;
@@ -185,6 +230,8 @@ plane_train_channel(void *ctx, size_t ch)
         t1 += acc[l];
         t2 += acc[BN_FUSED_LANES + l];
     }
+    if (!sums_finite(t1, t2))
+        sums_f64(xc, L->xn, L->N, L->S, shift, &t1, &t2);
     finish_stats(j, c, shift, t1, t2, (double)(L->N * L->S));
     double ad = j->scale[c] * j->inv[c];
     const float a = (float)ad, b = (float)(j->bias[c] - j->mean[c] * ad);
@@ -289,12 +336,14 @@ fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
         return;
     }
     const int64_t C = L.C, R = L.N * L.S;
-    double *shift = scratch, *a = shift + C, *b = a + C;
+    /* the shifts are floats in the first row of C doubles */
+    double *a = (double *)scratch + C, *b = a + C;
+    float *shift = scratch;
     j.shift = shift;
     j.partials = b + C;
     j.blocks = row_blocks(R);
     for (int64_t c = 0; c < C; c++)
-        shift[c] = fdnn_bn_stats_shift(x[c]); /* row 0: each channel's first element */
+        shift[c] = (float)fdnn_bn_stats_shift(x[c]); /* row 0: each channel's first element */
     fdnn_parallelize_1d(pool_for(handle, &L), rows_stats_block, &j, (size_t)j.blocks, 0);
     for (int64_t c = 0; c < C; c++) {
         double t1 = 0.0, t2 = 0.0;
@@ -302,6 +351,8 @@ fdnn_bn_fused_training(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
             t1 += j.partials[2 * k * C + c];
             t2 += j.partials[2 * k * C + C + c];
         }
+        if (!sums_finite(t1, t2))
+            sums_f64(x + c, L.xr, R, 1, shift[c], &t1, &t2);
         finish_stats(&j, c, shift[c], t1, t2, (double)R);
         a[c] = scale[c] * inv[c];
         b[c] = bias[c] - mean[c] * a[c];
@@ -402,8 +453,28 @@ typedef struct bjob {
     double *ka, *kb, *kc; /* rows: per-channel coefficients */
     float *kaf, *kbf, *kcf; /* rows: the same rounded to float */
     double *partials;     /* rows */
+    float *meanf;         /* rows: bmean_float of each channel's mean */
     int64_t blocks;
 } bjob_t;
+
+/* The float the backward sums subtract in place of the saved mean (their
+ * contract: bn_fused.h): the mean rounded, or 0 where that is not finite (a
+ * mean beyond the float range; NaN and Inf means make the sums NaN or Inf
+ * either way through the correction below). */
+static float
+bmean_float(double mean)
+{
+    float m = (float)mean;
+    return isfinite(m) ? m : 0.0f;
+}
+
+/* sum dy * (x - mean) from the sums of dy (t1) and of dy * (x - mf) (t2):
+ * x - mean = (x - mf) + (mf - mean). */
+static double
+bsum_dyx(double t1, double t2, float mf, double mean)
+{
+    return t2 + ((double)mf - mean) * t1;
+}
 
 /* The coefficients of dx for channel c from its sums (bn_fused.h). */
 static void
@@ -426,20 +497,24 @@ plane_backward_channel(void *ctx, size_t ch)
     const float *xc = j->x + c * L->c[BT_X], *gc = j->dy + c * L->c[BT_DY];
     float *oc = j->dx + c * L->c[BT_DX];
     double acc[2 * BN_FUSED_LANES] = {0};
+    const float mf = bmean_float(j->mean[c]);
     if (j->mask != NULL)
         for (int64_t n = 0; n < L->N; n++)
             j->k->run_bstats_mask(gc + n * L->n[BT_DY], xc + n * L->n[BT_X], j->mask + (n * L->C + c) * L->S, L->S,
-                                  j->mean[c], acc, j->dz ? j->dz + n * L->n[BT_DZ] + c * L->c[BT_DZ] : NULL);
+                                  mf, acc, j->dz ? j->dz + n * L->n[BT_DZ] + c * L->c[BT_DZ] : NULL);
     else
         for (int64_t n = 0; n < L->N; n++)
-            j->k->run_bstats(gc + n * L->n[BT_DY], xc + n * L->n[BT_X], L->S, j->mean[c], acc);
+            j->k->run_bstats(gc + n * L->n[BT_DY], xc + n * L->n[BT_X], L->S, mf, acc);
     double t1 = 0.0, t2 = 0.0;
     for (int l = 0; l < BN_FUSED_LANES; l++) {
         t1 += acc[l];
         t2 += acc[BN_FUSED_LANES + l];
     }
     j->sum_dy[c] = t1;
-    j->sum_dyx[c] = t2;
+    j->sum_dyx[c] = bsum_dyx(t1, t2, mf, j->mean[c]);
+    if (!sums_finite(j->sum_dy[c], j->sum_dyx[c]))
+        bsums_f64(gc, L->n[BT_DY], xc, L->n[BT_X], j->mask ? j->mask + c * L->S : NULL, L->C * L->S, L->N, L->S,
+                  j->mean[c], &j->sum_dy[c], &j->sum_dyx[c]);
     double kad, kbd, kcd;
     bcoefficients(j, c, &kad, &kbd, &kcd);
     const float ka = (float)kad, kb = (float)kbd, kc = (float)kcd;
@@ -463,11 +538,11 @@ rows_bstats_block(void *ctx, size_t blk)
     memset(s1, 0, 2 * (size_t)L->C * sizeof(double));
     if (j->mask != NULL)
         j->k->rows_bstats_mask(j->dy + r0 * L->r[BT_DY], L->r[BT_DY], j->x + r0 * L->r[BT_X], L->r[BT_X],
-                               j->mask + r0 * L->C, r1 - r0, L->C, j->mean, s1, s2,
+                               j->mask + r0 * L->C, r1 - r0, L->C, j->meanf, s1, s2,
                                j->dz ? j->dz + r0 * L->r[BT_DZ] : NULL, L->r[BT_DZ]);
     else
         j->k->rows_bstats(j->dy + r0 * L->r[BT_DY], L->r[BT_DY], j->x + r0 * L->r[BT_X], L->r[BT_X], r1 - r0, L->C,
-                          j->mean, s1, s2);
+                          j->meanf, s1, s2);
 }
 
 static void
@@ -514,6 +589,10 @@ fdnn_bn_fused_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
     j.kc = j.kb + C;
     j.partials = j.kc + C;
     j.blocks = row_blocks(R);
+    /* the float means in kb's row until the coefficients replace them */
+    j.meanf = (float *)j.kb;
+    for (int64_t c = 0; c < C; c++)
+        j.meanf[c] = bmean_float(mean[c]);
     fdnn_parallelize_1d(pool, rows_bstats_block, &j, (size_t)j.blocks, 0);
     for (int64_t c = 0; c < C; c++) {
         double t1 = 0.0, t2 = 0.0;
@@ -522,7 +601,10 @@ fdnn_bn_fused_backward(cudnnHandle_t handle, const fdnn_bn_problem_t *p, double 
             t2 += j.partials[2 * k * C + C + c];
         }
         sum_dy[c] = t1;
-        sum_dyx[c] = t2;
+        sum_dyx[c] = bsum_dyx(t1, t2, j.meanf[c], mean[c]);
+        if (!sums_finite(sum_dy[c], sum_dyx[c]))
+            bsums_f64(dy + c, L.r[BT_DY], x + c, L.r[BT_X], j.mask ? j.mask + c : NULL, C, R, 1, mean[c], &sum_dy[c],
+                      &sum_dyx[c]);
     }
     /* ka reuses the first partial row (its sums are taken) */
     j.ka = j.partials;

@@ -10,7 +10,10 @@
  * [+ beta * y] in float multiplies and adds, none contracted, the same on
  * every ISA level (float64 there cost 2-3x the time: the widening and
  * narrowing, not the memory, bounded the kernels).  The statistics and the
- * gradient sums stay in float64.
+ * gradient sums run in float too, in short blocks: each block's float
+ * partials (at most BN_STATS_BLOCK_LANE terms per lane or channel) are added
+ * into float64 sums in a fixed order (docs/ops-normalization.md gives the
+ * error bound).
  *
  * Training, planes: one task per channel takes the statistics of its N
  * planes and at once normalises them while they are still in L2, so x is
@@ -41,36 +44,55 @@
  * thread); from 56x56 up streaming wins (8.5 ms vs 11.8). */
 #define BN_STREAM_MIN_PLANE 2048
 
-/* Per-ISA kernels (bn_fused_kernels.inc), FP32 data, float64 math. */
+/* The statistics' float blocks: a lane (planes) or a channel (rows) sums at
+ * most this many float terms before its partial goes into float64.  16
+ * keeps the float rounding of a partial within 15 units of 2^-24 of its
+ * terms' magnitude sum, and the float64 additions to one per 16 elements
+ * (a sixteenth of the old cost). */
+#define BN_STATS_BLOCK_LANE 16
+/* The planes kernels' block: BN_STATS_BLOCK_LANE terms in each of the
+ * BN_FUSED_LANES lanes. */
+#define BN_STATS_BLOCK (BN_STATS_BLOCK_LANE * BN_FUSED_LANES)
+
+/* Per-ISA kernels (bn_fused_kernels.inc), FP32 data; the statistics in
+ * float blocks summed in float64. */
 typedef struct fdnn_bn_fused_kernels {
-    /* With L = BN_FUSED_LANES and l = i % L (i counted from 0 at each
-     * call): acc[l] += x[i] - shift; acc[L + l] += (x[i] - shift)^2. */
-    void (*run_stats)(const float *x, int64_t n, double shift, double *acc);
+    /* With L = BN_FUSED_LANES, l = i % L and blocks of BN_STATS_BLOCK
+     * elements (i counted from 0 at each call): in float, per block from
+     * +0, p1[l] += d, p2[l] += d * d with d = x[i] - shift; at each block's
+     * end acc[l] += p1[l], acc[L + l] += p2[l] in float64.  shift is a
+     * float: one of the channel's elements (bn_stats.h). */
+    void (*run_stats)(const float *x, int64_t n, float shift, double *acc);
     /* y[i] = alpha * (a * x[i] + b) [+ beta * y[i]] in float; y may be x;
      * stream: non-temporal stores allowed (only with beta == 0). */
     void (*run_apply)(float *y, const float *x, int64_t n, float a, float b, float alpha, float beta, bool stream);
     /* R rows of C floats, row r at x + r * xs: s1[c] += sum (x - shift[c]),
-     * s2[c] += sum (x - shift[c])^2, rows taken in groups of four
-     * ((d0 + d1) + (d2 + d3)), the last R % 4 one by one. */
-    void (*rows_stats)(const float *x, int64_t xs, int64_t R, int64_t C, const double *shift, double *s1,
+     * s2[c] += sum (x - shift[c])^2.  The rows in chunks of
+     * BN_STATS_BLOCK_LANE (the last one shorter); in a chunk, in float from
+     * +0, rows in groups of four (p1 += (d0 + d1) + (d2 + d3), p2 +=
+     * (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3)), the chunk's last R % 4
+     * rows one by one; then s1[c] += p1, s2[c] += p2 in float64. */
+    void (*rows_stats)(const float *x, int64_t xs, int64_t R, int64_t C, const float *shift, double *s1,
                        double *s2);
     /* y[r * ys + c] = alpha * (a[c] * x[r * xs + c] + b[c]) [+ beta * y];
      * y may be x; stream as run_apply. */
     void (*rows_apply)(float *y, int64_t ys, const float *x, int64_t xs, int64_t R, int64_t C, const float *a,
                        const float *b, float alpha, float beta, bool stream);
 
-    /* The backward, same conventions.  run_bstats: acc[l] += dy[i];
-     * acc[L + l] += dy[i] * (x[i] - mean).  run_bapply: dx[i] = alpha *
-     * ((a * dy[i] + b * x[i]) + c) [+ beta * dx[i]] in float; dx may be dy
-     * or x.
-     * rows_bstats: s1[c] += sum dy, s2[c] += sum dy * (x - mean[c]), rows in
-     * groups of four as rows_stats.  rows_bapply: run_bapply per row with
+    /* The backward, same conventions.  run_bstats: the float blocks of
+     * run_stats with p1[l] += dy[i], p2[l] += dy[i] * (x[i] - mean), mean a
+     * float (the caller corrects the sums for its rounding: x - mean is
+     * exact when x is within a factor 2 of mean, which the float64 mean
+     * would not give).  run_bapply: dx[i] = alpha * ((a * dy[i] + b * x[i])
+     * + c) [+ beta * dx[i]] in float; dx may be dy or x.
+     * rows_bstats: s1[c] += sum dy, s2[c] += sum dy * (x - mean[c]) in the
+     * chunks and groups of rows_stats.  rows_bapply: run_bapply per row with
      * per-channel a, b, c. */
-    void (*run_bstats)(const float *dy, const float *x, int64_t n, double mean, double *acc);
+    void (*run_bstats)(const float *dy, const float *x, int64_t n, float mean, double *acc);
     void (*run_bapply)(float *dx, const float *dy, const float *x, int64_t n, float a, float b, float c, float alpha,
                        float beta);
     void (*rows_bstats)(const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R, int64_t C,
-                        const double *mean, double *s1, double *s2);
+                        const float *mean, double *s1, double *s2);
     void (*rows_bapply)(float *dx, int64_t os, const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R,
                         int64_t C, const float *a, const float *b, const float *c, float alpha, float beta);
 
@@ -83,7 +105,7 @@ typedef struct fdnn_bn_fused_kernels {
      * be dy). */
     void (*run_apply_relu)(float *y, const float *x, const float *z, int64_t n, float a, float b, float alpha,
                            float beta, bool relu_nan, uint8_t *mask, bool stream);
-    void (*run_bstats_mask)(const float *dy, const float *x, const uint8_t *mask, int64_t n, double mean,
+    void (*run_bstats_mask)(const float *dy, const float *x, const uint8_t *mask, int64_t n, float mean,
                             double *acc, float *dz);
     void (*run_bapply_mask)(float *dx, const float *dy, const float *x, const uint8_t *mask, int64_t n, float a,
                             float b, float c, float alpha, float beta);
@@ -101,7 +123,7 @@ typedef struct fdnn_bn_fused_kernels {
                             int64_t C, const float *a, const float *b, float alpha, float beta, bool relu_nan,
                             uint8_t *mask, bool stream);
     void (*rows_bstats_mask)(const float *dy, int64_t ds, const float *x, int64_t xs, const uint8_t *mask, int64_t R,
-                             int64_t C, const double *mean, double *s1, double *s2, float *dz, int64_t zs);
+                             int64_t C, const float *mean, double *s1, double *s2, float *dz, int64_t zs);
     void (*rows_bapply_mask)(float *dx, int64_t os, const float *dy, int64_t ds, const float *x, int64_t xs,
                              const uint8_t *mask, int64_t R, int64_t C, const float *a, const float *b, const float *c,
                              float alpha, float beta);

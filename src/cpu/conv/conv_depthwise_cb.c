@@ -204,12 +204,41 @@ row_taps(const cb_job_t *j, int64_t oh, int64_t *q, int64_t *ih)
     return n;
 }
 
+/* The prefetch hint of output row oh (dwconv_cb.h: pf_rows, pf_off) on
+ * in-place data d whose row oh reads rows ih[0 .. nh-1]: up to two rows
+ * that the next output row reads and this one does not, in the same image
+ * or, after its last row, at the top of the next one (more_images). */
+static void
+prefetch_rows(const cb_job_t *j, const view_t *d, int64_t oh, const int64_t *ih, int64_t nh, bool more_images,
+              fdnn_f32_dwcb_rows_args_t *args)
+{
+    int64_t qn[MAX_TAPS], in[MAX_TAPS], base = 0, next = oh + 1;
+    if (nh == 0)
+        return;
+    if (next == j->out_h) {
+        if (!more_images)
+            return;
+        base = d->ns;
+        next = 0;
+    }
+    int64_t nn = row_taps(j, next, qn, in);
+    for (int64_t a = 0; a < nn && args->pf_rows < 2; a++) {
+        bool read = false;
+        for (int64_t k = 0; k < nh && base == 0; k++)
+            read = read || ih[k] == in[a];
+        if (!read)
+            args->pf_off[args->pf_rows++] = base + (in[a] - ih[0]) * d->rs;
+    }
+}
+
 /* Output row oh of blocks b0 .. b0+blocks-1 (the last with `tail`
  * channels) from data view d into output view o, both at block b0;
- * epilogue (alpha, beta, bias at block b0, relu) as given. */
+ * epilogue (alpha, beta, bias at block b0, relu) as given.  pf: d is a user
+ * tensor (in place) whose next rows the kernels may prefetch (more_images:
+ * an image follows this one in the task order). */
 static void
 compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int64_t b0, int64_t blocks,
-            int64_t tail, float alpha, float beta, const float *bias, bool relu)
+            int64_t tail, float alpha, float beta, const float *bias, bool relu, bool pf, bool more_images)
 {
     const float *wpack = j->wpack + b0 * j->kh * j->kw * BLK;
     const fdnn_conv_problem_t *p = j->p;
@@ -249,6 +278,8 @@ compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int
             .rows_of_3 = j->kw == 3 && run->mask == 7u && (!j->bwd_data || p->dil[2] % p->stride[2] == 0),
             .tap_step = j->bwd_data ? -(p->dil[2] / p->stride[2]) * d->ps : p->dil[2] * d->ps,
         };
+        if (pf)
+            prefetch_rows(j, d, oh, ih, nh, more_images, &args);
         j->rows_fn(&args);
     }
 }
@@ -501,7 +532,8 @@ run_chunk(void *arg, size_t chunk)
             view_t d = {ds, 0, plane, j->data_w * BLK, BLK};
             view_t o = user_view(ot, e->out, n, b0);
             for (int64_t oh = 0; oh < j->out_h; oh++)
-                compute_row(j, &d, &o, oh, b0, nb, tail, alpha, beta, bias != NULL ? bias + b0 * BLK : NULL, e->relu);
+                compute_row(j, &d, &o, oh, b0, nb, tail, alpha, beta, bias != NULL ? bias + b0 * BLK : NULL, e->relu, false,
+                            false);
         }
         return;
     }
@@ -510,7 +542,7 @@ run_chunk(void *arg, size_t chunk)
         for (size_t task = first; task < last; task++) {
             int64_t n = (int64_t)task / j->out_h, oh = (int64_t)task % j->out_h;
             view_t d = user_view(dt, dsrc, n, 0), o = user_view(ot, e->out, n, 0);
-            compute_row(j, &d, &o, oh, 0, j->blocks, j->tail, alpha, beta, bias, e->relu);
+            compute_row(j, &d, &o, oh, 0, j->blocks, j->tail, alpha, beta, bias, e->relu, true, n + 1 < p->n);
         }
         return;
     }
@@ -524,7 +556,7 @@ run_chunk(void *arg, size_t chunk)
         view_t d = {ds, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
         view_t o = {os, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
         for (int64_t oh = 0; oh < j->out_h; oh++)
-            compute_row(j, &d, &o, oh, b0, nb, tail, 1.0f, 0.0f, NULL, false);
+            compute_row(j, &d, &o, oh, b0, nb, tail, 1.0f, 0.0f, NULL, false, false, false);
         unpack_planes(j, ot, e->out, n, b0 * BLK, nc, j->out_h, j->out_w, os);
     }
 }

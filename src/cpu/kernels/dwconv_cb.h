@@ -55,6 +55,12 @@ typedef struct fdnn_f32_dwcb_rows_args {
      * src_step is tap_step, 2*tap_step or -tap_step). */
     bool rows_of_3;
     int64_t tap_step;
+    /* A hint: the data rows the next call (the next output row) reads and
+     * this one does not, pf_off[r] floats past the row of src[0] (same
+     * column), r < pf_rows (0: none).  Kernels may prefetch them, so that
+     * they arrive from memory while this row computes; the results are the
+     * same either way. */
+    int64_t pf_rows, pf_off[2];
 } fdnn_f32_dwcb_rows_args_t;
 
 typedef struct fdnn_f32_dwcb_grad_args {

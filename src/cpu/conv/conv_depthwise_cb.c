@@ -65,6 +65,10 @@
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
 #define CHUNKS_PER_THREAD 4
+/* Backward filter: bytes of one image's x and dy per range of blocks (a quarter
+ * of a 1 MB L2 with room for the rest, Zen 4/5; measured: 512_14 at 32
+ * images slower with 20 blocks per range than with 8). */
+#define GRAD_RANGE_BYTES (256 * 1024)
 /* Backward filter strips (grad_strips): floats of the copy per chunk, and
  * the L1 geometry of strips_pay (48 KB, 12 ways of 64 sets: Zen 4/5, Intel
  * since Ice Lake). */
@@ -98,6 +102,8 @@ typedef struct cb_job {
     const float *wpack; /* [block][tap][16], zeros past C */
     float *sums;        /* backward filter: [block][tap][16] */
     view_t data, out, dy; /* in place: the user tensors */
+    /* Backward filter: blocks per range of a chunk (run_chunk). */
+    int64_t sub;
     /* Transposed path: a task is (image, group of `group` blocks); each
      * chunk has a slot of slot_floats. */
     int64_t group, groups;
@@ -484,22 +490,30 @@ run_chunk(void *arg, size_t chunk)
         const float **src = (const float **)sb, **dyp = (const float **)(sb + cap * taps * sizeof(float *));
         int64_t *step = (int64_t *)(sb + cap * (taps + 1) * sizeof(float *));
         size_t *count = (size_t *)(sb + cap * (taps + 1) * sizeof(float *) + cap * sizeof(int64_t));
-        for (int64_t n = 0; n < p->n; n++) {
-            view_t d, y;
-            if (j->strip_out > 0) {
-                grad_strips(j, n, b0, nb, tail, xs, src, step, dyp, count, sums);
-                continue;
+        /* The chunk's blocks `sub` at a time, each range over every image:
+         * a range's share of one image stays in L2 across its blocks'
+         * passes, and the ranges read disjoint bytes of the tensors. */
+        for (int64_t s0 = b0; s0 < b0 + nb; s0 += j->sub) {
+            int64_t sn = b0 + nb - s0 < j->sub ? b0 + nb - s0 : j->sub;
+            int64_t st = s0 + sn == j->blocks ? j->tail : BLK, snc = (sn - 1) * BLK + st;
+            float *ss = sums + (s0 - b0) * j->kh * j->kw * BLK;
+            for (int64_t n = 0; n < p->n; n++) {
+                view_t d, y;
+                if (j->strip_out > 0) {
+                    grad_strips(j, n, s0, sn, st, xs, src, step, dyp, count, ss);
+                    continue;
+                }
+                if (j->in_place) {
+                    d = user_view(&p->x, e->x_in, n, s0);
+                    y = user_view(&p->y, e->y_in, n, s0);
+                } else {
+                    pack_planes(j, &p->x, e->x_in, n, s0 * BLK, snc, j->data_h, j->data_w, xs);
+                    pack_planes(j, &p->y, e->y_in, n, s0 * BLK, snc, j->out_h, j->out_w, ys);
+                    d = (view_t){xs, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
+                    y = (view_t){ys, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
+                }
+                grad_rows(j, &d, &y, 0, j->out_h, 0, sn, st, src, step, dyp, count, ss);
             }
-            if (j->in_place) {
-                d = user_view(&p->x, e->x_in, n, b0);
-                y = user_view(&p->y, e->y_in, n, b0);
-            } else {
-                pack_planes(j, &p->x, e->x_in, n, b0 * BLK, nc, j->data_h, j->data_w, xs);
-                pack_planes(j, &p->y, e->y_in, n, b0 * BLK, nc, j->out_h, j->out_w, ys);
-                d = (view_t){xs, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
-                y = (view_t){ys, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
-            }
-            grad_rows(j, &d, &y, 0, j->out_h, 0, nb, tail, src, step, dyp, count, sums);
         }
         /* dw[k, tap] from lane k % 16 of its block's sums (fdnn_conv_w_off
          * places the tap, reversed in CONVOLUTION mode). */
@@ -630,8 +644,20 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
         j.groups = ceil_div(j.blocks, j.group);
         j.tasks = (size_t)(p->n * j.groups);
     }
-    j.chunks = threads * CHUNKS_PER_THREAD;
+    /* Backward filter: one chunk per thread.  Each chunk's blocks take every
+     * image, so every further chunk is one more pass over x and dy (at 32
+     * images, from memory); forward and backward data tasks are small and
+     * balance over several chunks per thread. */
+    j.chunks = j.bwd_filter ? threads : threads * CHUNKS_PER_THREAD;
     j.chunks = j.chunks < j.tasks ? j.chunks : j.tasks;
+    if (j.bwd_filter) {
+        /* Ranges of blocks whose share of one image (x and dy) fits
+         * GRAD_RANGE_BYTES, an even number (the kernels take full blocks
+         * in pairs), at least two. */
+        int64_t per_block = (j.data_h * j.data_w + j.out_h * j.out_w) * BLK * (int64_t)sizeof(float);
+        j.sub = GRAD_RANGE_BYTES / per_block / 2 * 2;
+        j.sub = j.sub < 2 ? 2 : j.sub;
+    }
     if (j.bwd_filter && j.in_place && strips_pay(p)) {
         /* Strips of as many rows as STRIP_FLOATS holds for the chunk's
          * blocks, at least one output row's. */

@@ -26,7 +26,14 @@
  *
  * Backward filter: per channel block the 16 channels' sums of each tap
  * over every image, row and run in order (runs as forward), the task being
- * a range of channel blocks: no reduction across tasks.
+ * a range of channel blocks: no reduction across tasks.  One chunk per
+ * thread (each further chunk would be one more pass over x and dy), its
+ * blocks taken a range at a time (`sub`: a range's share of one image
+ * stays in L2 while its blocks pass over it).
+ *
+ * Forward and backward data on user tensors (in place) pass the kernels a
+ * prefetch hint: the data rows the next output row reads first
+ * (prefetch_rows), which then arrive while this row computes.
  *
  * Channels-innermost tensors whose positions all fall into one L1 set (C
  * a multiple of 1024: l1_sets) are copied: backward filter reads x from

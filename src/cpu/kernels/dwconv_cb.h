@@ -26,7 +26,8 @@
  *       dy[g][b*dy_bstride + j*dy_step + l] * src[g*taps + t][b*src_bstride + j*src_step[g] + l]
  *
  * segments and positions in order, one FMA per term, the sums held in
- * registers across segments; a tap whose src is `zeros` (16 zero floats)
+ * registers across segments (blocks one at a time or, AVX-512, full
+ * blocks two at a time: the same terms in the same order); a tap whose src is `zeros` (16 zero floats)
  * reads zeros at every position and block (a tap outside the image adds
  * dy * 0).  Lanes past `tail` are left as they were.
  *

@@ -667,6 +667,9 @@ test_thread_determinism_layout(cudnnHandle_t h, shape_t s, layout_t layout)
             if (ws_size(h, dir, &d, algo, &wsb) != CUDNN_STATUS_SUCCESS)
                 continue;
             void *ws = fdnn_guarded_alloc(wsb ? wsb : 1); /* (fdnn_guarded_free of 0 bytes faults) */
+            /* 3 threads: chunk boundaries that 1 and 2 do not have (the
+             * depthwise backward filter's block ranges per thread, the GEMM
+             * rows path's image groups). */
             for (int threads = 1; threads <= 3; threads++) {
                 CHECK_OK(freednnSetNumThreads(h, threads));
                 poison(outp, 4);

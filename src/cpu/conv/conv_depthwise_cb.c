@@ -26,7 +26,14 @@
  *
  * Backward filter: per channel block the 16 channels' sums of each tap
  * over every image, row and run in order (runs as forward), the task being
- * a range of channel blocks: no reduction across tasks.
+ * a range of channel blocks: no reduction across tasks.  One chunk per
+ * thread (each further chunk would be one more pass over x and dy), its
+ * blocks taken a range at a time (`sub`: a range's share of one image
+ * stays in L2 while its blocks pass over it).
+ *
+ * Forward and backward data on user tensors (in place) pass the kernels a
+ * prefetch hint: the data rows the next output row reads first
+ * (prefetch_rows), which then arrive while this row computes.
  *
  * Channels-innermost tensors whose positions all fall into one L1 set (C
  * a multiple of 1024: l1_sets) are copied: backward filter reads x from
@@ -65,6 +72,10 @@
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
 #define CHUNKS_PER_THREAD 4
+/* Backward filter: bytes of one image's x and dy per range of blocks (a quarter
+ * of a 1 MB L2 with room for the rest, Zen 4/5; measured: 512_14 at 32
+ * images slower with 20 blocks per range than with 8). */
+#define GRAD_RANGE_BYTES (256 * 1024)
 /* Backward filter strips (grad_strips): floats of the copy per chunk, and
  * the L1 geometry of strips_pay (48 KB, 12 ways of 64 sets: Zen 4/5, Intel
  * since Ice Lake). */
@@ -98,6 +109,8 @@ typedef struct cb_job {
     const float *wpack; /* [block][tap][16], zeros past C */
     float *sums;        /* backward filter: [block][tap][16] */
     view_t data, out, dy; /* in place: the user tensors */
+    /* Backward filter: blocks per range of a chunk (run_chunk). */
+    int64_t sub;
     /* Transposed path: a task is (image, group of `group` blocks); each
      * chunk has a slot of slot_floats. */
     int64_t group, groups;
@@ -204,12 +217,41 @@ row_taps(const cb_job_t *j, int64_t oh, int64_t *q, int64_t *ih)
     return n;
 }
 
+/* The prefetch hint of output row oh (dwconv_cb.h: pf_rows, pf_off) on
+ * in-place data d whose row oh reads rows ih[0 .. nh-1]: up to two rows
+ * that the next output row reads and this one does not, in the same image
+ * or, after its last row, at the top of the next one (more_images). */
+static void
+prefetch_rows(const cb_job_t *j, const view_t *d, int64_t oh, const int64_t *ih, int64_t nh, bool more_images,
+              fdnn_f32_dwcb_rows_args_t *args)
+{
+    int64_t qn[MAX_TAPS], in[MAX_TAPS], base = 0, next = oh + 1;
+    if (nh == 0)
+        return;
+    if (next == j->out_h) {
+        if (!more_images)
+            return;
+        base = d->ns;
+        next = 0;
+    }
+    int64_t nn = row_taps(j, next, qn, in);
+    for (int64_t a = 0; a < nn && args->pf_rows < 2; a++) {
+        bool read = false;
+        for (int64_t k = 0; k < nh && base == 0; k++)
+            read = read || ih[k] == in[a];
+        if (!read)
+            args->pf_off[args->pf_rows++] = base + (in[a] - ih[0]) * d->rs;
+    }
+}
+
 /* Output row oh of blocks b0 .. b0+blocks-1 (the last with `tail`
  * channels) from data view d into output view o, both at block b0;
- * epilogue (alpha, beta, bias at block b0, relu) as given. */
+ * epilogue (alpha, beta, bias at block b0, relu) as given.  pf: d is a user
+ * tensor (in place) whose next rows the kernels may prefetch (more_images:
+ * an image follows this one in the task order). */
 static void
 compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int64_t b0, int64_t blocks,
-            int64_t tail, float alpha, float beta, const float *bias, bool relu)
+            int64_t tail, float alpha, float beta, const float *bias, bool relu, bool pf, bool more_images)
 {
     const float *wpack = j->wpack + b0 * j->kh * j->kw * BLK;
     const fdnn_conv_problem_t *p = j->p;
@@ -249,6 +291,8 @@ compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int
             .rows_of_3 = j->kw == 3 && run->mask == 7u && (!j->bwd_data || p->dil[2] % p->stride[2] == 0),
             .tap_step = j->bwd_data ? -(p->dil[2] / p->stride[2]) * d->ps : p->dil[2] * d->ps,
         };
+        if (pf)
+            prefetch_rows(j, d, oh, ih, nh, more_images, &args);
         j->rows_fn(&args);
     }
 }
@@ -453,22 +497,30 @@ run_chunk(void *arg, size_t chunk)
         const float **src = (const float **)sb, **dyp = (const float **)(sb + cap * taps * sizeof(float *));
         int64_t *step = (int64_t *)(sb + cap * (taps + 1) * sizeof(float *));
         size_t *count = (size_t *)(sb + cap * (taps + 1) * sizeof(float *) + cap * sizeof(int64_t));
-        for (int64_t n = 0; n < p->n; n++) {
-            view_t d, y;
-            if (j->strip_out > 0) {
-                grad_strips(j, n, b0, nb, tail, xs, src, step, dyp, count, sums);
-                continue;
+        /* The chunk's blocks `sub` at a time, each range over every image:
+         * a range's share of one image stays in L2 across its blocks'
+         * passes, and the ranges read disjoint bytes of the tensors. */
+        for (int64_t s0 = b0; s0 < b0 + nb; s0 += j->sub) {
+            int64_t sn = b0 + nb - s0 < j->sub ? b0 + nb - s0 : j->sub;
+            int64_t st = s0 + sn == j->blocks ? j->tail : BLK, snc = (sn - 1) * BLK + st;
+            float *ss = sums + (s0 - b0) * j->kh * j->kw * BLK;
+            for (int64_t n = 0; n < p->n; n++) {
+                view_t d, y;
+                if (j->strip_out > 0) {
+                    grad_strips(j, n, s0, sn, st, xs, src, step, dyp, count, ss);
+                    continue;
+                }
+                if (j->in_place) {
+                    d = user_view(&p->x, e->x_in, n, s0);
+                    y = user_view(&p->y, e->y_in, n, s0);
+                } else {
+                    pack_planes(j, &p->x, e->x_in, n, s0 * BLK, snc, j->data_h, j->data_w, xs);
+                    pack_planes(j, &p->y, e->y_in, n, s0 * BLK, snc, j->out_h, j->out_w, ys);
+                    d = (view_t){xs, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
+                    y = (view_t){ys, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
+                }
+                grad_rows(j, &d, &y, 0, j->out_h, 0, sn, st, src, step, dyp, count, ss);
             }
-            if (j->in_place) {
-                d = user_view(&p->x, e->x_in, n, b0);
-                y = user_view(&p->y, e->y_in, n, b0);
-            } else {
-                pack_planes(j, &p->x, e->x_in, n, b0 * BLK, nc, j->data_h, j->data_w, xs);
-                pack_planes(j, &p->y, e->y_in, n, b0 * BLK, nc, j->out_h, j->out_w, ys);
-                d = (view_t){xs, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
-                y = (view_t){ys, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
-            }
-            grad_rows(j, &d, &y, 0, j->out_h, 0, nb, tail, src, step, dyp, count, sums);
         }
         /* dw[k, tap] from lane k % 16 of its block's sums (fdnn_conv_w_off
          * places the tap, reversed in CONVOLUTION mode). */
@@ -501,7 +553,8 @@ run_chunk(void *arg, size_t chunk)
             view_t d = {ds, 0, plane, j->data_w * BLK, BLK};
             view_t o = user_view(ot, e->out, n, b0);
             for (int64_t oh = 0; oh < j->out_h; oh++)
-                compute_row(j, &d, &o, oh, b0, nb, tail, alpha, beta, bias != NULL ? bias + b0 * BLK : NULL, e->relu);
+                compute_row(j, &d, &o, oh, b0, nb, tail, alpha, beta, bias != NULL ? bias + b0 * BLK : NULL, e->relu, false,
+                            false);
         }
         return;
     }
@@ -510,7 +563,7 @@ run_chunk(void *arg, size_t chunk)
         for (size_t task = first; task < last; task++) {
             int64_t n = (int64_t)task / j->out_h, oh = (int64_t)task % j->out_h;
             view_t d = user_view(dt, dsrc, n, 0), o = user_view(ot, e->out, n, 0);
-            compute_row(j, &d, &o, oh, 0, j->blocks, j->tail, alpha, beta, bias, e->relu);
+            compute_row(j, &d, &o, oh, 0, j->blocks, j->tail, alpha, beta, bias, e->relu, true, n + 1 < p->n);
         }
         return;
     }
@@ -524,7 +577,7 @@ run_chunk(void *arg, size_t chunk)
         view_t d = {ds, 0, j->data_h * j->data_w * BLK, j->data_w * BLK, BLK};
         view_t o = {os, 0, j->out_h * j->out_w * BLK, j->out_w * BLK, BLK};
         for (int64_t oh = 0; oh < j->out_h; oh++)
-            compute_row(j, &d, &o, oh, b0, nb, tail, 1.0f, 0.0f, NULL, false);
+            compute_row(j, &d, &o, oh, b0, nb, tail, 1.0f, 0.0f, NULL, false, false, false);
         unpack_planes(j, ot, e->out, n, b0 * BLK, nc, j->out_h, j->out_w, os);
     }
 }
@@ -598,8 +651,20 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
         j.groups = ceil_div(j.blocks, j.group);
         j.tasks = (size_t)(p->n * j.groups);
     }
-    j.chunks = threads * CHUNKS_PER_THREAD;
+    /* Backward filter: one chunk per thread.  Each chunk's blocks take every
+     * image, so every further chunk is one more pass over x and dy (at 32
+     * images, from memory); forward and backward data tasks are small and
+     * balance over several chunks per thread. */
+    j.chunks = j.bwd_filter ? threads : threads * CHUNKS_PER_THREAD;
     j.chunks = j.chunks < j.tasks ? j.chunks : j.tasks;
+    if (j.bwd_filter) {
+        /* Ranges of blocks whose share of one image (x and dy) fits
+         * GRAD_RANGE_BYTES, an even number (the kernels take full blocks
+         * in pairs), at least two. */
+        int64_t per_block = (j.data_h * j.data_w + j.out_h * j.out_w) * BLK * (int64_t)sizeof(float);
+        j.sub = GRAD_RANGE_BYTES / per_block / 2 * 2;
+        j.sub = j.sub < 2 ? 2 : j.sub;
+    }
     if (j.bwd_filter && j.in_place && strips_pay(p)) {
         /* Strips of as many rows as STRIP_FLOATS holds for the chunk's
          * blocks, at least one output row's. */

@@ -26,7 +26,8 @@
  *       dy[g][b*dy_bstride + j*dy_step + l] * src[g*taps + t][b*src_bstride + j*src_step[g] + l]
  *
  * segments and positions in order, one FMA per term, the sums held in
- * registers across segments; a tap whose src is `zeros` (16 zero floats)
+ * registers across segments (blocks one at a time or, AVX-512, full
+ * blocks two at a time: the same terms in the same order); a tap whose src is `zeros` (16 zero floats)
  * reads zeros at every position and block (a tap outside the image adds
  * dy * 0).  Lanes past `tail` are left as they were.
  *
@@ -55,6 +56,12 @@ typedef struct fdnn_f32_dwcb_rows_args {
      * src_step is tap_step, 2*tap_step or -tap_step). */
     bool rows_of_3;
     int64_t tap_step;
+    /* A hint: the data rows the next call (the next output row) reads and
+     * this one does not, pf_off[r] floats past the row of src[0] (same
+     * column), r < pf_rows (0: none).  Kernels may prefetch them, so that
+     * they arrive from memory while this row computes; the results are the
+     * same either way. */
+    int64_t pf_rows, pf_off[2];
 } fdnn_f32_dwcb_rows_args_t;
 
 typedef struct fdnn_f32_dwcb_grad_args {

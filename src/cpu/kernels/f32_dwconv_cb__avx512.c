@@ -21,6 +21,7 @@
 #define V_LOAD_N(p, n) _mm512_maskz_loadu_ps(CB_MASK(n), p)
 #define V_STORE_N(p, v, n) _mm512_mask_storeu_ps(p, CB_MASK(n), v)
 #define CB_ACC 16
+#define CB_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 #include "cpu/kernels/dwconv_cb_simd.inc"
 
 #include "cpu/kernels/transpose_f32_avx512.h"

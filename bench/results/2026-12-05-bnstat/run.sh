@@ -7,7 +7,7 @@ R=bench/results/2026-12-05-bnstat
 # part: micro, net or both (default)
 part=${1:-both}
 if [ $part != net ]; then
-gcc -O2 -std=c11 -Iinclude -Icompat/cudart/include $R/trainops.c -o /tmp/trainops_bs -Lbuild -lcudnn
+gcc -O2 -std=c11 -Iinclude -Icompat/cudart/include tools/bench-trainops/trainops.c -o /tmp/trainops_bs -Lbuild -lcudnn
 # 1. per-op micro table (every ResNet-50 batch-norm shape and the stem's
 #    max pooling, mb=32), base/new alternated 3x, 1 thread (CPU time) and
 #    2 threads (wall), NCHW and NHWC
@@ -16,7 +16,7 @@ for t in 1 2; do
     for lib in build-base build; do
       for l in nchw nhwc; do
         echo "== $lib threads $t layout $l $(uptime)"
-        FREEDNN_NUM_THREADS=$t LD_LIBRARY_PATH=$PWD/$lib /tmp/trainops_bs $l 5
+        FREEDNN_NUM_THREADS=$t LD_LIBRARY_PATH=$PWD/$lib /tmp/trainops_bs $l 5 bn
       done
     done
   done

@@ -4,7 +4,7 @@
 # libcudnn.so* and freednn-bench copied before any change).
 set -e
 R=bench/results/2026-12-05-trainmem
-gcc -O2 -std=c11 -Iinclude -Icompat/cudart/include $R/trainops.c -o /tmp/trainops_tm -Lbuild -lcudnn
+gcc -O2 -std=c11 -Iinclude -Icompat/cudart/include tools/bench-trainops/trainops.c -o /tmp/trainops_tm -Lbuild -lcudnn
 # 1. per-op micro table (ResNet-50 shapes, mb=32), base/new alternated 3x,
 #    1 and 2 threads, NCHW and NHWC
 for t in 1 2; do
@@ -12,7 +12,7 @@ for t in 1 2; do
     for lib in build-base build; do
       for l in nchw nhwc; do
         echo "== $lib threads $t layout $l $(uptime)"
-        FREEDNN_NUM_THREADS=$t LD_LIBRARY_PATH=$PWD/$lib /tmp/trainops_tm $l 5
+        FREEDNN_NUM_THREADS=$t LD_LIBRARY_PATH=$PWD/$lib /tmp/trainops_tm $l 5 step
       done
     done
   done

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0
- * trainops (bnstat copy of 2026-12-05-trainmem/trainops.c, with every
- * ResNet-50 batch-norm shape): the memory-bound ops of a ResNet-50 training step (mb = 32) at
- * their shapes, through the cuDNN API the way tools/freednn-bench's net mode
- * calls them.  Usage: trainops LAYOUT(nchw|nhwc) [reps]; threads from
- * FREEDNN_NUM_THREADS.  Prints per op the median wall ms and the median
- * process CPU ms of `reps` runs (after one warm-up run). */
+ * bench-trainops: the memory-bound ops of a ResNet-50 training step
+ * (mb = 32) at their shapes, through the cuDNN API the way
+ * tools/freednn-bench's net mode calls them.
+ * Usage: bench-trainops LAYOUT(nchw|nhwc) [reps [SET [OP]]]
+ *   SET: step (default: one shape per op kind of the step: BN (+ReLU) forward
+ *        and backward, the residual add, ReLU, max pooling) or bn (every
+ *        ResNet-50 batch-norm shape, and max pooling);
+ *   OP:  only the cases whose op name starts with OP.
+ * Threads from FREEDNN_NUM_THREADS.  Prints per op the median wall ms and
+ * the median process CPU ms of `reps` runs (after one warm-up run).
+ * (bench/results/2026-12-05-trainmem and -bnstat were measured with the
+ * step and bn sets.) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,25 +158,46 @@ run_op(const shape_t *s, int reps)
     cudnnDestroyTensorDescriptor(pd);
 }
 
+/* The case sets (see the head of the file). */
+static const shape_t STEP_SET[] = {
+    {"bnfwd_relu", 64, 56, 56},   {"bnfwd_relu", 128, 28, 28}, {"bnfwd_relu", 512, 7, 7},
+    {"bnfwd", 256, 56, 56},       {"bnbwd_relu", 64, 56, 56},  {"bnbwd_relu", 128, 28, 28},
+    {"bnbwd_relu", 512, 7, 7},    {"bnbwd", 256, 56, 56},      {"bnbwd_b1", 256, 56, 56},
+    {"add_inplace", 256, 56, 56}, {"add_copy", 256, 56, 56},   {"relu_fwd", 256, 56, 56},
+    {"relu_bwd", 256, 56, 56},    {"maxpool_fwd", 64, 112, 112}, {"maxpool_bwd", 64, 112, 112},
+};
+static const shape_t BN_SET[] = {
+    {"bnfwd_relu", 64, 112, 112}, {"bnfwd_relu", 64, 56, 56},   {"bnfwd", 256, 56, 56},
+    {"bnfwd_relu", 128, 28, 28},  {"bnfwd", 512, 28, 28},       {"bnfwd_relu", 256, 14, 14},
+    {"bnfwd", 1024, 14, 14},      {"bnfwd_relu", 512, 7, 7},    {"bnfwd", 2048, 7, 7},
+    {"bnbwd_relu", 64, 112, 112}, {"bnbwd_relu", 64, 56, 56},   {"bnbwd", 256, 56, 56},
+    {"bnbwd_relu", 128, 28, 28},  {"bnbwd", 512, 28, 28},       {"bnbwd_relu", 256, 14, 14},
+    {"bnbwd", 1024, 14, 14},      {"bnbwd_relu", 512, 7, 7},    {"bnbwd", 2048, 7, 7},
+    {"maxpool_fwd", 64, 112, 112}, {"maxpool_bwd", 64, 112, 112},
+};
+
 int
 main(int argc, char **argv)
 {
     NHWC = argc > 1 && !strcmp(argv[1], "nhwc");
     int reps = argc > 2 ? atoi(argv[2]) : 7;
-    const char *only = argc > 3 ? argv[3] : NULL;
+    const char *set = argc > 3 ? argv[3] : "step";
+    const char *only = argc > 4 ? argv[4] : NULL;
+    if (reps < 1)
+        reps = 1;
     if (reps > 64)
         reps = 64;
-    static const shape_t shapes[] = {
-        {"bnfwd_relu", 64, 112, 112}, {"bnfwd_relu", 64, 56, 56},   {"bnfwd", 256, 56, 56},
-        {"bnfwd_relu", 128, 28, 28},  {"bnfwd", 512, 28, 28},       {"bnfwd_relu", 256, 14, 14},
-        {"bnfwd", 1024, 14, 14},      {"bnfwd_relu", 512, 7, 7},    {"bnfwd", 2048, 7, 7},
-        {"bnbwd_relu", 64, 112, 112}, {"bnbwd_relu", 64, 56, 56},   {"bnbwd", 256, 56, 56},
-        {"bnbwd_relu", 128, 28, 28},  {"bnbwd", 512, 28, 28},       {"bnbwd_relu", 256, 14, 14},
-        {"bnbwd", 1024, 14, 14},      {"bnbwd_relu", 512, 7, 7},    {"bnbwd", 2048, 7, 7},
-        {"maxpool_fwd", 64, 112, 112}, {"maxpool_bwd", 64, 112, 112},
-    };
+    const shape_t *shapes = STEP_SET;
+    size_t count = sizeof(STEP_SET) / sizeof(STEP_SET[0]);
+    if (!strcmp(set, "bn")) {
+        shapes = BN_SET;
+        count = sizeof(BN_SET) / sizeof(BN_SET[0]);
+    } else if (strcmp(set, "step") != 0) {
+        fprintf(stderr, "bench-trainops: unknown set '%s' (step or bn)\n", set);
+        return 2;
+    }
     CK(cudnnCreate(&H));
-    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+    for (size_t i = 0; i < count; i++)
         if (only == NULL || strstr(shapes[i].op, only) == shapes[i].op)
             run_op(&shapes[i], reps);
     cudnnDestroy(H);

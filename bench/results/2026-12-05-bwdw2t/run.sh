@@ -18,5 +18,5 @@ for r in $(seq 1 $n); do
       $b --threads $t --iters 5 --dir $d --file $f | grep -v '^#' | sed "s/^/$who /" >> $out
   done
 done
-python3 bench/results/2026-12-05-bwdw2t/table.py $out > ${out%.txt}_table.md
+python3 bench/results/2026-12-05-trainbwd/table.py $out > ${out%.txt}_table.md
 cat ${out%.txt}_table.md

@@ -859,7 +859,8 @@ test_float_stats(void)
                                 dy.buf, dx.desc, dx.buf, pd, fs, gds, gdb, eps, recompute ? NULL : sm,
                                 recompute ? NULL : si));
                             tt_get(&dx, got);
-                            const double *rdx = recompute ? dxr : dxq, *rds = recompute ? dsr : dsq, *rdb = recompute ? dbr : dbq;
+                            const double *rdx = recompute ? dxr : dxq, *rds = recompute ? dsr : dsq;
+                            const double *rdb = recompute ? dbr : dbq;
                             e = tt_err(got, rdx, E);
                             CHECK_MSG(e <= dx_tol[mi], "%s isa %d threads %d recompute %d: dx error %g", name, isa,
                                       threads, recompute, e);
@@ -877,7 +878,8 @@ test_float_stats(void)
                                 memcpy(dx_ref[recompute], dx.buf, dxsize);
                             else
                                 CHECK_MSG(memcmp(dx_ref[recompute], dx.buf, dxsize) == 0,
-                                          "%s isa %d threads %d recompute %d: dx not bitwise", name, isa, threads, recompute);
+                                          "%s isa %d threads %d recompute %d: dx not bitwise", name, isa, threads,
+                                          recompute);
                         }
                     }
                 }

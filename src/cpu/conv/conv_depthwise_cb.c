@@ -72,9 +72,9 @@
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
 #define CHUNKS_PER_THREAD 4
-/* Backward filter: bytes of one image's x and dy per range of blocks (a quarter
- * of a 1 MB L2 with room for the rest, Zen 4/5; measured: 512_14 at 32
- * images slower with 20 blocks per range than with 8). */
+/* Backward filter: bytes of one image's x and dy per range of blocks (a
+ * quarter of a 1 MB L2 with room for the rest, Zen 4/5; measured: 512_14
+ * at 32 images slower with 20 blocks per range than with 8). */
 #define GRAD_RANGE_BYTES (256 * 1024)
 /* Backward filter strips (grad_strips): floats of the copy per chunk, and
  * the L1 geometry of strips_pay (48 KB, 12 ways of 64 sets: Zen 4/5, Intel
@@ -553,8 +553,8 @@ run_chunk(void *arg, size_t chunk)
             view_t d = {ds, 0, plane, j->data_w * BLK, BLK};
             view_t o = user_view(ot, e->out, n, b0);
             for (int64_t oh = 0; oh < j->out_h; oh++)
-                compute_row(j, &d, &o, oh, b0, nb, tail, alpha, beta, bias != NULL ? bias + b0 * BLK : NULL, e->relu, false,
-                            false);
+                compute_row(j, &d, &o, oh, b0, nb, tail, alpha, beta, bias != NULL ? bias + b0 * BLK : NULL, e->relu,
+                            false, false);
         }
         return;
     }

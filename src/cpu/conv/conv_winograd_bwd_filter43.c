@@ -17,11 +17,11 @@
  * the 6 transform rows runs the whole call for its e (rows_task: its
  * operands and sums stay in one core's cache, no barrier per block; the
  * patches are gathered by every task); otherwise, inside each block the
- * transforms run in parallel over channels and the products over e.  Each S element is written by
- * one task with a fixed order of summation (tiles in order within a
- * block, blocks in order), and the kernels compute each transformed
- * element the same way whatever the row range, so the result does not
- * depend on the thread count.
+ * transforms run in parallel over channels and the products over e.  Each
+ * S element is written by one task with a fixed order of summation (tiles
+ * in order within a block, blocks in order), and the kernels compute each
+ * transformed element the same way whatever the row range, so the result
+ * does not depend on the thread count.
  *
  * Error: the transformed operands are up to ~10x the magnitude of x and
  * dy (B^T, A of F(4,3)), and G^T has 1/N_j fractions; the sums over N*H*W
@@ -133,37 +133,6 @@ product_task(void *arg, size_t e)
     c->kern->product(&c->w->g, c->grp, (int64_t)e, 0, c->w->g.cout, c->tb, c->d, c->x, c->s, c->first);
 }
 
-/* The block table of tiles gt0 .. gt0 + tb - 1 (below). */
-static void block_table(const fdnn_wino_bwdf_t *g, int64_t gt0, int64_t tb, fdnn_wino_bwdf_block_t *blk);
-
-/* Task r of row_tasks: the whole call (every group, every block in order)
- * for the e = 6 i + j of the transform rows [6r / n, 6(r + 1) / n): its
- * x and dy transforms of those rows (the patches are gathered by every
- * task: the price of the split), then its products into S[e].  The X[e],
- * D[e] and S[e] a task writes are its own and stay in its core's caches
- * from block to block; no other task reads them until finish_task.
- * Each S element gets the same sums in the same order as in
- * run_phases. */
-static void
-rows_task(void *arg, size_t r)
-{
-    const ctx43_t *c = arg;
-    const fdnn_wino_bwdf_t *g = &c->w->g;
-    int n = c->row_tasks, r0 = (int)(6 * r / (size_t)n), r1 = (int)(6 * (r + 1) / (size_t)n);
-    fdnn_wino_bwdf_block_t blk;
-    for (int64_t grp = 0; grp < g->groups; grp++)
-        for (int64_t b = 0; b < c->w->blocks; b++) {
-            int64_t gt0 = b * TB, tb = c->w->gtiles - gt0 < TB ? c->w->gtiles - gt0 : TB;
-            block_table(g, gt0, tb, &blk);
-            for (int64_t i0 = 0; i0 < g->cp; i0 += FDNN_WINO_BWDF_CPAD)
-                c->kern->x_channels(g, &blk, grp, i0, r0, r1, c->x);
-            for (int64_t k = 0; k < g->cout; k++)
-                c->kern->dy_channel(g, &blk, grp, k, r0, r1, c->d);
-            for (int64_t e = 6 * r0; e < 6 * r1; e++)
-                c->kern->product(g, grp, e, 0, g->cout, tb, c->d, c->x, c->s, b == 0);
-        }
-}
-
 /* Output channel k (global): G^T S G of every input channel, 16 input
  * channels at a time (S rows are contiguous in them), through alpha and
  * beta (CONVOLUTION mode stores the taps reversed). */
@@ -246,6 +215,34 @@ block_table(const fdnn_wino_bwdf_t *g, int64_t gt0, int64_t tb, fdnn_wino_bwdf_b
     }
 }
 
+/* Task r of row_tasks: the whole call (every group, every block in order)
+ * for the e = 6 i + j of the transform rows [6r / n, 6(r + 1) / n): its
+ * x and dy transforms of those rows (the patches are gathered by every
+ * task: the price of the split), then its products into S[e].  The X[e],
+ * D[e] and S[e] a task writes are its own and stay in its core's caches
+ * from block to block; no other task reads them until finish_task.
+ * Each S element gets the same sums in the same order as in the
+ * per-block steps of fdnn_wino_bwdf43_execute. */
+static void
+rows_task(void *arg, size_t r)
+{
+    const ctx43_t *c = arg;
+    const fdnn_wino_bwdf_t *g = &c->w->g;
+    int n = c->row_tasks, r0 = (int)(6 * r / (size_t)n), r1 = (int)(6 * (r + 1) / (size_t)n);
+    fdnn_wino_bwdf_block_t blk;
+    for (int64_t grp = 0; grp < g->groups; grp++)
+        for (int64_t b = 0; b < c->w->blocks; b++) {
+            int64_t gt0 = b * TB, tb = c->w->gtiles - gt0 < TB ? c->w->gtiles - gt0 : TB;
+            block_table(g, gt0, tb, &blk);
+            for (int64_t i0 = 0; i0 < g->cp; i0 += FDNN_WINO_BWDF_CPAD)
+                c->kern->x_channels(g, &blk, grp, i0, r0, r1, c->x);
+            for (int64_t k = 0; k < g->cout; k++)
+                c->kern->dy_channel(g, &blk, grp, k, r0, r1, c->d);
+            for (int64_t e = 6 * r0; e < 6 * r1; e++)
+                c->kern->product(g, grp, e, 0, g->cout, tb, c->d, c->x, c->s, b == 0);
+        }
+}
+
 cudnnStatus_t
 fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
 {
@@ -263,8 +260,9 @@ fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
     /* Up to 3 threads and S of up to ROWS_MAX_S_BYTES: one step of row
      * tasks (rows_task: no barrier per block, no operand crossing cores;
      * 6 rows split 6, 3 + 3, 2 + 2 + 2).  Otherwise: per block, three
-     * steps over channels and e (more items than rows), as before.  Both compute every element the same
-     * way, so the result does not depend on the thread count. */
+     * steps over channels and e (more items than rows).  Both compute
+     * every element the same way, so the result does not depend on the
+     * thread count. */
     size_t threads = fdnn_pool_threads(e->pool);
     if (threads <= 3 && w.s_bytes <= ROWS_MAX_S_BYTES) {
         c.row_tasks = (int)threads;

@@ -27,9 +27,10 @@
  *
  * segments and positions in order, one FMA per term, the sums held in
  * registers across segments (blocks one at a time or, AVX-512, full
- * blocks two at a time: the same terms in the same order); a tap whose src is `zeros` (16 zero floats)
- * reads zeros at every position and block (a tap outside the image adds
- * dy * 0).  Lanes past `tail` are left as they were.
+ * blocks two at a time: the same terms in the same order); a tap whose src
+ * is `zeros` (16 zero floats) reads zeros at every position and block (a
+ * tap outside the image adds dy * 0).  Lanes past `tail` are left as they
+ * were.
  *
  * Offsets are in floats; no allocation, no threads. */
 #ifndef FDNN_CPU_KERNELS_DWCONV_CB_H

@@ -10,6 +10,7 @@
 #include "core/memory.h"
 #include "core/conv_config.h"
 #include "cpu/conv/conv_gemm_nhwc.h"
+#include "cpu/conv/conv_gemm_nhwc_wgrad.h"
 #include "cpu/gemm/gemm.h"
 
 /* The positions of a 5-D view (n and the spatial dims, row-major) as the
@@ -202,6 +203,17 @@ fdnn_conv_gemm_nhwc_execute(const fdnn_conv_exec_t *e)
      * backward filter) or dx's rows computed (backward data) into a
      * [rows][C] buffer in the scratch, ahead of the GEMM's packing. */
     size_t row_bytes = in_place ? 0 : fdnn_align_up(rows * (size_t)p->c * sizeof(float));
+    size_t wgrad_bytes = 0;
+    if (fdnn_conv_gemm_nhwc_wgrad_plan(e, rows, &wgrad_bytes)) {
+        char *scratch = fdnn_handle_scratch(e->handle, row_bytes + wgrad_bytes);
+        if (scratch == NULL)
+            return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
+        lines_ctx_t lc = {p, e->x_in, NULL, (float *)scratch, 1.0f, 0.0f};
+        if (!in_place)
+            fdnn_parallelize_1d(e->pool, gather_line, &lc, (size_t)(p->n * p->out[0] * p->out[1]), 0);
+        return fdnn_conv_gemm_nhwc_wgrad(e, in_place ? e->x_in : lc.rows, in_place ? ldx : (size_t)p->c, e->y_in,
+                                         ldy, ldw, rows, scratch + row_bytes);
+    }
     /* The packing buffers (and the rows) from the handle's scratch, one
      * request for every group (each request may poison or move it), reused
      * call after call: fresh pages per call would fault in at a few GB/s.

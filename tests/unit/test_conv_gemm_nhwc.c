@@ -53,11 +53,14 @@ static const shape_t shapes[] = {
     {"3-D strided", 3, 2, 3, 4, 1, {3, 4, 5}, 1, 0, true, {2, 1, 2}, 0},
     {"stride 1 irregular", 2, 2, 5, 3, 1, {1, 4, 4}, 0, 0, true, {1, 1, 1}, 3},
     {"stride 2 pool", 2, 2, 64, 96, 1, {1, 27, 29}, 0, 0, true, {1, 2, 2}, 0},
-    /* Backward filter (conv_gemm_nhwc_wgrad.h): three k blocks, Kg > Cg (T
-     * transposed into dW), a partial strip of the large operand read from
-     * its packed copy; and Cg > Kg with gaps and groups. */
+    /* Backward filter in place (conv_gemm_nhwc_wgrad.h): three k blocks,
+     * Kg > Cg (T transposed into dW), a partial strip of the large operand
+     * read from its packed copy; and Cg > Kg with gaps and groups. */
     {"wgrad blocks", 2, 2, 40, 70, 1, {1, 23, 29}, 0, 0, true, {0}, 0},
     {"wgrad groups gaps", 2, 3, 2 * 45, 2 * 18, 2, {1, 19, 21}, 3, 1, false, {0}, 0},
+    /* Over 512 channels: backward filter declines the in-place path and
+     * runs the general GEMM driver. */
+    {"wide filter", 2, 2, 600, 20, 1, {1, 5, 7}, 1, 0, true, {0}, 0},
 };
 #define NSHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))
 

@@ -396,7 +396,15 @@ main(int argc, char **argv)
         else if (strcmp(a, "--match") == 0)
             o.match = v, i++;
         else if (strcmp(a, "--dir") == 0) {
-            o.dir = strcmp(v, "fwd") == 0 ? 0 : strcmp(v, "bwd_d") == 0 ? 1 : strcmp(v, "bwd_w") == 0 ? 2 : 3;
+            o.dir = strcmp(v, "fwd") == 0     ? 0
+                    : strcmp(v, "bwd_d") == 0 ? 1
+                    : strcmp(v, "bwd_w") == 0 ? 2
+                    : strcmp(v, "all") == 0   ? 3
+                                              : -2;
+            if (o.dir == -2) {
+                fprintf(stderr, "freednn-bench: --dir takes fwd, bwd_d, bwd_w or all, not '%s'\n", v);
+                return 2;
+            }
             i++;
         } else if (strcmp(a, "--algo") == 0)
             o.algo = atoi(v), i++;
@@ -406,8 +414,13 @@ main(int argc, char **argv)
             o.threads = atoi(v), i++;
         else if (strcmp(a, "--iters") == 0)
             o.iters = atoi(v) > 0 ? atoi(v) : 1, i++;
-        else if (strcmp(a, "--layout") == 0)
+        else if (strcmp(a, "--layout") == 0) {
+            if (strcmp(v, "nhwc") != 0 && strcmp(v, "nchw") != 0) {
+                fprintf(stderr, "freednn-bench: --layout takes nchw or nhwc, not '%s'\n", v);
+                return 2;
+            }
             o.nhwc = strcmp(v, "nhwc") == 0, i++;
+        }
         else if (strcmp(a, "--no-dnnl") == 0)
             o.dnnl = false;
         else if (strcmp(a, "--dt") == 0) {
@@ -421,7 +434,12 @@ main(int argc, char **argv)
                                                           : CUDNN_DEFAULT_MATH;
             i++;
         }
-        else {
+        else if (strncmp(a, "--", 2) == 0) {
+            /* a misspelt option would otherwise become a problem line that
+             * matches nothing: a run that measures nothing and exits 0 */
+            fprintf(stderr, "freednn-bench: unknown option '%s'\n", a);
+            return 2;
+        } else {
             /* The rest of the command line is one problem line. */
             size_t len = strlen(line);
             snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : "", a);

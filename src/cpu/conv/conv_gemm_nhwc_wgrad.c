@@ -16,6 +16,17 @@
  * once per block, is at most 8 MiB. */
 #define WGRAD_KC 512
 
+/* Where this path runs: the small operand at most 128 wide (its A panel,
+ * <= 256 KiB at WGRAD_KC, stays in L2 across the B strips) and the large
+ * one at most 512 (a B strip reads 128 of every <= 2 KiB of the row).  On
+ * ResNet-50's layers at 1 thread (docs/performance.md, "NHWC 1x1 backward
+ * filter in place") it ran 1.1-1.9x faster than the general driver inside
+ * these bounds and 0.73-0.96x outside (res4 / res5, 256-2048 wide on both
+ * sides: the A panel outgrew L2 and each k step of a B strip was a new
+ * page), so it declines those. */
+#define WGRAD_MAX_SMALL 128
+#define WGRAD_MAX_LARGE 512
+
 typedef struct wgrad_ctx {
     fdnn_sgemm_tile_t tile;
     const float *s, *l; /* position p's row of the small / large operand at + p * lds / ldl */
@@ -133,6 +144,8 @@ fdnn_conv_gemm_nhwc_wgrad_plan(const fdnn_conv_exec_t *e, size_t rows, size_t *b
     if (p->dir != FDNN_CONV_BWD_FILTER || rows == 0 || e->alpha == 0)
         return false;
     size_t ns = cg < kg ? cg : kg, nl = cg < kg ? kg : cg;
+    if (ns > WGRAD_MAX_SMALL || nl > WGRAD_MAX_LARGE)
+        return false;
     fdnn_sgemm_tile_t tl = wgrad_tile(e->handle->isa, ns, nl, rows);
     if (tl.ukernel == NULL)
         return false; /* a tile that only reads A in place */

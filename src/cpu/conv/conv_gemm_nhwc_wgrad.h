@@ -27,7 +27,8 @@
 #include "core/conv_solver.h"
 
 /* Whether this path runs e (backward filter, NP = rows > 0, alpha != 0,
- * the level's tile has a packed-A kernel), and the scratch bytes it needs. */
+ * min(Kg, Cg) <= 128 and max(Kg, Cg) <= 512, the level's tile has a
+ * packed-A kernel), and the scratch bytes it needs. */
 bool fdnn_conv_gemm_nhwc_wgrad_plan(const fdnn_conv_exec_t *e, size_t rows, size_t *bytes);
 
 /* Runs it, with x's rows (ldx) and dy's rows (ldy) of every position (x

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  * fdnn_f32_pack_t__avx512: the transposing pack (see gemm_ukernel.h) by
- * 16 x 16 blocks transposed in registers: 16 masked row loads, 64 shuffles,
- * up to 16 masked stores.  About four times the speed of the scalar loop,
- * which matters when n (or m) is small and packing is a visible share of the
- * work (the res5 convolutions of ResNet-50 have n = 49). */
+ * 16 x 16 blocks transposed in registers: 16 row loads (masked only in a
+ * last partial block: masked loads among stores waited on memory, see
+ * f32_pack_n__avx512.c), 64 shuffles, up to 16 masked stores.  About four
+ * times the speed of the scalar loop, which matters when n (or m) is small
+ * and packing is a visible share of the work (the res5 convolutions of
+ * ResNet-50 have n = 49). */
 #include <assert.h>
 #include <immintrin.h>
 
@@ -25,7 +27,8 @@ fdnn_f32_pack_t__avx512(size_t rows, size_t cols, const float *src, size_t src_l
 #pragma GCC unroll 16
             for (size_t r = 0; r < 16; r++) {
                 if (r < valid) {
-                    v[r] = _mm512_maskz_loadu_ps(load_mask, src + (r0 + r) * src_ld + c0);
+                    const float *row = src + (r0 + r) * src_ld + c0;
+                    v[r] = cc == 16 ? _mm512_loadu_ps(row) : _mm512_maskz_loadu_ps(load_mask, row);
                 } else {
                     v[r] = _mm512_setzero_ps();
                 }

@@ -1303,6 +1303,14 @@ main(void)
         S2("large rows dy 1x1 groups", 13, 40, 90, 2, 9, 9, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("large rows dy 1x1 s2", 23, 24, 70, 1, 29, 27, 1, 1, 0, 0, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("large rows dy 3x3", 6, 3, 64, 1, 12, 11, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        /* The rows path's in-place readers take row blocks of up to 24 tiles
+         * (ROWS_TILES_INPLACE, twice the lane block's): 1340 rows are 96
+         * tiles, the last one of 10 rows, in 4 blocks of 24; dy in place
+         * as A (Kg = 1340 > CRS = 24; the NHWC and padded layouts copy
+         * the rows instead, in blocks of 12 tiles), then x in place as A
+         * (CRS = 1340, 7x7 images: k blocks of 4 and 3 images). */
+        S2("large rows dy 1x1 blocks of 24", 7, 24, 1340, 1, 7, 7, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("large rows x 1x1 blocks of 24", 7, 1340, 24, 1, 7, 7, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     };
     for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
         bool rows_1x1 =
@@ -1514,6 +1522,10 @@ main(void)
                                                   1, 1, 1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
     test_thread_determinism(h, (shape_t)S2("determinism rows dy 1x1 s2", 6, 64, 300, 1, 25, 25, 1, 1, 0, 0, 2, 2, 1,
                                            1, CUDNN_CROSS_CORRELATION));
+    /* Row blocks of 24 tiles (in-place readers, see "large rows dy 1x1
+     * blocks of 24"): 4 blocks over 1, 2 and 3 threads. */
+    test_thread_determinism(h, (shape_t)S2("determinism rows dy 1x1 blocks of 24", 7, 24, 1340, 1, 7, 7, 1, 1, 0, 0,
+                                           1, 1, 1, 1, CUDNN_CROSS_CORRELATION));
     /* Strided: the direct backward data's image chunks run in parallel
      * (9 images) or one image with every step parallel (N=1). */
     test_thread_determinism(h, (shape_t)S2("determinism s2", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 2, 2, 1, 1,

@@ -330,6 +330,110 @@ test_aptrs(void)
     }
 }
 
+/* Rows equally spaced in one buffer, as the rows path passes them (dy or x
+ * read in place): the 14-row aptrs and arows kernels address a full tile of
+ * such rows from two bases and the spacing (gemm_ukernel_simd.inc, A_SCALED)
+ * and must still give the packed kernel's bits.  Spacing forwards and
+ * backwards; a tile with one row off the spacing (the kernel must notice
+ * and read that row through its own pointer); partial tiles; k of 1, 2 and
+ * odd lengths, in runs with gaps of NaN.  The buffer ends at a guard page
+ * right after the highest row's last element. */
+static void
+check_spaced(const aptrs_pair_t *k, size_t mr, size_t kc, size_t seg, int dir, bool displaced)
+{
+    const size_t MR = k->mr, NR = k->nr;
+    size_t nruns = (kc + seg - 1) / seg, *runs = malloc(nruns * sizeof(size_t));
+    for (size_t j = 0; j < nruns; j++)
+        runs[j] = j == 0 ? 0 : runs[j - 1] + seg + 1 + j % 2;
+    size_t span = runs[nruns - 1] + (kc - (nruns - 1) * seg), sp = span + 3, nbuf = (MR - 1) * sp + span;
+    float *buf = galloc(nbuf * sizeof(float)), *moved = galloc(span * sizeof(float));
+    fdnn_poison_f32(buf, nbuf);
+    fdnn_poison_f32(moved, span);
+    const float *rows[16];
+    float *apack = galloc(kc * MR * sizeof(float)), *b = galloc(kc * NR * sizeof(float));
+    size_t nr = kc % 2 ? NR : NR - 3, ldc = NR + 1, nc = (mr - 1) * ldc + nr;
+    float *c1 = galloc(nc * sizeof(float)), *c2 = galloc(nc * sizeof(float));
+    for (size_t i = 0; i < MR; i++) {
+        float *row = buf + (dir > 0 ? i : MR - 1 - i) * sp;
+        if (displaced && i == 9)
+            row = moved; /* the spacing holds for every row but this one */
+        rows[i] = row;
+        for (size_t p = 0; p < kc; p++) {
+            float v = (float)fdnn_rng_uniform(&rng, -1, 1);
+            row[runs[p / seg] + p % seg] = v;
+            apack[p * MR + i] = i < mr ? v : 0.0f;
+        }
+    }
+    for (size_t i = 0; i < kc * NR; i++)
+        b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    for (size_t i = 0; i < nc; i++)
+        c1[i] = c2[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+    fdnn_f32_gemm_epilogue_t ep = {1.0f, kc % 3 == 0 ? 0.0f : 1.0f, NULL, NULL, false, false};
+    k->packed(mr, nr, kc, apack, b, NR, c1, ldc, &ep);
+    k->aptrs(mr, nr, kc, rows, runs, seg, b, NR, c2, ldc, &ep);
+    bool ok = memcmp(c1, c2, nc * sizeof(float)) == 0 && !isnan(c2[0]);
+    CHECK_MSG(ok, "aptrs %s spaced dir=%d displaced=%d mr=%zu kc=%zu seg=%zu differs from packed", k->name, dir,
+              (int)displaced, mr, kc, seg);
+    free(runs);
+    fdnn_guarded_free(buf);
+    fdnn_guarded_free(moved);
+    fdnn_guarded_free(apack);
+    fdnn_guarded_free(b);
+    fdnn_guarded_free(c1);
+    fdnn_guarded_free(c2);
+}
+
+static void
+test_inplace_spaced(void)
+{
+    static const size_t kcs[] = {1, 2, 3, 7, 49, 131, 196};
+    for (size_t e = 0; e < sizeof(aptrs_list) / sizeof(aptrs_list[0]); e++) {
+        const aptrs_pair_t *k = &aptrs_list[e];
+        if (k->isa > fdnn_cpu_max_isa())
+            continue;
+        for (size_t q = 0; q < sizeof(kcs) / sizeof(kcs[0]); q++) {
+            size_t kc = kcs[q], segs[2] = {kc, kc > 7 ? 7 : 1};
+            for (int s = 0; s < 2; s++)
+                for (int dir = -1; dir <= 1; dir += 2) {
+                    check_spaced(k, k->mr, kc, segs[s], dir, false);
+                    check_spaced(k, k->mr, kc, segs[s], dir, true);
+                    check_spaced(k, k->mr - 1, kc, segs[s], dir, false);
+                }
+        }
+    }
+    /* The arows kernels' full tiles at the shortest k (the partial ones and
+     * longer k: test_arows, test_b_in_place). */
+    for (size_t e = 0; e < sizeof(arows_list) / sizeof(arows_list[0]); e++) {
+        const arows_pair_t *k = &arows_list[e];
+        if (k->isa > fdnn_cpu_max_isa())
+            continue;
+        const size_t MR = k->mr, NR = k->nr;
+        for (size_t kc = 1; kc <= 3; kc++) {
+            size_t lda = kc + 5, ldc = NR + 2, nc = (MR - 1) * ldc + NR;
+            float *arows = galloc(((MR - 1) * lda + kc) * sizeof(float)), *apack = galloc(kc * MR * sizeof(float));
+            float *b = galloc(kc * NR * sizeof(float)), *c1 = galloc(nc * sizeof(float)), *c2 = galloc(nc * sizeof(float));
+            fdnn_poison_f32(arows, (MR - 1) * lda + kc);
+            for (size_t i = 0; i < MR; i++)
+                for (size_t p = 0; p < kc; p++)
+                    apack[p * MR + i] = arows[i * lda + p] = (float)fdnn_rng_uniform(&rng, -1, 1);
+            for (size_t i = 0; i < kc * NR; i++)
+                b[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+            for (size_t i = 0; i < nc; i++)
+                c1[i] = c2[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+            fdnn_f32_gemm_epilogue_t ep = {1.0f, 1.0f, NULL, NULL, false, false};
+            k->packed(MR, NR, kc, apack, b, NR, c1, ldc, &ep);
+            k->arows(MR, NR, kc, arows, lda, b, NR, c2, ldc, &ep);
+            CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0 && !isnan(c2[0]),
+                      "arows %s full tile kc=%zu differs from packed", k->name, kc);
+            fdnn_guarded_free(arows);
+            fdnn_guarded_free(apack);
+            fdnn_guarded_free(b);
+            fdnn_guarded_free(c1);
+            fdnn_guarded_free(c2);
+        }
+    }
+}
+
 /* op(B) read in place (b_stride != NR) runs a k loop of its own that also
  * fetches rows ahead; it must give the same bits as the packed strip
  * (b_stride == NR) for every k around the fetch distance, aligned and
@@ -511,6 +615,7 @@ main(void)
     test_ukernels();
     test_arows();
     test_aptrs();
+    test_inplace_spaced();
     test_b_in_place();
     test_b49();
     return fdnn_test_finish("test_gemm_kernels");

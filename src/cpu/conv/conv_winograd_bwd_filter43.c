@@ -37,6 +37,7 @@
 #include "core/tensor.h"
 #include "cpu/config/config.h"
 #include "cpu/conv/conv_winograd_engine.h"
+#include "cpu/conv/conv_winograd_prof.h"
 
 #define NN 36
 #define TB FDNN_WINO_BWDF_TB
@@ -116,21 +117,27 @@ static void
 x_task(void *arg, size_t i)
 {
     const ctx43_t *c = arg;
+    WPROF_BEGIN(t_x);
     c->kern->x_channels(&c->w->g, &c->blk, c->grp, (int64_t)i * FDNN_WINO_BWDF_CPAD, 0, 6, c->x);
+    WPROF_END(t_x, WPROF_B_X);
 }
 
 static void
 dy_task(void *arg, size_t k)
 {
     const ctx43_t *c = arg;
+    WPROF_BEGIN(t_dy);
     c->kern->dy_channel(&c->w->g, &c->blk, c->grp, (int64_t)k, 0, 6, c->d);
+    WPROF_END(t_dy, WPROF_B_DY);
 }
 
 static void
 product_task(void *arg, size_t e)
 {
     const ctx43_t *c = arg;
+    WPROF_BEGIN(t_prod);
     c->kern->product(&c->w->g, c->grp, (int64_t)e, 0, c->w->g.cout, c->tb, c->d, c->x, c->s, c->first);
+    WPROF_END(t_prod, WPROF_B_PRODUCT);
 }
 
 /* Output channel k (global): G^T S G of every input channel, 16 input
@@ -233,13 +240,19 @@ rows_task(void *arg, size_t r)
     for (int64_t grp = 0; grp < g->groups; grp++)
         for (int64_t b = 0; b < c->w->blocks; b++) {
             int64_t gt0 = b * TB, tb = c->w->gtiles - gt0 < TB ? c->w->gtiles - gt0 : TB;
+            WPROF_BEGIN(t_x);
             block_table(g, gt0, tb, &blk);
             for (int64_t i0 = 0; i0 < g->cp; i0 += FDNN_WINO_BWDF_CPAD)
                 c->kern->x_channels(g, &blk, grp, i0, r0, r1, c->x);
+            WPROF_END(t_x, WPROF_B_X);
+            WPROF_BEGIN(t_dy);
             for (int64_t k = 0; k < g->cout; k++)
                 c->kern->dy_channel(g, &blk, grp, k, r0, r1, c->d);
+            WPROF_END(t_dy, WPROF_B_DY);
+            WPROF_BEGIN(t_prod);
             for (int64_t e = 6 * r0; e < 6 * r1; e++)
                 c->kern->product(g, grp, e, 0, g->cout, tb, c->d, c->x, c->s, b == 0);
+            WPROF_END(t_prod, WPROF_B_PRODUCT);
         }
 }
 
@@ -264,10 +277,14 @@ fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
      * every element the same way, so the result does not depend on the
      * thread count. */
     size_t threads = fdnn_pool_threads(e->pool);
+    WPROF_BEGIN(t_call);
     if (threads <= 3 && w.s_bytes <= ROWS_MAX_S_BYTES) {
         c.row_tasks = (int)threads;
         fdnn_parallelize_1d(e->pool, rows_task, &c, threads, 0);
+        WPROF_BEGIN(t_fin);
         fdnn_parallelize_1d(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout), 0);
+        WPROF_END(t_fin, WPROF_B_FINISH);
+        WPROF_END(t_call, WPROF_B_CALL);
         return CUDNN_STATUS_SUCCESS;
     }
     for (int64_t grp = 0; grp < w.g.groups; grp++)
@@ -281,6 +298,9 @@ fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
             fdnn_parallelize_1d(e->pool, dy_task, &c, (size_t)w.g.cout, 0);
             fdnn_parallelize_1d(e->pool, product_task, &c, NN, 0);
         }
+    WPROF_BEGIN(t_fin);
     fdnn_parallelize_1d(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout), 0);
+    WPROF_END(t_fin, WPROF_B_FINISH);
+    WPROF_END(t_call, WPROF_B_CALL);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -1060,7 +1060,7 @@ test_winograd_limits(cudnnHandle_t h)
 
 /* The fused Winograd's split mode (conv_winograd_fused.c: every block's
  * patches transformed first, then items of up to 4 blocks x 64 output
- * channels; chosen for transformed filters of 16 MB and more, forced here
+ * channels; chosen for transformed filters of 8 MB and more, forced here
  * with FREEDNN_WINO_FUSED_SPLIT=1 on small shapes): forward and backward
  * data, NCHW and NHWC, every ISA level, 1-4 threads, alpha 1 / beta 0 on
  * a poisoned output and alpha 2 / beta -1, poisoned workspace.  Checked

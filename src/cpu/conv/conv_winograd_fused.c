@@ -19,7 +19,7 @@
  * so the result does not depend on the thread count.
  *
  * Split mode, where the transformed filter is large (SPLIT_MIN_U_BYTES:
- * ResNet-50 res5, 38 MB, beyond L3): every block reading all of u made u
+ * ResNet-50 res4 9.4 MB, res5 38 MB): every block reading all of u made u
  * the traffic (res5 at mb=32: 4 blocks, 151 MB from memory per call, both
  * cores at once at 2 threads).  Instead one step transforms every block's
  * patches into the workspace (v_all), and a second step's items each take
@@ -45,9 +45,11 @@
 #define MAX_WORKSPACE ((double)(1ull << 46))
 #define TB FDNN_WINO_FUSED_TB
 #define NSUB FDNN_WINO_FUSED_MAXSUB
-/* Split mode from this transformed filter size on (ResNet-50 res4's 9.4 MB
- * stays in the block mode: it fits the shared L3). */
-#define SPLIT_MIN_U_BYTES ((double)(16u << 20))
+/* Split mode from this transformed filter size on: ResNet-50 res4 (9.4 MB)
+ * and res5 (38 MB) at mb=32 were 10-25% faster in it at 1 thread (CPU
+ * time, loaded host), res2 (0.6 MB) and res3 (2.4 MB) slower (their u
+ * stays in cache; v_all does not). */
+#define SPLIT_MIN_U_BYTES ((double)(8u << 20))
 /* FREEDNN_WINO_FUSED_SPLIT=1 forces the split mode, =0 the block mode
  * (tests: both modes on small shapes; benches: A/B on one layer); the
  * workspace query and the call must see the same value. */

@@ -140,9 +140,14 @@ product_task(void *arg, size_t e)
     WPROF_END(t_prod, WPROF_B_PRODUCT);
 }
 
-/* Output channel k (global): G^T S G of every input channel, 16 input
- * channels at a time (S rows are contiguous in them), through alpha and
- * beta (CONVOLUTION mode stores the taps reversed). */
+/* Output channel k (global): G^T S G of every input channel, FIN_CH input
+ * channels at a time, each of the 36 S rows read as one run of FIN_CH
+ * floats (res5: S is 38 MB, its 36 rows of one k lie 1 MB apart; read 16
+ * channels at a time, 36 interleaved line streams, this took 15 ms of the
+ * 47 of a 1-thread call), through alpha and beta (CONVOLUTION mode stores
+ * the taps reversed).  Every element gets the same operations in the same
+ * order whatever the chunk. */
+#define FIN_CH 256
 static void
 finish_task(void *arg, size_t ks)
 {
@@ -156,31 +161,34 @@ finish_task(void *arg, size_t ks)
     float alpha = (float)e->alpha, beta = (float)e->beta;
     bool flip = e->p->flip;
     float *dw = (float *)e->out + k * wt->strides[0];
-    for (int64_t i0 = 0; i0 < g->cin; i0 += V) {
-        int nc = (int)(g->cin - i0 < V ? g->cin - i0 : V);
-        float tmp[3][6][V], out[3][3][V];
+    for (int64_t i0 = 0; i0 < g->cin; i0 += FIN_CH) {
+        int64_t nc = g->cin - i0 < FIN_CH ? g->cin - i0 : FIN_CH;
+        int64_t np = (nc + V - 1) / V * V; /* inside cp */
+        float tmp[3][6][FIN_CH], out[3][3][FIN_CH];
         for (int y = 0; y < 3; y++) /* tmp = G^T S */
             for (int v = 0; v < 6; v++) {
-                float acc[V] = {0};
+                float *acc = tmp[y][v];
+                for (int64_t l = 0; l < np; l++)
+                    acc[l] = 0;
                 for (int u = 0; u < 6; u++) {
                     const float *row = c->s + ((u * 6 + v) * kall + k) * g->cp + i0;
                     float cf = tf->g[u][y];
-                    for (int l = 0; l < V; l++)
+                    for (int64_t l = 0; l < np; l++)
                         acc[l] += cf * row[l];
                 }
-                memcpy(tmp[y][v], acc, sizeof(acc));
             }
         for (int y = 0; y < 3; y++) /* tmp G */
             for (int x = 0; x < 3; x++) {
-                float acc[V] = {0};
+                float *acc = out[y][x];
+                for (int64_t l = 0; l < np; l++)
+                    acc[l] = 0;
                 for (int v = 0; v < 6; v++) {
                     float cf = tf->g[v][x];
-                    for (int l = 0; l < V; l++)
+                    for (int64_t l = 0; l < np; l++)
                         acc[l] += tmp[y][v][l] * cf;
                 }
-                memcpy(out[y][x], acc, sizeof(acc));
             }
-        for (int l = 0; l < nc; l++)
+        for (int64_t l = 0; l < nc; l++)
             for (int y = 0; y < 3; y++)
                 for (int x = 0; x < 3; x++) {
                     int fy = flip ? 2 - y : y, fx = flip ? 2 - x : x;

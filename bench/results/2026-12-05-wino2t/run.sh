@@ -19,3 +19,12 @@ done > "$D/ab.txt" 2>&1
 python3 "$D/ab_table.py" "$D/ab.txt" > "$D/ab_table.md"
 sh "$D/prof.sh" "$P/tools/freednn-bench/freednn-bench" > "$D/prof_raw_new.txt" 2>&1
 python3 "$D/prof_table.py" "$D/prof_raw_new.txt" > "$D/prof_table_new.md"
+# The other raw files came from loops typed at the shell (same binaries):
+#  split_ab_1thread*.txt: for 3 rounds, FREEDNN_WINO_FUSED_SPLIT=0 then =1,
+#    FREEDNN_BENCH_CPU_TIME=1 freednn-bench --file layers.txt --match LAYER
+#    --threads 1 --dir fwd|bwd_d --iters 7 --no-dnnl (new build)
+#  finish_ab_1thread.txt: the same, --dir bwd_w, base then new binary
+#  prof_raw_2.txt: prof.sh on a FDNN_WINO_PROFILE build of the branch point
+#    plus the timers only (09:07 UTC); prof_split_raw.txt, prof_raw_finish.txt:
+#    prof.sh's loop on one layer
+#  broken_*_test.txt: the tests on deliberately broken variants

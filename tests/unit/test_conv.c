@@ -12,6 +12,7 @@
  * (algo_tolerance); alpha/beta are exact too (2 and -1).  Outputs are poisoned (NaN) before
  * each run; the gaps of strided outputs must stay poisoned.  A second run
  * with real-valued data checks that 1, 2 and 3 threads give identical bits. */
+#define _POSIX_C_SOURCE 200809L /* setenv: test_winograd_split */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1057,6 +1058,134 @@ test_winograd_limits(cudnnHandle_t h)
     }
 }
 
+/* The fused Winograd's split mode (conv_winograd_fused.c: every block's
+ * patches transformed first, then items of up to 4 blocks x 64 output
+ * channels; chosen for transformed filters of 8 MB and more, forced here
+ * with FREEDNN_WINO_FUSED_SPLIT=1 on small shapes): forward and backward
+ * data, NCHW and NHWC, every ISA level, 1-4 threads, alpha 1 / beta 0 on
+ * a poisoned output and alpha 2 / beta -1, poisoned workspace.  Checked
+ * against the float64 reference (the Winograd tolerance) and bitwise
+ * against the block mode (FREEDNN_WINO_FUSED_SPLIT=0) at 1 thread.  The
+ * shapes: 132 and 130 channels per group (items of 64 channels and a
+ * short one; a 4-row product step), 2 groups, clipped tiles; 15 images:
+ * 5 blocks of 32 tiles per group (one item of 4 blocks and one of 1, u
+ * transformed for the whole call); 11 images: 4 blocks, the last partial
+ * (one item of all blocks: each item transforms its own filter rows). */
+static void
+test_winograd_split(cudnnHandle_t h)
+{
+    static const int algos[2] = {CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD};
+    for (int sl = 0; sl < 4; sl++) {
+        const shape_t s = S2("wino split", sl < 2 ? 15 : 11, 260, 264, 2, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1,
+                             CUDNN_CROSS_CORRELATION);
+        int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c / s.g, s.ker[1], s.ker[2]}, yd[4];
+        layout_t layout = sl % 2 == 0 ? L_NCHW : L_NHWC;
+        descs_t d;
+        cudnnCreateTensorDescriptor(&d.x);
+        cudnnCreateTensorDescriptor(&d.y);
+        cudnnCreateFilterDescriptor(&d.w);
+        cudnnCreateConvolutionDescriptor(&d.conv);
+        CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, s.pad[1], s.pad[2], 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                                 CUDNN_DATA_FLOAT));
+        CHECK_OK(cudnnSetConvolutionGroupCount(d.conv, s.g));
+        CHECK_OK(cudnnSetFilterNdDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
+        operand_t x, w, y;
+        operand_init(&x, 4, xd, layout, false, CUDNN_TENSOR_NCHW, 4);
+        CHECK_OK(cudnnSetTensorNdDescriptor(d.x, CUDNN_DATA_FLOAT, 4, x.dims, x.st));
+        CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
+        operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
+        operand_init(&y, 4, yd, layout, false, CUDNN_TENSOR_NCHW, 4);
+        CHECK_OK(cudnnSetTensorNdDescriptor(d.y, CUDNN_DATA_FLOAT, 4, y.dims, y.st));
+        int out3[3] = {1, yd[2], yd[3]};
+        fdnn_conv_problem_t p = geometry(&s, out3);
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 11);
+        for (int dir = 0; dir < 2; dir++) {
+            operand_t *outp = dir == 0 ? &y : &x;
+            fill(&x, 4, &rng, false); /* (the previous direction wrote its output) */
+            fill(&w, 4, &rng, false);
+            fill(&y, 4, &rng, false);
+            size_t n = outp->count;
+            double *want = malloc(n * sizeof(double)), *mag = malloc(n * sizeof(double));
+            double *ax = malloc(x.count * sizeof(double)), *aw = malloc(w.count * sizeof(double)),
+                   *ay = malloc(y.count * sizeof(double));
+            for (size_t i = 0; i < x.count; i++)
+                ax[i] = fabs(x.ref[i]);
+            for (size_t i = 0; i < w.count; i++)
+                aw[i] = fabs(w.ref[i]);
+            for (size_t i = 0; i < y.count; i++)
+                ay[i] = fabs(y.ref[i]);
+            if (dir == 0) {
+                fdnn_ref_conv_fwd(&p, x.ref, w.ref, want);
+                fdnn_ref_conv_fwd(&p, ax, aw, mag);
+            } else {
+                fdnn_ref_conv_bwd_data(&p, y.ref, w.ref, want);
+                fdnn_ref_conv_bwd_data(&p, ay, aw, mag);
+            }
+            /* prior output values for alpha 2 / beta -1 */
+            float *prior = malloc(outp->span * 4), *block = malloc(outp->span * 4);
+            for (size_t i = 0; i < outp->span; i++)
+                prior[i] = (float)((int)(i % 7) - 3);
+            double tol = algo_tolerance(dir, algos[dir], 4), mag_mean = 0;
+            for (size_t i = 0; i < n; i++)
+                mag_mean += mag[i] / (double)n;
+            for (int isa = 0; isa < isa_count; isa++) {
+                CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isa)));
+                for (int bc = 0; bc < 2; bc++) {
+                    double alpha = bc ? 2 : 1, beta = bc ? -1 : 0;
+                    for (int mode = 0; mode < 2; mode++) {
+                        setenv("FREEDNN_WINO_FUSED_SPLIT", mode ? "1" : "0", 1);
+                        size_t wsb = 0;
+                        CHECK_OK(ws_size(h, dir, &d, algos[dir], &wsb));
+                        void *ws = fdnn_guarded_alloc(wsb ? wsb : 1);
+                        for (int threads = 1; threads <= (mode ? 4 : 1); threads++) {
+                            CHECK_OK(freednnSetNumThreads(h, threads));
+                            if (bc)
+                                memcpy(outp->buf, prior, outp->span * 4);
+                            else
+                                poison(outp, 4);
+                            fdnn_poison_bytes(ws, wsb);
+                            CHECK_OK(run(h, dir, &d, algos[dir], &x, &w, &y, ws, wsb, alpha, beta, 4));
+                            if (mode == 0) {
+                                memcpy(block, outp->buf, outp->span * 4);
+                                continue;
+                            }
+                            CHECK_MSG(memcmp(block, outp->buf, outp->span * 4) == 0,
+                                      "wino split n=%d %s dir %d isa %s case %d threads %d: not the block mode's bits",
+                                      s.n, layout_names[layout], dir, fdnn_test_isa_name(isa), bc, threads);
+                            size_t bad = 0;
+                            for (size_t i = 0; i < n; i++) {
+                                size_t off = offset_of(outp->nb, outp->dims, outp->st, i);
+                                double ref = alpha * want[i] + beta * prior[off];
+                                if (!(fabs(get(outp, 4, i) - ref) <= tol * (alpha * fmax(mag[i], mag_mean) + fabs(prior[off]))))
+                                    bad++;
+                            }
+                            CHECK_MSG(bad == 0, "wino split n=%d %s dir %d isa %s case %d threads %d: %zu of %zu wrong",
+                                      s.n, layout_names[layout], dir, fdnn_test_isa_name(isa), bc, threads, bad, n);
+                        }
+                        fdnn_guarded_free(ws);
+                    }
+                }
+            }
+            unsetenv("FREEDNN_WINO_FUSED_SPLIT");
+            free(prior);
+            free(block);
+            free(want);
+            free(mag);
+            free(ax);
+            free(aw);
+            free(ay);
+        }
+        operand_free(&x);
+        operand_free(&w);
+        operand_free(&y);
+        cudnnDestroyTensorDescriptor(d.x);
+        cudnnDestroyTensorDescriptor(d.y);
+        cudnnDestroyFilterDescriptor(d.w);
+        cudnnDestroyConvolutionDescriptor(d.conv);
+    }
+}
+
 /* cudnnConvolutionBiasActivationForward through the Winograd forward
  * solvers (their epilogue: alpha1, alpha2 * z, bias, ReLU) against the
  * reference, NCHW and NHWC, one thread and two. */
@@ -1556,6 +1685,7 @@ main(void)
     test_thread_determinism(h, (shape_t)S2("determinism dw N=5 13x14", 5, 70, 70, 70, 13, 14, 3, 3, 1, 1, 1, 1, 1, 1,
                                            CUDNN_CONVOLUTION));
     test_winograd_limits(h);
+    test_winograd_split(h);
     test_winograd_bias_activation(h);
     test_winograd_heuristic(h);
     test_direct_bwd_data_path();

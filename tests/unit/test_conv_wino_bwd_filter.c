@@ -59,6 +59,9 @@ static const shape_t shapes[] = {
     /* blocks of 64 tiles spanning images: 3 x 56 tiles (2 x 64 + 40) */
     {"blocks", 3, 24, 40, 1, 30, 27, 1, false, 0, false, false},
     {"blocks NHWC", 2, 33, 17, 1, 26, 29, 1, true, 1, false, false},
+    /* G^T S G in runs of 256 input channels (finish_task): 2 x 261 per
+     * group, the second run 5 channels in one 16-lane row */
+    {"finish runs groups", 1, 522, 6, 2, 5, 6, 1, false, 0, false, true},
 };
 #define NSHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))
 

@@ -37,6 +37,7 @@
 #include "core/tensor.h"
 #include "cpu/config/config.h"
 #include "cpu/conv/conv_winograd_engine.h"
+#include "cpu/conv/conv_winograd_prof.h"
 
 #define NN 36
 #define TB FDNN_WINO_BWDF_TB
@@ -116,26 +117,37 @@ static void
 x_task(void *arg, size_t i)
 {
     const ctx43_t *c = arg;
+    WPROF_BEGIN(t_x);
     c->kern->x_channels(&c->w->g, &c->blk, c->grp, (int64_t)i * FDNN_WINO_BWDF_CPAD, 0, 6, c->x);
+    WPROF_END(t_x, WPROF_B_X);
 }
 
 static void
 dy_task(void *arg, size_t k)
 {
     const ctx43_t *c = arg;
+    WPROF_BEGIN(t_dy);
     c->kern->dy_channel(&c->w->g, &c->blk, c->grp, (int64_t)k, 0, 6, c->d);
+    WPROF_END(t_dy, WPROF_B_DY);
 }
 
 static void
 product_task(void *arg, size_t e)
 {
     const ctx43_t *c = arg;
+    WPROF_BEGIN(t_prod);
     c->kern->product(&c->w->g, c->grp, (int64_t)e, 0, c->w->g.cout, c->tb, c->d, c->x, c->s, c->first);
+    WPROF_END(t_prod, WPROF_B_PRODUCT);
 }
 
-/* Output channel k (global): G^T S G of every input channel, 16 input
- * channels at a time (S rows are contiguous in them), through alpha and
- * beta (CONVOLUTION mode stores the taps reversed). */
+/* Output channel k (global): G^T S G of every input channel, FIN_CH input
+ * channels at a time, each of the 36 S rows read as one run of FIN_CH
+ * floats (res5: S is 38 MB, its 36 rows of one k lie 1 MB apart; read 16
+ * channels at a time, 36 interleaved line streams, this took 15 ms of the
+ * 47 of a 1-thread call), through alpha and beta (CONVOLUTION mode stores
+ * the taps reversed).  Every element gets the same operations in the same
+ * order whatever the chunk. */
+#define FIN_CH 256
 static void
 finish_task(void *arg, size_t ks)
 {
@@ -149,31 +161,34 @@ finish_task(void *arg, size_t ks)
     float alpha = (float)e->alpha, beta = (float)e->beta;
     bool flip = e->p->flip;
     float *dw = (float *)e->out + k * wt->strides[0];
-    for (int64_t i0 = 0; i0 < g->cin; i0 += V) {
-        int nc = (int)(g->cin - i0 < V ? g->cin - i0 : V);
-        float tmp[3][6][V], out[3][3][V];
+    for (int64_t i0 = 0; i0 < g->cin; i0 += FIN_CH) {
+        int64_t nc = g->cin - i0 < FIN_CH ? g->cin - i0 : FIN_CH;
+        int64_t np = (nc + V - 1) / V * V; /* inside cp */
+        float tmp[3][6][FIN_CH], out[3][3][FIN_CH];
         for (int y = 0; y < 3; y++) /* tmp = G^T S */
             for (int v = 0; v < 6; v++) {
-                float acc[V] = {0};
+                float *acc = tmp[y][v];
+                for (int64_t l = 0; l < np; l++)
+                    acc[l] = 0;
                 for (int u = 0; u < 6; u++) {
                     const float *row = c->s + ((u * 6 + v) * kall + k) * g->cp + i0;
                     float cf = tf->g[u][y];
-                    for (int l = 0; l < V; l++)
+                    for (int64_t l = 0; l < np; l++)
                         acc[l] += cf * row[l];
                 }
-                memcpy(tmp[y][v], acc, sizeof(acc));
             }
         for (int y = 0; y < 3; y++) /* tmp G */
             for (int x = 0; x < 3; x++) {
-                float acc[V] = {0};
+                float *acc = out[y][x];
+                for (int64_t l = 0; l < np; l++)
+                    acc[l] = 0;
                 for (int v = 0; v < 6; v++) {
                     float cf = tf->g[v][x];
-                    for (int l = 0; l < V; l++)
+                    for (int64_t l = 0; l < np; l++)
                         acc[l] += tmp[y][v][l] * cf;
                 }
-                memcpy(out[y][x], acc, sizeof(acc));
             }
-        for (int l = 0; l < nc; l++)
+        for (int64_t l = 0; l < nc; l++)
             for (int y = 0; y < 3; y++)
                 for (int x = 0; x < 3; x++) {
                     int fy = flip ? 2 - y : y, fx = flip ? 2 - x : x;
@@ -233,13 +248,19 @@ rows_task(void *arg, size_t r)
     for (int64_t grp = 0; grp < g->groups; grp++)
         for (int64_t b = 0; b < c->w->blocks; b++) {
             int64_t gt0 = b * TB, tb = c->w->gtiles - gt0 < TB ? c->w->gtiles - gt0 : TB;
+            WPROF_BEGIN(t_x);
             block_table(g, gt0, tb, &blk);
             for (int64_t i0 = 0; i0 < g->cp; i0 += FDNN_WINO_BWDF_CPAD)
                 c->kern->x_channels(g, &blk, grp, i0, r0, r1, c->x);
+            WPROF_END(t_x, WPROF_B_X);
+            WPROF_BEGIN(t_dy);
             for (int64_t k = 0; k < g->cout; k++)
                 c->kern->dy_channel(g, &blk, grp, k, r0, r1, c->d);
+            WPROF_END(t_dy, WPROF_B_DY);
+            WPROF_BEGIN(t_prod);
             for (int64_t e = 6 * r0; e < 6 * r1; e++)
                 c->kern->product(g, grp, e, 0, g->cout, tb, c->d, c->x, c->s, b == 0);
+            WPROF_END(t_prod, WPROF_B_PRODUCT);
         }
 }
 
@@ -264,10 +285,14 @@ fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
      * every element the same way, so the result does not depend on the
      * thread count. */
     size_t threads = fdnn_pool_threads(e->pool);
+    WPROF_BEGIN(t_call);
     if (threads <= 3 && w.s_bytes <= ROWS_MAX_S_BYTES) {
         c.row_tasks = (int)threads;
         fdnn_parallelize_1d(e->pool, rows_task, &c, threads, 0);
+        WPROF_BEGIN(t_fin);
         fdnn_parallelize_1d(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout), 0);
+        WPROF_END(t_fin, WPROF_B_FINISH);
+        WPROF_END(t_call, WPROF_B_CALL);
         return CUDNN_STATUS_SUCCESS;
     }
     for (int64_t grp = 0; grp < w.g.groups; grp++)
@@ -281,6 +306,9 @@ fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
             fdnn_parallelize_1d(e->pool, dy_task, &c, (size_t)w.g.cout, 0);
             fdnn_parallelize_1d(e->pool, product_task, &c, NN, 0);
         }
+    WPROF_BEGIN(t_fin);
     fdnn_parallelize_1d(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout), 0);
+    WPROF_END(t_fin, WPROF_B_FINISH);
+    WPROF_END(t_call, WPROF_B_CALL);
     return CUDNN_STATUS_SUCCESS;
 }

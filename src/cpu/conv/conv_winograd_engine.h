@@ -50,6 +50,24 @@ typedef struct fdnn_wino_geom {
      * operands, blended and rounded once. */
     const uint16_t *in16, *w16, *bias16;
     uint16_t *out16;
+    /* The fused kernel's split mode (conv_winograd_fused.c, filter-large
+     * layers), all zero otherwise: fs_nsub consecutive blocks per call
+     * (0 means 1), their transformed patches at v + b * 36*cin*TB; with
+     * fs_input_only the call only writes those into v; with fs_v_ready it
+     * reads them from v instead and multiplies output channels
+     * [fs_k0, fs_k1) of the group only (fs_k1 = 0: all), m holding
+     * fs_nsub * 36 x KB x TB floats.  With fs_filter (any mode) the call
+     * only transforms the filters of output channels [fs_k0, fs_k1)
+     * (global) into v as fdnn_wino_filter_transform does (the same bits;
+     * F(4x4,3x3) only), staged in m (36 x (fs_k1 - fs_k0) x cin floats)
+     * unless m is NULL; with v NULL, only into m. */
+    int fs_nsub;
+    bool fs_input_only, fs_v_ready, fs_filter;
+    int64_t fs_k0, fs_k1;
+    /* > 0: u holds only the group's rows [fs_k0, fs_k1), fs_u_rows of
+     * them per e (u + (e * fs_u_rows + k - fs_k0) * cin), as filter mode
+     * with v NULL writes them into m */
+    int64_t fs_u_rows;
 } fdnn_wino_geom_t;
 
 /* The geometry of p (forward or backward data) with F(m, r); e may be NULL
@@ -191,6 +209,8 @@ cudnnStatus_t fdnn_wino_bwd_filter_execute(const fdnn_conv_exec_t *e);
  * channels and from L1 in between (24 -> 96: about 5% faster on ResNet-50
  * res3/res4 at mb=32). */
 #define FDNN_WINO_FUSED_KB 96
+/* Blocks one call of the split mode takes at most (fs_nsub). */
+#define FDNN_WINO_FUSED_MAXSUB 4
 
 /* One block of the fused solver: the FDNN_WINO_FUSED_TB tiles gt0,
  * gt0 + 1, ... of group grp, counted over the whole batch (image gt / tiles,
@@ -198,7 +218,9 @@ cudnnStatus_t fdnn_wino_bwd_filter_execute(const fdnn_conv_exec_t *e);
  * through the epilogue.  u is the transformed filter
  * (fdnn_wino_filter_transform); v (36 x cin x TB floats) and m (36 x KB x TB
  * floats) are the caller's scratch.  Tiles past the last are computed on
- * zeros and not stored.  The result depends on the ISA only. */
+ * zeros and not stored.  The result depends on the ISA only (each output
+ * row is one product row summed in channel order, the same whichever call,
+ * block group or channel range computes it; g->fs_* above). */
 typedef void (*fdnn_wino_fused_block_fn)(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0,
                                          float *v, float *m);
 void fdnn_wino_fused_block__scalar(const fdnn_wino_geom_t *g, const float *u, int64_t grp, int64_t gt0, float *v,

@@ -16,8 +16,20 @@
  * Threads: the blocks are dealt round-robin to a fixed number of slots
  * (min(blocks, MAX_SLOTS)), each with its own scratch; slots run in
  * parallel.  Every block is computed the same way whichever slot takes it,
- * so the result does not depend on the thread count. */
+ * so the result does not depend on the thread count.
+ *
+ * Split mode, where the transformed filter is large (SPLIT_MIN_U_BYTES:
+ * ResNet-50 res4 9.4 MB, res5 38 MB): every block reading all of u made u
+ * the traffic (res5 at mb=32: 4 blocks, 151 MB from memory per call, both
+ * cores at once at 2 threads).  Instead one step transforms every block's
+ * patches into the workspace (v_all), and a second step's items each take
+ * up to FDNN_WINO_FUSED_MAXSUB consecutive blocks and SPLIT_ROWS output
+ * channels: u is read once per MAXSUB blocks, and the threads split the
+ * output channels where there are few blocks.  Each output is the same
+ * product row summed in the same order as in the block mode, so both modes
+ * give the same bits. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/cpu.h"
@@ -26,11 +38,35 @@
 #include "core/memory.h"
 #include "cpu/conv/conv_winograd.h"
 #include "cpu/conv/conv_winograd_engine.h"
+#include "cpu/conv/conv_winograd_prof.h"
 #include "cpu/config/config.h"
 
 #define MAX_SLOTS 16
 #define MAX_WORKSPACE ((double)(1ull << 46))
 #define TB FDNN_WINO_FUSED_TB
+#define NSUB FDNN_WINO_FUSED_MAXSUB
+/* Split mode from this transformed filter size on: ResNet-50 res4 (9.4 MB)
+ * and res5 (38 MB) at mb=32 were 10-25% faster in it at 1 thread (CPU
+ * time, loaded host), res2 (0.6 MB) and res3 (2.4 MB) slower (their u
+ * stays in cache; v_all does not). */
+#define SPLIT_MIN_U_BYTES ((double)(8u << 20))
+/* FREEDNN_WINO_FUSED_SPLIT=1 forces the split mode, =0 the block mode
+ * (tests: both modes on small shapes; benches: A/B on one layer); the
+ * workspace query and the call must see the same value. */
+static int
+split_forced(void)
+{
+    const char *v = getenv("FREEDNN_WINO_FUSED_SPLIT");
+    return v == NULL || v[0] == 0 ? -1 : v[0] == '1';
+}
+
+/* Output channels per split-mode item (res5: 8 items, 4 per thread).
+ * Where one item takes all of a group's blocks (sblocks == 1: res5 at
+ * mb=32, 4 blocks), u is never written whole: each item transforms its
+ * own rows of the filter into its slot (36 x 64 x cin floats, 4.7 MB on
+ * res5, read back from cache) instead of the call writing 38 MB to
+ * memory and reading it back. */
+#define SPLIT_ROWS 64
 
 typedef struct fplan {
     fdnn_wino_geom_t g;
@@ -38,6 +74,12 @@ typedef struct fplan {
     int slots;
     size_t off_slots, v_bytes, slot_bytes, total;
     double total_d;
+    /* split mode: v_all at off_vall (every block's patches, vblk floats
+     * each), items of up to NSUB blocks (sblocks per group) x SPLIT_ROWS
+     * channels (kitems per group); slots then hold m only */
+    bool split, ffuse; /* ffuse: items transform their own filter rows */
+    int64_t sblocks, kitems;
+    size_t off_vall, vblk, off_uchunk; /* off_uchunk: in a slot, ffuse */
 } fplan_t;
 
 static void
@@ -52,12 +94,37 @@ make_plan(const fdnn_conv_problem_t *p, const fdnn_conv_exec_t *e, fplan_t *w)
     double u = (double)FDNN_WINO_FUSED_NN * (double)(g->groups * g->cout) * (double)g->cin * 4;
     double v = (double)FDNN_WINO_FUSED_NN * (double)g->cin * TB * 4;
     double m = (double)FDNN_WINO_FUSED_NN * FDNN_WINO_FUSED_KB * TB * 4;
-    w->total_d = u + (v + m) * w->slots;
+    int forced = split_forced();
+    w->split = forced >= 0 ? forced == 1 : u >= SPLIT_MIN_U_BYTES;
+    if (w->split) {
+        w->sblocks = (w->tblocks + NSUB - 1) / NSUB;
+        w->kitems = (g->cout + SPLIT_ROWS - 1) / SPLIT_ROWS;
+        int64_t items2 = g->groups * w->sblocks * w->kitems;
+        w->slots = (int)(items2 < MAX_SLOTS ? items2 : MAX_SLOTS);
+        w->ffuse = w->sblocks == 1;
+        double uchunk = w->ffuse ? (double)FDNN_WINO_FUSED_NN * SPLIT_ROWS * (double)g->cin * 4 : 0;
+        w->total_d = (w->ffuse ? 0 : u) + v * (double)w->items + (m * NSUB + uchunk) * w->slots;
+    } else {
+        w->total_d = u + (v + m) * w->slots;
+    }
     if (w->total_d > MAX_WORKSPACE)
         return;
     w->off_slots = fdnn_align_up((size_t)u);
-    w->v_bytes = fdnn_align_up((size_t)v);
-    w->slot_bytes = w->v_bytes + fdnn_align_up((size_t)m);
+    if (w->split) {
+        /* v is a multiple of 64 bytes (TB floats per channel), so block
+         * b's patches start at b * vblk floats, contiguous for a call's
+         * consecutive blocks */
+        w->vblk = (size_t)v / 4;
+        w->off_vall = w->ffuse ? 0 : w->off_slots;
+        w->off_slots = w->off_vall + fdnn_align_up((size_t)v * (size_t)w->items);
+        w->v_bytes = 0;
+        w->off_uchunk = fdnn_align_up((size_t)m * NSUB);
+        w->slot_bytes = w->off_uchunk +
+                        (w->ffuse ? fdnn_align_up((size_t)FDNN_WINO_FUSED_NN * SPLIT_ROWS * (size_t)g->cin * 4) : 0);
+    } else {
+        w->v_bytes = fdnn_align_up((size_t)v);
+        w->slot_bytes = w->v_bytes + fdnn_align_up((size_t)m);
+    }
     w->total = w->off_slots + w->slot_bytes * (size_t)w->slots;
 }
 
@@ -87,6 +154,8 @@ typedef struct fctx {
     const fplan_t *w;
     const float *u;
     char *slots;
+    float *vall; /* split mode */
+    float *uw;   /* u, written by filter_item */
     fdnn_wino_fused_block_fn block;
 } fctx_t;
 
@@ -99,6 +168,77 @@ run_slot(void *arg, size_t s)
     float *v = (float *)(c->slots + s * w->slot_bytes), *m = (float *)(c->slots + s * w->slot_bytes + w->v_bytes);
     for (int64_t it = (int64_t)s; it < w->items; it += w->slots) {
         c->block(&w->g, c->u, it / w->tblocks, (it % w->tblocks) * TB, v, m);
+    }
+}
+
+/* Output channels per filter transform item. */
+#define FILTER_ROWS 8
+
+/* Filter transform slot s: the filters of output channels
+ * [FILTER_ROWS * i, ...) (over all groups) for i = s, s + slots, ... into
+ * u, by the level's kernel (fdnn_wino_filter_transform's bits), staged in
+ * the slot's scratch when it holds them. */
+static void
+filter_slot(void *arg, size_t s)
+{
+    const fctx_t *c = arg;
+    const fplan_t *w = c->w;
+    fdnn_wino_geom_t g = w->g;
+    int64_t all = g.groups * g.cout, items = (all + FILTER_ROWS - 1) / FILTER_ROWS;
+    bool staged = (double)FDNN_WINO_FUSED_NN * FILTER_ROWS * (double)g.cin * 4 <= (double)w->slot_bytes;
+    float *stage = staged ? (float *)(c->slots + s * w->slot_bytes) : NULL;
+    g.fs_filter = true;
+    for (int64_t i = (int64_t)s; i < items; i += w->slots) {
+        g.fs_k0 = i * FILTER_ROWS;
+        g.fs_k1 = all - g.fs_k0 < FILTER_ROWS ? all : g.fs_k0 + FILTER_ROWS;
+        c->block(&g, NULL, 0, 0, c->uw, stage);
+    }
+}
+
+/* Split mode, first step: the patches of block it (over all groups) into
+ * v_all. */
+static void
+input_item(void *arg, size_t it)
+{
+    const fctx_t *c = arg;
+    const fplan_t *w = c->w;
+    fdnn_wino_geom_t g = w->g;
+    g.fs_input_only = true;
+    int64_t i = (int64_t)it;
+    c->block(&g, c->u, i / w->tblocks, (i % w->tblocks) * TB, c->vall + (size_t)i * w->vblk, NULL);
+}
+
+/* Split mode, second step: slot s computes items s, s + slots, ...; item
+ * (group, block group, channel range) multiplies up to NSUB blocks'
+ * patches from v_all by SPLIT_ROWS rows of u and writes those outputs. */
+static void
+product_slot(void *arg, size_t s)
+{
+    const fctx_t *c = arg;
+    const fplan_t *w = c->w;
+    float *m = (float *)(c->slots + s * w->slot_bytes);
+    int64_t items = w->g.groups * w->sblocks * w->kitems;
+    for (int64_t it = (int64_t)s; it < items; it += w->slots) {
+        int64_t grp = it / (w->sblocks * w->kitems), sb = it / w->kitems % w->sblocks, kit = it % w->kitems;
+        int64_t b0 = sb * NSUB, nb = w->tblocks - b0 < NSUB ? w->tblocks - b0 : NSUB;
+        fdnn_wino_geom_t g = w->g;
+        int64_t k0 = kit * SPLIT_ROWS, k1 = g.cout - k0 < SPLIT_ROWS ? g.cout : k0 + SPLIT_ROWS;
+        const float *u = c->u;
+        if (w->ffuse) {
+            float *uchunk = (float *)(c->slots + s * w->slot_bytes + w->off_uchunk);
+            g.fs_filter = true;
+            g.fs_k0 = grp * g.cout + k0;
+            g.fs_k1 = grp * g.cout + k1;
+            c->block(&g, NULL, 0, 0, NULL, uchunk);
+            g.fs_filter = false;
+            g.fs_u_rows = k1 - k0;
+            u = uchunk;
+        }
+        g.fs_v_ready = true;
+        g.fs_nsub = (int)nb;
+        g.fs_k0 = k0;
+        g.fs_k1 = k1;
+        c->block(&g, u, grp, b0 * TB, c->vall + (size_t)(grp * w->tblocks + b0) * w->vblk, m);
     }
 }
 
@@ -115,13 +255,33 @@ run_plan(const fdnn_conv_exec_t *e, const fplan_t *wp)
     /* the level's block kernel, never one the CPU lacks */
     fdnn_wino_fused_block_fn block = fdnn_isa_config(e->handle->isa)->wino_fused_block;
     float *u = (float *)e->workspace;
-    fdnn_wino_filter_transform(&w.g, u, e->pool);
-    fctx_t c = {&w, u, (char *)e->workspace + w.off_slots, block};
-    if (e->pool != NULL)
+    WPROF_BEGIN(t_call);
+    fctx_t c = {&w, u, (char *)e->workspace + w.off_slots, (float *)((char *)e->workspace + w.off_vall), u, block};
+    WPROF_BEGIN(t_filter);
+    if (w.ffuse)
+        ; /* product_slot's items transform their own rows */
+    else if (e->pool != NULL)
+        fdnn_parallelize_1d(e->pool, filter_slot, &c, (size_t)w.slots, 0);
+    else
+        for (int s = 0; s < w.slots; s++)
+            filter_slot(&c, (size_t)s);
+    WPROF_END(t_filter, WPROF_F_FILTER);
+    if (w.split) {
+        if (e->pool != NULL) {
+            fdnn_parallelize_1d(e->pool, input_item, &c, (size_t)w.items, 0);
+            fdnn_parallelize_1d(e->pool, product_slot, &c, (size_t)w.slots, 0);
+        } else {
+            for (int64_t i = 0; i < w.items; i++)
+                input_item(&c, (size_t)i);
+            for (int s = 0; s < w.slots; s++)
+                product_slot(&c, (size_t)s);
+        }
+    } else if (e->pool != NULL)
         fdnn_parallelize_1d(e->pool, run_slot, &c, (size_t)w.slots, 0);
     else
         for (int s = 0; s < w.slots; s++)
             run_slot(&c, (size_t)s);
+    WPROF_END(t_call, WPROF_F_CALL);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -84,13 +84,14 @@ typedef struct fdnn_bn_fused_kernels {
      * float (the caller corrects the sums for its rounding: x - mean is
      * exact when x is within a factor 2 of mean, which the float64 mean
      * would not give).  run_bapply: dx[i] = alpha * ((a * dy[i] + b * x[i])
-     * + c) [+ beta * dx[i]] in float; dx may be dy or x.
+     * + c) [+ beta * dx[i]] in float; dx may be dy or x; stream as
+     * run_apply.
      * rows_bstats: s1[c] += sum dy, s2[c] += sum dy * (x - mean[c]) in the
      * chunks and groups of rows_stats.  rows_bapply: run_bapply per row with
      * per-channel a, b, c. */
     void (*run_bstats)(const float *dy, const float *x, int64_t n, float mean, double *acc);
     void (*run_bapply)(float *dx, const float *dy, const float *x, int64_t n, float a, float b, float c, float alpha,
-                       float beta);
+                       float beta, bool stream);
     void (*rows_bstats)(const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R, int64_t C,
                         const float *mean, double *s1, double *s2);
     void (*rows_bapply)(float *dx, int64_t os, const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R,
@@ -108,7 +109,7 @@ typedef struct fdnn_bn_fused_kernels {
     void (*run_bstats_mask)(const float *dy, const float *x, const uint8_t *mask, int64_t n, float mean,
                             double *acc, float *dz);
     void (*run_bapply_mask)(float *dx, const float *dy, const float *x, const uint8_t *mask, int64_t n, float a,
-                            float b, float c, float alpha, float beta);
+                            float b, float c, float alpha, float beta, bool stream);
 
     /* The Ex extras on rows (channels-last): the run_*_relu / _mask
      * arithmetic of one element, with per-channel a, b (c) as rows_apply /

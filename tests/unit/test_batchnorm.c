@@ -338,7 +338,7 @@ test_cases(void)
                                     * shorter last group, run in parallel; planes
                                     * of 49, 48 and 63 floats (the 32 lanes' tail
                                     * 17, 16, 31) */
-                                   {4, 8, 100, 7, 7, 0}, {4, 8, 100, 4, 12, 0}, {4, 6, 70, 7, 9, 0}};
+                                   {4, 8, 100, 7, 7, 0}, {4, 8, 100, 4, 12, 0}, {4, 8, 70, 7, 9, 0}};
     /* and with the Ex extras (BN + ReLU, BN + add + ReLU: NCHW planes and
      * NHWC rows, packed or with padded rows, on the fused path, the padded
      * NCHW layout on the pass engine) */

@@ -15,14 +15,16 @@
  * into float64 sums in a fixed order (docs/ops-normalization.md gives the
  * error bound).
  *
- * Training, planes: one task per channel takes the statistics of its N
- * planes and at once normalises them while they are still in L2, so x is
- * read from memory once instead of twice.  Rows: the statistics of fixed
+ * Training, planes: one task per channel (per group of channels on planes
+ * of fewer than 128 floats) takes the statistics of its N planes and at
+ * once normalises them while they are still in L2, so x is read from
+ * memory once instead of twice.  Rows: the statistics of fixed
  * row blocks (a number that depends on the shape only), added in block
  * order, then the normalisation.  Either way every sum has one fixed order:
  * results are bitwise the same for any thread count.
  *
- * Outputs larger than BN_STREAM_MIN_BYTES with beta == 0 are written with
+ * Outputs larger than BN_STREAM_MIN_BYTES with beta == 0 (y of the
+ * forward, planes and rows; dx of the planes backward) are written with
  * non-temporal stores where the ISA level has them (AVX-512): they would
  * not stay in the caches anyway and the stores then skip the read for
  * ownership.  The values are the same. */
@@ -160,8 +162,9 @@ void fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doubl
 
 /* The backward (spatial, FP32 x, dy and dx in one of the two layouts; with
  * the ReLU mask (and dz), in the layout's order as above, dy is masked and
- * dz receives it): planes, one task per channel (its sums over the N planes, then
- * its dx while they are still in L2); rows, the sums in fixed row blocks
+ * dz receives it): planes, one task per channel or group of channels as
+ * the forward (their sums over the N planes, then their dx while they are
+ * still in L2); rows, the sums in fixed row blocks
  * added in block order, then dx in tiles.  The caller gives the saved mean
  * and inverse deviation and the gathered scale (float64); the sums come
  * back in sum_dy and sum_dyx (of dy * (x - mean)), per channel.  With M

@@ -3,7 +3,7 @@
  * forward training (y, saved and running statistics), backward (dx, dscale,
  * dbias, dz), inference, the fused add + ReLU of the Ex forms, in both modes,
  * in NCHW, NHWC and padded layouts, 4-D and 5-D, f32/f64/f16/bf16, on every
- * ISA level and with 1 and 2 threads (bitwise equal), plus alpha/beta
+ * ISA level and with 1, 2 and 3 threads (bitwise equal), plus alpha/beta
  * blending and the argument checks. */
 #include <math.h>
 #include <stdio.h>
@@ -132,6 +132,11 @@ run_case(const bcase_t *bc)
     void *reserve = fdnn_guarded_alloc(rsize > 0 ? rsize : 1); /* 0 bytes: see testutil */
     size_t ysize = (size_t)y.span * y.esize, dxsize = (size_t)dx.span * dx.esize;
     unsigned char *y_first = malloc(ysize), *dx_first = malloc(dxsize), *y_isa0 = malloc(ysize);
+    unsigned char *dx_isa0 = malloc(dxsize);
+    /* the saved mean and inverse deviation, dscale and dbias: bitwise the
+     * same for every thread count and ISA level as well */
+    const size_t psize = (size_t)F * pes;
+    unsigned char *par_first = malloc(4 * psize);
     double one = 1.0, zero = 0.0;
     float onef = 1.0f, zerof = 0.0f;
     const void *a1 = dbl ? (const void *)&one : (const void *)&onef;
@@ -143,7 +148,7 @@ run_case(const bcase_t *bc)
 
     for (int isa = 0; isa < fdnn_test_isa_count(); isa++) {
         CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(isa)));
-        for (int threads = 1; threads <= 2; threads++) {
+        for (int threads = 1; threads <= 3; threads++) {
             CHECK_OK(freednnSetNumThreads(handle, threads));
             tt_poison(&y);
             fdnn_poison_bytes(p_sm, (size_t)F * pes);
@@ -205,21 +210,33 @@ run_case(const bcase_t *bc)
                 e = tt_err(got, dzr, E);
                 CHECK_MSG(e <= tol, "%s: dz error %g", name, e);
             }
-            /* Bitwise the same for 1 and 2 threads, and the training y on
-             * every ISA level (the sums use fixed lanes, nothing contracts
-             * to FMA). */
+            /* Bitwise the same for 1, 2 and 3 threads, and the training y,
+             * dx and the per-channel outputs on every ISA level (the sums
+             * use fixed lanes, nothing contracts to FMA). */
+            const void *pars[4] = {p_sm, p_si, p_ds, p_db};
+            bool par_same = true;
+            for (int k = 0; k < 4; k++)
+                if (threads == 1 && isa == 0)
+                    memcpy(par_first + k * psize, pars[k], psize);
+                else
+                    par_same = par_same && memcmp(par_first + k * psize, pars[k], psize) == 0;
+            CHECK_MSG(par_same, "%s isa %d threads %d: saved statistics or parameter gradients differ from isa 0, "
+                      "1 thread", name, isa, threads);
             if (threads == 1) {
                 memcpy(y_first, y.buf, ysize);
                 memcpy(dx_first, dx.buf, dxsize);
-                if (isa == 0)
+                if (isa == 0) {
                     memcpy(y_isa0, y.buf, ysize);
-                else
+                    memcpy(dx_isa0, dx.buf, dxsize);
+                } else {
                     CHECK_MSG(memcmp(y_isa0, y.buf, ysize) == 0, "%s isa %d: y differs from isa 0", name, isa);
+                    CHECK_MSG(memcmp(dx_isa0, dx.buf, dxsize) == 0, "%s isa %d: dx differs from isa 0", name, isa);
+                }
             } else {
-                CHECK_MSG(memcmp(y_first, y.buf, ysize) == 0, "%s isa %d: y differs between 1 and 2 threads", name,
-                          isa);
-                CHECK_MSG(memcmp(dx_first, dx.buf, dxsize) == 0, "%s isa %d: dx differs between 1 and 2 threads",
-                          name, isa);
+                CHECK_MSG(memcmp(y_first, y.buf, ysize) == 0, "%s isa %d: y differs between 1 and %d threads", name,
+                          isa, threads);
+                CHECK_MSG(memcmp(dx_first, dx.buf, dxsize) == 0, "%s isa %d: dx differs between 1 and %d threads",
+                          name, isa, threads);
             }
         }
     }
@@ -260,6 +277,8 @@ run_case(const bcase_t *bc)
 
     free(y_first);
     free(y_isa0);
+    free(dx_isa0);
+    free(par_first);
     free(dx_first);
     fdnn_guarded_free(reserve);
     void *pbufs[] = {p_scale, p_bias, p_rm, p_rv, p_sm, p_si, p_ds, p_db};
@@ -314,7 +333,12 @@ test_cases(void)
      * of 8.1 MiB, above the threshold of the non-temporal stores. */
     static const int fused[][6] = {{4, 3, 5, 7, 9, 0},  {4, 2, 19, 6, 6, 0}, {4, 3, 40, 1, 5, 0},
                                    {5, 2, 3, 4, 5, 6},  {4, 7, 1, 9, 11, 0}, {4, 2, 64, 3, 1, 0},
-                                   {4, 2, 64, 128, 130, 0}};
+                                   {4, 2, 64, 128, 130, 0},
+                                   /* planes in channel groups (bn_fused.c) with a
+                                    * shorter last group, run in parallel; planes
+                                    * of 49, 48 and 63 floats (the 32 lanes' tail
+                                    * 17, 16, 31) */
+                                   {4, 8, 100, 7, 7, 0}, {4, 8, 100, 4, 12, 0}, {4, 8, 70, 7, 9, 0}};
     /* and with the Ex extras (BN + ReLU, BN + add + ReLU: NCHW planes and
      * NHWC rows, packed or with padded rows, on the fused path, the padded
      * NCHW layout on the pass engine) */
@@ -934,7 +958,7 @@ test_float_stats_overflow(void)
         cudnnCreateTensorDescriptor(&pd);
         CHECK_OK(cudnnDeriveBNTensorDescriptor(pd, x.desc, CUDNN_BATCHNORM_SPATIAL));
         float y1[210], dx1[210];
-        for (int threads = 1; threads <= 2; threads++) {
+        for (int threads = 1; threads <= 3; threads++) {
             CHECK_OK(freednnSetNumThreads(handle, threads));
             tt_poison(&y);
             CHECK_OK(cudnnBatchNormalizationForwardTraining(handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x.desc,

@@ -15,14 +15,16 @@
  * into float64 sums in a fixed order (docs/ops-normalization.md gives the
  * error bound).
  *
- * Training, planes: one task per channel takes the statistics of its N
- * planes and at once normalises them while they are still in L2, so x is
- * read from memory once instead of twice.  Rows: the statistics of fixed
+ * Training, planes: one task per channel (per group of channels on planes
+ * of fewer than 128 floats) takes the statistics of its N planes and at
+ * once normalises them while they are still in L2, so x is read from
+ * memory once instead of twice.  Rows: the statistics of fixed
  * row blocks (a number that depends on the shape only), added in block
  * order, then the normalisation.  Either way every sum has one fixed order:
  * results are bitwise the same for any thread count.
  *
- * Outputs larger than BN_STREAM_MIN_BYTES with beta == 0 are written with
+ * Outputs larger than BN_STREAM_MIN_BYTES with beta == 0 (y of the
+ * forward, planes and rows; dx of the planes backward) are written with
  * non-temporal stores where the ISA level has them (AVX-512): they would
  * not stay in the caches anyway and the stores then skip the read for
  * ownership.  The values are the same. */
@@ -84,13 +86,14 @@ typedef struct fdnn_bn_fused_kernels {
      * float (the caller corrects the sums for its rounding: x - mean is
      * exact when x is within a factor 2 of mean, which the float64 mean
      * would not give).  run_bapply: dx[i] = alpha * ((a * dy[i] + b * x[i])
-     * + c) [+ beta * dx[i]] in float; dx may be dy or x.
+     * + c) [+ beta * dx[i]] in float; dx may be dy or x; stream as
+     * run_apply.
      * rows_bstats: s1[c] += sum dy, s2[c] += sum dy * (x - mean[c]) in the
      * chunks and groups of rows_stats.  rows_bapply: run_bapply per row with
      * per-channel a, b, c. */
     void (*run_bstats)(const float *dy, const float *x, int64_t n, float mean, double *acc);
     void (*run_bapply)(float *dx, const float *dy, const float *x, int64_t n, float a, float b, float c, float alpha,
-                       float beta);
+                       float beta, bool stream);
     void (*rows_bstats)(const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R, int64_t C,
                         const float *mean, double *s1, double *s2);
     void (*rows_bapply)(float *dx, int64_t os, const float *dy, int64_t ds, const float *x, int64_t xs, int64_t R,
@@ -108,7 +111,7 @@ typedef struct fdnn_bn_fused_kernels {
     void (*run_bstats_mask)(const float *dy, const float *x, const uint8_t *mask, int64_t n, float mean,
                             double *acc, float *dz);
     void (*run_bapply_mask)(float *dx, const float *dy, const float *x, const uint8_t *mask, int64_t n, float a,
-                            float b, float c, float alpha, float beta);
+                            float b, float c, float alpha, float beta, bool stream);
 
     /* The Ex extras on rows (channels-last): the run_*_relu / _mask
      * arithmetic of one element, with per-channel a, b (c) as rows_apply /
@@ -159,8 +162,9 @@ void fdnn_bn_fused_apply(cudnnHandle_t handle, const fdnn_bn_problem_t *p, doubl
 
 /* The backward (spatial, FP32 x, dy and dx in one of the two layouts; with
  * the ReLU mask (and dz), in the layout's order as above, dy is masked and
- * dz receives it): planes, one task per channel (its sums over the N planes, then
- * its dx while they are still in L2); rows, the sums in fixed row blocks
+ * dz receives it): planes, one task per channel or group of channels as
+ * the forward (their sums over the N planes, then their dx while they are
+ * still in L2); rows, the sums in fixed row blocks
  * added in block order, then dx in tiles.  The caller gives the saved mean
  * and inverse deviation and the gathered scale (float64); the sums come
  * back in sum_dy and sum_dyx (of dy * (x - mean)), per channel.  With M

@@ -7,8 +7,8 @@
  * cudnnConvolutionBiasActivationForward) and backward data, x and y placed
  * 0 .. 15 floats past a line (the same and different offsets), C a
  * multiple of 16 (the shift applies) and not (it does not), rows of 1, 2
- * and many positions, padding, dilation, stride 2, CONVOLUTION mode; every
- * ISA level, 1 and 2 threads:
+ * and many positions (runs of 23, 24 and more: LINE_RUN_MIN), padding,
+ * dilation, stride 2, CONVOLUTION mode; every ISA level, 1 and 2 threads:
  *
  *   - small integers, so every sum is exact: the result equals a float64
  *     reference computed here, outputs poisoned (NaN, beta 0) or blended
@@ -39,6 +39,9 @@ static const dw_case_t cases[] = {
     {"144ch s2 7x17", 1, 144, 7, 17, 1, 2, 1, CUDNN_CROSS_CORRELATION},
     {"20ch 8x8", 1, 20, 8, 8, 1, 1, 1, CUDNN_CROSS_CORRELATION},
     {"96ch 4x30", 1, 96, 4, 30, 1, 1, 1, CUDNN_CROSS_CORRELATION},
+    {"16ch 2x26 conv", 2, 16, 2, 26, 1, 1, 1, CUDNN_CONVOLUTION},
+    {"32ch dil2 6x40", 1, 32, 6, 40, 2, 1, 2, CUDNN_CROSS_CORRELATION},
+    {"48ch 3x25 pad 0", 1, 48, 3, 25, 0, 1, 1, CUDNN_CROSS_CORRELATION},
 };
 
 enum { DIR_FWD, DIR_FWD_BIAS, DIR_BWD_DATA };

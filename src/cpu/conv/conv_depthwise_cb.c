@@ -82,6 +82,11 @@
 #define STRIP_FLOATS 16384
 #define L1_WAY_BYTES 4096
 #define L1_WAYS 12
+/* rows_on_lines: the shortest run it takes (its first and last positions
+ * cost two extra calls; measured in docs/performance.md, "Depthwise NHWC:
+ * vectors on lines": 0.75-0.92 of the time on rows of 26-110 positions,
+ * equal or slower on rows of 12). */
+#define LINE_RUN_MIN 24
 
 typedef struct run {
     int64_t o0, ostep, count, istep;
@@ -350,7 +355,7 @@ compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int
         };
         if (pf)
             prefetch_rows(j, d, oh, ih, nh, more_images, &args);
-        if (j->head > 0 && run->istep == 1 && run->ostep == 1 && run->count >= 2)
+        if (j->head > 0 && run->istep == 1 && run->ostep == 1 && run->count >= LINE_RUN_MIN)
             rows_on_lines(j, &args, src, wt, wpack);
         else
             j->rows_fn(&args);

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0
- * The channel-blocked depthwise path on NHWC tensors that do not start on a
- * 64-byte line (src/cpu/conv/conv_depthwise_cb.c: rows_on_lines, which
- * computes stride-1 runs in blocks shifted to the data's lines, the last
- * block of each position wrapping into the next position's first
- * channels).  Forward (plain, and with bias and ReLU through
- * cudnnConvolutionBiasActivationForward) and backward data, x and y placed
- * 0 .. 15 floats past a line (the same and different offsets), C a
- * multiple of 16 (the shift applies) and not (it does not), rows of 1, 2
- * and many positions (runs of 23, 24 and more: LINE_RUN_MIN), padding,
- * dilation, stride 2, CONVOLUTION mode; every ISA level, 1 and 2 threads:
+ * The channel-blocked depthwise path (src/cpu/conv/conv_depthwise_cb.c) on
+ * NHWC tensors that do not start on a 64-byte line (malloc's 16-byte
+ * offset, sub-tensor views).  Forward (plain, and with bias and ReLU
+ * through cudnnConvolutionBiasActivationForward) and backward data, x and y
+ * placed 0 .. 15 floats past a line (the same and different offsets), C a
+ * multiple of 16 and not, rows of 1, 2 and many positions (runs of 23, 24
+ * and more), padding, dilation, stride 2, CONVOLUTION mode; every ISA
+ * level, 1 and 2 threads:
  *
  *   - small integers, so every sum is exact: the result equals a float64
  *     reference computed here, outputs poisoned (NaN, beta 0) or blended

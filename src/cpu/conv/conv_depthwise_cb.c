@@ -82,11 +82,6 @@
 #define STRIP_FLOATS 16384
 #define L1_WAY_BYTES 4096
 #define L1_WAYS 12
-/* rows_on_lines: the shortest run it takes (its first and last positions
- * cost two extra calls; measured in docs/performance.md, "Depthwise NHWC:
- * vectors on lines": 0.75-0.92 of the time on rows of 26-110 positions,
- * equal or slower on rows of 12). */
-#define LINE_RUN_MIN 24
 
 typedef struct run {
     int64_t o0, ostep, count, istep;
@@ -129,14 +124,6 @@ typedef struct cb_job {
      * gathered a group of blocks at a time into a slot, the output written
      * in place (run_chunk). */
     bool gather;
-    /* Forward / backward data in place, C a multiple of 16, positions C
-     * floats apart in data and output, the data `head` channels (1 .. 15)
-     * before a 64-byte line: runs at stride 1 go through rows_on_lines
-     * with the weights and bias packed from channel head on, wrapping
-     * (wshift: [block][tap][16], shift_blocks = C/16 blocks; bshift: C
-     * floats, NULL without bias).  0: every run in one call. */
-    int64_t head, shift_blocks;
-    const float *wshift, *bshift;
     size_t seg_bytes;
     size_t tasks, chunks;
 } cb_job_t;
@@ -257,55 +244,6 @@ prefetch_rows(const cb_job_t *j, const view_t *d, int64_t oh, const int64_t *ih,
     }
 }
 
-/* One kernel call `a` over all channels of a run of positions whose
- * channels are contiguous and positions exactly C floats apart in data and
- * output (at stride 1: fdnn_conv_dwcb_execute's head), made as three so
- * that the vectors start j->head channels in, on the data's 64-byte lines:
- *
- *   the first position's channels 0 .. head-1 (one masked block);
- *   positions 0 .. count-2 shifted by head channels, every block full, the
- *     last block's upper lanes being channels 0 .. head-1 of the next
- *     position (weights and bias packed to match: wshift, bshift);
- *   the last position's channels head .. C-1.
- *
- * Every output element is the same sum of the same taps in the same order
- * as one call would make: the same bits.  src and wt are a's tap arrays
- * (wt at wpack, the plain packing). */
-static void
-rows_on_lines(const cb_job_t *j, const fdnn_f32_dwcb_rows_args_t *a, const float **src, const float **wt,
-              const float *wpack)
-{
-    const float *ssrc[MAX_TAPS], *swt[MAX_TAPS];
-    int64_t head = j->head, last = (int64_t)a->count - 1;
-    fdnn_f32_dwcb_rows_args_t first = *a;
-    first.count = 1;
-    first.blocks = 1;
-    first.tail = (size_t)head;
-    first.pf_rows = 0;
-    j->rows_fn(&first);
-    fdnn_f32_dwcb_rows_args_t mid = *a;
-    for (size_t t = 0; t < a->taps; t++) {
-        ssrc[t] = src[t] + head;
-        swt[t] = j->wshift + (wt[t] - wpack);
-    }
-    mid.src = ssrc;
-    mid.wt = swt;
-    mid.count = (size_t)last;
-    mid.blocks = (size_t)j->shift_blocks;
-    mid.tail = BLK;
-    mid.out = a->out + head;
-    mid.bias = a->bias != NULL ? j->bshift : NULL;
-    j->rows_fn(&mid);
-    for (size_t t = 0; t < a->taps; t++)
-        ssrc[t] += last * a->src_step;
-    fdnn_f32_dwcb_rows_args_t end = mid;
-    end.count = 1;
-    end.tail = (size_t)(BLK - head);
-    end.out = mid.out + last * a->out_step;
-    end.pf_rows = 0;
-    j->rows_fn(&end);
-}
-
 /* Output row oh of blocks b0 .. b0+blocks-1 (the last with `tail`
  * channels) from data view d into output view o, both at block b0;
  * epilogue (alpha, beta, bias at block b0, relu) as given.  pf: d is a user
@@ -355,10 +293,7 @@ compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int
         };
         if (pf)
             prefetch_rows(j, d, oh, ih, nh, more_images, &args);
-        if (j->head > 0 && run->istep == 1 && run->ostep == 1 && run->count >= LINE_RUN_MIN)
-            rows_on_lines(j, &args, src, wt, wpack);
-        else
-            j->rows_fn(&args);
+        j->rows_fn(&args);
     }
 }
 
@@ -674,43 +609,6 @@ strips_pay(const fdnn_conv_problem_t *p)
     return l1_sets(&p->x) == 1 && p->ker[1] * p->in[2] > L1_WAYS;
 }
 
-/* rows_on_lines' shift (cb_job_t: head) for channels-innermost data d at
- * dp and output o: the channels before dp's next 64-byte line when C is a
- * multiple of 16 and both tensors' positions are C floats apart; else 0.
- * Measured in docs/performance.md ("Depthwise NHWC: vectors on lines"):
- * data 16 bytes past a line (what malloc returns for large blocks) makes
- * every vector load touch two lines. */
-static int64_t
-line_head(const fdnn_conv_problem_t *p, const float *dp, const fdnn_tensor_t *d, const fdnn_tensor_t *o)
-{
-    uintptr_t da = (uintptr_t)dp % 64;
-    if (p->g % BLK != 0 || d->strides[4] != p->g || o->strides[4] != p->g || da % sizeof(float) != 0)
-        return 0;
-    return (int64_t)((64 - da) % 64 / sizeof(float));
-}
-
-/* Filters (c0 + b*16 + l) mod C, blocks b < blocks, lanes l < 16 (past C
- * when c0 == 0: zeros) into dst as [block][tap][16]: tap t of filter k from
- * w + k*stride + off[t] (fdnn_conv_w_off, CONVOLUTION mode's reversal
- * included). */
-static void
-pack_weights(const cb_job_t *j, int64_t c0, int64_t blocks, float *dst)
-{
-    const fdnn_conv_problem_t *p = j->p;
-    int64_t off[MAX_TAPS], taps = j->kh * j->kw, c = p->g;
-    for (int64_t qh = 0; qh < j->kh; qh++)
-        for (int64_t qw = 0; qw < j->kw; qw++)
-            off[qh * j->kw + qw] = fdnn_conv_w_off(p, 0, 0, 0, qh, qw);
-    const float *w = j->e->w_in;
-    int64_t kst = p->w.strides[0];
-    for (int64_t b = 0; b < blocks; b++)
-        for (int64_t t = 0; t < taps; t++)
-            for (int64_t l = 0; l < BLK; l++) {
-                int64_t k = c0 + b * BLK + l;
-                dst[(b * taps + t) * BLK + l] = c0 == 0 && k >= c ? 0.0f : w[k % c * kst + off[t]];
-            }
-}
-
 cudnnStatus_t
 fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
 {
@@ -733,9 +631,6 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     j.out_h = j.bwd_data ? p->in[1] : p->out[1];
     j.out_w = j.bwd_data ? p->in[2] : p->out[2];
     int64_t taps = j.kh * j.kw;
-    if (j.in_place && !j.bwd_filter && !j.gather)
-        j.head = line_head(p, j.bwd_data ? e->y_in : e->x_in, j.bwd_data ? &p->y : &p->x, j.bwd_data ? &p->x : &p->y);
-    j.shift_blocks = j.head > 0 ? c / BLK : 0;
 
     size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
     if (j.bwd_filter) {
@@ -790,14 +685,12 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     }
     size_t wpack_bytes = fdnn_align_up((size_t)(j.blocks * taps * BLK) * sizeof(float));
     size_t sums_bytes = j.bwd_filter ? wpack_bytes : 0;
-    size_t shift_bytes = j.head > 0 ? fdnn_align_up((size_t)(j.shift_blocks * (taps + 1) * BLK) * sizeof(float)) : 0;
     size_t runs_bytes = fdnn_align_up((size_t)j.out_w * sizeof(run_t));
     size_t slots_bytes = fdnn_align_up(j.chunks * j.slot_floats * sizeof(float));
     if (j.bwd_filter)
         j.seg_bytes = fdnn_align_up((size_t)(j.out_h * j.out_w) * ((size_t)taps + 3) * 8);
     size_t segs_bytes = j.chunks * j.seg_bytes;
-    char *scratch = fdnn_handle_scratch(e->handle,
-                                        wpack_bytes + sums_bytes + runs_bytes + slots_bytes + segs_bytes + shift_bytes);
+    char *scratch = fdnn_handle_scratch(e->handle, wpack_bytes + sums_bytes + runs_bytes + slots_bytes + segs_bytes);
     if (scratch == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
     float *wpack = (float *)scratch;
@@ -805,16 +698,21 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     run_t *runs = (run_t *)(scratch + wpack_bytes + sums_bytes);
     j.slots = (float *)(scratch + wpack_bytes + sums_bytes + runs_bytes);
     j.segs = scratch + wpack_bytes + sums_bytes + runs_bytes + slots_bytes;
-    float *wshift = (float *)(j.segs + segs_bytes), *bshift = wshift + j.shift_blocks * taps * BLK;
-    if (!j.bwd_filter)
-        pack_weights(&j, 0, j.blocks, wpack);
-    if (j.head > 0) {
-        pack_weights(&j, j.head, j.shift_blocks, wshift);
-        j.wshift = wshift;
-        if (e->bias != NULL && !j.bwd_data) {
-            for (int64_t k = 0; k < c; k++)
-                bshift[k] = ((const float *)e->bias)[(j.head + k) % c];
-            j.bshift = bshift;
+    if (!j.bwd_filter) {
+        /* [block][tap][16]: tap t of filter k from w + k*stride + off[t]
+         * (fdnn_conv_w_off, CONVOLUTION mode's reversal included). */
+        int64_t off[MAX_TAPS];
+        for (int64_t qh = 0; qh < j.kh; qh++)
+            for (int64_t qw = 0; qw < j.kw; qw++)
+                off[qh * j.kw + qw] = fdnn_conv_w_off(p, 0, 0, 0, qh, qw);
+        const float *w = e->w_in;
+        int64_t kst = p->w.strides[0];
+        for (int64_t b = 0; b < j.blocks; b++) {
+            float *dst = wpack + b * taps * BLK;
+            int64_t nc = b + 1 < j.blocks ? BLK : j.tail;
+            for (int64_t t = 0; t < taps; t++)
+                for (int64_t l = 0; l < BLK; l++)
+                    dst[t * BLK + l] = l < nc ? w[(b * BLK + l) * kst + off[t]] : 0.0f;
         }
     }
     j.wpack = wpack;

@@ -156,6 +156,18 @@ to_nchw(const float *src, float *dst, int nb, const int *dims)
     }
 }
 
+/* The operands and the workspace as a cuDNN program gets them from
+ * cudaMalloc (FreeDNN's host runtime aligns to 256 bytes, as CUDA does):
+ * malloc's blocks sit 16 bytes past a 64-byte line, so every 16-float
+ * vector of an NHWC channel block spanned two lines, while oneDNN's side
+ * runs on its own aligned memory (session 9, dwnhwc: NHWC depthwise cells
+ * at or above oneDNN 16 -> 31 of 108 with aligned buffers, same code). */
+static void *
+device_alloc(size_t bytes)
+{
+    return aligned_alloc(256, (bytes + 255) / 256 * 256);
+}
+
 static int
 run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t *o)
 {
@@ -195,7 +207,7 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
                                           CUDNN_DATA_FLOAT));
     CHECK(cudnnSetConvolutionGroupCount(cdesc, bp->g));
     CHECK(cudnnSetConvolutionMathType(cdesc, (cudnnMathType_t)o->math));
-    float *x = malloc(xn * 4), *w = malloc(wn * 4), *y = malloc(yn * 4);
+    float *x = device_alloc(xn * 4), *w = device_alloc(wn * 4), *y = device_alloc(yn * 4);
     fill(x, xn, 1);
     fill(w, wn, 2);
     fill(y, yn, 3);
@@ -205,9 +217,9 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
     bool half = dt != CUDNN_DATA_FLOAT;
     void *xc = x, *wc = w, *yc = y;
     if (half) {
-        xc = malloc(xn * 2);
-        wc = malloc(wn * 2);
-        yc = malloc(yn * 2);
+        xc = device_alloc(xn * 2);
+        wc = device_alloc(wn * 2);
+        yc = device_alloc(yn * 2);
         to_storage(x, xc, xn, dt);
         to_storage(w, wc, wn, dt);
         to_storage(y, yc, yn, dt);
@@ -240,7 +252,7 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
         CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, wdesc, ydesc, cdesc, xdesc, algo, &wsb));
     else
         CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, xdesc, ydesc, cdesc, wdesc, algo, &wsb));
-    void *ws = wsb ? malloc(wsb) : NULL;
+    void *ws = wsb ? device_alloc(wsb) : NULL;
     float one = 1, zero = 0;
     double t[64];
     int iters = o->iters < 64 ? o->iters : 64;

@@ -44,7 +44,8 @@
  *                 test of forward and backward against an independent
  *                 library (ctest bench_net_check)
  *
- * Alternated, a line per FreeDNN layout gives the pairs:
+ * Alternated, a line per pair as it ends, then per FreeDNN layout their summary:
+ *   # pair K NCHW: FreeDNN X ms, oneDNN Y ms, ratio Y/X (FreeDNN|oneDNN first)
  *   # pairs NCHW: oneDNN/FreeDNN median R (min A, max B) over N pairs; ...
  * The last line per network is
  *   NAME train|infer mb=N threads=T FreeDNN X ms PyTorch Y ms oneDNN Z ms
@@ -259,6 +260,9 @@ run_pairs(const net_t *net, const net_run_t *run, net_child_t *dn, pairs_t *p, d
             if (paired) {
                 p->theirs[p->n] = dn_all[(*dn_count)++] = o;
                 p->ratio[p->n++] = o / f;
+                printf("# pair %d %s: FreeDNN %.1f ms, oneDNN %.1f ms, ratio %.3f (%s first)\n", n,
+                       run->nhwc ? "NHWC" : "NCHW", f, o, o / f, dn_first ? "oneDNN" : "FreeDNN");
+                fflush(stdout);
             }
         }
     }

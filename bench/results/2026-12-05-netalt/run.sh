@@ -36,3 +36,7 @@ run r50-train-1t-cpu-nodes --net resnet50 --threads 1 --iters 7 --no-torch --clo
 run infer-mb1-2t-cpu --net resnet50,mobilenet_v2 --infer --threads 2 --iters 7 --clock cpu
 # MobileNet v2 training mb=32, 2 threads, per-node profile
 run mnv2-train-2t-cpu-nodes --net mobilenet_v2 --threads 2 --iters 7 --no-torch --clock cpu --profile nodes
+# at the session's end, load 2.6-3.4: ResNet-50 training mb=32, 2 threads, wall clock
+if [ "${QUIET:-0}" = 1 ]; then
+    run r50-train-2t-quiet --net resnet50 --threads 2 --iters 7 --no-torch
+fi

@@ -77,6 +77,7 @@ typedef struct net_run {
     int mb, threads, iters;
     bool train; /* forward + backward + weight gradients; else inference */
     bool profile; /* print the time per op kind and direction */
+    bool profile_nodes; /* and per node (--profile nodes): net_node_prof_t */
     bool cpu_clock; /* time by CPU time (for runs on a busy machine: other
                      * jobs' time is not counted): the calling thread's at
                      * 1 thread, the process's at more (net_clock_ms) */
@@ -87,8 +88,9 @@ typedef struct net_run {
 /* Now, in ms, on the run's clock (wall or process CPU time). */
 double net_clock_ms(const net_run_t *run);
 
-/* The result of one side: the median step time and the final loss (training;
- * the mean logit for inference) so the sides can be checked for sanity. */
+/* The result of one side: the step time (one step's, from net_side_api_t.step;
+ * the median, in the parent's reports) and the final loss (training; the mean
+ * logit for inference) so the sides can be checked for sanity. */
 typedef struct net_result {
     double median_ms;
     double check;
@@ -97,10 +99,66 @@ typedef struct net_result {
     char why[160];
 } net_result_t;
 
-/* Each side runs in a child process of its own (net_main.c), so its peak RSS
- * is its own; these run inside that child. */
-net_result_t net_run_cudnn(const net_t *net, const net_run_t *run);
-net_result_t net_run_onednn(const net_t *net, const net_run_t *run);
+/* Directions of a node's work: forward, backward data (the only backward of
+ * a node without weights), backward weights. */
+enum { NET_FWD, NET_BWD_DATA, NET_BWD_WEIGHTS, NET_DIRS };
+
+/* --profile: one node's time per direction, ms per timed step.  On the
+ * oneDNN side ms includes aux_ms, the reorders and gradient sums that the
+ * node's primitives asked for (part of its step, so part of the gap). */
+typedef struct net_node_prof {
+    double ms[NET_DIRS];
+    double aux_ms[NET_DIRS];
+    int algo[NET_DIRS];          /* FreeDNN: the cuDNN algorithm (-1: none) */
+    char impl[NET_DIRS][24];     /* oneDNN: the primitive's implementation */
+} net_node_prof_t;
+
+/* One side of the comparison, driven step by step (net_main.c runs each in a
+ * child process of its own, so its peak RSS is its own, and alternates the
+ * sides' steps through pipes):
+ *   open   descriptors, buffers, one untimed warm-up step; NULL on failure
+ *          (the reason in r->why)
+ *   step   one timed step: its time on the run's clock in *ms, the loss (or
+ *          mean logit) in r->check; false on failure (r->why)
+ *   close  the weight-gradient norm into r->grad_norm, the per-op-kind
+ *          profile printed (--profile), the per-node profile, averaged over
+ *          the timed steps, into nodes[net->count] when nodes is not NULL;
+ *          frees everything */
+typedef struct net_side_api {
+    void *(*open)(const net_t *net, const net_run_t *run, net_result_t *r);
+    bool (*step)(void *side, double *ms, net_result_t *r);
+    void (*close)(void *side, net_result_t *r, net_node_prof_t *nodes);
+} net_side_api_t;
+
+extern const net_side_api_t net_cudnn_api, net_onednn_api;
+
+/* Short names of the cuDNN algorithms (net_cudnn.c), for the node table. */
+const char *net_cudnn_algo_name(int dir, int algo);
+
+/* A side in a child process of its own, driven step by step (net_child.c). */
+typedef struct net_child {
+    int pid, to, from;
+    bool alive;
+    const net_t *net;
+    const net_run_t *run;
+    net_result_t result; /* the last answer: ok, or why the side failed */
+} net_child_t;
+
+/* Starts the child, which opens the side (setup, warm-up); false, with the
+ * reason in ch->result.why, if it could not. */
+bool net_child_open(net_child_t *ch, const net_side_api_t *api, const net_t *net, const net_run_t *run);
+/* One timed step; its time in *ms.  False if the side failed (ch->result). */
+bool net_child_step(net_child_t *ch, double *ms);
+/* Ends the child (any state): r gets its last result with check and
+ * grad_norm; peak_rss_kib and (with run->profile) nodes[net->count] its
+ * report.  False if it did not report. */
+bool net_child_close(net_child_t *ch, net_result_t *r, long *peak_rss_kib, net_node_prof_t *nodes);
+
+/* --profile nodes: the per-node table of one FreeDNN layout against oneDNN
+ * (theirs NULL: FreeDNN alone), grouped by layer shape and sorted by the
+ * FreeDNN - oneDNN time (net_nodes.c). */
+void net_print_node_table(const net_t *net, const net_run_t *run, const char *title, const net_node_prof_t *ours,
+                          double ours_step_ms, const net_node_prof_t *theirs, double theirs_step_ms);
 
 /* The `freednn-bench --net ...` entry point. */
 int net_main(int argc, char **argv);

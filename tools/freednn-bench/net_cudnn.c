@@ -61,6 +61,8 @@ typedef struct side {
     int *labels;
     float *loss_grad_host;
     profile_t prof;
+    net_node_prof_t *nodes; /* --profile: per node, summed over the timed steps */
+    int timed_steps;
     bool profiling;
 } side_t;
 
@@ -312,11 +314,16 @@ free_layer(layer_t *l)
         cudnnDestroyOpTensorDescriptor(l->op);
 }
 
+/* --profile: the time since t0 to node i's op kind and to the node; one
+ * clock read per call, no synchronisation beyond the call's own return. */
 static void
-charge(side_t *s, net_op_t op, int dir, double t0)
+charge(side_t *s, int i, int dir, double t0)
 {
-    if (s->profiling)
-        s->prof.ms[op][dir] += net_clock_ms(s->run) - t0;
+    if (s->profiling) {
+        double ms = net_clock_ms(s->run) - t0;
+        s->prof.ms[s->net->nodes[i].op][dir] += ms;
+        s->nodes[i].ms[dir] += ms;
+    }
 }
 
 static bool
@@ -385,7 +392,7 @@ forward(side_t *s, net_result_t *r)
         default:
             break;
         }
-        charge(s, n->op, 0, t0);
+        charge(s, i, NET_FWD, t0);
     }
     return true;
 }
@@ -442,7 +449,7 @@ backward(side_t *s, net_result_t *r)
             CHECK(cudnnConvolutionBackwardFilter(s->h, &one, a->desc, a->y, l->desc, l->dy, l->conv, l->bwd_filter,
                                                  s->ws, s->ws_size, &zero, l->w_desc, l->dw),
                   "conv backward filter");
-            charge(s, n->op, 2, t0);
+            charge(s, i, NET_BWD_WEIGHTS, t0);
             t0 = s->profiling ? net_clock_ms(s->run) : 0;
             if (want_dx)
                 CHECK(cudnnConvolutionBackwardData(s->h, &one, l->w_desc, l->w, l->desc, l->dy, l->conv, l->bwd_data,
@@ -492,16 +499,9 @@ backward(side_t *s, net_result_t *r)
         default:
             break;
         }
-        charge(s, n->op, 1, t0);
+        charge(s, i, NET_BWD_DATA, t0);
     }
     return true;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static void
@@ -516,68 +516,120 @@ print_profile(const side_t *s, double steps)
     printf("\n");
 }
 
-net_result_t
-net_run_cudnn(const net_t *net, const net_run_t *run)
+const char *
+net_cudnn_algo_name(int dir, int algo)
 {
-    net_result_t res = {0}, *r = &res;
-    side_t s = {0};
-    s.net = net;
-    s.run = run;
-    s.l = calloc((size_t)net->count, sizeof(layer_t));
-    s.labels = malloc((size_t)run->mb * sizeof(int));
-    double *times = malloc((size_t)run->iters * sizeof(double));
-    if (s.l == NULL || s.labels == NULL || times == NULL || cudnnCreate(&s.h) != CUDNN_STATUS_SUCCESS ||
-        freednnSetNumThreads(s.h, run->threads) != CUDNN_STATUS_SUCCESS) {
+    static const char *const fwd[] = {"implicit_gemm", "precomp_gemm", "gemm", "direct",
+                                      "fft", "fft_tiling", "winograd", "winograd_nf"};
+    static const char *const bwd_data[] = {"algo_0", "algo_1", "fft", "fft_tiling", "winograd", "winograd_nf"};
+    static const char *const bwd_filter[] = {"algo_0", "algo_1", "fft", "algo_3", "winograd", "winograd_nf",
+                                             "fft_tiling"};
+    const char *const *names = dir == NET_FWD ? fwd : dir == NET_BWD_DATA ? bwd_data : bwd_filter;
+    int count = dir == NET_FWD ? 8 : dir == NET_BWD_DATA ? 6 : 7;
+    return algo >= 0 && algo < count ? names[algo] : "-";
+}
+
+static void
+free_side(side_t *s)
+{
+    if (s->l != NULL)
+        for (int i = 0; i < s->net->count; i++)
+            free_layer(&s->l[i]);
+    free(s->l);
+    free(s->ws);
+    free(s->labels);
+    free(s->nodes);
+    if (s->h != NULL)
+        cudnnDestroy(s->h);
+    free(s);
+}
+
+/* One step: forward, and for training the loss and the backward. */
+static bool
+cudnn_step(void *side, double *ms, net_result_t *r)
+{
+    side_t *s = side;
+    const net_t *net = s->net;
+    s->profiling = s->run->profile && ms != NULL;
+    double t0 = net_clock_ms(s->run), value = 0;
+    if (!forward(s, r))
+        return false;
+    if (s->run->train && (!loss(s, r, &value) || !backward(s, r)))
+        return false;
+    if (ms != NULL) {
+        *ms = net_clock_ms(s->run) - t0;
+        s->timed_steps++;
+    }
+    if (!s->run->train) {
+        const layer_t *last = &s->l[net->count - 1];
+        size_t n = (size_t)s->run->mb * net->nodes[net->count - 1].c;
+        for (size_t k = 0; k < n; k++)
+            value += last->y[k];
+        value /= (double)n;
+    }
+    r->check = value;
+    return true;
+}
+
+static void *
+cudnn_open(const net_t *net, const net_run_t *run, net_result_t *r)
+{
+    side_t *s = calloc(1, sizeof(side_t));
+    if (s == NULL) {
+        snprintf(r->why, sizeof(r->why), "out of memory");
+        return NULL;
+    }
+    s->net = net;
+    s->run = run;
+    s->l = calloc((size_t)net->count, sizeof(layer_t));
+    s->labels = malloc((size_t)run->mb * sizeof(int));
+    s->nodes = calloc((size_t)net->count, sizeof(net_node_prof_t));
+    if (s->l == NULL || s->labels == NULL || s->nodes == NULL || cudnnCreate(&s->h) != CUDNN_STATUS_SUCCESS ||
+        freednnSetNumThreads(s->h, run->threads) != CUDNN_STATUS_SUCCESS) {
         snprintf(r->why, sizeof(r->why), "cannot create the handle");
-        goto out;
+        goto fail;
     }
     for (int b = 0; b < run->mb; b++)
-        s.labels[b] = (b * 37) % net->nodes[net->count - 1].c;
+        s->labels[b] = (b * 37) % net->nodes[net->count - 1].c;
     for (int i = 0; i < net->count; i++)
-        if (!setup_layer(&s, i, r))
-            goto out;
-    s.ws = s.ws_size ? malloc(s.ws_size) : NULL;
-    if (s.ws_size && s.ws == NULL) {
-        snprintf(r->why, sizeof(r->why), "out of memory for %zu bytes of workspace", s.ws_size);
-        goto out;
+        if (!setup_layer(s, i, r))
+            goto fail;
+    s->ws = s->ws_size ? malloc(s->ws_size) : NULL;
+    if (s->ws_size && s->ws == NULL) {
+        snprintf(r->why, sizeof(r->why), "out of memory for %zu bytes of workspace", s->ws_size);
+        goto fail;
     }
-    for (int it = -1; it < run->iters; it++) { /* one warm-up step */
-        s.profiling = run->profile && it >= 0;
-        double t0 = net_clock_ms(run), value = 0;
-        if (!forward(&s, r))
-            goto out;
-        if (run->train && (!loss(&s, r, &value) || !backward(&s, r)))
-            goto out;
-        if (it >= 0)
-            times[it] = net_clock_ms(run) - t0;
-        if (!run->train) {
-            const layer_t *last = &s.l[net->count - 1];
-            size_t n = (size_t)run->mb * net->nodes[net->count - 1].c;
-            value = 0;
-            for (size_t k = 0; k < n; k++)
-                value += last->y[k];
-            value /= (double)n;
-        }
-        res.check = value;
-    }
-    for (int i = 0; run->train && i < net->count; i++)
-        for (size_t k = 0; s.l[i].dw != NULL && k < s.l[i].w_count; k++)
-            res.grad_norm += (double)s.l[i].dw[k] * s.l[i].dw[k];
-    res.grad_norm = sqrt(res.grad_norm);
-    qsort(times, (size_t)run->iters, sizeof(double), cmp_double);
-    res.median_ms = times[run->iters / 2];
-    res.ok = true;
-    if (run->profile)
-        print_profile(&s, run->iters);
-out:
-    if (s.l != NULL)
-        for (int i = 0; i < net->count; i++)
-            free_layer(&s.l[i]);
-    free(s.l);
-    free(s.ws);
-    free(s.labels);
-    free(times);
-    if (s.h != NULL)
-        cudnnDestroy(s.h);
-    return res;
+    if (!cudnn_step(s, NULL, r)) /* the warm-up step */
+        goto fail;
+    return s;
+fail:
+    free_side(s);
+    return NULL;
 }
+
+static void
+cudnn_close(void *side, net_result_t *r, net_node_prof_t *nodes)
+{
+    side_t *s = side;
+    const net_t *net = s->net;
+    r->grad_norm = 0;
+    for (int i = 0; s->run->train && i < net->count; i++)
+        for (size_t k = 0; s->l[i].dw != NULL && k < s->l[i].w_count; k++)
+            r->grad_norm += (double)s->l[i].dw[k] * s->l[i].dw[k];
+    r->grad_norm = sqrt(r->grad_norm);
+    double steps = s->timed_steps > 0 ? s->timed_steps : 1;
+    if (s->run->profile)
+        print_profile(s, steps);
+    for (int i = 0; nodes != NULL && i < net->count; i++) {
+        nodes[i] = s->nodes[i];
+        bool weighted = net->nodes[i].op == NET_CONV || net->nodes[i].op == NET_FC;
+        nodes[i].algo[NET_FWD] = weighted ? (int)s->l[i].fwd : -1;
+        nodes[i].algo[NET_BWD_DATA] = weighted && s->run->train ? (int)s->l[i].bwd_data : -1;
+        nodes[i].algo[NET_BWD_WEIGHTS] = weighted && s->run->train ? (int)s->l[i].bwd_filter : -1;
+        for (int d = 0; d < NET_DIRS; d++)
+            nodes[i].ms[d] /= steps;
+    }
+    free_side(s);
+}
+
+const net_side_api_t net_cudnn_api = {cudnn_open, cudnn_step, cudnn_close};

@@ -1,17 +1,31 @@
 /* SPDX-License-Identifier: Apache-2.0
  * freednn-bench --net NAME[,NAME...]: a whole network's training step (or,
- * with --infer, its inference) in FreeDNN, PyTorch and oneDNN, one after the
- * other in the same run, each side in a process of its own so that its peak
- * RSS is its own.
+ * with --infer, its inference) in FreeDNN, PyTorch and oneDNN in the same
+ * run, each side in a process of its own so that its peak RSS is its own.
+ *
+ * By default FreeDNN's and oneDNN's steps alternate: both sides' processes
+ * set up and warm up, then this process drives them one step at a time
+ * (net_child.c) in the order F O, O F, F O, ... (so neither side always goes
+ * first), and each pair's ratio oneDNN / FreeDNN is taken within the same
+ * few seconds: a neighbour that slows the machine for a minute slows both
+ * sides of the pairs it covers.  The median of the pair ratios is the
+ * onednn-ratio.  PyTorch runs on its own, before the pairs (sequentially).
  *
  *   --net resnet50,mobilenet_v2   the networks (net_models.c)
  *   --threads T   threads of every side (default: every usable processor)
  *   --mb N        images per step (default 32 for training, 1 for --infer)
  *   --infer       inference (forward, BN with running statistics)
- *   --iters N     timed steps after one warm-up; the median is reported
- *                 (default 5)
+ *   --iters N     timed steps per side (and FreeDNN layout) after one
+ *                 warm-up; medians are reported (default 5)
+ *   --sequential  each side's steps on their own, one side after the other
+ *                 (FreeDNN, PyTorch, oneDNN), as before the alternation
  *   --no-torch, --no-dnnl   leave a side out
- *   --profile     FreeDNN's time per op kind and direction
+ *   --profile [ops|nodes]   ops (the default): each side's time per op kind
+ *                 and direction; nodes: that, and per node and direction on
+ *                 both sides, printed as a table grouped by layer shape and
+ *                 sorted by FreeDNN - oneDNN (net_nodes.c).  A clock read
+ *                 per call on the FreeDNN side; oneDNN's stream is waited
+ *                 for after each primitive
  *   --spec        print the node list and exit
  *   --clock cpu   time by CPU time instead of wall time, for runs on a busy
  *                 machine: at 1 thread the calling thread's (every side does
@@ -22,17 +36,24 @@
  *                 fused, net_bn_relu_fusable in net.h)
  *   --layout L    FreeDNN's tensors: nchw, nhwc, or both (default), the
  *                 faster reported (PyTorch likewise gets the faster of its
- *                 two memory formats; oneDNN picks its own layouts)
+ *                 two memory formats; oneDNN picks its own layouts); with
+ *                 both, one oneDNN process pairs with each layout's in turn
  *   --check       fail (exit 1) unless FreeDNN's loss and weight-gradient
  *                 norm, on each layout run, agree with oneDNN's (the same weights and images on
  *                 both sides) to 1e-4 and 1e-3 relative: a whole-network
  *                 test of forward and backward against an independent
  *                 library (ctest bench_net_check)
  *
+ * Alternated, a line per pair as it ends, then per FreeDNN layout their summary:
+ *   # pair K NCHW: FreeDNN X ms, oneDNN Y ms, ratio Y/X (FreeDNN|oneDNN first)
+ *   # pairs NCHW: oneDNN/FreeDNN median R (min A, max B) over N pairs; ...
  * The last line per network is
  *   NAME train|infer mb=N threads=T FreeDNN X ms PyTorch Y ms oneDNN Z ms
  *   torch-ratio R onednn-ratio Q
- * with ratios other / FreeDNN (> 1: FreeDNN is faster).  PyTorch runs
+ * with ratios other / FreeDNN (> 1: FreeDNN is faster), X the median step
+ * of FreeDNN's faster layout; alternated, Z is oneDNN's median over the steps
+ * paired with that layout and Q the median of those pairs' ratios
+ * (sequential: the ratio of the medians).  PyTorch runs
  * Debian's python3-torch (/usr/bin/python3) with OMP_NUM_THREADS and
  * OPENBLAS_NUM_THREADS set to T and torch.set_num_threads(T), without the
  * OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE overrides, contiguous and
@@ -65,40 +86,62 @@ net_clock_ms(const net_run_t *run)
 }
 
 typedef struct side_report {
-    net_result_t result;
+    net_result_t result; /* median_ms: the median of the timed steps */
     long peak_rss_kib;
+    net_node_prof_t *nodes; /* --profile: per node, ms per step */
 } side_report_t;
 
-/* Runs one C side in a child process; its report comes back through a pipe. */
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (sorts v); 0 for none. */
+static double
+median(double *v, int n)
+{
+    if (n <= 0)
+        return 0.0;
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Ends a side's child into its report, with the median of its steps. */
+static void
+finish(net_child_t *ch, side_report_t *rep, const net_t *net, const net_run_t *run, double *ms, int n)
+{
+    free(rep->nodes);
+    rep->nodes = run->profile ? calloc((size_t)net->count, sizeof(net_node_prof_t)) : NULL;
+    bool good = net_child_close(ch, &rep->result, &rep->peak_rss_kib, rep->nodes);
+    if (!good || n < 1) {
+        free(rep->nodes);
+        rep->nodes = NULL;
+    }
+    if (good && n < 1) {
+        rep->result.ok = false;
+        snprintf(rep->result.why, sizeof(rep->result.why), "no timed step");
+    }
+    rep->result.median_ms = median(ms, n);
+}
+
+/* One side on its own: open, `iters` steps, close (--sequential, or
+ * without a partner). */
 static side_report_t
-run_child(net_result_t (*side)(const net_t *, const net_run_t *), const net_t *net, const net_run_t *run)
+run_alone(const net_side_api_t *api, const net_t *net, const net_run_t *run)
 {
     side_report_t rep = {0};
-    int fd[2];
-    fflush(stdout);
-    if (pipe(fd) != 0) {
-        snprintf(rep.result.why, sizeof(rep.result.why), "pipe failed");
-        return rep;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        side_report_t mine = {side(net, run), 0};
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        mine.peak_rss_kib = ru.ru_maxrss;
-        ssize_t w = write(fd[1], &mine, sizeof(mine));
-        fflush(stdout);
-        _exit(w == (ssize_t)sizeof(mine) ? 0 : 1);
-    }
-    close(fd[1]);
-    if (pid < 0 || read(fd[0], &rep, sizeof(rep)) != (ssize_t)sizeof(rep)) {
-        memset(&rep, 0, sizeof(rep));
-        snprintf(rep.result.why, sizeof(rep.result.why), "the side's process ended without a report");
-    }
-    close(fd[0]);
-    if (pid > 0)
-        waitpid(pid, NULL, 0);
+    net_child_t ch = {.pid = -1, .to = -1, .from = -1};
+    double *ms = calloc((size_t)run->iters, sizeof(double));
+    int n = 0;
+    if (ms != NULL && net_child_open(&ch, api, net, run))
+        while (n < run->iters && net_child_step(&ch, &ms[n]))
+            n++;
+    else if (ms == NULL)
+        snprintf(ch.result.why, sizeof(ch.result.why), "out of memory");
+    finish(&ch, &rep, net, run, ms, n);
+    free(ms);
     return rep;
 }
 
@@ -184,12 +227,85 @@ ratio(const side_report_t *other, const side_report_t *ours)
     return other->result.ok && ours->result.ok ? other->result.median_ms / ours->result.median_ms : 0.0;
 }
 
+/* The pairs of one FreeDNN layout with the oneDNN process: per pair the
+ * ratio oneDNN / FreeDNN, and each side's step times. */
+typedef struct pairs {
+    int n;
+    double *ours, *theirs, *ratio;
+    double ratio_median, ratio_min, ratio_max, theirs_median;
+} pairs_t;
+
+/* FreeDNN's layout `run->nhwc` against the running oneDNN child `dn`:
+ * `iters` pairs, F O then O F, alternately.  A oneDNN failure ends the
+ * pairs (FreeDNN's remaining steps then run alone). */
+static side_report_t
+run_pairs(const net_t *net, const net_run_t *run, net_child_t *dn, pairs_t *p, double *dn_all, int *dn_count)
+{
+    side_report_t rep = {0};
+    net_child_t ch = {.pid = -1, .to = -1, .from = -1};
+    int n = 0;
+    p->n = 0;
+    if (net_child_open(&ch, &net_cudnn_api, net, run)) {
+        while (n < run->iters) {
+            double f = 0, o = 0;
+            bool dn_first = n % 2 == 1, paired = dn->alive;
+            if (paired && dn_first && !net_child_step(dn, &o))
+                paired = false;
+            if (!net_child_step(&ch, &f))
+                break;
+            if (paired && !dn_first && !net_child_step(dn, &o))
+                paired = false;
+            p->ours[n] = f;
+            n++;
+            if (paired) {
+                p->theirs[p->n] = dn_all[(*dn_count)++] = o;
+                p->ratio[p->n++] = o / f;
+                printf("# pair %d %s: FreeDNN %.1f ms, oneDNN %.1f ms, ratio %.3f (%s first)\n", n,
+                       run->nhwc ? "NHWC" : "NCHW", f, o, o / f, dn_first ? "oneDNN" : "FreeDNN");
+                fflush(stdout);
+            }
+        }
+    }
+    finish(&ch, &rep, net, run, p->ours, n);
+    if (p->n > 0) {
+        double *r = malloc((size_t)p->n * sizeof(double));
+        if (r != NULL) {
+            memcpy(r, p->ratio, (size_t)p->n * sizeof(double));
+            p->ratio_median = median(r, p->n);
+            p->ratio_min = r[0];
+            p->ratio_max = r[p->n - 1];
+            memcpy(r, p->theirs, (size_t)p->n * sizeof(double));
+            p->theirs_median = median(r, p->n);
+            free(r);
+        }
+    }
+    return rep;
+}
+
+/* Parses --profile's optional argument at argv[*i + 1]. */
+static bool
+parse_profile(int argc, char **argv, int *i, net_run_t *run)
+{
+    run->profile = true;
+    if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0)
+        return true; /* a flag on its own: ops */
+    const char *v = argv[++*i];
+    if (strcmp(v, "nodes") == 0)
+        run->profile_nodes = true;
+    else if (strcmp(v, "ops") != 0) {
+        fprintf(stderr, "freednn-bench --net: invalid --profile argument '%s' (ops or nodes)\n", v);
+        return false;
+    }
+    return true;
+}
+
 int
 net_main(int argc, char **argv)
 {
-    net_run_t run = {-1, (int)fdnn_cpu_usable_count(), 5, true, false, false, false, true};
+    net_run_t run = {-1, (int)fdnn_cpu_usable_count(), 5, true, false, false, false, false, true};
     const char *names = "resnet50", *script = FDNN_NET_TORCH_SCRIPT;
     bool torch = true, dnnl = true, spec_only = false, check = false, try_nchw = true, try_nhwc = true;
+    bool sequential = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (strcmp(a, "--net") == 0)
@@ -208,9 +324,12 @@ net_main(int argc, char **argv)
             torch = false;
         else if (strcmp(a, "--no-dnnl") == 0)
             dnnl = false;
-        else if (strcmp(a, "--profile") == 0)
-            run.profile = true;
-        else if (strcmp(a, "--no-fuse") == 0)
+        else if (strcmp(a, "--sequential") == 0)
+            sequential = true;
+        else if (strcmp(a, "--profile") == 0) {
+            if (!parse_profile(argc, argv, &i, &run))
+                return 2;
+        } else if (strcmp(a, "--no-fuse") == 0)
             run.fuse = false;
         else if (strcmp(a, "--spec") == 0)
             spec_only = true;
@@ -248,53 +367,116 @@ net_main(int argc, char **argv)
             continue;
         }
         const char *mode = run.train ? "train" : "infer";
-        printf("# %s %s mb=%d threads=%d: %d nodes, %.2f GMAC forward per image, %d timed steps (median, %s time)\n",
+        bool alternate = dnnl && !sequential;
+        printf("# %s %s mb=%d threads=%d: %d nodes, %.2f GMAC forward per image, %d timed steps (median, %s time)%s\n",
                name, mode, run.mb, run.threads, net.count, net_forward_macs(&net) * 1e-9, run.iters,
-               run.cpu_clock ? "CPU" : "wall");
-        side_report_t ours = {0}, per_layout[2];
+               run.cpu_clock ? "CPU" : "wall", alternate ? ", FreeDNN and oneDNN alternated" : "");
+        side_report_t ours = {0}, per_layout[2], pt = {0}, dn = {0};
         memset(per_layout, 0, sizeof(per_layout));
+        pairs_t pairs[2];
+        memset(pairs, 0, sizeof(pairs));
+        double *dn_all = NULL;
+        int dn_count = 0;
+        net_child_t dn_child = {.pid = -1, .to = -1, .from = -1};
+        if (alternate) {
+            /* PyTorch first, alone; then the oneDNN process stays up while
+             * each FreeDNN layout's process pairs with it */
+            if (torch)
+                pt = run_torch(&net, &run, script);
+            dn_all = calloc(2 * (size_t)run.iters, sizeof(double));
+            for (int k = 0; k < 2; k++) {
+                pairs[k].ours = calloc((size_t)run.iters, sizeof(double));
+                pairs[k].theirs = calloc((size_t)run.iters, sizeof(double));
+                pairs[k].ratio = calloc((size_t)run.iters, sizeof(double));
+            }
+            if (dn_all == NULL || !pairs[0].ours || !pairs[0].theirs || !pairs[0].ratio || !pairs[1].ours ||
+                !pairs[1].theirs || !pairs[1].ratio) {
+                fprintf(stderr, "freednn-bench --net: out of memory\n");
+                return 2;
+            }
+            if (!net_child_open(&dn_child, &net_onednn_api, &net, &run))
+                printf("# oneDNN did not start (%s): FreeDNN alone\n", dn_child.result.why);
+        }
         for (int nhwc = 0; nhwc < 2; nhwc++) {
             if (!(nhwc ? try_nhwc : try_nchw))
                 continue;
             run.nhwc = nhwc;
-            side_report_t one = per_layout[nhwc] = run_child(net_run_cudnn, &net, &run);
-            printf("# FreeDNN %s: %.1f ms%s\n", nhwc ? "NHWC" : "NCHW", one.result.median_ms,
-                   one.result.ok ? "" : " (failed)");
+            const char *lay = nhwc ? "NHWC" : "NCHW";
+            side_report_t one = per_layout[nhwc] =
+                alternate ? run_pairs(&net, &run, &dn_child, &pairs[nhwc], dn_all, &dn_count)
+                          : run_alone(&net_cudnn_api, &net, &run);
+            printf("# FreeDNN %s: %.1f ms%s%s%s\n", lay, one.result.median_ms, one.result.ok ? "" : " (failed: ",
+                   one.result.ok ? "" : one.result.why, one.result.ok ? "" : ")");
+            const pairs_t *p = &pairs[nhwc];
+            if (alternate && p->n > 0)
+                printf("# pairs %s: oneDNN/FreeDNN median %.3f (min %.3f, max %.3f) over %d pairs; "
+                       "FreeDNN median %.1f ms, oneDNN median %.1f ms\n",
+                       lay, p->ratio_median, p->ratio_min, p->ratio_max, p->n, one.result.median_ms,
+                       p->theirs_median);
             if (one.result.ok && (!ours.result.ok || one.result.median_ms < ours.result.median_ms))
                 ours = one;
             else if (!ours.result.ok && !one.result.ok)
                 ours = one;
         }
+        if (alternate) {
+            finish(&dn_child, &dn, &net, &run, dn_all, dn_count);
+            if (!dn.result.ok && dn.result.why[0] == '\0')
+                snprintf(dn.result.why, sizeof(dn.result.why), "%s", dn_child.result.why);
+        }
         print_side("FreeDNN", &ours, run.train);
-        side_report_t pt = {0}, dn = {0};
-        if (torch) {
+        if (torch && !alternate)
             pt = run_torch(&net, &run, script);
+        if (torch)
             print_side("PyTorch", &pt, run.train);
-        }
-        if (dnnl) {
-            dn = run_child(net_run_onednn, &net, &run);
+        if (dnnl && !alternate)
+            dn = run_alone(&net_onednn_api, &net, &run);
+        if (dnnl)
             print_side("oneDNN", &dn, run.train);
-        }
+        double dn_ms = dn.result.median_ms, dn_ratio = ratio(&dn, &ours);
+        for (int nhwc = 0; alternate && nhwc < 2; nhwc++)
+            if (ours.result.ok && per_layout[nhwc].result.ok &&
+                per_layout[nhwc].result.median_ms == ours.result.median_ms && pairs[nhwc].n > 0)
+                dn_ms = pairs[nhwc].theirs_median, dn_ratio = pairs[nhwc].ratio_median;
         printf("%s %s mb=%d threads=%d FreeDNN %.1f ms PyTorch %.1f ms oneDNN %.1f ms torch-ratio %.2f "
                "onednn-ratio %.2f\n",
-               name, mode, run.mb, run.threads, ours.result.median_ms, pt.result.median_ms, dn.result.median_ms,
-               ratio(&pt, &ours), ratio(&dn, &ours));
+               name, mode, run.mb, run.threads, ours.result.median_ms, pt.result.median_ms, dn_ms,
+               ratio(&pt, &ours), dn_ratio);
         rc |= ours.result.ok ? 0 : 1;
         for (int nhwc = 0; check && nhwc < 2; nhwc++) /* every layout that ran */
             if ((nhwc ? try_nhwc : try_nchw) && !check_sides(&per_layout[nhwc], &dn, run.train))
                 rc = 1;
+        for (int nhwc = 0; run.profile_nodes && nhwc < 2; nhwc++) {
+            const side_report_t *f = &per_layout[nhwc];
+            if (f->nodes == NULL)
+                continue;
+            char title[128];
+            snprintf(title, sizeof(title), "%s %s mb=%d threads=%d, FreeDNN %s", name, mode, run.mb, run.threads,
+                     nhwc ? "NHWC" : "NCHW");
+            bool have = dn.result.ok && dn.nodes != NULL;
+            net_print_node_table(&net, &run, title, f->nodes, f->result.median_ms, have ? dn.nodes : NULL,
+                                 alternate && pairs[nhwc].n > 0 ? pairs[nhwc].theirs_median : dn.result.median_ms);
+        }
+        for (int nhwc = 0; nhwc < 2; nhwc++) {
+            free(per_layout[nhwc].nodes);
+            free(pairs[nhwc].ours);
+            free(pairs[nhwc].theirs);
+            free(pairs[nhwc].ratio);
+        }
+        free(dn.nodes);
+        free(dn_all);
         net_free(&net);
     }
     return rc;
 }
 
 #ifndef FDNN_BENCH_NET_HAVE_DNNL
-net_result_t
-net_run_onednn(const net_t *net, const net_run_t *run)
+static void *
+no_onednn_open(const net_t *net, const net_run_t *run, net_result_t *r)
 {
     (void)net, (void)run;
-    net_result_t r = {0};
-    snprintf(r.why, sizeof(r.why), "freednn-bench was built without oneDNN");
-    return r;
+    snprintf(r->why, sizeof(r->why), "freednn-bench was built without oneDNN");
+    return NULL;
 }
+
+const net_side_api_t net_onednn_api = {no_onednn_open, NULL, NULL};
 #endif

@@ -24,15 +24,22 @@
 
 #define MAX_ARGS 10
 
+/* A primitive to run, with the node and direction it serves (--profile) and
+ * whether it is an auxiliary step: a reorder or a gradient sum. */
 typedef struct step {
     dnnl_primitive_t prim;
     int nargs;
     dnnl_exec_arg_t args[MAX_ARGS];
+    int node, dir;
+    bool aux;
 } step_t;
 
+/* cur_*: the tags push() gives the next step (setup sets them per node). */
 typedef struct step_list {
     step_t *v;
     int count, capacity;
+    int cur_node, cur_dir;
+    bool cur_aux;
 } step_list_t;
 
 /* A tensor of the network: its layout, data and gradient. */
@@ -54,11 +61,15 @@ typedef struct ctx {
     int nmems, cap_mems;
     dnnl_primitive_t *prims;
     int nprims, cap_prims;
-    char *why;
+    char why[160];
     size_t why_size;
-    /* --profile: ms per primitive kind (forward list, backward list) */
+    /* --profile: ms per primitive kind (forward list, backward list), and
+     * per node (summed over the timed steps) */
     bool profiling;
     double kind_ms[2][32];
+    net_node_prof_t *nodes;
+    int timed_steps;
+    struct node_state *ns;
 } ctx_t;
 
 static bool
@@ -133,6 +144,9 @@ push(step_list_t *l, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args)
     s->prim = p;
     s->nargs = nargs;
     memcpy(s->args, args, (size_t)nargs * sizeof(*args));
+    s->node = l->cur_node;
+    s->dir = l->cur_dir;
+    s->aux = l->cur_aux;
     return true;
 }
 
@@ -151,7 +165,10 @@ reorder(ctx_t *c, step_list_t *l, dnnl_memory_t src, const dnnl_memory_desc_t *s
     if (run_now)
         return p != NULL && dnnl_primitive_execute(p, c->stream, 2, args) == dnnl_success &&
                dnnl_stream_wait(c->stream) == dnnl_success;
-    return push(l, p, 2, args);
+    l->cur_aux = true;
+    bool good = push(l, p, 2, args);
+    l->cur_aux = false;
+    return good;
 }
 
 /* The memory a primitive reads as `want` for tensor memory `have` (layout
@@ -213,7 +230,10 @@ diff_done(ctx_t *c, int t, dnnl_memory_t written, const dnnl_memory_desc_t *md)
     dnnl_primitive_t p = new_prim(c, pd);
     dnnl_primitive_desc_destroy(pd);
     dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC_0, x->diff}, {DNNL_ARG_SRC_1, written}, {DNNL_ARG_DST, x->diff}};
-    return push(&c->bwd, p, 3, args);
+    c->bwd.cur_aux = true;
+    bool good = push(&c->bwd, p, 3, args);
+    c->bwd.cur_aux = false;
+    return good;
 }
 
 static const dnnl_memory_desc_t *
@@ -322,6 +342,7 @@ weighted_backward(ctx_t *c, int i, node_state_t *ns)
     dnnl_primitive_desc_t wpd = NULL, dpd = NULL;
     bool good;
     /* weights gradient (and the bias's) */
+    c->bwd.cur_dir = NET_BWD_WEIGHTS;
     if (fc) {
         dnnl_inner_product_desc_t d;
         good = dnnl_inner_product_backward_weights_desc_init(&d, &x_any, &w_any, &b_md, &y_any) == dnnl_success &&
@@ -342,6 +363,7 @@ weighted_backward(ctx_t *c, int i, node_state_t *ns)
         good = src != NULL && dy != NULL && dw != NULL && push(&c->bwd, new_prim(c, wpd), fc ? 4 : 3, wa);
     }
     /* data gradient, except for the images */
+    c->bwd.cur_dir = NET_BWD_DATA;
     if (good && n->in[0] != 0) {
         if (fc) {
             dnnl_inner_product_desc_t d;
@@ -618,9 +640,14 @@ run_steps(ctx_t *c, const step_list_t *l, const char *which)
             const_dnnl_primitive_desc_t pd = NULL;
             dnnl_primitive_kind_t kind = dnnl_undefined_primitive;
             dnnl_stream_wait(c->stream);
+            double ms = net_clock_ms(c->run) - t0;
             if (dnnl_primitive_get_primitive_desc(l->v[k].prim, &pd) == dnnl_success)
                 dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &kind);
-            c->kind_ms[dir][(unsigned)kind < 32 ? (unsigned)kind : 0] += net_clock_ms(c->run) - t0;
+            c->kind_ms[dir][(unsigned)kind < 32 ? (unsigned)kind : 0] += ms;
+            net_node_prof_t *np = &c->nodes[l->v[k].node];
+            np->ms[l->v[k].dir] += ms;
+            if (l->v[k].aux)
+                np->aux_ms[l->v[k].dir] += ms;
         }
         if (st != dnnl_success) {
             const_dnnl_primitive_desc_t pd = NULL;
@@ -677,13 +704,6 @@ host_loss(ctx_t *c)
     return sum / mb;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Forward steps in node order, then backward steps in reverse node order
  * (which also decides, per tensor, which gradient writer comes first). */
 static bool
@@ -701,6 +721,8 @@ setup(ctx_t *c, node_state_t *ns)
     fill(c->t[0].data, &x_md, 1.0f, 0, &rng);
     for (i = 1; i < net->count; i++) {
         bool good = false;
+        c->fwd.cur_node = i;
+        c->fwd.cur_dir = NET_FWD;
         switch (net->nodes[i].op) {
         case NET_CONV:
         case NET_FC:
@@ -728,6 +750,8 @@ setup(ctx_t *c, node_state_t *ns)
     }
     for (i = net->count - 1; c->run->train && i >= 1; i--) {
         bool good = false;
+        c->bwd.cur_node = i;
+        c->bwd.cur_dir = NET_BWD_DATA;
         switch (net->nodes[i].op) {
         case NET_CONV:
         case NET_FC:
@@ -761,77 +785,135 @@ fail:
     return false;
 }
 
-net_result_t
-net_run_onednn(const net_t *net, const net_run_t *run)
+static void
+free_ctx(ctx_t *c)
 {
-    net_result_t res = {0};
-    ctx_t c = {0};
-    c.net = net;
-    c.run = run;
-    c.why = res.why;
-    c.why_size = sizeof(res.why);
+    for (int k = 0; k < c->nprims; k++)
+        dnnl_primitive_destroy(c->prims[k]);
+    for (int k = 0; k < c->nmems; k++)
+        dnnl_memory_destroy(c->mems[k]);
+    free(c->prims);
+    free(c->mems);
+    free(c->fwd.v);
+    free(c->bwd.v);
+    for (int k = 0; c->ns != NULL && k < c->net->count; k++)
+        if (c->ns[k].fpd)
+            dnnl_primitive_desc_destroy(c->ns[k].fpd);
+    free(c->ns);
+    free(c->t);
+    free(c->nodes);
+    if (c->stream)
+        dnnl_stream_destroy(c->stream);
+    if (c->eng)
+        dnnl_engine_destroy(c->eng);
+    free(c);
+}
+
+/* One step: the forward, the loss on the host, the backward. */
+static bool
+onednn_step(void *side, double *ms, net_result_t *r)
+{
+    ctx_t *c = side;
+    c->profiling = c->run->profile && ms != NULL;
+    double t0 = net_clock_ms(c->run);
+    bool good = run_steps(c, &c->fwd, "forward");
+    if (good)
+        r->check = host_loss(c);
+    good = good && (!c->run->train || run_steps(c, &c->bwd, "backward"));
+    if (!good) {
+        snprintf(r->why, sizeof(r->why), "%s", c->why);
+        return false;
+    }
+    if (ms != NULL) {
+        *ms = net_clock_ms(c->run) - t0;
+        c->timed_steps++;
+    }
+    return true;
+}
+
+static void *
+onednn_open(const net_t *net, const net_run_t *run, net_result_t *r)
+{
+    ctx_t *c = calloc(1, sizeof(ctx_t));
+    if (c == NULL) {
+        snprintf(r->why, sizeof(r->why), "out of memory");
+        return NULL;
+    }
+    c->net = net;
+    c->run = run;
+    c->why_size = sizeof(c->why);
     omp_set_num_threads(run->threads);
-    c.t = calloc((size_t)net->count, sizeof(tens_t));
-    node_state_t *ns = calloc((size_t)net->count, sizeof(node_state_t));
-    double *times = malloc((size_t)run->iters * sizeof(double));
-    if (c.t == NULL || ns == NULL || times == NULL || dnnl_engine_create(&c.eng, dnnl_cpu, 0) != dnnl_success ||
-        dnnl_stream_create(&c.stream, c.eng, dnnl_stream_default_flags) != dnnl_success) {
-        snprintf(res.why, sizeof(res.why), "cannot create the oneDNN engine");
-        goto out;
+    c->t = calloc((size_t)net->count, sizeof(tens_t));
+    c->ns = calloc((size_t)net->count, sizeof(node_state_t));
+    c->nodes = calloc((size_t)net->count, sizeof(net_node_prof_t));
+    if (c->t == NULL || c->ns == NULL || c->nodes == NULL || dnnl_engine_create(&c->eng, dnnl_cpu, 0) != dnnl_success ||
+        dnnl_stream_create(&c->stream, c->eng, dnnl_stream_default_flags) != dnnl_success) {
+        snprintf(r->why, sizeof(r->why), "cannot create the oneDNN engine");
+        free_ctx(c);
+        return NULL;
     }
-    if (!setup(&c, ns))
-        goto out;
-    for (int it = -1; it < run->iters; it++) {
-        c.profiling = run->profile && it >= 0;
-        double t0 = net_clock_ms(run);
-        if (!run_steps(&c, &c.fwd, "forward"))
-            goto out;
-        res.check = host_loss(&c);
-        if (run->train && !run_steps(&c, &c.bwd, "backward"))
-            goto out;
-        if (it >= 0)
-            times[it] = net_clock_ms(run) - t0;
+    if (!setup(c, c->ns) || !onednn_step(c, NULL, r)) { /* then one warm-up step */
+        snprintf(r->why, sizeof(r->why), "%s", c->why);
+        free_ctx(c);
+        return NULL;
     }
-    /* padded layouts hold zeros beyond the dims: they add nothing */
-    for (int i = 0; run->train && i < net->count; i++) {
-        const dnnl_memory_desc_t *md = NULL;
-        if (ns[i].dw == NULL || dnnl_memory_get_memory_desc(ns[i].dw, &md) != dnnl_success)
+    return c;
+}
+
+/* The implementation names of a node's main primitives, per direction. */
+static void
+name_impls(const ctx_t *c, const step_list_t *l, net_node_prof_t *nodes)
+{
+    for (int k = 0; k < l->count; k++) {
+        const_dnnl_primitive_desc_t pd = NULL;
+        const char *impl = NULL;
+        if (l->v[k].aux || dnnl_primitive_get_primitive_desc(l->v[k].prim, &pd) != dnnl_success ||
+            dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || impl == NULL)
             continue;
-        const float *g = host(ns[i].dw);
-        for (size_t k = 0, n = dnnl_memory_desc_get_size(md) / sizeof(float); k < n; k++)
-            res.grad_norm += (double)g[k] * g[k];
+        snprintf(nodes[l->v[k].node].impl[l->v[k].dir], sizeof(nodes->impl[0]), "%s", impl);
     }
-    res.grad_norm = sqrt(res.grad_norm);
-    qsort(times, (size_t)run->iters, sizeof(double), cmp_double);
-    res.median_ms = times[run->iters / 2];
-    res.ok = true;
-    if (c.profiling) {
+    (void)c;
+}
+
+static void
+onednn_close(void *side, net_result_t *r, net_node_prof_t *nodes)
+{
+    ctx_t *c = side;
+    const net_t *net = c->net;
+    /* padded layouts hold zeros beyond the dims: they add nothing */
+    r->grad_norm = 0;
+    for (int i = 0; c->run->train && i < net->count; i++) {
+        const dnnl_memory_desc_t *md = NULL;
+        if (c->ns[i].dw == NULL || dnnl_memory_get_memory_desc(c->ns[i].dw, &md) != dnnl_success)
+            continue;
+        const float *g = host(c->ns[i].dw);
+        for (size_t k = 0, n = dnnl_memory_desc_get_size(md) / sizeof(float); k < n; k++)
+            r->grad_norm += (double)g[k] * g[k];
+    }
+    r->grad_norm = sqrt(r->grad_norm);
+    double steps = c->timed_steps > 0 ? c->timed_steps : 1;
+    if (c->run->profile) {
         printf("# oneDNN profile, ms per step:");
         for (int d = 0; d < 2; d++)
             for (int k = 0; k < 32; k++)
-                if (c.kind_ms[d][k] > 0)
+                if (c->kind_ms[d][k] > 0)
                     printf(" %s.%s=%.1f", dnnl_prim_kind2str((dnnl_primitive_kind_t)k), d ? "bwd" : "fwd",
-                           c.kind_ms[d][k] / run->iters);
+                           c->kind_ms[d][k] / steps);
         printf("\n");
     }
-out:
-    for (int k = 0; k < c.nprims; k++)
-        dnnl_primitive_destroy(c.prims[k]);
-    for (int k = 0; k < c.nmems; k++)
-        dnnl_memory_destroy(c.mems[k]);
-    free(c.prims);
-    free(c.mems);
-    free(c.fwd.v);
-    free(c.bwd.v);
-    for (int k = 0; ns != NULL && k < net->count; k++)
-        if (ns[k].fpd)
-            dnnl_primitive_desc_destroy(ns[k].fpd);
-    free(ns);
-    free(c.t);
-    free(times);
-    if (c.stream)
-        dnnl_stream_destroy(c.stream);
-    if (c.eng)
-        dnnl_engine_destroy(c.eng);
-    return res;
+    if (nodes != NULL) {
+        for (int i = 0; i < net->count; i++) {
+            nodes[i] = c->nodes[i];
+            for (int d = 0; d < NET_DIRS; d++) {
+                nodes[i].ms[d] /= steps;
+                nodes[i].aux_ms[d] /= steps;
+                nodes[i].algo[d] = -1;
+            }
+        }
+        name_impls(c, &c->fwd, nodes);
+        name_impls(c, &c->bwd, nodes);
+    }
+    free_ctx(c);
 }
+
+const net_side_api_t net_onednn_api = {onednn_open, onednn_step, onednn_close};

@@ -77,10 +77,21 @@ uniform(float bound)
     return bound * ((float)(rng_state >> 40) / (float)(1u << 23) - 1.0f);
 }
 
+/* Tensors, reserve spaces and the workspace as a cuDNN program gets them
+ * from cudaMalloc (256-byte aligned, as FreeDNN's host runtime gives them):
+ * malloc's blocks sit 16 bytes past a 64-byte line, which split every
+ * 16-float channel vector of an NHWC tensor over two lines, while the
+ * oneDNN side works on its own aligned memory.  free() releases them. */
+static void *
+device_alloc(size_t bytes)
+{
+    return aligned_alloc(256, (bytes + 255) / 256 * 256);
+}
+
 static float *
 alloc_floats(size_t n, float fill_bound, float constant)
 {
-    float *p = malloc(n * sizeof(float));
+    float *p = device_alloc(n * sizeof(float));
     if (p != NULL)
         for (size_t i = 0; i < n; i++)
             p[i] = fill_bound > 0 ? uniform(fill_bound) : constant;
@@ -106,7 +117,7 @@ alloc_random_4d(int d0, int d1, int d2, int d3, float bound, bool nhwc)
     float *p = alloc_floats(count, bound, 0.0f);
     if (p == NULL || !nhwc)
         return p;
-    float *q = malloc(count * sizeof(float));
+    float *q = device_alloc(count * sizeof(float));
     if (q != NULL)
         for (int a = 0; a < d0; a++)
             for (int b = 0; b < d1; b++)
@@ -250,7 +261,7 @@ setup_layer(side_t *s, int i, net_result_t *r)
             CHECK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(s->h, m, o, l->act, xl->desc,
                                                                        &l->reserve_size),
                   "bn ex reserve");
-            l->reserve = malloc(l->reserve_size ? l->reserve_size : 1);
+            l->reserve = device_alloc(l->reserve_size ? l->reserve_size : 1);
             if (l->reserve == NULL) {
                 snprintf(r->why, sizeof(r->why), "out of memory for node %d's reserve space", i);
                 return false;
@@ -594,7 +605,7 @@ cudnn_open(const net_t *net, const net_run_t *run, net_result_t *r)
     for (int i = 0; i < net->count; i++)
         if (!setup_layer(s, i, r))
             goto fail;
-    s->ws = s->ws_size ? malloc(s->ws_size) : NULL;
+    s->ws = s->ws_size ? device_alloc(s->ws_size) : NULL;
     if (s->ws_size && s->ws == NULL) {
         snprintf(r->why, sizeof(r->why), "out of memory for %zu bytes of workspace", s->ws_size);
         goto fail;

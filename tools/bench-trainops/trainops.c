@@ -2,11 +2,12 @@
  * bench-trainops: the memory-bound ops of a ResNet-50 training step
  * (mb = 32) at their shapes, through the cuDNN API the way
  * tools/freednn-bench's net mode calls them.
- * Usage: bench-trainops LAYOUT(nchw|nhwc) [reps [SET [OP]]]
+ * Usage: bench-trainops LAYOUT(nchw|nhwc) [reps [SET [OP [C]]]]
  *   SET: step (default: one shape per op kind of the step: BN (+ReLU) forward
  *        and backward, the residual add, ReLU, max pooling) or bn (every
  *        ResNet-50 batch-norm shape, and max pooling);
- *   OP:  only the cases whose op name starts with OP.
+ *   OP:  only the cases whose op name starts with OP ("" for all);
+ *   C:   only the cases with C channels.
  * Threads from FREEDNN_NUM_THREADS.  Prints per op the median wall ms and
  * the median process CPU ms of `reps` runs (after one warm-up run).
  * (bench/results/2026-12-05-trainmem and -bnstat were measured with the
@@ -182,7 +183,8 @@ main(int argc, char **argv)
     NHWC = argc > 1 && !strcmp(argv[1], "nhwc");
     int reps = argc > 2 ? atoi(argv[2]) : 7;
     const char *set = argc > 3 ? argv[3] : "step";
-    const char *only = argc > 4 ? argv[4] : NULL;
+    const char *only = argc > 4 && argv[4][0] != '\0' ? argv[4] : NULL;
+    int only_c = argc > 5 ? atoi(argv[5]) : 0;
     if (reps < 1)
         reps = 1;
     if (reps > 64)
@@ -198,7 +200,7 @@ main(int argc, char **argv)
     }
     CK(cudnnCreate(&H));
     for (size_t i = 0; i < count; i++)
-        if (only == NULL || strstr(shapes[i].op, only) == shapes[i].op)
+        if ((only == NULL || strstr(shapes[i].op, only) == shapes[i].op) && (only_c <= 0 || shapes[i].c == only_c))
             run_op(&shapes[i], reps);
     cudnnDestroy(H);
     return 0;

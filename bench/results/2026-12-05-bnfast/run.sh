@@ -4,11 +4,11 @@
 # copied before any change).  From the worktree root after `ninja -C build`:
 #   bench/results/2026-12-05-bnfast/run.sh
 # ab.sh alternates base and new; summ.py takes medians over the rounds.
-# trainops_filter.c: tools/bench-trainops/trainops.c with an exact op name
-# and a channel filter (env TC), used for the single-shape sweeps:
+# The single-shape sweeps used a copy of tools/bench-trainops with a channel
+# filter, now the tool's fifth argument:
 #   gcc -O2 -std=c11 -I include -I compat/cudart/include \
-#       bench/results/2026-12-05-bnfast/trainops_filter.c -o /tmp/to -Lbuild -lcudnn
-#   TC=2048 FREEDNN_NUM_THREADS=1 LD_LIBRARY_PATH=build /tmp/to nchw 9 bn bnfwd
+#       tools/bench-trainops/trainops.c -o /tmp/to -Lbuild -lcudnn
+#   FREEDNN_NUM_THREADS=1 LD_LIBRARY_PATH=build /tmp/to nchw 9 bn bnfwd 2048
 set -e
 D=$(dirname "$0")
 "$D/ab.sh" nchw bn 1 3 7 > "$D/final_nchw_1t.txt"

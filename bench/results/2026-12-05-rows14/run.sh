@@ -14,19 +14,5 @@
 # perf leaf shares (perf/leafs_*.txt):
 #   perf record -g -o p.data build/tools/freednn-bench/freednn-bench --threads 1 --iters 20 --dir bwd_w --file ONE_LAYER
 #   perf script -i p.data | bench/results/2026-12-05-rows14/leafs.py 'rows_|aptrs|arows|pack_t|store_dw|im2col|fdnn_conv|conv_gemm'
-d=$1; t=$2; n=$3; out=$4
-f=${5:-bench/results/2026-12-05-rows14/cells.txt}
-BASE=${BASE:-build-base/freednn-bench}
-NEW=${NEW:-build/tools/freednn-bench/freednn-bench}
-cpu=$([ "$t" = 1 ] && echo 1 || echo 0)
-: > $out
-for r in $(seq 1 $n); do
-  for who in base new; do
-    b=$BASE; [ $who = new ] && b=$NEW
-    echo "# round $r $who $(date -u +%H:%M:%S) $(uptime)" >> $out
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=$t FREEDNN_BENCH_CPU_TIME=$cpu \
-      $b --threads $t --iters 5 --dir $d --file $f | grep -v '^#' | sed "s/^/$who /" >> $out
-  done
-done
-python3 bench/results/2026-12-05-trainbwd/table.py $out > ${out%.txt}_table.md
-cat ${out%.txt}_table.md
+# (the loop is bench/ab-layers.sh)
+exec bench/ab-layers.sh "$1" "$2" "$3" "$4" "${5:-bench/results/2026-12-05-rows14/cells.txt}"

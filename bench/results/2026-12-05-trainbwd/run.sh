@@ -4,19 +4,5 @@
 # 1 thread: the calling thread's CPU time (FREEDNN_BENCH_CPU_TIME=1);
 # 2 threads: wall clock.  Run from the worktree root.
 # usage: bench/results/2026-12-05-trainbwd/run.sh DIR(bwd_w|bwd_d) THREADS ROUNDS OUTFILE [SHAPEFILE]
-d=$1; t=$2; n=$3; out=$4
-f=${5:-bench/results/2026-12-05-trainbwd/mine.txt}
-BASE=${BASE:-build-base/freednn-bench}
-NEW=${NEW:-build/tools/freednn-bench/freednn-bench}
-cpu=$([ "$t" = 1 ] && echo 1 || echo 0)
-: > $out
-for r in $(seq 1 $n); do
-  for who in base new; do
-    b=$BASE; [ $who = new ] && b=$NEW
-    echo "# round $r $who $(date -u +%H:%M:%S) $(uptime)" >> $out
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=$t FREEDNN_BENCH_CPU_TIME=$cpu \
-      $b --threads $t --iters 5 --dir $d --file $f | grep -v '^#' | sed "s/^/$who /" >> $out
-  done
-done
-python3 bench/results/2026-12-05-trainbwd/table.py $out > ${out%.txt}_table.md
-cat ${out%.txt}_table.md
+# (the loop is bench/ab-layers.sh)
+exec bench/ab-layers.sh "$1" "$2" "$3" "$4" "${5:-bench/results/2026-12-05-trainbwd/mine.txt}"

@@ -1,4 +1,4 @@
-# Summarises a run.sh output: per layer, base / new / oneDNN medians and minima.
+# Summarises a bench/ab-layers.sh output: per layer, base / new / oneDNN medians and minima.
 import sys, statistics as st, collections
 d = collections.defaultdict(list)
 for l in open(sys.argv[1]):

@@ -622,6 +622,41 @@ test_bias(cudnnHandle_t h)
     }
 }
 
+/* A 2-D FLOAT problem of shape s (s.g groups; the depthwise shapes: g ==
+ * c, cross-correlation, no dilation): x and y in `layout`, the filter
+ * packed KCRS; yd gets y's dims. */
+static void
+problem_2d(shape_t s, layout_t layout, descs_t *d, operand_t *x, operand_t *w, operand_t *y, int yd[4])
+{
+    int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c / s.g, s.ker[1], s.ker[2]};
+    cudnnCreateTensorDescriptor(&d->x);
+    cudnnCreateTensorDescriptor(&d->y);
+    cudnnCreateFilterDescriptor(&d->w);
+    cudnnCreateConvolutionDescriptor(&d->conv);
+    CHECK_OK(cudnnSetConvolution2dDescriptor(d->conv, s.pad[1], s.pad[2], s.str[1], s.str[2], 1, 1,
+                                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetConvolutionGroupCount(d->conv, s.g));
+    CHECK_OK(cudnnSetFilterNdDescriptor(d->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
+    operand_init(x, 4, xd, layout, false, CUDNN_TENSOR_NCHW, 4);
+    CHECK_OK(cudnnSetTensorNdDescriptor(d->x, CUDNN_DATA_FLOAT, 4, x->dims, x->st));
+    CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d->conv, d->x, d->w, 4, yd));
+    operand_init(w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
+    operand_init(y, 4, yd, layout, false, CUDNN_TENSOR_NCHW, 4);
+    CHECK_OK(cudnnSetTensorNdDescriptor(d->y, CUDNN_DATA_FLOAT, 4, y->dims, y->st));
+}
+
+static void
+problem_2d_free(descs_t *d, operand_t *x, operand_t *w, operand_t *y)
+{
+    operand_free(x);
+    operand_free(w);
+    operand_free(y);
+    cudnnDestroyTensorDescriptor(d->x);
+    cudnnDestroyTensorDescriptor(d->y);
+    cudnnDestroyFilterDescriptor(d->w);
+    cudnnDestroyConvolutionDescriptor(d->conv);
+}
+
 /* Real-valued data: 1, 2 and 3 threads must give identical bits, per algorithm
  * (here on a shape large enough to have several chunks and panels; the
  * shape's filter size, padding and stride). */
@@ -637,24 +672,10 @@ test_thread_determinism(cudnnHandle_t h, shape_t s)
 static void
 test_thread_determinism_layout(cudnnHandle_t h, shape_t s, layout_t layout)
 {
-    /* s.g groups (the depthwise shapes: g == c). */
-    int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c / s.g, s.ker[1], s.ker[2]}, yd[4];
     descs_t d;
-    cudnnCreateTensorDescriptor(&d.x);
-    cudnnCreateTensorDescriptor(&d.y);
-    cudnnCreateFilterDescriptor(&d.w);
-    cudnnCreateConvolutionDescriptor(&d.conv);
-    CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, s.pad[1], s.pad[2], s.str[1], s.str[2], 1, 1,
-                                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-    CHECK_OK(cudnnSetConvolutionGroupCount(d.conv, s.g));
-    CHECK_OK(cudnnSetFilterNdDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
     operand_t x, w, y;
-    operand_init(&x, 4, xd, layout, false, CUDNN_TENSOR_NCHW, 4);
-    CHECK_OK(cudnnSetTensorNdDescriptor(d.x, CUDNN_DATA_FLOAT, 4, x.dims, x.st));
-    CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
-    operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
-    operand_init(&y, 4, yd, layout, false, CUDNN_TENSOR_NCHW, 4);
-    CHECK_OK(cudnnSetTensorNdDescriptor(d.y, CUDNN_DATA_FLOAT, 4, y.dims, y.st));
+    int yd[4];
+    problem_2d(s, layout, &d, &x, &w, &y, yd);
     fdnn_rng_t rng;
     fdnn_rng_seed(&rng, 3);
     fill(&x, 4, &rng, false);
@@ -685,13 +706,7 @@ test_thread_determinism_layout(cudnnHandle_t h, shape_t s, layout_t layout)
         }
         free(first);
     }
-    operand_free(&x);
-    operand_free(&w);
-    operand_free(&y);
-    cudnnDestroyTensorDescriptor(d.x);
-    cudnnDestroyTensorDescriptor(d.y);
-    cudnnDestroyFilterDescriptor(d.w);
-    cudnnDestroyConvolutionDescriptor(d.conv);
+    problem_2d_free(&d, &x, &w, &y);
 }
 
 /* Descriptors of a packed NCHW FLOAT problem (nsp spatial dims, given in
@@ -1078,24 +1093,11 @@ test_winograd_split(cudnnHandle_t h)
     for (int sl = 0; sl < 4; sl++) {
         const shape_t s = S2("wino split", sl < 2 ? 15 : 11, 260, 264, 2, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1,
                              CUDNN_CROSS_CORRELATION);
-        int xd[4] = {s.n, s.c, s.in[1], s.in[2]}, wd[4] = {s.k, s.c / s.g, s.ker[1], s.ker[2]}, yd[4];
         layout_t layout = sl % 2 == 0 ? L_NCHW : L_NHWC;
         descs_t d;
-        cudnnCreateTensorDescriptor(&d.x);
-        cudnnCreateTensorDescriptor(&d.y);
-        cudnnCreateFilterDescriptor(&d.w);
-        cudnnCreateConvolutionDescriptor(&d.conv);
-        CHECK_OK(cudnnSetConvolution2dDescriptor(d.conv, s.pad[1], s.pad[2], 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
-                                                 CUDNN_DATA_FLOAT));
-        CHECK_OK(cudnnSetConvolutionGroupCount(d.conv, s.g));
-        CHECK_OK(cudnnSetFilterNdDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd));
         operand_t x, w, y;
-        operand_init(&x, 4, xd, layout, false, CUDNN_TENSOR_NCHW, 4);
-        CHECK_OK(cudnnSetTensorNdDescriptor(d.x, CUDNN_DATA_FLOAT, 4, x.dims, x.st));
-        CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
-        operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
-        operand_init(&y, 4, yd, layout, false, CUDNN_TENSOR_NCHW, 4);
-        CHECK_OK(cudnnSetTensorNdDescriptor(d.y, CUDNN_DATA_FLOAT, 4, y.dims, y.st));
+        int yd[4];
+        problem_2d(s, layout, &d, &x, &w, &y, yd);
         int out3[3] = {1, yd[2], yd[3]};
         fdnn_conv_problem_t p = geometry(&s, out3);
         fdnn_rng_t rng;
@@ -1176,13 +1178,7 @@ test_winograd_split(cudnnHandle_t h)
             free(aw);
             free(ay);
         }
-        operand_free(&x);
-        operand_free(&w);
-        operand_free(&y);
-        cudnnDestroyTensorDescriptor(d.x);
-        cudnnDestroyTensorDescriptor(d.y);
-        cudnnDestroyFilterDescriptor(d.w);
-        cudnnDestroyConvolutionDescriptor(d.conv);
+        problem_2d_free(&d, &x, &w, &y);
     }
 }
 

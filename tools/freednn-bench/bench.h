@@ -48,4 +48,10 @@ double bench_onednn_nhwc(const bench_problem_t *p, int dir, int threads, int ite
 double bench_onednn_bf16(const bench_problem_t *p, int dir, int threads, int iters, const float *x, const float *w,
                          const float *dy, float *result);
 
+/* FREEDNN_BENCH_FLUSH_MB=N (N > 0): before every run, both libraries, N MB
+ * of an unrelated buffer are written and read, so the run starts with the
+ * caches holding none of its operands, as a layer inside a network does
+ * (its inputs produced a few layers earlier).  No-op when unset. */
+void bench_flush_caches(void);
+
 #endif /* FDNN_BENCH_CONV_H */

@@ -26,7 +26,15 @@
  * with oneDNN the time of the same problem on NCHW user tensors with all
  * reorders counted, and the ratio oneDNN time / FreeDNN time (> 1: FreeDNN is
  * faster).  FREEDNN_LOG=1 makes the library print each call's problem
- * string, which this driver reads back as a problem line. */
+ * string, which this driver reads back as a problem line.
+ *
+ * Environment: FREEDNN_BENCH_CPU_TIME=1 times the calling thread's CPU
+ * time; FREEDNN_BENCH_FLUSH_MB=N writes and reads N MB of another buffer
+ * before every run of either library (operands out of cache, as inside a
+ * network); FREEDNN_BENCH_DNNL_CONV_ONLY=1 times oneDNN's convolution
+ * primitive alone, its reorders outside the clock (as inside a network,
+ * where oneDNN keeps its tensors in its own layouts: the default, reorders
+ * counted, flatters FreeDNN on the 1x1 layers by 5-20%). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -88,6 +96,31 @@ now_ms(void)
     const char *v = getenv("FREEDNN_BENCH_CPU_TIME");
     clock_gettime(v != NULL && v[0] == '1' ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+void
+bench_flush_caches(void)
+{
+    static float *buf;
+    static size_t n;
+    static int read_env;
+    if (!read_env) {
+        read_env = 1;
+        const char *v = getenv("FREEDNN_BENCH_FLUSH_MB");
+        long mb = v != NULL ? atol(v) : 0;
+        n = mb > 0 ? (size_t)mb * 262144 : 0;
+        buf = n > 0 ? calloc(n, sizeof(float)) : NULL;
+        if (buf == NULL)
+            n = 0;
+    }
+    volatile float sink = 0;
+    float s = 0;
+    for (size_t i = 0; i < n; i += 16) {
+        buf[i] += 1.0f;
+        s += buf[i];
+    }
+    sink = s;
+    (void)sink;
 }
 
 static int
@@ -257,6 +290,7 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
     double t[64];
     int iters = o->iters < 64 ? o->iters : 64;
     for (int i = -1; i < iters; i++) {
+        bench_flush_caches();
         double t0 = now_ms();
         if (dir == 0)
             CHECK(cudnnConvolutionForward(h, &one, xdesc, xc, wdesc, wc, cdesc, algo, ws, wsb, &zero, ydesc, yc));

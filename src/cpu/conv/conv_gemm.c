@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "cpu/config/config.h"

@@ -35,11 +35,24 @@ typedef struct geom {
     int64_t kc;                /* most positions per block: brows * ow */
     int64_t jw, xrows;         /* phase rows: length, and x rows per block */
     int64_t arows;             /* A's rows allocated: crs up to whole mr panels */
-    fdnn_sgemm_tile_t tile;
+    /* the implicit-GEMM tile of the level (aptrs reads A's rows from the
+     * phases; without it, A is copied and packed for ukernel) */
+    fdnn_f32_gemm_ukernel_fn ukernel;
+    fdnn_f32_gemm_aptrs_ukernel_fn aptrs;
+    fdnn_f32_pack_t_fn pack_t;
+    int64_t mr, nr;
     bool b_in_place;           /* dy read in place as B (channels-last, uniform, Kg % nr == 0) */
     size_t t_floats;           /* one partial: crs x kpad */
     size_t lane_floats;        /* one lane's buffers (lane_*_floats) */
 } geom_t;
+
+/* Whether dy's positions of one image are one uniform run (row stride =
+ * OW x column stride). */
+static bool
+dy_uniform(const fdnn_conv_problem_t *p)
+{
+    return p->out[1] == 1 || p->y.strides[3] == p->out[2] * p->y.strides[4];
+}
 
 cudnnStatus_t
 fdnn_conv_wgrad_small_applicable(const fdnn_conv_problem_t *p)
@@ -54,6 +67,12 @@ fdnn_conv_wgrad_small_applicable(const fdnn_conv_problem_t *p)
                                   (long long)cg, FDNN_WGRAD_SMALL_MAX_CG);
     if (fdnn_conv_taps(p) == 1)
         return FDNN_NOT_SUPPORTED("small-C backward filter: 1x1 filters run on the GEMM engine");
+    /* NCHW dy is transposed into B here as in the GEMM engine's wide path,
+     * which also reads x's phases without a copy per block: 1.1x faster
+     * there on MobileNet v2's stem, even on ResNet's (docs/performance.md,
+     * "Stem backward filter"). */
+    if (p->y.strides[1] != 1 || !dy_uniform(p))
+        return FDNN_NOT_SUPPORTED("small-C backward filter: dy not channels-last with uniform positions");
     if (cg * fdnn_conv_taps(p) > MAX_CRS || kg > MAX_KG || kg < MIN_KG)
         return FDNN_NOT_SUPPORTED("small-C backward filter: CRS %lld over %d, or Kg %lld outside [%d, %d]",
                                   (long long)(cg * fdnn_conv_taps(p)), MAX_CRS, (long long)kg, MIN_KG, MAX_KG);
@@ -73,18 +92,10 @@ fdnn_conv_wgrad_small_workspace(const fdnn_conv_problem_t *p, size_t *bytes)
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Whether dy's positions of one image are one uniform run (row stride =
- * OW x column stride). */
-static bool
-dy_uniform(const fdnn_conv_problem_t *p)
-{
-    return p->out[1] == 1 || p->y.strides[3] == p->out[2] * p->y.strides[4];
-}
-
 /* One lane's buffers, in floats (each a multiple of 64 bytes): A
- * ([arows][kc]), B's packed strips (none when dy is read in place), the
- * block's x rows split into stride phases, and A's packed panels (only
- * used by tiles without an arows kernel). */
+ * ([arows][kc]) and its packed panels (none with an aptrs kernel), B's
+ * packed strips (none when dy is read in place), and the block's x rows
+ * split into stride phases. */
 static size_t
 floats_up(int64_t n)
 {
@@ -94,7 +105,7 @@ floats_up(int64_t n)
 static size_t
 lane_a_floats(const geom_t *gm)
 {
-    return floats_up(gm->arows * gm->kc);
+    return gm->aptrs != NULL ? 0 : 2 * floats_up(gm->arows * gm->kc); /* A, then its panels */
 }
 
 static size_t
@@ -125,16 +136,18 @@ make_geom(const fdnn_conv_problem_t *p, fdnn_isa_t isa, geom_t *gm)
     int64_t want = p->n >= MIN_SLABS ? 1 : (MIN_SLABS + p->n - 1) / p->n;
     gm->bands = want < blocks ? want : blocks;
     gm->slabs = p->g * p->n * gm->bands;
-    fdnn_sgemm_args_t shape = {.m = (size_t)gm->crs, .n = (size_t)gm->kg, .k = (size_t)gm->kc, .alpha = 1};
-    gm->tile = fdnn_isa_config(isa)->sgemm_tile(&shape);
-    int64_t nr = (int64_t)gm->tile.nr, mr = (int64_t)gm->tile.mr;
+    const fdnn_isa_config_t *level = fdnn_isa_config(isa);
+    gm->ukernel = level->conv_gemm.ukernel;
+    gm->aptrs = level->conv_gemm.aptrs;
+    gm->pack_t = level->conv_gemm.pack_t;
+    int64_t nr = gm->nr = (int64_t)level->conv_gemm.nr, mr = gm->mr = (int64_t)level->conv_gemm.mr;
     gm->kpad = (gm->kg + nr - 1) / nr * nr;
     gm->arows = (gm->crs + mr - 1) / mr * mr;
     gm->b_in_place = p->y.strides[1] == 1 && dy_uniform(p) && gm->kpad == gm->kg;
     gm->t_floats = (size_t)(gm->crs * gm->kpad);
     gm->jw = gm->ow + (p->ker[2] - 1) * p->dil[2] / p->stride[2];
     gm->xrows = (gm->brows - 1) * p->stride[1] + (p->ker[1] - 1) * p->dil[1] + 1;
-    gm->lane_floats = lane_a_floats(gm) + lane_b_floats(gm) + lane_p_floats(p, gm) + lane_a_floats(gm);
+    gm->lane_floats = lane_a_floats(gm) + lane_b_floats(gm) + lane_p_floats(p, gm);
 }
 
 typedef struct ctx {
@@ -149,8 +162,7 @@ typedef struct ctx {
 /* The x rows that output rows [oh0, oh1) of image n, group g read,
  * split into stride phases along W with the padding as zeros:
  * ph[(c * xrows + xr) * sw + a][j] = x[c][ih0 + xr][j * sw + a - pad]
- * (ih0 = oh0 * sh - pad_h; rows outside the image are not written: A's
- * rows there are zero); `row` holds the padded row on the way (jw * sw
+ * (ih0 = oh0 * sh - pad_h; rows outside the image are zeros); `row` holds the padded row on the way (jw * sw
  * floats).  Tap s of output column ow is then phase
  * (s * dw) % sw at j = ow + (s * dw) / sw: every A row is a copy of a
  * run of one phase row. */
@@ -168,10 +180,12 @@ fill_phases(const ctx_t *cx, int64_t g, int64_t n, int64_t oh0, int64_t oh1, flo
     for (int64_t c = 0; c < gm->cg; c++)
         for (int64_t xr = 0; xr < xrows; xr++) {
             int64_t ih = ih0 + xr;
-            if (ih < 0 || ih >= p->in[1])
-                continue;
-            const float *src = (const float *)cx->e->x_in + n * xs[0] + (g * gm->cg + c) * xs[1] + ih * xs[3];
             float *dst = ph + (c * gm->xrows + xr) * sw * jw;
+            if (ih < 0 || ih >= p->in[1]) {
+                memset(dst, 0, sizeof(float) * (size_t)len);
+                continue;
+            }
+            const float *src = (const float *)cx->e->x_in + n * xs[0] + (g * gm->cg + c) * xs[1] + ih * xs[3];
             /* the padded row (in place of phase 0 with stride 1), then its
              * phases */
             float *r = sw == 1 ? dst : row;
@@ -233,14 +247,14 @@ fill_b(const ctx_t *cx, int64_t g, int64_t n, int64_t oh0, int64_t oh1, float *b
     const fdnn_conv_problem_t *p = cx->p;
     const geom_t *gm = &cx->gm;
     const int64_t *ys = p->y.strides;
-    int64_t OW = gm->ow, nr = (int64_t)gm->tile.nr, kc = (oh1 - oh0) * OW;
+    int64_t OW = gm->ow, nr = gm->nr, kc = (oh1 - oh0) * OW;
     const float *dy = (const float *)cx->e->y_in + n * ys[0] + g * gm->kg * ys[1] + oh0 * ys[3];
-    bool runs = ys[4] == 1 && dy_uniform(p) && gm->tile.pack_t != NULL;
+    bool runs = ys[4] == 1 && dy_uniform(p) && gm->pack_t != NULL;
     for (int64_t j0 = 0; j0 < gm->kg; j0 += nr) {
         int64_t cols = gm->kg - j0 < nr ? gm->kg - j0 : nr;
         float *dst = b + j0 * kc;
         if (runs) {
-            gm->tile.pack_t((size_t)cols, (size_t)kc, dy + j0 * ys[1], (size_t)ys[1], dst, (size_t)nr);
+            gm->pack_t((size_t)cols, (size_t)kc, dy + j0 * ys[1], (size_t)ys[1], dst, (size_t)nr);
             continue;
         }
         for (int64_t q = 0; q < kc; q++) {
@@ -260,25 +274,32 @@ run_slab(const ctx_t *cx, float *lane, int64_t sl)
 {
     const fdnn_conv_problem_t *p = cx->p;
     const geom_t *gm = &cx->gm;
-    const fdnn_sgemm_tile_t *tl = &gm->tile;
     int64_t band = sl % gm->bands, n = sl / gm->bands % p->n, g = sl / gm->bands / p->n;
     int64_t blocks = (gm->oh + gm->brows - 1) / gm->brows;
     int64_t b0 = blocks * band / gm->bands, b1 = blocks * (band + 1) / gm->bands;
     float *t = cx->t + (size_t)sl * gm->t_floats;
-    float *a = lane, *b = a + lane_a_floats(gm), *ph = b + lane_b_floats(gm), *apack = ph + lane_p_floats(p, gm);
-    size_t mr = tl->mr, nr = tl->nr;
+    float *a = lane, *apack = a + lane_a_floats(gm) / 2, *b = a + lane_a_floats(gm), *ph = b + lane_b_floats(gm);
+    float *row = ph + lane_p_floats(p, gm) - floats_up(p->stride[2] * gm->jw);
+    size_t mr = (size_t)gm->mr, nr = (size_t)gm->nr;
+    int64_t R = p->ker[1], S = p->ker[2], sw = p->stride[2];
+    /* aptrs: output row j of the block starts runs[j] after row 0 in every
+     * phase row (sh x rows further) */
+    size_t runs[BLOCK_POSITIONS];
+    for (int64_t j = 0; j < gm->brows; j++)
+        runs[j] = (size_t)(j * p->stride[1] * sw * gm->jw);
     for (int64_t blk = b0; blk < b1; blk++) {
         int64_t oh0 = blk * gm->brows, oh1 = oh0 + gm->brows < gm->oh ? oh0 + gm->brows : gm->oh;
         size_t kc = (size_t)((oh1 - oh0) * gm->ow);
-        fill_phases(cx, g, n, oh0, oh1, ph, ph + lane_p_floats(p, gm) - floats_up(p->stride[2] * gm->jw));
-        fill_a(cx, oh0, oh1, ph, a, (int64_t)kc);
-        if (!gm->b_in_place)
-            fill_b(cx, g, n, oh0, oh1, b);
-        if (tl->arows == NULL) /* the kernel's packed panels: a[p * mr + i] */
+        fill_phases(cx, g, n, oh0, oh1, ph, row);
+        if (gm->aptrs == NULL) { /* A copied, then the kernel's packed panels: a[p * mr + i] */
+            fill_a(cx, oh0, oh1, ph, a, (int64_t)kc);
             for (size_t i0 = 0; i0 < (size_t)gm->arows; i0 += mr)
                 for (size_t q = 0; q < kc; q++)
                     for (size_t i = 0; i < mr; i++)
                         apack[i0 * kc + q * mr + i] = a[(i0 + i) * kc + q];
+        }
+        if (!gm->b_in_place)
+            fill_b(cx, g, n, oh0, oh1, b);
         fdnn_f32_gemm_epilogue_t ep = {1.0f, blk == b0 ? 0.0f : 1.0f, NULL, NULL, false, false};
         for (size_t j0 = 0; j0 < (size_t)gm->kg; j0 += nr) {
             /* B: dy's rows in place (all nr columns real), or strip j0 / nr */
@@ -290,10 +311,18 @@ run_slab(const ctx_t *cx, float *lane, int64_t sl)
             for (size_t i0 = 0; i0 < (size_t)gm->crs; i0 += mr) {
                 size_t m = (size_t)gm->crs - i0 < mr ? (size_t)gm->crs - i0 : mr;
                 float *c = t + i0 * (size_t)gm->kpad + j0;
-                if (tl->arows != NULL)
-                    tl->arows(m, cols, kc, a + i0 * kc, kc, bs, ldb, c, (size_t)gm->kpad, &ep);
-                else
-                    tl->ukernel(m, cols, kc, apack + i0 * kc, bs, ldb, c, (size_t)gm->kpad, &ep);
+                if (gm->aptrs == NULL) {
+                    gm->ukernel(m, cols, kc, apack + i0 * kc, bs, ldb, c, (size_t)gm->kpad, &ep);
+                    continue;
+                }
+                /* row (ch, r, s) of A: phase (s * dw) % sw of x row r * dh, from column (s * dw) / sw */
+                const float *ptrs[64];
+                for (size_t i = 0; i < m; i++) {
+                    int64_t q = (int64_t)(i0 + i), ch = q / (R * S), r = q / S % R, s = q % S;
+                    ptrs[i] = ph + ((ch * gm->xrows + r * p->dil[1]) * sw + s * p->dil[2] % sw) * gm->jw +
+                              s * p->dil[2] / sw;
+                }
+                gm->aptrs(m, cols, kc, ptrs, runs, (size_t)gm->ow, bs, ldb, c, (size_t)gm->kpad, &ep);
             }
         }
     }

@@ -24,6 +24,9 @@
 /* Fewest output channels per group: below, B's strips are mostly zero
  * padding (depthwise filters, Kg = 1, are the direct solver's). */
 #define MIN_KG 8
+/* Longest output row: a block holds at least one, and a lane's buffers
+ * (dy's strips, x's phases) grow with it. */
+#define MAX_OW 4096
 /* Most bytes of the slabs' partials (one CRS x Kg matrix per group and
  * image, Kg counted up to 64 for any level's strips). */
 #define MAX_PARTIAL_BYTES (64.0 * 1024 * 1024)
@@ -73,6 +76,9 @@ fdnn_conv_wgrad_small_applicable(const fdnn_conv_problem_t *p)
      * "Stem backward filter"). */
     if (p->y.strides[1] != 1 || !dy_uniform(p))
         return FDNN_NOT_SUPPORTED("small-C backward filter: dy not channels-last with uniform positions");
+    if (p->out[2] > MAX_OW)
+        return FDNN_NOT_SUPPORTED("small-C backward filter: output rows of %lld positions, at most %d",
+                                  (long long)p->out[2], MAX_OW);
     if (cg * fdnn_conv_taps(p) > MAX_CRS || kg > MAX_KG || kg < MIN_KG)
         return FDNN_NOT_SUPPORTED("small-C backward filter: CRS %lld over %d, or Kg %lld outside [%d, %d]",
                                   (long long)(cg * fdnn_conv_taps(p)), MAX_CRS, (long long)kg, MIN_KG, MAX_KG);

@@ -19,6 +19,7 @@
 
 #include "core/fail.h"
 #include "core/handle.h"
+#include "cpu/conv/conv_wgrad_small.h"
 #include "freednn.h"
 #include "ref/conv_ref.h"
 #include "testutil.h"
@@ -743,6 +744,46 @@ descs_free(descs_t *d)
     cudnnDestroyConvolutionDescriptor(d->conv);
 }
 
+/* The few-input-channel backward filter (conv_wgrad_small.h) takes 2-D
+ * FP32 problems on channels-last dy with at most 4 channels per group, a
+ * spatial filter and 8 to 256 output channels, and declines the rest
+ * with a reason. */
+static void
+test_wgrad_small_applicability(void)
+{
+    static const struct {
+        int nsp, c, k, ker;
+        bool nhwc, ok;
+    } cases[] = {{2, 3, 8, 3, true, true},   {2, 4, 256, 7, true, true}, {2, 5, 8, 3, true, false},
+                 {2, 3, 8, 1, true, false},  {3, 3, 8, 3, true, false},  {2, 3, 7, 3, true, false},
+                 {2, 3, 257, 3, true, false}, {2, 3, 8, 3, false, false}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int nsp = cases[i].nsp, r = cases[i].ker;
+        const int in[3] = {9, 10, 11}, ker[3] = {r, r, r}, pad[3] = {1, 1, 1}, str[3] = {2, 2, 2}, one[3] = {1, 1, 1};
+        descs_t d;
+        fft_descs(&d, nsp, 2, cases[i].c, cases[i].k, in, ker, pad, str, one);
+        if (cases[i].nhwc) { /* x and dy channels-last */
+            int nb = nsp + 2, xd[5], yd[5], st[5];
+            cudnnDataType_t dt;
+            int got;
+            CHECK_OK(cudnnGetTensorNdDescriptor(d.x, 5, &dt, &got, xd, st));
+            make_strides(L_NHWC, nb, xd, st);
+            CHECK_OK(cudnnSetTensorNdDescriptor(d.x, CUDNN_DATA_FLOAT, nb, xd, st));
+            CHECK_OK(cudnnGetTensorNdDescriptor(d.y, 5, &dt, &got, yd, st));
+            make_strides(L_NHWC, nb, yd, st);
+            CHECK_OK(cudnnSetTensorNdDescriptor(d.y, CUDNN_DATA_FLOAT, nb, yd, st));
+        }
+        fdnn_conv_problem_t p;
+        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_FILTER, d.x, d.w, d.conv, d.y, &p));
+        cudnnStatus_t st = fdnn_conv_wgrad_small_applicable(&p);
+        CHECK_MSG(cases[i].ok ? st == CUDNN_STATUS_SUCCESS : st == CUDNN_STATUS_NOT_SUPPORTED,
+                  "case %zu (%d-D, C %d, K %d, %dx%d, %s): status %d", i, nsp, cases[i].c, cases[i].k, r, r,
+                  cases[i].nhwc ? "NHWC" : "NCHW", (int)st);
+        CHECK(cases[i].ok || strstr(fdnn_fail_reason(), "small-C") != NULL);
+        descs_free(&d);
+    }
+}
+
 /* The FFT solvers decline what cuDNN 8.9 documents as unsupported, each
  * with a reason naming the condition, and accept the edge of each limit. */
 static void
@@ -1445,6 +1486,27 @@ main(void)
             test_shape(h, &large[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &large[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
     }
+    /* Backward filter with few input channels on channels-last tensors
+     * (conv_wgrad_small.h, ALGO_1; under 2^20 multiply-adds, one thread:
+     * the determinism tests below run 2 and 3), every ISA level (AVX2 / AVX-512 read
+     * A's rows from x's phases, portable C copies and packs them):
+     * MobileNet v2's stem 3x3 s2 with K = 32 (dy read in place as B), the
+     * ResNet stem's 7x7 s2 at N = 1 with K = 20 (dy copied, a partial
+     * strip; the image cut in bands of rows), 4 channels per group with
+     * 5x5 dilated filters in CONVOLUTION mode, rows longer than a block
+     * (one row a block, 530 wide), stride 3 with padding beyond the
+     * filter; positions 4 KB apart too. */
+    static const shape_t small_c[] = {
+        S2("small-C 3x3 s2", 2, 3, 32, 1, 40, 41, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("small-C 7x7 s2 N=1", 1, 3, 20, 1, 31, 30, 7, 7, 3, 3, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("small-C groups dilated", 2, 8, 40, 2, 10, 11, 5, 5, 3, 2, 1, 1, 2, 1, CUDNN_CONVOLUTION),
+        S2("small-C long rows", 1, 2, 16, 1, 5, 530, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("small-C s3 pad>k", 2, 3, 17, 1, 10, 11, 2, 2, 3, 3, 3, 3, 1, 1, CUDNN_CROSS_CORRELATION),
+    };
+    for (size_t i = 0; i < sizeof(small_c) / sizeof(small_c[0]); i++) {
+        test_shape(h, &small_c[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, true);
+        test_shape(h, &small_c[i], L_NHWC_4K, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
+    }
     /* The depthwise path of DIRECT (one input channel per group, any K/g):
      * W stride phases (forward, backward filter) and upsampled dy
      * (backward data) for strides 2 and 3, dilation, padding beyond the
@@ -1680,6 +1742,13 @@ main(void)
                                            1, CUDNN_CROSS_CORRELATION));
     test_thread_determinism(h, (shape_t)S2("determinism dw N=5 13x14", 5, 70, 70, 70, 13, 14, 3, 3, 1, 1, 1, 1, 1, 1,
                                            CUDNN_CONVOLUTION));
+    /* Few input channels (conv_wgrad_small.h): slabs of one image in any
+     * lane order (5 images), bands of one image (N = 1). */
+    test_thread_determinism_layout(h, (shape_t)S2("determinism small-C NHWC s2", 5, 3, 32, 1, 41, 40, 3, 3, 1, 1, 2, 2,
+                                                  1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
+    test_thread_determinism_layout(h, (shape_t)S2("determinism small-C 7x7 N=1", 1, 3, 24, 1, 50, 48, 7, 7, 3, 3, 2, 2,
+                                                  1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
+    test_wgrad_small_applicability();
     test_winograd_limits(h);
     test_winograd_split(h);
     test_winograd_bias_activation(h);

@@ -19,6 +19,7 @@
 #include "cpu/conv/conv_gemm_nhwc.h"
 #include "cpu/conv/conv_lowp.h"
 #include "cpu/conv/conv_int8.h"
+#include "cpu/conv/conv_wgrad_small.h"
 #include "cpu/conv/conv_winograd.h"
 #include "core/handle.h"
 
@@ -81,6 +82,9 @@ static const fdnn_conv_solver_t solvers[] = {
     NHWC_1X1(35, "fwd_gemm_nhwc_1x1", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM),
     NHWC_1X1(36, "bwd_data_gemm_nhwc_1x1", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1),
     NHWC_1X1(37, "bwd_filter_gemm_nhwc_1x1", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1),
+    /* the RGB stems' backward filter: few input channels, per-image slabs */
+    {38, "bwd_filter_small_c", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
+     fdnn_conv_wgrad_small_applicable, fdnn_conv_wgrad_small_workspace, fdnn_conv_wgrad_small_execute},
     {1, "fwd_implicit_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, always, ws_IMPLICIT,
      run_IMPLICIT},
     {2, "fwd_implicit_precomp_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, always,

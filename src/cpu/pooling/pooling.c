@@ -328,9 +328,9 @@ nchw_bwd_task(void *ctx, size_t t)
 /* NCHW-like planes per task (fixed: the split never depends on the threads;
  * 256 planes of 7x7 are 50 KiB of x). */
 #define GAP_PLANES 256
-/* Channels per channels-last task (at most the kernels' GAP_CL_MAX, 1024):
- * runs of 4 KiB of each position. */
-#define GAP_CL_CHANNELS 1024
+/* Channels per channels-last task (at most the kernels' GAP_CL_MAX, 2048):
+ * runs of 8 KiB of each position, the whole row of ResNet-50's 2048. */
+#define GAP_CL_CHANNELS 2048
 
 static cudnnStatus_t
 gap_applicable(const pool_job_t *j)

@@ -86,7 +86,7 @@ typedef struct fdnn_pool_f32_kernels {
     /* Global average pooling (window = input, no padding; order of the sums
      * in pool_global_f32.inc).  NCHW-like: planes [q0, q1) of the N * C,
      * each D*H*W contiguous floats in x (dx).  Channels last: image n,
-     * channels [c0, c1) (at most 1024), C stride 1 in the
+     * channels [c0, c1) (at most 2048), C stride 1 in the
      * operands read and written.  x is not read by the backward. */
     void (*gap_fwd_nchw)(const fdnn_pool_problem_t *p, const float *x, float *y, int64_t q0, int64_t q1, float alpha,
                          float beta);

@@ -5,7 +5,9 @@
  * 1x1; FLOAT, DOUBLE, HALF, BFLOAT16; NCHW, NHWC (the vector channels-last
  * path, with C tails) and padded strides; integer data full of ties (the
  * backward must pick the first maximum), NaN and Inf data; alpha/beta;
- * every ISA level and 1 or 2 threads with bitwise equality; bad inputs. */
+ * every ISA level and 1 or 2 threads with bitwise equality; global average
+ * pooling (window = input) on every layout, bitwise equal across ISA
+ * levels and 1, 2 and 3 threads; bad inputs. */
 #include "ref/pooling_ref.h"
 #include "test_ops_io.h"
 
@@ -49,6 +51,12 @@ static const pcase_t cases[] = {
     {2, {11, 64, 112, 112}, {3, 3}, {1, 1}, {2, 2}},
 };
 #define VALUE_CASES (sizeof(cases) / sizeof(cases[0]) - 1)
+
+static const pcase_t global_cases[8];
+
+/* A case's number in messages: its index in cases, or 100 + its index in
+ * global_cases. */
+static int case_id(const pcase_t *pc);
 
 static void
 run_case(const pcase_t *pc, cudnnDataType_t dt, int layout, int mode, int nan_opt, int data, double alpha,
@@ -109,7 +117,7 @@ run_case(const pcase_t *pc, cudnnDataType_t dt, int layout, int mode, int nan_op
     size_t at;
     double err = tb_max_err(got, want, ny, 1.0, &at);
     CHECK_MSG(err <= tol, "fwd case %d mode %d nan %d dt %s layout %s data %d: err %.3g at %zu (got %g want %g)",
-              (int)(pc - cases), mode, nan_opt, fdnn_dtype_name(dt), layout_names[layout], data, err, at, got[at],
+              case_id(pc), mode, nan_opt, fdnn_dtype_name(dt), layout_names[layout], data, err, at, got[at],
               want[at]);
     CHECK(tb_gaps_untouched(&y));
 
@@ -128,13 +136,119 @@ run_case(const pcase_t *pc, cudnnDataType_t dt, int layout, int mode, int nan_op
     tb_read(&dx, got);
     err = tb_max_err(got, want, nx, 1.0, &at);
     CHECK_MSG(err <= 4 * tol, "bwd case %d mode %d nan %d dt %s layout %s data %d: err %.3g at %zu (got %g want %g)",
-              (int)(pc - cases), mode, nan_opt, fdnn_dtype_name(dt), layout_names[layout], data, err, at, got[at],
+              case_id(pc), mode, nan_opt, fdnn_dtype_name(dt), layout_names[layout], data, err, at, got[at],
               want[at]);
     CHECK(tb_gaps_untouched(&dx));
     free(lx), free(ly), free(ldy), free(ldx), free(want), free(got);
     tb_free(&x), tb_free(&y), tb_free(&dy), tb_free(&dx);
     cudnnDestroyTensorDescriptor(xd0);
     cudnnDestroyPoolingDescriptor(pd);
+}
+
+/* Global average pooling (window = input, no padding: the global_avg
+ * entries of the pooling lists): plane sizes around the 16-float runs of
+ * the NCHW kernel (1, 15, 16, 17, 40, 49), 1-D, 2-D and 3-D, more channels
+ * than one channels-last block, every layout (the padded one has planes
+ * with gaps, which the NCHW entry declines), alpha/beta, NaN/Inf data. */
+static const pcase_t global_cases[8] = {
+    {2, {3, 37, 7, 7}, {7, 7}, {0, 0}, {1, 1}},
+    {2, {2, 5, 1, 1}, {1, 1}, {0, 0}, {1, 1}},
+    {2, {2, 19, 4, 4}, {4, 4}, {0, 0}, {1, 1}},
+    {2, {1, 18, 3, 5}, {3, 5}, {0, 0}, {2, 2}},
+    {2, {2, 3, 17, 1}, {17, 1}, {0, 0}, {1, 1}},
+    {2, {1, 300, 2, 3}, {2, 3}, {0, 0}, {1, 1}},
+    {3, {1, 4, 2, 3, 5}, {2, 3, 5}, {0, 0, 0}, {1, 1, 1}},
+    {1, {2, 33, 40}, {40}, {0}, {1}},
+};
+#define GLOBAL_CASES (sizeof(global_cases) / sizeof(global_cases[0]))
+
+static int
+case_id(const pcase_t *pc)
+{
+    for (size_t i = 0; i < GLOBAL_CASES; i++)
+        if (pc == &global_cases[i])
+            return 100 + (int)i;
+    return (int)(pc - cases);
+}
+
+static void
+test_global(void)
+{
+    dy_layout_shift = 0;
+    for (size_t c = 0; c < GLOBAL_CASES; c++)
+        for (int layout = 0; layout < LAYOUT_COUNT; layout++)
+            for (int mode = 1; mode < 3; mode++) {
+                run_case(&global_cases[c], CUDNN_DATA_FLOAT, layout, mode, 0, 0, 1.0, 0.0);
+                run_case(&global_cases[c], CUDNN_DATA_FLOAT, layout, mode, 1, 2, 0.5, -2.0);
+            }
+    dy_layout_shift = 1;
+}
+
+/* The same bits from every ISA level and from 1, 2 and 3 threads, forward
+ * and backward, beta 0 and not, for the global average cases in NCHW and
+ * NHWC. */
+static void
+test_global_bits(void)
+{
+    int threads;
+    freednnGetNumThreads(handle, &threads);
+    for (size_t c = 0; c < GLOBAL_CASES; c++)
+        for (int layout = 0; layout < 2; layout++) {
+            const pcase_t *pc = &global_cases[c];
+            int nd = pc->nsp + 2, yd[5];
+            cudnnPoolingDescriptor_t pd;
+            cudnnCreatePoolingDescriptor(&pd);
+            cudnnSetPoolingNdDescriptor(pd, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, CUDNN_NOT_PROPAGATE_NAN,
+                                        pc->nsp, pc->k, pc->pad, pc->str);
+            tbuf_t x, y, dx;
+            tb_init(&x, CUDNN_DATA_FLOAT, nd, pc->dims, layout);
+            cudnnGetPoolingNdForwardOutputDim(pd, x.desc, nd, yd);
+            tb_init(&y, CUDNN_DATA_FLOAT, nd, yd, layout);
+            tb_init(&dx, CUDNN_DATA_FLOAT, nd, pc->dims, layout);
+            size_t n = tb_count(&x), ny = tb_count(&y);
+            double *v = malloc(n * 8), *g = malloc(ny * 8);
+            for (size_t i = 0; i < n; i++)
+                v[i] = fdnn_rng_uniform(&rng, -1, 1);
+            for (size_t i = 0; i < ny; i++)
+                g[i] = fdnn_rng_uniform(&rng, -1, 1);
+            float *want[4], one = 1, zero = 0, a = 0.75f, b = -0.5f;
+            for (int k = 0; k < 4; k++)
+                want[k] = malloc((k < 2 ? y.span : dx.span) * 4);
+            for (int isa = 0; isa < fdnn_test_isa_count(); isa++)
+                for (int t = 1; t <= 3; t++) {
+                    CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(isa)));
+                    CHECK_OK(freednnSetNumThreads(handle, t));
+                    for (int k = 0; k < 4; k++) {
+                        tbuf_t *o = k < 2 ? &y : &dx;
+                        size_t bytes = o->span * 4;
+                        if (k % 2 == 0)
+                            tb_poison(o);
+                        else
+                            tb_fill(o, k < 2 ? g : v);
+                        const float *al = k % 2 ? &a : &one, *be = k % 2 ? &b : &zero;
+                        if (k < 2) {
+                            tb_fill(&x, v);
+                            CHECK_OK(cudnnPoolingForward(handle, pd, al, x.desc, x.mem, be, y.desc, y.mem));
+                        } else {
+                            tb_fill(&y, g); /* dy */
+                            CHECK_OK(cudnnPoolingBackward(handle, pd, al, y.desc, y.mem, y.desc, y.mem, x.desc,
+                                                          x.mem, be, dx.desc, dx.mem));
+                        }
+                        if (isa == 0 && t == 1)
+                            memcpy(want[k], o->mem, bytes);
+                        else
+                            CHECK_MSG(memcmp(want[k], o->mem, bytes) == 0,
+                                      "global case %zu layout %d %s beta %d: isa %s, %d threads differ", c, layout,
+                                      k < 2 ? "fwd" : "bwd", k % 2, fdnn_test_isa_name(isa), t);
+                    }
+                }
+            for (int k = 0; k < 4; k++)
+                free(want[k]);
+            free(v), free(g);
+            tb_free(&x), tb_free(&y), tb_free(&dx);
+            cudnnDestroyPoolingDescriptor(pd);
+        }
+    CHECK_OK(freednnSetNumThreads(handle, threads));
 }
 
 /* The streamed forward (beta == 0) and the plain one (beta != 0) of a large
@@ -321,6 +435,7 @@ main(void)
     fdnn_rng_seed(&rng, 4242);
     CHECK_OK(cudnnCreate(&handle));
     test_bad_inputs();
+    test_global_bits();
     /* every ISA level on one thread, the best one on two as well (the
      * thread tests compare one and two threads on every level) */
     for (int i = 0; i < fdnn_test_isa_count(); i++)
@@ -331,6 +446,7 @@ main(void)
             test_k3s2_backward();
             test_threads();
             test_dx_aliases_x();
+            test_global();
             if (t == 1 && i + 2 >= fdnn_test_isa_count()) /* the two best levels: vector stores */
                 test_large();
         }

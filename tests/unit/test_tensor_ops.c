@@ -147,6 +147,57 @@ test_op_tensor_case(int iter)
     tt_free(&c);
 }
 
+/* FLOAT OpTensor ADD with A, B and C of the same dims and strides: the
+ * direct path of the elementwise engine (elt_direct; the residual add into
+ * a new tensor).  Packed, NHWC and gapped layouts, long rows with tails and
+ * several pieces, beta 0 over a poisoned C, beta 1 and general scales;
+ * bitwise across ISA levels and threads. */
+static void
+test_op_add_same_layout(int iter)
+{
+    static const double scales[][3] = {{1, 1, 0}, {1, 1, 1}, {0.5, -2, 0.25}, {-1.25, 0.75, 0}, {0, 1, 1}};
+    int nd = 4 + iter % 2, dims[CUDNN_DIM_MAX];
+    tt_random_dims(&rng, nd, dims, 60000);
+    if (iter < 3) { /* a long row: several 8192-element pieces and a tail */
+        dims[0] = 3, dims[1] = 37, dims[2] = 29, dims[3] = 19;
+        if (nd == 5)
+            dims[4] = 1;
+    }
+    int layout = iter % LAYOUT_COUNT;
+    fdnn_rng_t same = rng;
+    tt_t a, b, c;
+    tt_make(&a, &same, CUDNN_DATA_FLOAT, nd, dims, layout);
+    same = rng;
+    tt_make(&b, &same, CUDNN_DATA_FLOAT, nd, dims, layout);
+    tt_make(&c, &rng, CUDNN_DATA_FLOAT, nd, dims, layout);
+    tt_fill(&a, &rng, FILL_SIGNED);
+    tt_fill(&b, &rng, FILL_SIGNED);
+    const double *sc = scales[iter % 5];
+    op_case_t k = {.a = &a, .b = &b, .c = &c};
+    k.alpha1 = scale_arg(&k.s1, sc[0], false);
+    k.alpha2 = scale_arg(&k.s2, sc[1], false);
+    k.beta = scale_arg(&k.sb, sc[2], false);
+    if (sc[2] == 0.0)
+        tt_poison(&c);
+    else
+        tt_fill(&c, &rng, FILL_SIGNED);
+    unsigned char *init = malloc(c.span * c.esz);
+    memcpy(init, c.buf, c.span * c.esz);
+    fdnn_ref_op_tensor(CUDNN_OP_TENSOR_ADD, false, sc[0], &a.t, a.ref, sc[1], &b.t, b.ref, sc[2], &c.t, c.ref);
+    tt_round_ref(&c);
+    CHECK_OK(cudnnCreateOpTensorDescriptor(&k.op));
+    CHECK_OK(cudnnSetOpTensorDescriptor(k.op, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
+    char what[160];
+    snprintf(what, sizeof(what), "OpTensor ADD same layout %d nd %d scales %g %g %g iter %d", layout, nd, sc[0], sc[1],
+             sc[2], iter);
+    run_all(call_op, &k, &c, init, tt_tol(CUDNN_DATA_FLOAT) + 4e-7 * 8, what);
+    cudnnDestroyOpTensorDescriptor(k.op);
+    free(init);
+    tt_free(&a);
+    tt_free(&b);
+    tt_free(&c);
+}
+
 /* C == A and C == B in place, with the same layout. */
 static void
 test_op_tensor_in_place(void)
@@ -773,6 +824,8 @@ main(void)
     for (int i = 0; i < 30; i++)
         test_op_tensor_case(i);
     test_op_tensor_in_place();
+    for (int i = 0; i < 15; i++)
+        test_op_add_same_layout(i);
     for (int i = 0; i < 25; i++)
         test_add_tensor_case(i);
     for (int i = 0; i < 15; i++)

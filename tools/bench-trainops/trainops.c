@@ -4,8 +4,11 @@
  * tools/freednn-bench's net mode calls them.
  * Usage: bench-trainops LAYOUT(nchw|nhwc) [reps [SET [OP [C]]]]
  *   SET: step (default: one shape per op kind of the step: BN (+ReLU) forward
- *        and backward, the residual add, ReLU, max pooling) or bn (every
- *        ResNet-50 batch-norm shape, and max pooling);
+ *        and backward, the residual add, ReLU, max pooling), bn (every
+ *        ResNet-50 batch-norm shape, and max pooling) or pool (global
+ *        average pooling of ResNet-50 and MobileNet v2, max pooling, the
+ *        residual add through cudnnOpTensor and ReLU backward at the shapes
+ *        of the per-node gap list);
  *   OP:  only the cases whose op name starts with OP ("" for all);
  *   C:   only the cases with C channels.
  * Threads from FREEDNN_NUM_THREADS.  Prints per op the median wall ms and
@@ -78,10 +81,12 @@ run_op(const shape_t *s, int reps)
 {
     const int n = getenv("TRAINOPS_MB") ? atoi(getenv("TRAINOPS_MB")) : 32;
     size_t cnt = (size_t)n * s->c * s->h * s->w;
-    int pool = strncmp(s->op, "maxpool", 7) == 0;
-    size_t ocnt = pool ? (size_t)n * s->c * (s->h / 2) * (s->w / 2) : cnt;
+    int gap = strncmp(s->op, "gap", 3) == 0;
+    int pool = strncmp(s->op, "maxpool", 7) == 0 || gap;
+    int oh = gap ? 1 : s->h / 2, ow = gap ? 1 : s->w / 2;
+    size_t ocnt = pool ? (size_t)n * s->c * oh * ow : cnt;
     cudnnTensorDescriptor_t xd = desc(NHWC, n, s->c, s->h, s->w);
-    cudnnTensorDescriptor_t yd = pool ? desc(NHWC, n, s->c, s->h / 2, s->w / 2) : xd;
+    cudnnTensorDescriptor_t yd = pool ? desc(NHWC, n, s->c, oh, ow) : xd;
     cudnnTensorDescriptor_t pd = desc(0, 1, s->c, 1, 1);
     float *x = buf(cnt, 1), *y = buf(ocnt, 2), *dy = buf(ocnt, 3), *dx = buf(cnt, 4);
     float *sc = buf(s->c, 5), *bi = buf(s->c, 6), *rm = buf(s->c, 7), *rv = buf(s->c, 8);
@@ -93,7 +98,14 @@ run_op(const shape_t *s, int reps)
     CK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
     cudnnPoolingDescriptor_t pl;
     CK(cudnnCreatePoolingDescriptor(&pl));
-    CK(cudnnSetPooling2dDescriptor(pl, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 3, 3, 1, 1, 2, 2));
+    if (gap) /* as freednn-bench's net mode sets its global average pooling */
+        CK(cudnnSetPooling2dDescriptor(pl, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, CUDNN_NOT_PROPAGATE_NAN, s->h,
+                                       s->w, 0, 0, 1, 1));
+    else
+        CK(cudnnSetPooling2dDescriptor(pl, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 3, 3, 1, 1, 2, 2));
+    cudnnOpTensorDescriptor_t opd;
+    CK(cudnnCreateOpTensorDescriptor(&opd));
+    CK(cudnnSetOpTensorDescriptor(opd, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
     size_t rs = 0;
     if (!pool)
         CK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(H, CUDNN_BATCHNORM_SPATIAL,
@@ -128,13 +140,15 @@ run_op(const shape_t *s, int reps)
             CK(cudnnAddTensor(H, &one, xd, x, &one, yd, y));
         else if (!strcmp(s->op, "add_copy"))
             CK(cudnnAddTensor(H, &one, yd, dy, &zero, xd, dx));
+        else if (!strcmp(s->op, "add_op"))
+            CK(cudnnOpTensor(H, opd, &one, xd, x, &one, yd, y, &zero, xd, dx));
         else if (!strcmp(s->op, "relu_fwd"))
             CK(cudnnActivationForward(H, act, &one, xd, x, &zero, yd, y));
         else if (!strcmp(s->op, "relu_bwd"))
             CK(cudnnActivationBackward(H, act, &one, yd, y, yd, dy, xd, x, &zero, xd, dx));
-        else if (!strcmp(s->op, "maxpool_fwd"))
+        else if (!strcmp(s->op, "maxpool_fwd") || !strcmp(s->op, "gap_fwd"))
             CK(cudnnPoolingForward(H, pl, &one, xd, x, &zero, yd, y));
-        else if (!strcmp(s->op, "maxpool_bwd"))
+        else if (!strcmp(s->op, "maxpool_bwd") || !strcmp(s->op, "gap_bwd"))
             CK(cudnnPoolingBackward(H, pl, &one, yd, y, yd, dy, xd, x, &zero, xd, dx));
         if (r >= 0) {
             wall[r] = now(CLOCK_MONOTONIC) - w0;
@@ -153,6 +167,7 @@ run_op(const shape_t *s, int reps)
     free(sc), free(bi), free(rm), free(rv), free(sm), free(si), free(ds), free(db);
     cudnnDestroyActivationDescriptor(act);
     cudnnDestroyPoolingDescriptor(pl);
+    cudnnDestroyOpTensorDescriptor(opd);
     cudnnDestroyTensorDescriptor(xd);
     if (pool)
         cudnnDestroyTensorDescriptor(yd);
@@ -176,6 +191,13 @@ static const shape_t BN_SET[] = {
     {"bnbwd", 1024, 14, 14},      {"bnbwd_relu", 512, 7, 7},    {"bnbwd", 2048, 7, 7},
     {"maxpool_fwd", 64, 112, 112}, {"maxpool_bwd", 64, 112, 112},
 };
+static const shape_t POOL_SET[] = {
+    {"gap_fwd", 2048, 7, 7},      {"gap_bwd", 2048, 7, 7},     {"gap_fwd", 1280, 7, 7},
+    {"gap_bwd", 1280, 7, 7},      {"maxpool_fwd", 64, 112, 112}, {"maxpool_bwd", 64, 112, 112},
+    {"add_op", 1024, 14, 14},     {"add_op", 512, 28, 28},     {"add_inplace", 1024, 14, 14},
+    {"relu_bwd", 1024, 14, 14},   {"relu_bwd", 2048, 7, 7},    {"relu_fwd", 512, 28, 28},
+    {"relu_bwd", 256, 56, 56},
+};
 
 int
 main(int argc, char **argv)
@@ -194,8 +216,11 @@ main(int argc, char **argv)
     if (!strcmp(set, "bn")) {
         shapes = BN_SET;
         count = sizeof(BN_SET) / sizeof(BN_SET[0]);
+    } else if (!strcmp(set, "pool")) {
+        shapes = POOL_SET;
+        count = sizeof(POOL_SET) / sizeof(POOL_SET[0]);
     } else if (strcmp(set, "step") != 0) {
-        fprintf(stderr, "bench-trainops: unknown set '%s' (step or bn)\n", set);
+        fprintf(stderr, "bench-trainops: unknown set '%s' (step, bn or pool)\n", set);
         return 2;
     }
     CK(cudnnCreate(&H));

@@ -7,14 +7,22 @@
  * tasks, each accumulating its planes one after the other in a dense double
  * scratch plane it owns, then writing dx = alpha * acc + beta * dx.
  * Fast paths (FLOAT), the per-ISA kernels of pool_f32.inc:
+ *   global average (the window is the whole input, no padding; kernels in
+ *     pool_global_f32.inc): NCHW-like planes in fixed runs of planes, or
+ *     channels last in (n, channel block) tasks; every output by one task;
  *   channels last (C stride 1 in every operand, 2 or more channels): tasks
  *     over output rows (forward); backward in a fixed number of tasks over
  *     (n, block of 64 channels) pairs, each with its scratch block;
  *   NCHW-like (W stride 1): tasks over (n, c) planes (forward), or a fixed
- *     number of tasks each owning one scratch plane (backward). */
+ *     number of tasks each owning one scratch plane (backward).
+ * Which one runs is data: the ordered lists fwd_impls / bwd_impls at the
+ * end, each entry with an applicability check that records why it declines
+ * (fdnn_fail; printed with FREEDNN_LOG=1); the generic path takes all. */
 #include "cpu/pooling/pooling.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/fail.h"
@@ -76,6 +84,9 @@ typedef struct pool_job {
     float *accf;  /* fast backward: one block per task */
     bool force_scratch; /* channels-last backward: do not sum in dx */
     const fdnn_pool_f32_kernels_t *k;
+    bool backward;
+    /* backward: dx shares no memory with x, and none with dy */
+    bool dx_apart_x, dx_apart_dy;
 } pool_job_t;
 
 static inline double
@@ -264,6 +275,23 @@ cl_bwd_task(void *ctx, size_t t)
     }
 }
 
+/* The same pairs by rows (D = 1): each task owns a ring of k[1] rows of
+ * W * CL_BLOCK floats. */
+static void
+cl_rows_bwd_task(void *ctx, size_t t)
+{
+    const pool_job_t *j = ctx;
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t nblk = (p->C + CL_BLOCK - 1) / CL_BLOCK, pairs = p->N * nblk;
+    int64_t tasks = pairs < CL_TASKS ? pairs : CL_TASKS;
+    float *ring = j->accf + (int64_t)t * p->k[1] * p->in[2] * CL_BLOCK;
+    for (int64_t q = (int64_t)t * pairs / tasks; q < ((int64_t)t + 1) * pairs / tasks; q++) {
+        int64_t n = q / nblk, c0 = (q % nblk) * CL_BLOCK;
+        int64_t nc = p->C - c0 < CL_BLOCK ? p->C - c0 : CL_BLOCK;
+        j->k->bwd_cl_rows(p, j->dy, j->x, j->y, ring, n, c0, nc, j->alpha_f, j->beta_f);
+    }
+}
+
 /* NCHW-like: FLOAT with unit W stride (and the D, H, W dims real). */
 static bool
 rows_unit(const fdnn_pool_problem_t *p, cudnnDataType_t dt, bool backward)
@@ -295,6 +323,268 @@ nchw_bwd_task(void *ctx, size_t t)
         j->k->bwd_nchw(p, j->dy, j->x, j->y, acc, pl / p->C, pl % p->C, j->alpha_f, j->beta_f);
 }
 
+/* ---- global average pooling ---------------------------------------------- */
+
+/* NCHW-like planes per task (fixed: the split never depends on the threads;
+ * 256 planes of 7x7 are 50 KiB of x). */
+#define GAP_PLANES 256
+/* Channels per channels-last task (at most the kernels' GAP_CL_MAX, 2048):
+ * runs of 8 KiB of each position, the whole row of ResNet-50's 2048. */
+#define GAP_CL_CHANNELS 2048
+
+static cudnnStatus_t
+gap_applicable(const pool_job_t *j)
+{
+    const fdnn_pool_problem_t *p = j->p;
+    if (j->dtype != CUDNN_DATA_FLOAT)
+        return FDNN_NOT_SUPPORTED("global average: %s data, not FLOAT", fdnn_dtype_name(j->dtype));
+    if (p->is_max)
+        return FDNN_NOT_SUPPORTED("global average: a maximum pooling");
+    for (int i = 0; i < 3; i++)
+        if (p->k[i] != p->in[i] || p->pad[i] != 0 || p->out[i] != 1)
+            return FDNN_NOT_SUPPORTED("global average: dim %d has window %d over %lld inputs, padding %d", i,
+                                      p->k[i], (long long)p->in[i], p->pad[i]);
+    if (j->backward && !j->dx_apart_dy)
+        return FDNN_NOT_SUPPORTED("global average: dx overlaps dy");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Whether the D*H*W elements of each plane are contiguous with strides s. */
+static bool
+plane_dense(const fdnn_pool_problem_t *p, const int64_t *s)
+{
+    return (p->in[2] == 1 || s[4] == 1) && (p->in[1] == 1 || s[3] == p->in[2]) &&
+           (p->in[0] == 1 || s[2] == p->in[1] * p->in[2]);
+}
+
+static cudnnStatus_t
+gap_nchw_applicable(const pool_job_t *j)
+{
+    RETURN_IF_ERROR(gap_applicable(j));
+    if (!plane_dense(j->p, j->backward ? j->p->dxs : j->p->xs))
+        return FDNN_NOT_SUPPORTED("global average NCHW: the planes are not contiguous");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+gap_cl_applicable(const pool_job_t *j)
+{
+    RETURN_IF_ERROR(gap_applicable(j));
+    const fdnn_pool_problem_t *p = j->p;
+    /* the operands read and written: x and y, or dy and dx */
+    const int64_t in_c = j->backward ? p->ys[1] : p->xs[1], out_c = j->backward ? p->dxs[1] : p->ys[1];
+    if (p->C < 2 || in_c != 1 || out_c != 1)
+        return FDNN_NOT_SUPPORTED("global average channels last: C is %lld with C strides %lld and %lld",
+                                  (long long)p->C, (long long)in_c, (long long)out_c);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static void
+gap_nchw_task(void *ctx, size_t t)
+{
+    const pool_job_t *j = ctx;
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t planes = p->N * p->C, q0 = (int64_t)t * GAP_PLANES;
+    int64_t q1 = q0 + GAP_PLANES < planes ? q0 + GAP_PLANES : planes;
+    if (j->backward)
+        j->k->gap_bwd_nchw(p, j->dy, j->y, q0, q1, j->alpha_f, j->beta_f);
+    else
+        j->k->gap_fwd_nchw(p, j->x, j->y, q0, q1, j->alpha_f, j->beta_f);
+}
+
+static cudnnStatus_t
+gap_nchw_run(cudnnHandle_t handle, pool_job_t *j)
+{
+    size_t tasks = (size_t)((j->p->N * j->p->C + GAP_PLANES - 1) / GAP_PLANES);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), gap_nchw_task, j, tasks, 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static void
+gap_cl_task(void *ctx, size_t t)
+{
+    const pool_job_t *j = ctx;
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t nblk = (p->C + GAP_CL_CHANNELS - 1) / GAP_CL_CHANNELS;
+    int64_t n = (int64_t)t / nblk, c0 = ((int64_t)t % nblk) * GAP_CL_CHANNELS;
+    int64_t c1 = c0 + GAP_CL_CHANNELS < p->C ? c0 + GAP_CL_CHANNELS : p->C;
+    if (j->backward)
+        j->k->gap_bwd_cl(p, j->dy, j->y, n, c0, c1, j->alpha_f, j->beta_f);
+    else
+        j->k->gap_fwd_cl(p, j->x, j->y, n, c0, c1, j->alpha_f, j->beta_f);
+}
+
+static cudnnStatus_t
+gap_cl_run(cudnnHandle_t handle, pool_job_t *j)
+{
+    size_t tasks = (size_t)(j->p->N * ((j->p->C + GAP_CL_CHANNELS - 1) / GAP_CL_CHANNELS));
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), gap_cl_task, j, tasks, 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* ---- the row and plane paths as list entries ------------------------------ */
+
+static cudnnStatus_t
+cl_applicable(const pool_job_t *j)
+{
+    if (!channels_last(j->p, j->dtype, j->backward))
+        return FDNN_NOT_SUPPORTED("channels last: needs FLOAT, C >= 2 and C stride 1 in every operand");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+cl_rows_applicable(const pool_job_t *j)
+{
+    RETURN_IF_ERROR(cl_applicable(j));
+    if (j->p->in[0] != 1)
+        return FDNN_NOT_SUPPORTED("channels last by rows: 3-D pooling (D = %lld)", (long long)j->p->in[0]);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+rows_applicable(const pool_job_t *j)
+{
+    if (!rows_unit(j->p, j->dtype, j->backward))
+        return FDNN_NOT_SUPPORTED("NCHW rows: needs FLOAT and W stride 1 in every operand");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+always(const pool_job_t *j)
+{
+    (void)j;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+cl_fwd_run(cudnnHandle_t handle, pool_job_t *j)
+{
+    const fdnn_pool_problem_t *p = j->p;
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), cl_fwd_row, j, (size_t)(p->N * p->out[0] * p->out[1]), 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+rows_fwd_run(cudnnHandle_t handle, pool_job_t *j)
+{
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), nchw_fwd_plane, j, (size_t)(j->p->N * j->p->C), 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+generic_fwd_run(cudnnHandle_t handle, pool_job_t *j)
+{
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), generic_fwd_plane, j, (size_t)(j->p->N * j->p->C), 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+cl_bwd_run(cudnnHandle_t handle, pool_job_t *j)
+{
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t vol = p->in[0] * p->in[1] * p->in[2];
+    int64_t pairs = p->N * ((p->C + CL_BLOCK - 1) / CL_BLOCK), tasks = pairs < CL_TASKS ? pairs : CL_TASKS;
+    size_t bytes = (size_t)(tasks * vol * CL_BLOCK) * sizeof(float);
+    /* summing in dx needs beta == 0 and a dx that shares no memory with x
+     * or dy (it is zeroed first) */
+    if (j->beta != 0.0 || !j->dx_apart_x || !j->dx_apart_dy) {
+        j->force_scratch = true;
+        j->accf = fdnn_handle_scratch(handle, bytes);
+        if (j->accf == NULL)
+            return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
+    }
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), cl_bwd_task, j, (size_t)tasks, 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+cl_rows_bwd_run(cudnnHandle_t handle, pool_job_t *j)
+{
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t pairs = p->N * ((p->C + CL_BLOCK - 1) / CL_BLOCK), tasks = pairs < CL_TASKS ? pairs : CL_TASKS;
+    size_t bytes = (size_t)(tasks * p->k[1] * p->in[2] * CL_BLOCK) * sizeof(float);
+    j->accf = fdnn_handle_scratch(handle, bytes);
+    if (j->accf == NULL)
+        return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), cl_rows_bwd_task, j, (size_t)tasks, 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+rows_bwd_run(cudnnHandle_t handle, pool_job_t *j)
+{
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t vol = p->in[0] * p->in[1] * p->in[2];
+    int64_t tasks = p->N * p->C < NCHW_TASKS ? p->N * p->C : NCHW_TASKS;
+    size_t bytes = (size_t)(tasks * vol) * sizeof(float);
+    j->accf = fdnn_handle_scratch(handle, bytes);
+    if (j->accf == NULL)
+        return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), nchw_bwd_task, j, (size_t)tasks, 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+generic_bwd_run(cudnnHandle_t handle, pool_job_t *j)
+{
+    const fdnn_pool_problem_t *p = j->p;
+    int64_t vol = p->in[0] * p->in[1] * p->in[2];
+    int64_t tasks = p->N * p->C < PLANE_TASKS ? p->N * p->C : PLANE_TASKS;
+    size_t bytes = (size_t)(tasks * vol) * sizeof(double);
+    j->acc = fdnn_handle_scratch(handle, bytes);
+    if (j->acc == NULL)
+        return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
+    fdnn_parallelize_1d(fdnn_handle_pool(handle), generic_bwd_task, j, (size_t)tasks, 0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* ---- the lists ------------------------------------------------------------ */
+
+typedef struct pool_impl {
+    const char *name;
+    /* SUCCESS, or NOT_SUPPORTED with the reason (fdnn_fail) */
+    cudnnStatus_t (*applicable)(const pool_job_t *j);
+    cudnnStatus_t (*run)(cudnnHandle_t handle, pool_job_t *j);
+} pool_impl_t;
+
+/* Specialised first; the last entry takes every problem. */
+static const pool_impl_t fwd_impls[] = {
+    {"global_avg_nchw", gap_nchw_applicable, gap_nchw_run},
+    {"global_avg_channels_last", gap_cl_applicable, gap_cl_run},
+    {"channels_last", cl_applicable, cl_fwd_run},
+    {"nchw_rows", rows_applicable, rows_fwd_run},
+    {"generic", always, generic_fwd_run},
+};
+
+static const pool_impl_t bwd_impls[] = {
+    {"global_avg_nchw", gap_nchw_applicable, gap_nchw_run},
+    {"global_avg_channels_last", gap_cl_applicable, gap_cl_run},
+    {"channels_last_rows", cl_rows_applicable, cl_rows_bwd_run},
+    {"channels_last", cl_applicable, cl_bwd_run},
+    {"nchw_rows", rows_applicable, rows_bwd_run},
+    {"generic", always, generic_bwd_run},
+};
+
+/* The first entry of list[0, n) that accepts j.  With FREEDNN_LOG=1 every
+ * declining entry's reason and the choice go to stderr. */
+static const pool_impl_t *
+select_impl(const pool_impl_t *list, size_t n, const pool_job_t *j, const char *dir)
+{
+    const char *v = getenv("FREEDNN_LOG");
+    const bool log = v != NULL && strcmp(v, "1") == 0;
+    size_t i = 0;
+    for (; i + 1 < n; i++) {
+        if (list[i].applicable(j) == CUDNN_STATUS_SUCCESS)
+            break;
+        if (log)
+            fprintf(stderr, "freednn: pooling %s: %s declines: %s\n", dir, list[i].name, fdnn_fail_reason());
+    }
+    fdnn_fail_clear();
+    if (log)
+        fprintf(stderr, "freednn: pooling %s: %s\n", dir, list[i].name);
+    return &list[i];
+}
+
 /* ---- entry points ------------------------------------------------------------ */
 
 cudnnStatus_t
@@ -307,16 +597,16 @@ fdnn_pooling_forward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double al
                (size_t)fdnn_tensor_elements(yt) * sizeof(float) >= STREAM_MIN_BYTES;
     pool_job_t j = {.p = &p, .dtype = xt->dtype, .alpha = alpha, .beta = beta, .alpha_f = (float)alpha,
                     .beta_f = (float)beta, .x = x, .y = y, .k = pick(handle)};
-    if (channels_last(&p, xt->dtype, false)) {
-        fdnn_parallelize_1d(fdnn_handle_pool(handle), cl_fwd_row, &j, (size_t)(p.N * p.out[0] * p.out[1]), 0);
-        return CUDNN_STATUS_SUCCESS;
-    }
-    if (rows_unit(&p, xt->dtype, false)) {
-        fdnn_parallelize_1d(fdnn_handle_pool(handle), nchw_fwd_plane, &j, (size_t)(p.N * p.C), 0);
-        return CUDNN_STATUS_SUCCESS;
-    }
-    fdnn_parallelize_1d(fdnn_handle_pool(handle), generic_fwd_plane, &j, (size_t)(p.N * p.C), 0);
-    return CUDNN_STATUS_SUCCESS;
+    const pool_impl_t *impl = select_impl(fwd_impls, sizeof(fwd_impls) / sizeof(fwd_impls[0]), &j, "forward");
+    return impl->run(handle, &j);
+}
+
+/* Whether [a, a + na) and [b, b + nb) (elements of es bytes) share no byte. */
+static bool
+apart(const void *a, int64_t na, const void *b, int64_t nb, size_t es)
+{
+    const char *al = a, *ah = al + (size_t)na * es, *bl = b, *bh = bl + (size_t)nb * es;
+    return ah <= bl || bh <= al;
 }
 
 cudnnStatus_t
@@ -332,41 +622,14 @@ fdnn_pooling_backward(cudnnHandle_t handle, const fdnn_pooling_t *pool, double a
         int d = i - (3 - pool->nsp);
         p.dxs[2 + i] = d >= 0 ? dxt->strides[2 + d] : 0;
     }
+    /* the NCHW 3x3 stride-2 max-pooling backward streams a large dx */
+    p.stream = xt->dtype == CUDNN_DATA_FLOAT && beta == 0.0 &&
+               (size_t)fdnn_tensor_elements(dxt) * sizeof(float) >= STREAM_MIN_BYTES;
+    size_t es = fdnn_dtype_size(xt->dtype);
     pool_job_t j = {.p = &p, .dtype = xt->dtype, .alpha = alpha, .beta = beta, .alpha_f = (float)alpha,
-                    .beta_f = (float)beta, .x = x, .dy = dy, .y = dx, .k = pick(handle)};
-    int64_t vol = p.in[0] * p.in[1] * p.in[2];
-    if (channels_last(&p, xt->dtype, true)) {
-        int64_t pairs = p.N * ((p.C + CL_BLOCK - 1) / CL_BLOCK), tasks = pairs < CL_TASKS ? pairs : CL_TASKS;
-        size_t bytes = (size_t)(tasks * vol * CL_BLOCK) * sizeof(float);
-        /* summing in dx needs beta == 0 and a dx that shares no memory with
-         * x or dy (it is zeroed first) */
-        size_t es = sizeof(float);
-        const char *dxl = dx, *dxh = dxl + fdnn_tensor_span(dxt) * es;
-        const char *xl = x, *xh = xl + fdnn_tensor_span(xt) * es, *gl = dy, *gh = gl + fdnn_tensor_span(dyt) * es;
-        bool apart = (dxh <= xl || xh <= dxl) && (dxh <= gl || gh <= dxl);
-        if (beta != 0.0 || !apart) {
-            j.force_scratch = true;
-            j.accf = fdnn_handle_scratch(handle, bytes);
-            if (j.accf == NULL)
-                return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
-        }
-        fdnn_parallelize_1d(fdnn_handle_pool(handle), cl_bwd_task, &j, (size_t)tasks, 0);
-        return CUDNN_STATUS_SUCCESS;
-    }
-    if (rows_unit(&p, xt->dtype, true)) {
-        int64_t tasks = p.N * p.C < NCHW_TASKS ? p.N * p.C : NCHW_TASKS;
-        size_t bytes = (size_t)(tasks * vol) * sizeof(float);
-        j.accf = fdnn_handle_scratch(handle, bytes);
-        if (j.accf == NULL)
-            return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
-        fdnn_parallelize_1d(fdnn_handle_pool(handle), nchw_bwd_task, &j, (size_t)tasks, 0);
-        return CUDNN_STATUS_SUCCESS;
-    }
-    int64_t tasks = p.N * p.C < PLANE_TASKS ? p.N * p.C : PLANE_TASKS;
-    size_t bytes = (size_t)(tasks * vol) * sizeof(double);
-    j.acc = fdnn_handle_scratch(handle, bytes);
-    if (j.acc == NULL)
-        return FDNN_ALLOC_FAILED("no memory for pooling backward scratch (%zu bytes)", bytes);
-    fdnn_parallelize_1d(fdnn_handle_pool(handle), generic_bwd_task, &j, (size_t)tasks, 0);
-    return CUDNN_STATUS_SUCCESS;
+                    .beta_f = (float)beta, .x = x, .dy = dy, .y = dx, .k = pick(handle), .backward = true,
+                    .dx_apart_x = apart(dx, fdnn_tensor_span(dxt), x, fdnn_tensor_span(xt), es),
+                    .dx_apart_dy = apart(dx, fdnn_tensor_span(dxt), dy, fdnn_tensor_span(dyt), es)};
+    const pool_impl_t *impl = select_impl(bwd_impls, sizeof(bwd_impls) / sizeof(bwd_impls[0]), &j, "backward");
+    return impl->run(handle, &j);
 }

@@ -41,9 +41,9 @@ typedef struct fdnn_pool_problem {
     int k[3], pad[3], str[3];
     int64_t xs[5], ys[5]; /* x; y (or dy) */
     int64_t dxs[5];       /* dx in backward */
-    /* forward: y may go out with non-temporal stores (FLOAT, beta == 0, y
-     * far larger than the caches); the kernels use them where y is
-     * vector-aligned */
+    /* y (forward) or dx (backward) may go out with non-temporal stores
+     * (FLOAT, beta == 0, far larger than the caches); the kernels that
+     * use them do so where the output is vector-aligned */
     bool stream;
 } fdnn_pool_problem_t;
 
@@ -71,6 +71,11 @@ typedef struct fdnn_pool_f32_kernels {
                    float alpha, float beta);
     void (*bwd_cl)(const fdnn_pool_problem_t *p, const float *dy, const float *x, float *dx, float *acc, int64_t n,
                    int64_t c0, int64_t nc, float alpha, float beta, bool use_acc);
+    /* bwd_cl by rows for D = 1: the same sums in a ring of k[1] rows of
+     * W * 64 floats (ring), each input row blended into dx as soon as no
+     * later window reads it; any beta, dx may be x. */
+    void (*bwd_cl_rows)(const fdnn_pool_problem_t *p, const float *dy, const float *x, float *dx, float *ring,
+                        int64_t n, int64_t c0, int64_t nc, float alpha, float beta);
     /* NCHW-like tensors (unit W stride in x, y and dx): one (n, c) plane;
      * vectors along the output row (gathers for strides > 1), scalar code
      * for the border columns.  bwd_nchw accumulates in acc (D*H*W floats). */
@@ -78,6 +83,19 @@ typedef struct fdnn_pool_f32_kernels {
                      float beta);
     void (*bwd_nchw)(const fdnn_pool_problem_t *p, const float *dy, const float *x, float *dx, float *acc, int64_t n,
                      int64_t c, float alpha, float beta);
+    /* Global average pooling (window = input, no padding; order of the sums
+     * in pool_global_f32.inc).  NCHW-like: planes [q0, q1) of the N * C,
+     * each D*H*W contiguous floats in x (dx).  Channels last: image n,
+     * channels [c0, c1) (at most 2048), C stride 1 in the
+     * operands read and written.  x is not read by the backward. */
+    void (*gap_fwd_nchw)(const fdnn_pool_problem_t *p, const float *x, float *y, int64_t q0, int64_t q1, float alpha,
+                         float beta);
+    void (*gap_bwd_nchw)(const fdnn_pool_problem_t *p, const float *dy, float *dx, int64_t q0, int64_t q1,
+                         float alpha, float beta);
+    void (*gap_fwd_cl)(const fdnn_pool_problem_t *p, const float *x, float *y, int64_t n, int64_t c0, int64_t c1,
+                       float alpha, float beta);
+    void (*gap_bwd_cl)(const fdnn_pool_problem_t *p, const float *dy, float *dx, int64_t n, int64_t c0, int64_t c1,
+                       float alpha, float beta);
 } fdnn_pool_f32_kernels_t;
 
 extern const fdnn_pool_f32_kernels_t fdnn_pool_f32__scalar;

@@ -1558,6 +1558,14 @@ main(void)
         S2("dw cb 256ch 21x19 strips", 2, 256, 256, 256, 21, 19, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
         S2("dw cb 512ch dil2 strips", 1, 512, 512, 512, 12, 10, 3, 3, 2, 2, 1, 1, 2, 2, CUDNN_CROSS_CORRELATION),
         S2("dw cb 1024ch 7x7", 1, 1024, 1024, 1024, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        /* NHWC backward filter by images (conv_depthwise_cb.c,
+         * grad_schedules: images of over 32 KB per block): 9 images, one
+         * task each, a channel tail of 5, stride 2; 2 images in 4 bands
+         * of 6 rows, several strips per band (rows of 80 KB), a tail of 4;
+         * 3 images in 3 bands each, with dilation 2. */
+        S2("dw cb 9 images 37ch s2", 9, 37, 37, 37, 50, 47, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw cb N=2 100ch 4 bands", 2, 100, 100, 100, 24, 200, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw cb N=3 bands dil2", 3, 20, 20, 20, 45, 41, 3, 3, 2, 2, 1, 1, 2, 2, CUDNN_CROSS_CORRELATION),
     };
     for (size_t i = 0; i < sizeof(depthwise) / sizeof(depthwise[0]); i++) {
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
@@ -1736,6 +1744,12 @@ main(void)
                                                   1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
     test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC 1024ch gather", 2, 1024, 1024, 1024, 7, 7, 3, 3,
                                                   1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
+    /* NHWC backward filter by images: whole images (9) and bands of one
+     * image (3 images, 3 bands each), partial sums added in task order. */
+    test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC 9 images", 9, 40, 40, 40, 50, 46, 3, 3, 1, 1, 2,
+                                                  2, 1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
+    test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC bands", 3, 21, 21, 21, 48, 45, 3, 3, 1, 1, 1, 1,
+                                                  1, 1, CUDNN_CONVOLUTION), L_NHWC);
     test_thread_determinism(h, (shape_t)S2("determinism dw 7x7", 2, 300, 300, 300, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
     test_thread_determinism(h, (shape_t)S2("determinism dw N=1 27x26", 1, 150, 150, 150, 27, 26, 3, 3, 1, 1, 1, 1, 1,

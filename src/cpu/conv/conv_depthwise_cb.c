@@ -29,7 +29,13 @@
  * a range of channel blocks: no reduction across tasks.  One chunk per
  * thread (each further chunk would be one more pass over x and dy), its
  * blocks taken a range at a time (`sub`: a range's share of one image
- * stays in L2 while its blocks pass over it).
+ * stays in L2 while its blocks pass over it).  Where a range would hold
+ * few blocks (large images, channels innermost, two images or more:
+ * grad_schedules), backward filter goes by images instead: a task is an
+ * image or a band of its rows, every block over strips of rows that are
+ * prefetched into L2 a strip ahead, its sums its own; dw is the tasks'
+ * sums added in task order (reduce_block).  Either way the order of every
+ * sum is fixed by the problem, not the thread count.
  *
  * Forward and backward data on user tensors (in place) pass the kernels a
  * prefetch hint: the data rows the next output row reads first
@@ -42,6 +48,7 @@
  * [block][H][W][16] copy of a group of blocks and write the output in
  * place.  The copies change where the kernels read, not what
  * they add or in which order: the same bits. */
+#include <math.h>
 #include <string.h>
 
 #include "core/cpu.h"
@@ -80,6 +87,15 @@
  * the L1 geometry of strips_pay (48 KB, 12 ways of 64 sets: Zen 4/5, Intel
  * since Ice Lake). */
 #define STRIP_FLOATS 16384
+/* Backward filter by images (grad_schedules): images or bands per
+ * problem at least (bands of one image's rows below it: two threads or
+ * three get several tasks each), the bytes of x and dy rows per strip
+ * (a quarter of a 1 MB L2), and the most partial sums (the schedule
+ * declines above). */
+#define GRAD_MIN_TASKS 8
+#define GRAD_IMAGES_MAX_RANGE 8
+#define GRAD_STRIP_BYTES (512 * 1024)
+#define GRAD_PSUM_BYTES (64.0 * 1024 * 1024)
 #define L1_WAY_BYTES 4096
 #define L1_WAYS 12
 
@@ -120,6 +136,14 @@ typedef struct cb_job {
     /* Backward filter on channels-innermost x by strips (grad_strips):
      * output rows per strip (0: none) and the data rows a strip reads. */
     int64_t strip_out, strip_in;
+    /* Backward filter by images (grad_schedules): a task is (image, band
+     * of band_rows output rows) over every block, its sums [block][tap][16]
+     * at psums + task*psum_floats, added in task order by reduce_chunk;
+     * strips of strip_out output rows (copied when strip_copy). */
+    bool by_images, strip_copy;
+    int64_t bands, band_rows;
+    float *psums;
+    size_t psum_floats;
     /* Forward / backward data on channels-innermost tensors, the data read
      * gathered a group of blocks at a time into a slot, the output written
      * in place (run_chunk). */
@@ -455,8 +479,8 @@ grad_rows(const cb_job_t *j, const view_t *d, const view_t *y, int64_t oh0, int6
  * order, each continuing the sums of the one before: the same terms in the
  * same order as one pass over the image. */
 static void
-grad_strips(const cb_job_t *j, int64_t n, int64_t b0, int64_t nb, int64_t tail, float *buf, const float **src,
-            int64_t *step, const float **dyp, size_t *count, float *sums)
+grad_strips(const cb_job_t *j, int64_t n, int64_t b0, int64_t nb, int64_t tail, int64_t oh_begin, int64_t oh_end,
+            float *buf, const float **src, int64_t *step, const float **dyp, size_t *count, float *sums)
 {
     const fdnn_conv_problem_t *p = j->p;
     const fdnn_conv_exec_t *e = j->e;
@@ -464,14 +488,151 @@ grad_strips(const cb_job_t *j, int64_t n, int64_t b0, int64_t nb, int64_t tail, 
     int64_t plane = j->strip_in * j->data_w * BLK;
     view_t y = user_view(&p->y, e->y_in, n, b0);
     view_t d = {buf, 0, plane, j->data_w * BLK, BLK};
-    for (int64_t oh0 = 0; oh0 < j->out_h; oh0 += j->strip_out) {
-        int64_t oh1 = oh0 + j->strip_out < j->out_h ? oh0 + j->strip_out : j->out_h;
+    for (int64_t oh0 = oh_begin; oh0 < oh_end; oh0 += j->strip_out) {
+        int64_t oh1 = oh0 + j->strip_out < oh_end ? oh0 + j->strip_out : oh_end;
         int64_t r0 = oh0 * s - p->pad[1], r1 = (oh1 - 1) * s - p->pad[1] + reach + 1;
         r0 = r0 < 0 ? 0 : r0;
         r1 = r1 > j->data_h ? j->data_h : r1;
         gather_rows(j, &p->x, e->x_in, n, b0, nb, tail, r0, r1, buf, plane);
         grad_rows(j, &d, &y, oh0, oh1, r0, nb, tail, src, step, dyp, count, sums);
     }
+}
+
+/* dw[k, tap] of channels c0 .. c1-1 from sums laid out [block][tap][16]
+ * (block 0 at sums: lane k % 16 of block k / 16), through the epilogue;
+ * fdnn_conv_w_off places the tap, reversed in CONVOLUTION mode. */
+static void
+store_dw(const cb_job_t *j, const float *sums, int64_t c0, int64_t c1)
+{
+    const fdnn_conv_problem_t *p = j->p;
+    const fdnn_conv_exec_t *e = j->e;
+    float alpha = (float)e->alpha, beta = (float)e->beta;
+    int64_t off[MAX_TAPS], taps = j->kh * j->kw;
+    for (int64_t qh = 0; qh < j->kh; qh++)
+        for (int64_t qw = 0; qw < j->kw; qw++)
+            off[qh * j->kw + qw] = fdnn_conv_w_off(p, 0, 0, 0, qh, qw);
+    float *dw = e->out;
+    for (int64_t c = c0; c < c1; c++)
+        for (int64_t t = 0; t < taps; t++) {
+            float *dst = dw + c * p->w.strides[0] + off[t];
+            float v = sums[(c / BLK * taps + t) * BLK + c % BLK];
+            *dst = beta == 0.0f && alpha == 1.0f ? v : fdnn_conv_epilogue_f32(v, alpha, beta, dst, NULL, false);
+        }
+}
+
+/* The segment arrays of a chunk's slot sb for cap segments (grad_rows). */
+typedef struct seg_arrays {
+    const float **src, **dyp;
+    int64_t *step;
+    size_t *count;
+} seg_arrays_t;
+
+static seg_arrays_t
+seg_arrays(const cb_job_t *j, char *sb, size_t cap)
+{
+    size_t taps = (size_t)(j->kh * j->kw);
+    seg_arrays_t a;
+    a.src = (const float **)sb;
+    a.dyp = (const float **)(sb + cap * taps * sizeof(float *));
+    a.step = (int64_t *)(sb + cap * (taps + 1) * sizeof(float *));
+    a.count = (size_t *)(sb + cap * (taps + 1) * sizeof(float *) + cap * sizeof(int64_t));
+    return a;
+}
+
+/* Prefetches into L2 the rows of x and dy that output rows oh0 .. oh1-1
+ * of image n read (every channel, channels innermost), a line at a time:
+ * the blocks' passes over a strip read each position's channels 64 or 128
+ * bytes at a time, C*4 bytes apart, a pattern the hardware prefetchers
+ * follow poorly (the gradient kernel waited on its loads); the strip read
+ * in order ahead of them streams. */
+static void
+prefetch_strip(const cb_job_t *j, int64_t n, int64_t oh0, int64_t oh1)
+{
+    const fdnn_conv_problem_t *p = j->p;
+    const fdnn_conv_exec_t *e = j->e;
+    int64_t s = p->stride[1], reach = (j->kh - 1) * p->dil[1];
+    int64_t r0 = oh0 * s - p->pad[1], r1 = (oh1 - 1) * s - p->pad[1] + reach + 1;
+    r0 = r0 < 0 ? 0 : r0;
+    r1 = r1 > j->data_h ? j->data_h : r1;
+    int64_t c = p->g;
+    for (int t = 0; t < 2; t++) {
+        const fdnn_tensor_t *ts = t == 0 ? &p->x : &p->y;
+        const float *base = (const float *)(t == 0 ? e->x_in : e->y_in) + n * ts->strides[0];
+        int64_t a = t == 0 ? r0 : oh0, b = t == 0 ? r1 : oh1, w = t == 0 ? j->data_w : j->out_w;
+        for (int64_t r = a; r < b; r++) {
+            const float *row = base + r * ts->strides[3];
+            if (ts->strides[4] == c) {
+                /* Dense rows: one sweep, a prefetch per line. */
+                for (int64_t k = 0; k < w * c; k += 16)
+                    __builtin_prefetch(row + k, 0, 2);
+                __builtin_prefetch(row + w * c - 1, 0, 2);
+                continue;
+            }
+            for (int64_t q = 0; q < w; q++) {
+                const float *pos = row + q * ts->strides[4];
+                for (int64_t k = 0; k < c; k += 16)
+                    __builtin_prefetch(pos + k, 0, 2);
+                __builtin_prefetch(pos + c - 1, 0, 2);
+            }
+        }
+    }
+}
+
+/* Backward filter by images, one task (see cb_job_t.by_images): image n,
+ * output rows oh0 .. oh1-1, every block, a strip of rows at a time (the
+ * strip's x and dy stay in L2 while the blocks pass over them, where block
+ * ranges over whole images read x from memory once per range), into the
+ * task's own sums. */
+static void
+grad_image_task(const cb_job_t *j, size_t task, float *buf, char *sb)
+{
+    const fdnn_conv_problem_t *p = j->p;
+    const fdnn_conv_exec_t *e = j->e;
+    int64_t n = (int64_t)task / j->bands, oh0 = (int64_t)task % j->bands * j->band_rows;
+    int64_t oh1 = oh0 + j->band_rows < j->out_h ? oh0 + j->band_rows : j->out_h;
+    float *sums = j->psums + task * j->psum_floats;
+    memset(sums, 0, j->psum_floats * sizeof(float));
+    seg_arrays_t a = seg_arrays(j, sb, (size_t)(j->strip_out * j->nruns));
+    if (j->strip_copy) {
+        grad_strips(j, n, 0, j->blocks, j->tail, oh0, oh1, buf, a.src, a.step, a.dyp, a.count, sums);
+        return;
+    }
+    view_t d = user_view(&p->x, e->x_in, n, 0), y = user_view(&p->y, e->y_in, n, 0);
+    for (int64_t s0 = oh0; s0 < oh1; s0 += j->strip_out) {
+        int64_t s1 = s0 + j->strip_out < oh1 ? s0 + j->strip_out : oh1;
+        /* This strip (the task's first) and the next one, or the next
+         * task's first, stream in while this one computes. */
+        if (s0 == oh0)
+            prefetch_strip(j, n, s0, s1);
+        if (s1 < oh1) {
+            prefetch_strip(j, n, s1, s1 + j->strip_out < oh1 ? s1 + j->strip_out : oh1);
+        } else if (task + 1 < j->tasks) {
+            int64_t nn = (int64_t)(task + 1) / j->bands, nh0 = (int64_t)(task + 1) % j->bands * j->band_rows;
+            int64_t nh1 = nh0 + j->strip_out < j->out_h ? nh0 + j->strip_out : j->out_h;
+            prefetch_strip(j, nn, nh0, nh1 < nh0 + j->band_rows ? nh1 : nh0 + j->band_rows);
+        }
+        grad_rows(j, &d, &y, s0, s1, 0, j->blocks, j->tail, a.src, a.step, a.dyp, a.count, sums);
+    }
+}
+
+/* Backward filter by images, the second step: block b of dw, each element
+ * the tasks' partial sums added in task order (the same order at any
+ * thread count). */
+static void
+reduce_block(void *arg, size_t block)
+{
+    const cb_job_t *j = arg;
+    int64_t b = (int64_t)block;
+    size_t floats = (size_t)(j->kh * j->kw * BLK);
+    float *acc = j->sums + b * (int64_t)floats;
+    const float *src = j->psums + b * (int64_t)floats;
+    memcpy(acc, src, floats * sizeof(float));
+    for (size_t t = 1; t < j->tasks; t++) {
+        src += j->psum_floats;
+        for (size_t i = 0; i < floats; i++)
+            acc[i] += src[i];
+    }
+    store_dw(j, j->sums, b * BLK, b * BLK + (b + 1 < j->blocks ? BLK : j->tail));
 }
 
 static void
@@ -484,6 +645,13 @@ run_chunk(void *arg, size_t chunk)
     if (first >= last)
         return;
     float alpha = (float)e->alpha, beta = (float)e->beta;
+    if (j->by_images) {
+        float *buf = j->slots + chunk * j->slot_floats;
+        char *sb = j->segs + chunk * j->seg_bytes;
+        for (size_t task = first; task < last; task++)
+            grad_image_task(j, task, buf, sb);
+        return;
+    }
     if (j->bwd_filter) {
         /* Tasks are blocks: this chunk's blocks [first, last). */
         int64_t b0 = (int64_t)first, nb = (int64_t)(last - first);
@@ -506,8 +674,8 @@ run_chunk(void *arg, size_t chunk)
             float *ss = sums + (s0 - b0) * j->kh * j->kw * BLK;
             for (int64_t n = 0; n < p->n; n++) {
                 view_t d, y;
-                if (j->strip_out > 0) {
-                    grad_strips(j, n, s0, sn, st, xs, src, step, dyp, count, ss);
+                if (j->strip_copy) {
+                    grad_strips(j, n, s0, sn, st, 0, j->out_h, xs, src, step, dyp, count, ss);
                     continue;
                 }
                 if (j->in_place) {
@@ -522,19 +690,7 @@ run_chunk(void *arg, size_t chunk)
                 grad_rows(j, &d, &y, 0, j->out_h, 0, sn, st, src, step, dyp, count, ss);
             }
         }
-        /* dw[k, tap] from lane k % 16 of its block's sums (fdnn_conv_w_off
-         * places the tap, reversed in CONVOLUTION mode). */
-        int64_t off[MAX_TAPS];
-        for (int64_t qh = 0; qh < j->kh; qh++)
-            for (int64_t qw = 0; qw < j->kw; qw++)
-                off[qh * j->kw + qw] = fdnn_conv_w_off(p, 0, 0, 0, qh, qw);
-        float *dw = e->out;
-        for (int64_t c = b0 * BLK; c < b0 * BLK + nc; c++)
-            for (int64_t t = 0; t < (int64_t)taps; t++) {
-                float *dst = dw + c * p->w.strides[0] + off[t];
-                float v = j->sums[(c / BLK * (int64_t)taps + t) * BLK + c % BLK];
-                *dst = beta == 0.0f && alpha == 1.0f ? v : fdnn_conv_epilogue_f32(v, alpha, beta, dst, NULL, false);
-            }
+        store_dw(j, j->sums, b0 * BLK, b0 * BLK + nc);
         return;
     }
     const fdnn_tensor_t *dt = j->bwd_data ? &p->y : &p->x, *ot = j->bwd_data ? &p->x : &p->y;
@@ -609,6 +765,60 @@ strips_pay(const fdnn_conv_problem_t *p)
     return l1_sets(&p->x) == 1 && p->ker[1] * p->in[2] > L1_WAYS;
 }
 
+/* Bands of output rows per image for backward filter by images: one for
+ * GRAD_MIN_TASKS images or more, else enough for GRAD_MIN_TASKS tasks (at
+ * most one per row); a function of the problem only. */
+static int64_t
+image_bands(const fdnn_conv_problem_t *p)
+{
+    int64_t bands = p->n >= GRAD_MIN_TASKS ? 1 : ceil_div(GRAD_MIN_TASKS, p->n);
+    return bands < p->out[1] ? bands : p->out[1];
+}
+
+static cudnnStatus_t
+grad_by_images_applicable(const fdnn_conv_problem_t *p)
+{
+    if (p->x.strides[1] != 1 || p->y.strides[1] != 1)
+        return FDNN_NOT_SUPPORTED("depthwise backward filter by images: channels not innermost");
+    /* One image: by blocks each range reads its slice of the image once;
+     * by images (bands) measured mixed, 0.7-1.6x at mb=1, 112x112 slower. */
+    if (p->n < 2)
+        return FDNN_NOT_SUPPORTED("depthwise backward filter by images: one image");
+    /* By blocks, a range of GRAD_RANGE_BYTES / block_bytes blocks passes
+     * over every image; with few blocks per range, each range reads a thin
+     * slice of every position from memory, which the hardware prefetchers
+     * follow poorly (measured: 2-2.5x slower at 56x56 and 112x112). */
+    double block_bytes = (double)(p->in[1] * p->in[2] + p->out[1] * p->out[2]) * BLK * sizeof(float);
+    if ((double)GRAD_RANGE_BYTES / block_bytes >= GRAD_IMAGES_MAX_RANGE)
+        return FDNN_NOT_SUPPORTED("depthwise backward filter by images: %.0f blocks per range by blocks",
+                                  floor((double)GRAD_RANGE_BYTES / block_bytes));
+    double psums = (double)p->n * (double)image_bands(p) * (double)ceil_div(p->g, BLK) * (double)p->ker[1] *
+                   (double)p->ker[2] * BLK * sizeof(float);
+    if (psums > GRAD_PSUM_BYTES)
+        return FDNN_NOT_SUPPORTED("depthwise backward filter by images: %.3g bytes of partial sums", psums);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+grad_by_blocks_applicable(const fdnn_conv_problem_t *p)
+{
+    (void)p;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Backward filter schedules, the first applicable one runs: by images
+ * (tasks of whole images or bands, partial sums added in task order) where
+ * the tensors are channels-innermost, else by channel blocks (each task's
+ * blocks over every image, no reduction; the transposed NCHW planes). */
+static const struct grad_schedule {
+    const char *name;
+    bool by_images;
+    cudnnStatus_t (*applicable)(const fdnn_conv_problem_t *p);
+} grad_schedules[] = {
+    {"images", true, grad_by_images_applicable},
+    {"blocks", false, grad_by_blocks_applicable},
+};
+
 cudnnStatus_t
 fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
 {
@@ -634,6 +844,17 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
 
     size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
     if (j.bwd_filter) {
+        size_t s = 0;
+        while (grad_schedules[s].applicable(p) != CUDNN_STATUS_SUCCESS)
+            s++; /* the last one always applies */
+        j.by_images = grad_schedules[s].by_images;
+    }
+    if (j.by_images) {
+        j.band_rows = ceil_div(j.out_h, image_bands(p));
+        j.bands = ceil_div(j.out_h, j.band_rows);
+        j.tasks = (size_t)(p->n * j.bands);
+        j.psum_floats = (size_t)(j.blocks * taps * BLK);
+    } else if (j.bwd_filter) {
         j.tasks = (size_t)j.blocks;
         j.group = 1;
     } else if (j.in_place && !j.gather) {
@@ -655,9 +876,32 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
      * image, so every further chunk is one more pass over x and dy (at 32
      * images, from memory); forward and backward data tasks are small and
      * balance over several chunks per thread. */
-    j.chunks = j.bwd_filter ? threads : threads * CHUNKS_PER_THREAD;
+    j.chunks = j.bwd_filter && !j.by_images ? threads : threads * CHUNKS_PER_THREAD;
     j.chunks = j.chunks < j.tasks ? j.chunks : j.tasks;
-    if (j.bwd_filter) {
+    if (j.by_images) {
+        int64_t reach = (j.kh - 1) * p->dil[1] + 1, s = p->stride[1];
+        j.strip_copy = strips_pay(p);
+        if (j.strip_copy) {
+            /* Strips of as many rows of every block as GRAD_STRIP_BYTES
+             * holds, at least one output row's. */
+            int64_t rows = GRAD_STRIP_BYTES / (int64_t)sizeof(float) / (j.blocks * j.data_w * BLK);
+            rows = rows < reach ? reach : rows > j.data_h ? j.data_h : rows;
+            j.strip_out = rows > reach ? (rows - reach) / s + 1 : 1;
+        } else {
+            /* Strips whose rows of x and dy take at most GRAD_STRIP_BYTES
+             * (at least one output row). */
+            int64_t xrow = j.data_w * p->x.strides[4] * (int64_t)sizeof(float);
+            int64_t yrow = j.out_w * p->y.strides[4] * (int64_t)sizeof(float);
+            j.strip_out = 1;
+            while (j.strip_out < j.band_rows &&
+                   (j.strip_out * s + reach) * xrow + (j.strip_out + 1) * yrow <= GRAD_STRIP_BYTES)
+                j.strip_out++;
+        }
+        j.strip_out = j.strip_out < j.band_rows ? j.strip_out : j.band_rows;
+        j.strip_in = (j.strip_out - 1) * s + reach;
+        if (j.strip_copy)
+            j.slot_floats = (size_t)(j.blocks * j.strip_in * j.data_w * BLK);
+    } else if (j.bwd_filter) {
         /* Ranges of blocks whose share of one image (x and dy) fits
          * GRAD_RANGE_BYTES, an even number (the kernels take full blocks
          * in pairs), at least two. */
@@ -665,7 +909,9 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
         j.sub = GRAD_RANGE_BYTES / per_block / 2 * 2;
         j.sub = j.sub < 2 ? 2 : j.sub;
     }
-    if (j.bwd_filter && j.in_place && strips_pay(p)) {
+    if (j.by_images) {
+        /* Set above. */
+    } else if (j.bwd_filter && j.in_place && strips_pay(p)) {
         /* Strips of as many rows as STRIP_FLOATS holds for the chunk's
          * blocks, at least one output row's. */
         int64_t most = ceil_div(j.blocks, (int64_t)j.chunks), reach = (j.kh - 1) * p->dil[1] + 1;
@@ -673,6 +919,7 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
         rows = rows < reach ? reach : rows > j.data_h ? j.data_h : rows;
         j.strip_out = rows > reach ? (rows - reach) / p->stride[1] + 1 : 1;
         j.strip_in = (j.strip_out - 1) * p->stride[1] + reach;
+        j.strip_copy = true;
         j.slot_floats = (size_t)(most * j.strip_in * j.data_w * BLK);
     } else if (j.bwd_filter && !j.in_place) {
         /* A chunk transposes all of its blocks: each its own slot. */
@@ -688,11 +935,14 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     size_t runs_bytes = fdnn_align_up((size_t)j.out_w * sizeof(run_t));
     size_t slots_bytes = fdnn_align_up(j.chunks * j.slot_floats * sizeof(float));
     if (j.bwd_filter)
-        j.seg_bytes = fdnn_align_up((size_t)(j.out_h * j.out_w) * ((size_t)taps + 3) * 8);
+        j.seg_bytes = fdnn_align_up((size_t)((j.by_images ? j.strip_out : j.out_h) * j.out_w) * ((size_t)taps + 3) * 8);
     size_t segs_bytes = j.chunks * j.seg_bytes;
-    char *scratch = fdnn_handle_scratch(e->handle, wpack_bytes + sums_bytes + runs_bytes + slots_bytes + segs_bytes);
+    size_t psums_bytes = fdnn_align_up(j.tasks * j.psum_floats * sizeof(float));
+    char *scratch = fdnn_handle_scratch(e->handle,
+                                        wpack_bytes + sums_bytes + runs_bytes + slots_bytes + segs_bytes + psums_bytes);
     if (scratch == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
+    j.psums = j.by_images ? (float *)(scratch + wpack_bytes + sums_bytes + runs_bytes + slots_bytes + segs_bytes) : NULL;
     float *wpack = (float *)scratch;
     j.sums = j.bwd_filter ? (float *)(scratch + wpack_bytes) : NULL;
     run_t *runs = (run_t *)(scratch + wpack_bytes + sums_bytes);
@@ -730,5 +980,12 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
     else
         for (size_t ch = 0; ch < j.chunks; ch++)
             run_chunk(&j, ch);
+    if (j.by_images) {
+        if (e->pool != NULL && j.blocks > 1)
+            fdnn_parallelize_1d(e->pool, reduce_block, &j, (size_t)j.blocks, 0);
+        else
+            for (int64_t b = 0; b < j.blocks; b++)
+                reduce_block(&j, (size_t)b);
+    }
     return CUDNN_STATUS_SUCCESS;
 }

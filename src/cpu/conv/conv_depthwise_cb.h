@@ -11,11 +11,15 @@
  *                    with the same valid taps (conv_depthwise_cb.c);
  *   backward data    the same over dx, gathering dy * w per stride phase;
  *   backward filter  per channel block, each tap's 16 sums over every
- *                    image and position in order, blended into dw.
+ *                    image and position in order, blended into dw; on
+ *                    large channels-innermost images, per image (or band
+ *                    of rows) over every block, the images' partial sums
+ *                    added in image order.
  *
  * Every output element is one sum computed by one task, in an order fixed
  * by the problem and the ISA: results do not depend on the thread count.
- * Scratch: the handle's; no caller workspace. */
+ * Scratch: the handle's (the partial sums: at most 64 MB, else by
+ * blocks); no caller workspace. */
 #ifndef FDNN_CPU_CONV_DEPTHWISE_CB_H
 #define FDNN_CPU_CONV_DEPTHWISE_CB_H
 

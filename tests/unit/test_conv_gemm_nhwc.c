@@ -72,6 +72,8 @@ static const shape_t shapes[] = {
      * filter in 12 position chunks of 2 k blocks each. */
     {"rows tasks chunks", 2, 2, 5, 20, 1, {1, 61, 59}, 0, 0, true, {0}, 0},
     {"rows groups gaps", 2, 2, 2 * 12, 2 * 9, 2, {1, 40, 45}, 1, 3, false, {0}, 0},
+    /* Backward data over 98 columns: AVX-512's 6x49 tile, its own B pack. */
+    {"rows 6x49", 2, 2, 98, 20, 1, {1, 9, 11}, 0, 0, true, {0}, 0},
 };
 #define NSHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))
 

@@ -13,13 +13,17 @@
  *     output stay untouched;
  *   - bitwise identical at 1, 2 and 3 threads on real-valued data over the
  *     pool's threshold;
- *   - workspace 0 (the zero-workspace algorithms stay so). */
+ *   - workspace 0 (the zero-workspace algorithms stay so);
+ *   - the rows path (forward and backward data, conv_gemm_nhwc_rows.h)
+ *     takes exactly the stride-1, in-place shapes with a reduction of at
+ *     most 512 channels. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/conv.h"
 #include "cpu/conv/conv_gemm_nhwc.h"
+#include "cpu/conv/conv_gemm_nhwc_rows.h"
 #include "freednn.h"
 #include "ref/conv_ref.h"
 #include "testutil.h"
@@ -59,8 +63,17 @@ static const shape_t shapes[] = {
     {"wgrad blocks", 2, 2, 40, 70, 1, {1, 23, 29}, 0, 0, true, {0}, 0},
     {"wgrad groups gaps", 2, 3, 2 * 45, 2 * 18, 2, {1, 19, 21}, 3, 1, false, {0}, 0},
     /* Over 512 channels: backward filter declines the in-place path and
-     * runs the general GEMM driver. */
+     * runs the general GEMM driver; so does forward's rows path
+     * (conv_gemm_nhwc_rows.h), while backward data runs it over 19 column
+     * strips. */
     {"wide filter", 2, 2, 600, 20, 1, {1, 5, 7}, 1, 0, true, {0}, 0},
+    /* Narrow channels on many positions: the rows path in several tasks
+     * (forward 2, backward data 5) with a partial last row strip; backward
+     * filter in 12 position chunks of 2 k blocks each. */
+    {"rows tasks chunks", 2, 2, 5, 20, 1, {1, 61, 59}, 0, 0, true, {0}, 0},
+    {"rows groups gaps", 2, 2, 2 * 12, 2 * 9, 2, {1, 40, 45}, 1, 3, false, {0}, 0},
+    /* Backward data over 98 columns: AVX-512's 6x49 tile, its own B pack. */
+    {"rows 6x49", 2, 2, 98, 20, 1, {1, 9, 11}, 0, 0, true, {0}, 0},
 };
 #define NSHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))
 
@@ -333,6 +346,28 @@ test_applicability(void)
     cudnnDestroyConvolutionDescriptor(cd);
 }
 
+/* The rows path accepts the forward and backward data of the shapes whose
+ * x is read in place and whose reduction is at most 512 deep. */
+static void
+test_rows_applicability(void)
+{
+    for (int si = 0; si < NSHAPES; si++) {
+        const shape_t *s = &shapes[si];
+        prob_t pb;
+        prob_init(&pb, s, true, 1);
+        bool strided = s->str[0] > 1 || s->str[1] > 1 || s->str[2] > 1 || s->xline > 0;
+        for (int d = 0; d < 3; d++) {
+            fdnn_conv_problem_t p;
+            CHECK_OK(fdnn_conv_problem_from_desc((fdnn_conv_dir_t)d, pb.xd, pb.wd, pb.cd, pb.yd, &p));
+            int depth = d == FDNN_CONV_FWD ? pb.cg : s->k / s->g;
+            bool want = d != FDNN_CONV_BWD_FILTER && !strided && depth <= 512;
+            bool got = fdnn_conv_gemm_nhwc_rows_applicable(&p) == CUDNN_STATUS_SUCCESS;
+            CHECK_MSG(got == want, "%s %s: rows path %s", s->name, dir_name[d], got ? "accepted" : "declined");
+        }
+        prob_free(&pb);
+    }
+}
+
 static void
 test_against_reference(cudnnHandle_t h)
 {
@@ -388,6 +423,7 @@ main(void)
     cudnnHandle_t h;
     CHECK_OK(cudnnCreate(&h));
     test_applicability();
+    test_rows_applicability();
     test_against_reference(h);
     test_threads_bitwise(h);
     CHECK_OK(cudnnDestroy(h));

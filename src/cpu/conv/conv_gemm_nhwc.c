@@ -94,6 +94,14 @@ fdnn_conv_gemm_nhwc_applicable(const fdnn_conv_problem_t *p)
     return CUDNN_STATUS_SUCCESS;
 }
 
+bool
+fdnn_conv_gemm_nhwc_lds(const fdnn_conv_problem_t *p, size_t *ldx, size_t *ldy, size_t *ldw)
+{
+    rows_matrix(&p->y, ldy);
+    filter_matrix(&p->w, ldw);
+    return x_in_place(p, ldx);
+}
+
 cudnnStatus_t
 fdnn_conv_gemm_nhwc_workspace(const fdnn_conv_problem_t *p, size_t *bytes)
 {
@@ -194,9 +202,7 @@ fdnn_conv_gemm_nhwc_execute(const fdnn_conv_exec_t *e)
     const fdnn_conv_problem_t *p = e->p;
     RETURN_IF_ERROR(fdnn_conv_gemm_nhwc_applicable(p));
     size_t ldx = 0, ldy = 0, ldw = 0;
-    bool in_place = x_in_place(p, &ldx);
-    rows_matrix(&p->y, &ldy);
-    filter_matrix(&p->w, &ldw);
+    bool in_place = fdnn_conv_gemm_nhwc_lds(p, &ldx, &ldy, &ldw);
     size_t rows = (size_t)(p->n * fdnn_conv_out_spatial(p));
     size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
     /* Not in place: x's rows of the output positions gathered (forward,

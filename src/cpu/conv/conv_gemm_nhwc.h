@@ -30,4 +30,10 @@ cudnnStatus_t fdnn_conv_gemm_nhwc_applicable(const fdnn_conv_problem_t *p);
 cudnnStatus_t fdnn_conv_gemm_nhwc_workspace(const fdnn_conv_problem_t *p, size_t *bytes);
 cudnnStatus_t fdnn_conv_gemm_nhwc_execute(const fdnn_conv_exec_t *e);
 
+/* For a problem _applicable accepts: the leading dimensions (elements
+ * between positions) of y and of the filter's rows, and of x when it is
+ * read (dx written) in place; returns whether it is (stride 1 and x's
+ * positions uniformly strided; otherwise *ldx is not set). */
+bool fdnn_conv_gemm_nhwc_lds(const fdnn_conv_problem_t *p, size_t *ldx, size_t *ldy, size_t *ldw);
+
 #endif /* FDNN_CPU_CONV_GEMM_NHWC_H */

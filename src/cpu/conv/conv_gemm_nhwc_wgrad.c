@@ -27,16 +27,29 @@
 #define WGRAD_MAX_SMALL 128
 #define WGRAD_MAX_LARGE 512
 
+/* Position chunks: the NP positions are cut into `chunks` runs of equal
+ * length (a multiple of 8, the last one shorter), a number that depends on
+ * the shape only: the largest of 12, 6, 4, 2 that leaves each chunk at least
+ * WGRAD_MIN_CHUNK positions, else 1.  Each chunk is one task with its own
+ * sums T_c (all of T's columns, its k blocks in order) and its own packing
+ * lane; the chunks' sums are then added in chunk order.  So every element
+ * of dW has the same operations in the same order whatever the thread
+ * count, and the tasks split the positions: each packs only its own rows
+ * of the small operand (a split of T's columns made every task pack all of
+ * them, and narrow layers had one or two column strips to share).  12
+ * chunks spread evenly over 1, 2, 3, 4 and 6 threads. */
+#define WGRAD_MIN_CHUNK 256
+
 typedef struct wgrad_ctx {
     fdnn_sgemm_tile_t tile;
     const float *s, *l; /* position p's row of the small / large operand at + p * lds / ldl */
     size_t lds, ldl;
-    size_t ns, nl;      /* their columns: T is ns x nl, ldt nl */
-    size_t rows, kc;    /* positions, and the k block length */
-    float *t;
-    char *lanes;        /* per task: the packed A panel, then the partial B strip */
+    size_t ns, nl;      /* their columns: each T_c is ns x nl, ldt nl */
+    size_t rows, chunk, kc; /* positions, positions per chunk, the k block length */
+    float *t;           /* T_c at t + c * t_elems */
+    size_t t_elems;
+    char *lanes;        /* per chunk: the packed A panel, then the partial B strip */
     size_t lane_bytes;
-    size_t strips, tasks; /* B strips of T's columns, split into `tasks` ranges */
 } wgrad_ctx_t;
 
 /* The portable plain pack (gemm_ukernel.h, fdnn_f32_pack_n_fn), for levels
@@ -55,30 +68,27 @@ pack_n_portable(size_t rows, size_t cols, const float *src, size_t src_ld, float
     }
 }
 
-/* Task i: T's columns of B strips [i * strips / tasks, (i + 1) * strips /
- * tasks), over every k block in order.  Each block packs the small
- * operand's rows as the A panel (MR strips, one pass over each row) and
- * reads the large operand's full strips in place; a last partial strip is
- * packed, zero-padded.  Every element of T gets the same kernel calls in
- * the same order whatever the split: bitwise the same for any thread count. */
+/* Chunk c: T_c over positions [c * chunk, (c + 1) * chunk), k block by k
+ * block.  Each block packs the small operand's rows as the A panel (MR
+ * strips, one pass over each row) and reads the large operand's full strips
+ * in place; a last partial strip is packed, zero-padded. */
 static void
-wgrad_task(void *arg, size_t i)
+wgrad_task(void *arg, size_t c)
 {
     const wgrad_ctx_t *w = arg;
     const fdnn_sgemm_tile_t *tl = &w->tile;
-    size_t s0 = i * w->strips / w->tasks, s1 = (i + 1) * w->strips / w->tasks;
-    if (s0 == s1)
-        return;
+    size_t p0 = c * w->chunk, p1 = p0 + w->chunk < w->rows ? p0 + w->chunk : w->rows;
     fdnn_f32_pack_n_fn pack = tl->pack_n != NULL ? tl->pack_n : pack_n_portable;
     size_t mr = tl->mr, nr = tl->nr;
-    float *apack = (float *)(w->lanes + i * w->lane_bytes);
+    float *t = w->t + c * w->t_elems;
+    float *apack = (float *)(w->lanes + c * w->lane_bytes);
     float *bpart = apack + (w->ns + mr - 1) / mr * mr * w->kc;
-    for (size_t k0 = 0; k0 < w->rows; k0 += w->kc) {
-        size_t kc = w->rows - k0 < w->kc ? w->rows - k0 : w->kc;
+    for (size_t k0 = p0; k0 < p1; k0 += w->kc) {
+        size_t kc = p1 - k0 < w->kc ? p1 - k0 : w->kc;
         pack(kc, w->ns, w->s + k0 * w->lds, w->lds, apack, mr);
-        fdnn_f32_gemm_epilogue_t ep = {1.0f, k0 == 0 ? 0.0f : 1.0f, NULL, NULL, false, false};
-        for (size_t st = s0; st < s1; st++) {
-            size_t j0 = st * nr, ncols = w->nl - j0 < nr ? w->nl - j0 : nr;
+        fdnn_f32_gemm_epilogue_t ep = {1.0f, k0 == p0 ? 0.0f : 1.0f, NULL, NULL, false, false};
+        for (size_t j0 = 0; j0 < w->nl; j0 += nr) {
+            size_t ncols = w->nl - j0 < nr ? w->nl - j0 : nr;
             const float *b = w->l + k0 * w->ldl + j0;
             size_t b_stride = w->ldl;
             if (ncols < nr) {
@@ -88,8 +98,29 @@ wgrad_task(void *arg, size_t i)
             }
             for (size_t i0 = 0; i0 < w->ns; i0 += mr)
                 tl->ukernel(w->ns - i0 < mr ? w->ns - i0 : mr, ncols, kc, apack + i0 * kc, b, b_stride,
-                            w->t + i0 * w->nl + j0, w->nl, &ep);
+                            t + i0 * w->nl + j0, w->nl, &ep);
         }
+    }
+}
+
+/* T_0 += T_1, += T_2, ... in chunk order, over runs of SUM_RUN elements. */
+#define SUM_RUN 4096
+
+typedef struct sum_ctx {
+    float *t;
+    size_t t_elems, elems, chunks;
+} sum_ctx_t;
+
+static void
+sum_run(void *arg, size_t r)
+{
+    const sum_ctx_t *s = arg;
+    size_t e0 = r * SUM_RUN, e1 = e0 + SUM_RUN < s->elems ? e0 + SUM_RUN : s->elems;
+    float *t0 = s->t;
+    for (size_t c = 1; c < s->chunks; c++) {
+        const float *tc = s->t + c * s->t_elems;
+        for (size_t e = e0; e < e1; e++)
+            t0[e] += tc[e];
     }
 }
 
@@ -120,16 +151,31 @@ wgrad_tile(fdnn_isa_t isa, size_t ns, size_t nl, size_t rows)
     return fdnn_isa_config(isa)->sgemm_tile(&shape);
 }
 
-/* The k block: equal blocks of at most WGRAD_KC positions, to a multiple
- * of 8.  Depends on the shape only. */
+/* The chunks (see WGRAD_MIN_CHUNK) and their length, a multiple of 8:
+ * depend on the shape only. */
 static size_t
-wgrad_kc(size_t rows)
+wgrad_chunk(size_t rows, size_t *chunks)
 {
-    size_t blocks = (rows + WGRAD_KC - 1) / WGRAD_KC;
-    return ((rows + blocks - 1) / blocks + 7) / 8 * 8;
+    static const size_t counts[] = {12, 6, 4, 2};
+    size_t n = 1;
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]) && n == 1; i++)
+        if (rows >= counts[i] * WGRAD_MIN_CHUNK)
+            n = counts[i];
+    size_t len = ((rows + n - 1) / n + 7) / 8 * 8;
+    *chunks = (rows + len - 1) / len; /* rounding up may leave fewer */
+    return len;
 }
 
-/* Bytes of one task's lane: the A panel and one partial B strip. */
+/* The k block of a chunk: equal blocks of at most WGRAD_KC positions, to a
+ * multiple of 8. */
+static size_t
+wgrad_kc(size_t chunk)
+{
+    size_t blocks = (chunk + WGRAD_KC - 1) / WGRAD_KC;
+    return ((chunk + blocks - 1) / blocks + 7) / 8 * 8;
+}
+
+/* Bytes of one chunk's lane: the A panel and one partial B strip. */
 static size_t
 wgrad_lane_bytes(const fdnn_sgemm_tile_t *tl, size_t ns, size_t kc)
 {
@@ -149,8 +195,8 @@ fdnn_conv_gemm_nhwc_wgrad_plan(const fdnn_conv_exec_t *e, size_t rows, size_t *b
     fdnn_sgemm_tile_t tl = wgrad_tile(e->handle->isa, ns, nl, rows);
     if (tl.ukernel == NULL)
         return false; /* a tile that only reads A in place */
-    size_t tasks = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
-    *bytes = fdnn_align_up(ns * nl * sizeof(float)) + tasks * wgrad_lane_bytes(&tl, ns, wgrad_kc(rows));
+    size_t chunks, chunk = wgrad_chunk(rows, &chunks);
+    *bytes = chunks * (fdnn_align_up(ns * nl * sizeof(float)) + wgrad_lane_bytes(&tl, ns, wgrad_kc(chunk)));
     return true;
 }
 
@@ -161,13 +207,16 @@ fdnn_conv_gemm_nhwc_wgrad(const fdnn_conv_exec_t *e, const float *x, size_t ldx,
     const fdnn_conv_problem_t *p = e->p;
     size_t cg = (size_t)fdnn_conv_cg(p), kg = (size_t)fdnn_conv_kg(p);
     bool transposed = kg > cg; /* dy is the large operand: T = x^T dy = dW_g^T */
-    wgrad_ctx_t w = {.ns = transposed ? cg : kg, .nl = transposed ? kg : cg, .rows = rows, .kc = wgrad_kc(rows)};
+    wgrad_ctx_t w = {.ns = transposed ? cg : kg, .nl = transposed ? kg : cg, .rows = rows};
+    size_t chunks;
+    w.chunk = wgrad_chunk(rows, &chunks);
+    w.kc = wgrad_kc(w.chunk);
     w.tile = wgrad_tile(e->handle->isa, w.ns, w.nl, rows);
-    w.tasks = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
-    w.strips = (w.nl + w.tile.nr - 1) / w.tile.nr;
     w.lane_bytes = wgrad_lane_bytes(&w.tile, w.ns, w.kc);
     w.t = (float *)scratch;
-    w.lanes = scratch + fdnn_align_up(w.ns * w.nl * sizeof(float));
+    w.t_elems = fdnn_align_up(w.ns * w.nl * sizeof(float)) / sizeof(float);
+    w.lanes = scratch + chunks * w.t_elems * sizeof(float);
+    sum_ctx_t sc = {w.t, w.t_elems, w.ns * w.nl, chunks};
     float *dw = e->out;
     for (int64_t g = 0; g < p->g; g++) {
         const float *xg = x + (size_t)g * cg, *dyg = dy + (size_t)g * kg;
@@ -175,7 +224,9 @@ fdnn_conv_gemm_nhwc_wgrad(const fdnn_conv_exec_t *e, const float *x, size_t ldx,
         w.lds = transposed ? ldx : ldy;
         w.l = transposed ? dyg : xg;
         w.ldl = transposed ? ldy : ldx;
-        fdnn_parallelize_1d(e->pool, wgrad_task, &w, w.tasks, 0);
+        fdnn_parallelize_1d(e->pool, wgrad_task, &w, chunks, 0);
+        if (chunks > 1)
+            fdnn_parallelize_1d(e->pool, sum_run, &sc, (sc.elems + SUM_RUN - 1) / SUM_RUN, 0);
         blend_ctx_t b = {w.t, dw + (size_t)g * kg * ldw, ldw, cg, kg, w.nl, transposed, (float)e->alpha,
                          (float)e->beta};
         fdnn_parallelize_1d(e->pool, blend_row, &b, kg, 0);

@@ -17,6 +17,7 @@
 #include "cpu/conv/conv_fft.h"
 #include "cpu/conv/conv_gemm.h"
 #include "cpu/conv/conv_gemm_nhwc.h"
+#include "cpu/conv/conv_gemm_nhwc_rows.h"
 #include "cpu/conv/conv_lowp.h"
 #include "cpu/conv/conv_int8.h"
 #include "cpu/conv/conv_wgrad_small.h"
@@ -79,6 +80,12 @@ FFT_VARIANT(FFT_TILING, true)
     {id, name, dir, algo, fdnn_conv_gemm_nhwc_applicable, fdnn_conv_gemm_nhwc_workspace, fdnn_conv_gemm_nhwc_execute}
 
 static const fdnn_conv_solver_t solvers[] = {
+    /* Forward and backward data of the narrower ones (reduction <= 512,
+     * filter <= 512 KiB, stride 1) as one step over runs of positions. */
+    {39, "fwd_gemm_nhwc_1x1_rows", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+     fdnn_conv_gemm_nhwc_rows_applicable, fdnn_conv_gemm_nhwc_workspace, fdnn_conv_gemm_nhwc_rows_execute},
+    {40, "bwd_data_gemm_nhwc_1x1_rows", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+     fdnn_conv_gemm_nhwc_rows_applicable, fdnn_conv_gemm_nhwc_workspace, fdnn_conv_gemm_nhwc_rows_execute},
     NHWC_1X1(35, "fwd_gemm_nhwc_1x1", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM),
     NHWC_1X1(36, "bwd_data_gemm_nhwc_1x1", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1),
     NHWC_1X1(37, "bwd_filter_gemm_nhwc_1x1", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1),

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * The batch 1x1 GEMM's forward and backward data as one parallel step over
+ * runs of positions.  See conv_gemm_nhwc_rows.h for the contract. */
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#include "core/fail.h"
+#include "core/handle.h"
+#include "core/memory.h"
+#include "cpu/config/config.h"
+#include "cpu/conv/conv_gemm_nhwc.h"
+#include "cpu/conv/conv_gemm_nhwc_rows.h"
+#include "cpu/gemm/gemm.h"
+
+/* The reduction in one k block (the arows kernels' epilogue then finishes
+ * C in the same call), and the packed filter small enough to stay in L2
+ * next to the rows in flight. */
+#define ROWS_MAX_K 512
+#define ROWS_MAX_B_BYTES ((size_t)512 * 1024)
+/* A rows per task, about: read from memory once, then from L2 for every
+ * further column strip. */
+#define ROWS_TASK_BYTES ((size_t)128 * 1024)
+/* A C this large, written once (beta 0), goes out with streaming stores:
+ * the GEMM driver's rule (STREAM_C_BYTES). */
+#define ROWS_STREAM_BYTES ((double)2 * 1024 * 1024)
+
+/* The reduction depth and the columns of C: (Cg, Kg) forward, (Kg, Cg)
+ * backward data. */
+static void
+rows_shape(const fdnn_conv_problem_t *p, size_t *k, size_t *n)
+{
+    size_t cg = (size_t)fdnn_conv_cg(p), kg = (size_t)fdnn_conv_kg(p);
+    bool fwd = p->dir == FDNN_CONV_FWD;
+    *k = fwd ? cg : kg;
+    *n = fwd ? kg : cg;
+}
+
+cudnnStatus_t
+fdnn_conv_gemm_nhwc_rows_applicable(const fdnn_conv_problem_t *p)
+{
+    if (p->dir != FDNN_CONV_FWD && p->dir != FDNN_CONV_BWD_DATA)
+        return FDNN_NOT_SUPPORTED("the batch 1x1 rows path runs forward and backward data only");
+    cudnnStatus_t st = fdnn_conv_gemm_nhwc_applicable(p);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    size_t ldx, ldy, ldw;
+    if (!fdnn_conv_gemm_nhwc_lds(p, &ldx, &ldy, &ldw))
+        return FDNN_NOT_SUPPORTED("the batch 1x1 rows path needs x read in place (stride 1, uniform positions)");
+    size_t k, n;
+    rows_shape(p, &k, &n);
+    if (k > ROWS_MAX_K)
+        return FDNN_NOT_SUPPORTED("the batch 1x1 rows path reduces over at most 512 channels");
+    if (k * n * sizeof(float) > ROWS_MAX_B_BYTES)
+        return FDNN_NOT_SUPPORTED("the batch 1x1 rows path needs a filter of at most 512 KiB");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+typedef struct rows_ctx {
+    fdnn_sgemm_tile_t tile;
+    const float *a; /* position i's row of A (x or dy) at a + i * lda */
+    size_t lda;
+    const float *b; /* packed: strip j / nr at b + j * k */
+    float *c;
+    size_t ldc;
+    size_t m, n, k, task_rows;
+    const float *bias; /* n entries or NULL */
+    bool relu, stream;
+    float alpha, beta;
+} rows_ctx_t;
+
+/* Task t: rows [t * task_rows, ..) of C, strip by strip of columns (the B
+ * strip from L2 into L1, the task's A rows from L2 after the first). */
+static void
+rows_task(void *arg, size_t t)
+{
+    const rows_ctx_t *r = arg;
+    const fdnn_sgemm_tile_t *tl = &r->tile;
+    size_t mr = tl->mr, nr = tl->nr;
+    size_t i0 = t * r->task_rows, i1 = i0 + r->task_rows < r->m ? i0 + r->task_rows : r->m;
+    for (size_t j = 0; j < r->n; j += nr) {
+        size_t ncols = r->n - j < nr ? r->n - j : nr;
+        fdnn_f32_gemm_arows_ukernel_fn kern = 2 * ncols <= nr && tl->arows_half != NULL ? tl->arows_half : tl->arows;
+        fdnn_f32_gemm_epilogue_t ep = {r->alpha, r->beta, NULL, r->bias != NULL ? r->bias + j : NULL, r->relu,
+                                       r->stream};
+        for (size_t i = i0; i < i1; i += mr)
+            kern(i1 - i < mr ? i1 - i : mr, ncols, r->k, r->a + i * r->lda, r->lda, r->b + j * r->k, nr,
+                 r->c + i * r->ldc + j, r->ldc, &ep);
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    if (r->stream)
+        _mm_sfence(); /* the streamed rows are visible before the task reports done */
+#endif
+}
+
+/* Forward: B = W_g^T (B(p, j) = W[j][p]), each strip by the transposing
+ * pack; backward data: B = W_g, the plain pack (or the tile's own). */
+static void
+pack_filter(const rows_ctx_t *r, bool fwd, const float *w, size_t ldw, float *dst)
+{
+    const fdnn_sgemm_tile_t *tl = &r->tile;
+    size_t nr = tl->nr;
+    if (fwd) {
+        for (size_t j = 0; j < r->n; j += nr) {
+            size_t ncols = r->n - j < nr ? r->n - j : nr;
+            float *d = dst + j * r->k;
+            if (tl->pack_t != NULL) {
+                tl->pack_t(ncols, r->k, w + j * ldw, ldw, d, nr);
+                continue;
+            }
+            for (size_t p = 0; p < r->k; p++)
+                for (size_t jj = 0; jj < nr; jj++)
+                    d[p * nr + jj] = jj < ncols ? w[(j + jj) * ldw + p] : 0.0f;
+        }
+        return;
+    }
+    fdnn_f32_pack_n_fn pack = tl->pack_b != NULL ? tl->pack_b : tl->pack_n;
+    if (pack != NULL) {
+        pack(r->k, r->n, w, ldw, dst, nr);
+        return;
+    }
+    for (size_t j = 0; j < r->n; j += nr)
+        for (size_t p = 0; p < r->k; p++)
+            for (size_t jj = 0; jj < nr; jj++)
+                dst[j * r->k + p * nr + jj] = j + jj < r->n ? w[p * ldw + j + jj] : 0.0f;
+}
+
+cudnnStatus_t
+fdnn_conv_gemm_nhwc_rows_execute(const fdnn_conv_exec_t *e)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    RETURN_IF_ERROR(fdnn_conv_gemm_nhwc_rows_applicable(p));
+    bool fwd = p->dir == FDNN_CONV_FWD;
+    rows_ctx_t r = {.m = (size_t)(p->n * fdnn_conv_out_spatial(p)), .alpha = (float)e->alpha,
+                    .beta = (float)e->beta, .relu = fwd && e->relu};
+    rows_shape(p, &r.k, &r.n);
+    fdnn_sgemm_args_t shape = {.trans_b = fwd, .m = r.m, .n = r.n, .k = r.k, .alpha = r.alpha};
+    r.tile = fdnn_isa_config(e->handle->isa)->sgemm_tile(&shape);
+    if (r.tile.arows == NULL || r.alpha == 0 || r.m == 0)
+        return fdnn_conv_gemm_nhwc_execute(e); /* the driver packs A, or skips the product */
+    size_t ldx, ldy, ldw;
+    fdnn_conv_gemm_nhwc_lds(p, &ldx, &ldy, &ldw);
+    size_t mr = r.tile.mr, nr = r.tile.nr;
+    size_t rows_fit = ROWS_TASK_BYTES / (r.k * sizeof(float)) / mr * mr;
+    r.task_rows = rows_fit > mr ? rows_fit : mr;
+    size_t tasks = (r.m + r.task_rows - 1) / r.task_rows;
+    size_t b_bytes = (r.n + nr - 1) / nr * nr * r.k * sizeof(float);
+    float *bpack = fdnn_handle_scratch(e->handle, b_bytes);
+    if (bpack == NULL)
+        return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
+    r.b = bpack;
+    r.lda = fwd ? ldx : ldy;
+    r.ldc = fwd ? ldy : ldx;
+    r.stream = r.beta == 0 && (double)r.m * (double)r.ldc * sizeof(float) >= ROWS_STREAM_BYTES;
+    size_t cg = (size_t)fdnn_conv_cg(p), kg = (size_t)fdnn_conv_kg(p);
+    for (int64_t g = 0; g < p->g; g++) {
+        size_t xc = (size_t)g * cg, yc = (size_t)g * kg;
+        pack_filter(&r, fwd, (const float *)e->w_in + (size_t)g * kg * ldw, ldw, bpack);
+        r.a = fwd ? (const float *)e->x_in + xc : (const float *)e->y_in + yc;
+        r.c = (float *)e->out + (fwd ? yc : xc);
+        r.bias = fwd && e->bias != NULL ? (const float *)e->bias + yc : NULL;
+        fdnn_parallelize_1d(e->pool, rows_task, &r, tasks, 0);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}

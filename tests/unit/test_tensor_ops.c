@@ -152,17 +152,26 @@ test_op_tensor_case(int iter)
  * a new tensor).  Packed, NHWC and gapped layouts, long rows with tails and
  * several pieces, beta 0 over a poisoned C, beta 1 and general scales;
  * bitwise across ISA levels and threads. */
-static void
-test_op_add_same_layout(int iter)
+/* The shapes of the same-layout cases: 4-D or 5-D by iteration, random,
+ * the first three a long row (several 8192-element pieces and a tail). */
+static int
+same_layout_dims(int iter, int *dims)
 {
-    static const double scales[][3] = {{1, 1, 0}, {1, 1, 1}, {0.5, -2, 0.25}, {-1.25, 0.75, 0}, {0, 1, 1}};
-    int nd = 4 + iter % 2, dims[CUDNN_DIM_MAX];
+    int nd = 4 + iter % 2;
     tt_random_dims(&rng, nd, dims, 60000);
-    if (iter < 3) { /* a long row: several 8192-element pieces and a tail */
+    if (iter < 3) {
         dims[0] = 3, dims[1] = 37, dims[2] = 29, dims[3] = 19;
         if (nd == 5)
             dims[4] = 1;
     }
+    return nd;
+}
+
+static void
+test_op_add_same_layout(int iter)
+{
+    static const double scales[][3] = {{1, 1, 0}, {1, 1, 1}, {0.5, -2, 0.25}, {-1.25, 0.75, 0}, {0, 1, 1}};
+    int dims[CUDNN_DIM_MAX], nd = same_layout_dims(iter, dims);
     int layout = iter % LAYOUT_COUNT;
     fdnn_rng_t same = rng;
     tt_t a, b, c;
@@ -311,13 +320,7 @@ static void
 test_add_tensor_same_layout(int iter)
 {
     static const double scales[][2] = {{1, 0}, {1, 1}, {0.5, -2}, {-1.25, 0}, {0, 1}};
-    int nd = 4 + iter % 2, dims[CUDNN_DIM_MAX];
-    tt_random_dims(&rng, nd, dims, 60000);
-    if (iter < 3) { /* a long row: several 8192-element pieces and a tail */
-        dims[0] = 3, dims[1] = 37, dims[2] = 29, dims[3] = 19;
-        if (nd == 5)
-            dims[4] = 1;
-    }
+    int dims[CUDNN_DIM_MAX], nd = same_layout_dims(iter, dims);
     int layout = iter % LAYOUT_COUNT;
     fdnn_rng_t same = rng;
     tt_t a, c;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# /tmp/wg_lN.txt = line N of layers_1x1_14.txt (for L in 1 2 3 4 5 6; do sed -n ${L}p layers_1x1_14.txt > /tmp/wg_l$L.txt; done); build = main + not_kept_experiment_switches.patch
 # usage: wg_grid.sh ROUNDS LAYERNUMS -- config1 config2 ...   (config: "A=1,B=2" or "base")
 R=$1; shift; LS=$1; shift
 cd /work/wt/wgrad1x1

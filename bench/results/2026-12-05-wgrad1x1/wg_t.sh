@@ -1,4 +1,5 @@
 #!/bin/bash
+# /tmp/wg_lN.txt = line N of layers_1x1_14.txt (for L in 1 2 3 4 5 6; do sed -n ${L}p layers_1x1_14.txt > /tmp/wg_l$L.txt; done); build = main + not_kept_experiment_switches.patch
 # usage: wg_t.sh LAYER config...   prints kernel-est ms per run (iters 5 + 1 warmup? -> divide by total runs)
 L=$1; shift
 for c in "$@"; do

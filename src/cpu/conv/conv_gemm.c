@@ -394,6 +394,47 @@ slice_mat(const fdnn_tensor_t *t, int64_t n, int64_t c0, int64_t nch, int64_t p0
     return false;
 }
 
+/* The panel that fwd_chunk / bwd_data_chunk run after (n, g, p0) in images
+ * n .. n1-1 (positions first, then groups, then images; after image n1-1,
+ * image n_after, the first of the lane's next chunk, or -1: none), when its
+ * B is channels [g * nch, + nch) of t read in place: its rows for the
+ * GEMM's prefetch hint (fdnn_sgemm_args_t.next), so that the pack of that
+ * B reads from cache (from memory it was 12% of forward 1024 -> 256 at
+ * 14x14, with no FMA running).  None (base NULL) for a B that is gathered
+ * or transposed, or where panels are parts of an image. */
+static fdnn_gemm_prefetch_t
+next_panel(const plan_t *pl, const fdnn_tensor_t *t, const void *base, int64_t nch, int64_t n, int64_t n1,
+           int64_t n_after, int64_t g, int64_t p0)
+{
+    fdnn_gemm_prefetch_t r = {NULL, 0, 0, 0};
+    /* Only for panels of whole images.  Where an image has several panels
+     * (res3 backward data at 28x28: two of 392 positions), the next one is
+     * mostly the other half of rows the pack just read, and the hint cost
+     * more in the kernel than it saved in the pack (7-15% slower). */
+    if (pl->tile != pl->osp)
+        return r;
+    p0 += pl->tile;
+    if (p0 >= pl->osp) {
+        p0 = 0;
+        if (++g == pl->g) {
+            g = 0;
+            n++;
+        }
+    }
+    if (n >= n1)
+        n = n_after;
+    mat_t m;
+    if (n < 0 || !slice_mat(t, n, g * nch, nch, p0, pl->osp - p0 < pl->tile ? pl->osp - p0 : pl->tile, &m) ||
+        m.trans)
+        return r;
+    int64_t tw = pl->osp - p0 < pl->tile ? pl->osp - p0 : pl->tile;
+    r.base = (const char *)base + m.off * (int64_t)pl->es;
+    r.rows = (size_t)nch;
+    r.row_bytes = (size_t)tw * pl->es;
+    r.ld_bytes = m.ld * pl->es;
+    return r;
+}
+
 /* Fully connected as a convolution: one output position, the filter covers
  * the unpadded input, one group.  Then image n's im2col column is the image
  * itself, given x's C, D, H, W lie packed in that order. */
@@ -459,6 +500,7 @@ typedef struct task_ctx {
     bool narrow; /* fused fwd / bwd data, panels of one width (dividing the image) that the
                     GEMM core's narrow tile fits (49 .. 392): the GEMM core runs each panel;
                     backward data then keeps W^T as plain rows [G][CRS][Kg] in apack */
+    fdnn_gemm_prefetch_t next; /* the GEMM's hint: the next panel's B (next_panel) */
     /* per-row task arguments (im2col / col2im) */
     int64_t n, grp, p0, tw;
     void *col;
@@ -510,6 +552,19 @@ chunk_range(const plan_t *pl, int i, int64_t *n0, int64_t *n1)
 {
     *n0 = pl->n * i / pl->nchunks;
     *n1 = pl->n * (i + 1) / pl->nchunks;
+}
+
+/* The first image of the chunk that the lane running chunk ci runs next
+ * (chunks ci, ci + lanes, ...; see SFX(lane)), or -1: none. */
+static int64_t
+lane_next_image(const task_ctx_t *tc, size_t ci)
+{
+    size_t cn = ci + tc->lanes;
+    int64_t a0, a1;
+    if (cn >= (size_t)tc->pl->nchunks)
+        return -1;
+    chunk_range(tc->pl, (int)cn, &a0, &a1);
+    return a1 > a0 ? a0 : -1;
 }
 
 #define T float

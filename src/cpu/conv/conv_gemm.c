@@ -394,44 +394,43 @@ slice_mat(const fdnn_tensor_t *t, int64_t n, int64_t c0, int64_t nch, int64_t p0
     return false;
 }
 
-/* The panel that fwd_chunk / bwd_data_chunk run after (n, g, p0) in images
- * n .. n1-1 (positions first, then groups, then images; after image n1-1,
+/* The panel that fwd_chunk / bwd_data_chunk run after (n, g) in images
+ * n .. n1-1 (groups, then images, one panel each; after image n1-1,
  * image n_after, the first of the lane's next chunk, or -1: none), when its
- * B is channels [g * nch, + nch) of t read in place: its rows for the
- * GEMM's prefetch hint (fdnn_sgemm_args_t.next), so that the pack of that
- * B reads from cache (from memory it was 12% of forward 1024 -> 256 at
- * 14x14, with no FMA running).  None (base NULL) for a B that is gathered
- * or transposed, or where panels are parts of an image. */
+ * B is channels [g * nch, + nch) of t read in place (m: rows of the
+ * product, C's): its rows for the GEMM's prefetch hint
+ * (fdnn_sgemm_args_t.next), so that the pack of that B reads from cache
+ * (from memory it was 12-18% of forward 1024 -> 256 at 14x14, with no FMA
+ * running).  None (base NULL) for a B that is gathered or transposed, and
+ * where the hint measured slower (below). */
 static fdnn_gemm_prefetch_t
-next_panel(const plan_t *pl, const fdnn_tensor_t *t, const void *base, int64_t nch, int64_t n, int64_t n1,
-           int64_t n_after, int64_t g, int64_t p0)
+next_panel(const plan_t *pl, const fdnn_tensor_t *t, const void *base, int64_t nch, int64_t m, int64_t n,
+           int64_t n1, int64_t n_after, int64_t g)
 {
     fdnn_gemm_prefetch_t r = {NULL, 0, 0, 0};
-    /* Only for panels of whole images.  Where an image has several panels
-     * (res3 backward data at 28x28: two of 392 positions), the next one is
-     * mostly the other half of rows the pack just read, and the hint cost
-     * more in the kernel than it saved in the pack (7-15% slower). */
-    if (pl->tile != pl->osp)
+    /* Only for panels of whole images, and where B (nch rows) is at least
+     * as deep as the product has rows (m): the pack moves 2 / m bytes per
+     * flop, 12-18% of forward 1024 -> 256 at 14x14 (m = 256) but 2-3% of
+     * forward 256 -> 1024 (m = 1024), where the hint's traffic cost more
+     * than it saved (5-9% slower).  Where an image has several panels (res3
+     * backward data at 28x28: two of 392 positions), the next one is mostly
+     * the other half of rows the pack just read, and the hint measured
+     * slower too. */
+    if (pl->tile != pl->osp || nch < m)
         return r;
-    p0 += pl->tile;
-    if (p0 >= pl->osp) {
-        p0 = 0;
-        if (++g == pl->g) {
-            g = 0;
-            n++;
-        }
+    if (++g == pl->g) {
+        g = 0;
+        n++;
     }
     if (n >= n1)
         n = n_after;
-    mat_t m;
-    if (n < 0 || !slice_mat(t, n, g * nch, nch, p0, pl->osp - p0 < pl->tile ? pl->osp - p0 : pl->tile, &m) ||
-        m.trans)
+    mat_t bm;
+    if (n < 0 || !slice_mat(t, n, g * nch, nch, 0, pl->osp, &bm) || bm.trans)
         return r;
-    int64_t tw = pl->osp - p0 < pl->tile ? pl->osp - p0 : pl->tile;
-    r.base = (const char *)base + m.off * (int64_t)pl->es;
+    r.base = (const char *)base + bm.off * (int64_t)pl->es;
     r.rows = (size_t)nch;
-    r.row_bytes = (size_t)tw * pl->es;
-    r.ld_bytes = m.ld * pl->es;
+    r.row_bytes = (size_t)pl->osp * pl->es;
+    r.ld_bytes = bm.ld * pl->es;
     return r;
 }
 

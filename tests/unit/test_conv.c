@@ -65,6 +65,12 @@ static const shape_t shapes[] = {
      * core's 6x49 tile (W^T as plain rows for backward data), 1x1 too. */
     S2("7x7 groups", 3, 4, 6, 2, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     S2("1x1 14x14", 2, 9, 7, 1, 14, 14, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* Backward data with dy the deeper operand: the 6x49 kernel prefetches
+     * the next image's dy (next_panel), across groups and chunks. */
+    S2("1x1 7x7 deep dy groups", 3, 6, 12, 2, 7, 7, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* 352 channels x 784 positions pass the 1 MiB panel: backward data
+     * runs the image as one panel (make_plan's dx_whole), not two of 392. */
+    S2("1x1 28x28 wide channels", 2, 352, 8, 1, 28, 28, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     /* Over 2^20 multiply-adds, so 2 threads too: parallel image chunks with
      * their own GEMM scratch, batched backward filter, 6x49 panels. */
     S2("7x7 batch 20 two threads", 20, 16, 32, 1, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),

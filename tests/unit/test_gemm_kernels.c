@@ -596,6 +596,20 @@ test_b49(void)
                     }
                 CHECK_MSG(ok, "6x49__avx512 mr=%zu nr=%zu kc=%zu alpha=%g beta=%g brow=%d bcol=%d relu=%d", mr, nr,
                           kc, alpha, beta, brow, bcol, relu);
+                /* The twin with a prefetch share: C bit for bit the plain
+                 * kernel's, for no lines, fewer lines than 16-step blocks,
+                 * more, and a share starting mid-row of a 2-D region whose
+                 * lines run past A's end (addresses only, never read). */
+                {
+                    static const size_t counts[] = {0, 1, 5, 300};
+                    float *c2 = galloc(nc * sizeof(float));
+                    memcpy(c2, c0, nc * sizeof(float));
+                    fdnn_gemm_pf_share_t pf = {(const char *)a, 3, 64 * 5, (size_t)count % 7, counts[count % 4]};
+                    fdnn_f32_gemm_arows_pf_ukernel_6x49__avx512(mr, nr, kc, a, lda, bp, 49, c2, ldc, &ep, &pf);
+                    CHECK_MSG(memcmp(c2, c, nc * sizeof(float)) == 0, "6x49 pf twin mr=%zu nr=%zu kc=%zu lines=%zu", mr,
+                              nr, kc, pf.count);
+                    fdnn_guarded_free(c2);
+                }
                 fdnn_guarded_free(src);
                 fdnn_guarded_free(bp);
                 fdnn_guarded_free(a);

@@ -52,6 +52,7 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
     fdnn_sgemm_tile_t t = {.pack_t = fdnn_f32_pack_t__avx512, .pack_n = fdnn_f32_pack_n__avx512};
     if (use_49(args)) {
         t.arows = fdnn_f32_gemm_arows_ukernel_6x49__avx512; /* only: n fits one column tile */
+        t.arows_pf = fdnn_f32_gemm_arows_pf_ukernel_6x49__avx512;
         t.pack_b = fdnn_f32_pack_b49__avx512;
         t.mr = 6;
         t.nr = 49;

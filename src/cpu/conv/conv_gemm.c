@@ -186,6 +186,14 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
     } else {
         int64_t t = (int64_t)PANEL_BYTES / (pl->crs * (int64_t)pl->es);
         t = t < 64 ? 64 : t - t % 64;
+        /* Backward data 1x1 with dx written in place (the panel bounds an
+         * im2col buffer it never uses): an image of at most two panels is
+         * one.  res3 / res4 1x1 at 28x28 (Cg = 512): one GEMM of 784
+         * columns on the 14x32 tile instead of two of 392 on the 6x49 tile
+         * (512 -> 128: 0.80-0.94x the time, 512 -> 256: 0.94-0.98x); at
+         * 56x56 (four panels of 784) whole images measured no faster. */
+        bool dx_whole = p->dir == FDNN_CONV_BWD_DATA && pl->one_by_one && pl->osp <= 2 * t &&
+                        slice_mat(&p->x, 0, 0, pl->cg, 0, pl->osp, &probe);
         /* Images of 7m x 7n positions (ResNet's 56x56 .. 7x7): panels of a
          * multiple of 49 that divides them, for the GEMM core's 6x49 tile
          * (784 = 4 x 196, not 4 x 192 + 16). */
@@ -196,7 +204,7 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
                     best = d;
             t = best > 0 ? best : t;
         }
-        pl->tile = t < pl->osp ? t : pl->osp;
+        pl->tile = t < pl->osp && !dx_whole ? t : pl->osp;
     }
     int64_t chunks = p->n < MAX_CHUNKS ? p->n : MAX_CHUNKS;
     if (p->dir == FDNN_CONV_BWD_FILTER) {
@@ -394,6 +402,46 @@ slice_mat(const fdnn_tensor_t *t, int64_t n, int64_t c0, int64_t nch, int64_t p0
     return false;
 }
 
+/* The panel that fwd_chunk / bwd_data_chunk run after (n, g) in images
+ * n .. n1-1 (groups, then images, one panel each; after image n1-1,
+ * image n_after, the first of the lane's next chunk, or -1: none), when its
+ * B is channels [g * nch, + nch) of t read in place (m: rows of the
+ * product, C's): its rows for the GEMM's prefetch hint
+ * (fdnn_sgemm_args_t.next), so that the pack of that B reads from cache
+ * (from memory it was 12-18% of forward 1024 -> 256 at 14x14, with no FMA
+ * running).  None (base NULL) for a B that is gathered or transposed, and
+ * where the hint measured slower (below). */
+static fdnn_gemm_prefetch_t
+next_panel(const plan_t *pl, const fdnn_tensor_t *t, const void *base, int64_t nch, int64_t m, int64_t n,
+           int64_t n1, int64_t n_after, int64_t g)
+{
+    fdnn_gemm_prefetch_t r = {NULL, 0, 0, 0};
+    /* Only for panels of whole images, and where B (nch rows) is at least
+     * as deep as the product has rows (m): the pack moves 2 / m bytes per
+     * flop, 12-18% of forward 1024 -> 256 at 14x14 (m = 256) but 2-3% of
+     * forward 256 -> 1024 (m = 1024), where the hint's traffic cost more
+     * than it saved (5-9% slower).  Where an image has several panels (res3
+     * backward data at 28x28: two of 392 positions), the next one is mostly
+     * the other half of rows the pack just read, and the hint measured
+     * slower too. */
+    if (pl->tile != pl->osp || nch < m)
+        return r;
+    if (++g == pl->g) {
+        g = 0;
+        n++;
+    }
+    if (n >= n1)
+        n = n_after;
+    mat_t bm;
+    if (n < 0 || !slice_mat(t, n, g * nch, nch, 0, pl->osp, &bm) || bm.trans)
+        return r;
+    r.base = (const char *)base + bm.off * (int64_t)pl->es;
+    r.rows = (size_t)nch;
+    r.row_bytes = (size_t)pl->osp * pl->es;
+    r.ld_bytes = bm.ld * pl->es;
+    return r;
+}
+
 /* Fully connected as a convolution: one output position, the filter covers
  * the unpadded input, one group.  Then image n's im2col column is the image
  * itself, given x's C, D, H, W lie packed in that order. */
@@ -459,6 +507,7 @@ typedef struct task_ctx {
     bool narrow; /* fused fwd / bwd data, panels of one width (dividing the image) that the
                     GEMM core's narrow tile fits (49 .. 392): the GEMM core runs each panel;
                     backward data then keeps W^T as plain rows [G][CRS][Kg] in apack */
+    fdnn_gemm_prefetch_t next; /* the GEMM's hint: the next panel's B (next_panel) */
     /* per-row task arguments (im2col / col2im) */
     int64_t n, grp, p0, tw;
     void *col;
@@ -510,6 +559,19 @@ chunk_range(const plan_t *pl, int i, int64_t *n0, int64_t *n1)
 {
     *n0 = pl->n * i / pl->nchunks;
     *n1 = pl->n * (i + 1) / pl->nchunks;
+}
+
+/* The first image of the chunk that the lane running chunk ci runs next
+ * (chunks ci, ci + lanes, ...; see SFX(lane)), or -1: none. */
+static int64_t
+lane_next_image(const task_ctx_t *tc, size_t ci)
+{
+    size_t cn = ci + tc->lanes;
+    int64_t a0, a1;
+    if (cn >= (size_t)tc->pl->nchunks)
+        return -1;
+    chunk_range(tc->pl, (int)cn, &a0, &a1);
+    return a1 > a0 ? a0 : -1;
 }
 
 #define T float

@@ -40,6 +40,12 @@ typedef enum fdnn_gemm_act {
 typedef void (*fdnn_gemm_tile_hook_t)(void *ctx, float *c, size_t ldc, size_t row, size_t col, size_t rows,
                                       size_t cols);
 
+/* rows of row_bytes bytes, ld_bytes apart, from base (see fdnn_sgemm_args_t.next) */
+typedef struct fdnn_gemm_prefetch {
+    const void *base;
+    size_t rows, row_bytes, ld_bytes;
+} fdnn_gemm_prefetch_t;
+
 typedef struct fdnn_sgemm_args {
     bool trans_a, trans_b;
     size_t m, n, k;
@@ -64,6 +70,13 @@ typedef struct fdnn_sgemm_args {
      * streaming).  The fused graph engine runs its pointwise chain here. */
     fdnn_gemm_tile_hook_t tile_hook;
     void *tile_ctx;
+    /* Optional hint (base NULL: none; no effect on C): memory the caller
+     * reads right after this product (the convolution's next panel of B,
+     * whose pack would otherwise wait on memory with no FMA running).  The
+     * driver hands each kernel call an equal share of its lines; kernels
+     * that support it (the 6x49 tile) prefetch their share during their k
+     * loop, the others ignore it. */
+    fdnn_gemm_prefetch_t next;
 } fdnn_sgemm_args_t;
 
 /* Bytes of scratch that fdnn_sgemm needs to run without allocating. */

@@ -31,6 +31,8 @@
     ((ep).bias_col = (last) && (args)->bias_col != NULL ? (args)->bias_col + (col) : NULL)
 #define TILE_HOOK(args) ((args)->tile_hook)
 #define TILE_CTX(args) ((args)->tile_ctx)
+#define NEXT_OF(args) (&(args)->next)
+#define AROWS_PF_FN fdnn_f32_gemm_arows_pf_ukernel_fn
 #include "cpu/gemm/gemm_driver.inc"
 
 /* The kernel and blocks for one call.  The kernel is the level's choice
@@ -46,6 +48,7 @@ sgemm_config(fdnn_isa_t isa, const fdnn_sgemm_args_t *args)
     s_config_t cfg;
     cfg.ukernel = t.ukernel;
     cfg.arows = t.arows;
+    cfg.arows_pf = t.arows_pf;
     cfg.ukernel_half = t.ukernel_half;
     cfg.arows_half = t.arows_half;
     cfg.pack_t = t.pack_t;

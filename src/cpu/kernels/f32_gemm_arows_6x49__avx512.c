@@ -27,6 +27,7 @@
 #include "cpu/kernels/gemm_ukernel.h"
 
 #define UKERNEL fdnn_f32_gemm_arows_ukernel_6x49__avx512
+#define UKERNEL_PF fdnn_f32_gemm_arows_pf_ukernel_6x49__avx512
 #define A_T float
 #include "cpu/kernels/f32_gemm_arows_6x49.inc"
 

@@ -138,6 +138,23 @@ void fdnn_f32_gemm_aptrs_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, con
  * in 16 lanes and a fixed tree.  See the file. */
 void fdnn_f32_gemm_arows_ukernel_6x49__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
     const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep);
+/* One kernel call's share of a prefetch hint (fdnn_sgemm_args_t.next): lines
+ * first .. first + count - 1 of a region whose row r holds lpr lines from
+ * base + r * ld, in steps of 64 bytes (addresses only: a line may lie past
+ * the region, a prefetch never faults). */
+typedef struct fdnn_gemm_pf_share {
+    const char *base;
+    size_t lpr, ld, first, count;
+} fdnn_gemm_pf_share_t;
+/* An arows kernel that also prefetches its share, spread over its k loop
+ * (the misses then overlap the FMAs); C exactly as the plain kernel's. */
+typedef void (*fdnn_f32_gemm_arows_pf_ukernel_fn)(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+                                                  const float *b, size_t b_stride, float *c, size_t ldc,
+                                                  const fdnn_f32_gemm_epilogue_t *ep,
+                                                  const fdnn_gemm_pf_share_t *pf);
+void fdnn_f32_gemm_arows_pf_ukernel_6x49__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep,
+    const fdnn_gemm_pf_share_t *pf);
 /* fdnn_f32_pack_n_fn for width 49 into that layout. */
 void fdnn_f32_pack_b49__avx512(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
                                size_t width);

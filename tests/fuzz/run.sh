@@ -11,7 +11,8 @@
 # New corpus entries go to BUILD_DIR/fuzz-corpus/<harness> (the committed
 # corpus is read, never written); crash inputs to
 # BUILD_DIR/fuzz-artifacts/<harness>/.  Exit status 1 when a harness found
-# a crash.  FDNN_FUZZ_JOBS=N runs N fuzzing processes per harness.
+# a crash.  FDNN_FUZZ_JOBS=N runs N fuzzing processes per harness;
+# FDNN_FUZZ_PARALLEL=N runs N harnesses at once (default: the CPU count).
 # FDNN_FUZZ_RUNS=N runs exactly N inputs per harness from the fixed seed
 # FDNN_FUZZ_SEED (default 1) instead of SECONDS: the same inputs every
 # time, so CI's run cannot fail on a finding it did not find before (long

@@ -45,7 +45,7 @@ exclude='^(oracle_|test_desc_types_cudnn9|test_tensor_desc_cudnn9|install_|docto
 # are behind the shorter conv, pooling and CTC tests).  FDNN_ARM64_ALL=1
 # runs them too.
 [ "${FDNN_ARM64_ALL:-0}" = 1 ] ||
-  exclude="${exclude%)}|test_conv$|test_conv_zero_workspace|test_pooling$|test_fft|test_ctc_loss|test_conv_lowp_resnet)"
+  exclude="${exclude%)}|test_conv_[0-9]+$|test_conv_zero_workspace|test_pooling$|test_fft|test_ctc_loss|test_conv_lowp_resnet)"
 # The suites whose families have no NEON kernel (int8 and low-precision
 # convolutions, the row conversions: see docs/platforms.md) run the
 # portable kernels at every level on AArch64, and test_bf16_gemm and

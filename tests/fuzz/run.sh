@@ -11,7 +11,8 @@
 # New corpus entries go to BUILD_DIR/fuzz-corpus/<harness> (the committed
 # corpus is read, never written); crash inputs to
 # BUILD_DIR/fuzz-artifacts/<harness>/.  Exit status 1 when a harness found
-# a crash.  FDNN_FUZZ_JOBS=N runs N fuzzing processes per harness.
+# a crash.  FDNN_FUZZ_JOBS=N runs N fuzzing processes per harness;
+# FDNN_FUZZ_PARALLEL=N runs N harnesses at once (default: the CPU count).
 # FDNN_FUZZ_RUNS=N runs exactly N inputs per harness from the fixed seed
 # FDNN_FUZZ_SEED (default 1) instead of SECONDS: the same inputs every
 # time, so CI's run cannot fail on a finding it did not find before (long
@@ -50,21 +51,24 @@ ninja -C "$build" -j"${FDNN_FUZZ_BUILD_JOBS:-$(nproc)}" fuzz_harnesses
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export FREEDNN_NUM_THREADS=1
-status=0
-for h in "${harnesses[@]}"; do
-  exe="$build/tests/fuzz/fuzz_$h"
-  corpus="$build/fuzz-corpus/$h"
-  artifacts="$build/fuzz-artifacts/$h"
+# One harness: replay its committed crash inputs, then fuzz.  Prints its
+# report and leaves "failed" in $artifacts/status on a finding.
+fuzz_one() {
+  local h=$1
+  local exe="$build/tests/fuzz/fuzz_$h"
+  local corpus="$build/fuzz-corpus/$h"
+  local artifacts="$build/fuzz-artifacts/$h"
   mkdir -p "$corpus" "$artifacts"
+  rm -f "$artifacts/status"
   # Committed crash inputs first: each must now run clean.
   if [ -d "$here/crashes/$h" ] && [ -n "$(ls -A "$here/crashes/$h")" ]; then
     "$exe" -runs=0 "$here/crashes/$h" >"$artifacts/replay.log" 2>&1 ||
-      { echo "fuzz: $h: a committed crash input fails again:"; tail -40 "$artifacts/replay.log"; status=1; }
+      { echo "fuzz: $h: a committed crash input fails again:"; tail -40 "$artifacts/replay.log"; echo failed >"$artifacts/status"; }
   fi
   echo "== fuzz_$h: ${FDNN_FUZZ_RUNS:+${FDNN_FUZZ_RUNS} inputs from seed ${FDNN_FUZZ_SEED:-1}, at most }${seconds}s"
   # -timeout: one input running a second is a finding (the harness budgets
   # compute to milliseconds); -rss_limit_mb: a leak or a runaway allocation.
-  jobs=()
+  local jobs=()
   [ "${FDNN_FUZZ_JOBS:-1}" -le 1 ] || jobs=(-jobs="$FDNN_FUZZ_JOBS" -workers="$FDNN_FUZZ_JOBS")
   [ -z "${FDNN_FUZZ_RUNS:-}" ] || jobs+=(-runs="$FDNN_FUZZ_RUNS" -seed="${FDNN_FUZZ_SEED:-1}")
   if ! "$exe" "$corpus" "$here/corpus/$h" -dict="$here/fuzz.dict" -max_total_time="$seconds" \
@@ -73,8 +77,25 @@ for h in "${harnesses[@]}"; do
     echo "fuzz: $h found a crash; input(s) in $artifacts:"
     ls "$artifacts"
     grep -A30 "ERROR\|runtime error\|deadly signal\|which no input may cause" "$artifacts/fuzz.log" | head -60
-    status=1
+    echo failed >"$artifacts/status"
   fi
-  grep -aE "stat::number_of_executed_units|cov:.*ft:" "$artifacts/fuzz.log" | tail -2
+  grep -aE "stat::number_of_executed_units|cov:.*ft:" "$artifacts/fuzz.log" | tail -2 || true
+}
+
+# The harnesses run side by side, FDNN_FUZZ_PARALLEL at a time (default:
+# the CPU count; each harness is one process on one thread), each report
+# printed whole in the harnesses' order.  A fixed number of inputs from a
+# fixed seed gives the same inputs whatever runs beside it.
+parallel="${FDNN_FUZZ_PARALLEL:-$(nproc)}"
+mkdir -p "$build/fuzz-artifacts"
+for h in "${harnesses[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  fuzz_one "$h" >"$build/fuzz-artifacts/$h.report" 2>&1 &
+done
+wait
+status=0
+for h in "${harnesses[@]}"; do
+  cat "$build/fuzz-artifacts/$h.report"
+  [ ! -f "$build/fuzz-artifacts/$h/status" ] || status=1
 done
 exit $status

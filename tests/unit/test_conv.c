@@ -14,8 +14,10 @@
  * with real-valued data checks that 1, 2 and 3 threads give identical bits. */
 #define _POSIX_C_SOURCE 200809L /* setenv: test_winograd_split */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/fail.h"
 #include "core/handle.h"
@@ -1416,12 +1418,9 @@ test_winograd_heuristic(cudnnHandle_t h)
     }
 }
 
-int
-main(void)
+static void
+section_layouts(cudnnHandle_t h)
 {
-    cudnnHandle_t h;
-    CHECK_OK(cudnnCreate(&h));
-    isa_count = fdnn_test_isa_count();
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         /* Every ISA level on NCHW; the best level only on the rest (the ISA
          * changes the GEMM kernels, not the layout code), except NHWC for
@@ -1434,6 +1433,11 @@ main(void)
         test_shape(h, &shapes[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
         test_shape(h, &shapes[i], L_NHWC, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
     }
+}
+
+static void
+section_large(cudnnHandle_t h)
+{
     /* Shapes above the single-thread cut-off (about 2^20 multiply-adds),
      * so 2 threads really run in parallel: image chunks, panels, 1x1. */
     static const shape_t large[] = {
@@ -1492,6 +1496,11 @@ main(void)
             test_shape(h, &large[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &large[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
     }
+}
+
+static void
+section_small_c(cudnnHandle_t h)
+{
     /* Backward filter with few input channels on channels-last tensors
      * (conv_wgrad_small.h, ALGO_1; under 2^20 multiply-adds, one thread:
      * the determinism tests below run 2 and 3), every ISA level (AVX2 / AVX-512 read
@@ -1513,6 +1522,11 @@ main(void)
         test_shape(h, &small_c[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, true);
         test_shape(h, &small_c[i], L_NHWC_4K, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
     }
+}
+
+static void
+section_depthwise(cudnnHandle_t h)
+{
     /* The depthwise path of DIRECT (one input channel per group, any K/g):
      * W stride phases (forward, backward filter) and upsampled dy
      * (backward data) for strides 2 and 3, dilation, padding beyond the
@@ -1579,6 +1593,11 @@ main(void)
         test_shape(h, &depthwise[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
     }
+}
+
+static void
+section_depthwise_4k(cudnnHandle_t h)
+{
     /* Channels innermost, positions 4 KB apart (L_NHWC_4K): the gathered
      * forward / backward data and the strips with channel tails (37: a
      * last block of 5, under AVX2's 8; 20: of 4), stride 2, dilation 2,
@@ -1590,6 +1609,11 @@ main(void)
     };
     for (size_t i = 0; i < sizeof(dw4k) / sizeof(dw4k[0]); i++)
         test_shape(h, &dw4k[i], L_NHWC_4K, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, true);
+}
+
+static void
+section_fft(cudnnHandle_t h)
+{
     /* Shapes for the FFT solvers: several tiles per dimension, a strided
      * tiled forward, 17..32 filters (64-point tiles), a long 1-D filter, 1-D
      * problems (backward-filter FFT_TILING) and 3-D tiles. */
@@ -1609,6 +1633,11 @@ main(void)
         test_shape(h, &fft[i], L_STRIDED, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, false);
         test_shape(h, &fft[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
     }
+}
+
+static void
+section_random_fft(cudnnHandle_t h)
+{
     /* Random shapes (fixed seed) around the FFT solvers' edges: odd and
      * even lengths, tile boundaries, padding up to the filter size - 1,
      * stride 2 (tiled forward), groups, 1-D and 3-D problems. */
@@ -1636,6 +1665,12 @@ main(void)
         test_shape(h, &r, L_NCHW, CUDNN_TENSOR_NCHW, fdnn_rng_int(&srng, 0, 1) ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
                    false);
     }
+}
+
+static void
+section_random_direct(cudnnHandle_t h)
+{
+    fdnn_rng_t srng;
     /* Random shapes (fixed seed) for the blocked direct paths and the rows
      * path of backward filter: strides 1-3 (the phases of strided backward
      * data, some with no tap), dilation 1-2, padding up to the filter,
@@ -1666,6 +1701,12 @@ main(void)
         layout_t l = (layout_t)fdnn_rng_int(&srng, 0, 2);
         test_shape(h, &r, l, l == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i % 7 == 0);
     }
+}
+
+static void
+section_random_depthwise(cudnnHandle_t h)
+{
+    fdnn_rng_t srng;
     /* Random depthwise shapes (fixed seed): strides 1-3, dilation 1-3,
      * padding up to the dilated filter, multipliers 1-3, 1-D to 3-D. */
     fdnn_rng_seed(&srng, 2026);
@@ -1693,10 +1734,20 @@ main(void)
         layout_t l = (layout_t)fdnn_rng_int(&srng, 0, 2);
         test_shape(h, &r, l, l == L_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i % 4 == 0);
     }
+}
+
+static void
+section_api(cudnnHandle_t h)
+{
     test_fft_applicability(h);
     test_fft_api(h);
     test_fft_bias_activation(h);
     test_bias(h);
+}
+
+static void
+section_determinism(cudnnHandle_t h)
+{
     /* 9 images: image chunks in parallel; 1 image: parallel inside a chunk. */
     test_thread_determinism(h, (shape_t)S2("determinism", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 1, 1, 1, 1,
                                            CUDNN_CROSS_CORRELATION));
@@ -1768,12 +1819,71 @@ main(void)
                                                   1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
     test_thread_determinism_layout(h, (shape_t)S2("determinism small-C 7x7 N=1", 1, 3, 24, 1, 50, 48, 7, 7, 3, 3, 2, 2,
                                                   1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
+}
+
+static void
+section_limits(cudnnHandle_t h)
+{
     test_wgrad_small_applicability();
     test_winograd_limits(h);
     test_winograd_split(h);
     test_winograd_bias_activation(h);
     test_winograd_heuristic(h);
     test_direct_bwd_data_path();
+}
+
+/* The sections of this test, each in one of FDNN_TEST_CONV_PARTS parts:
+ * ctest runs the parts as separate entries (test_conv_1 ... test_conv_4,
+ * tests/CMakeLists.txt) so that they share the CI's cores, balanced by their
+ * time under ASan (each section prints it: 230-290 s for parts 1-3, 180 s
+ * for part 4 on the 2-core host); `test_conv` with no argument runs every
+ * section. */
+#define FDNN_TEST_CONV_PARTS 4
+static const struct {
+    const char *name;
+    int part;
+    void (*run)(cudnnHandle_t h);
+} sections[] = {
+    {"layouts", 1, section_layouts},
+    {"large", 2, section_large},
+    {"small_c", 4, section_small_c},
+    {"depthwise", 3, section_depthwise},
+    {"depthwise_4k", 3, section_depthwise_4k},
+    {"fft", 4, section_fft},
+    {"random_fft", 4, section_random_fft},
+    {"random_direct", 3, section_random_direct},
+    {"random_depthwise", 3, section_random_depthwise},
+    {"api", 4, section_api},
+    {"determinism", 4, section_determinism},
+    {"limits", 4, section_limits},
+};
+
+static double
+seconds_now(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int
+main(int argc, char **argv)
+{
+    int part = 0; /* every part */
+    if (argc > 2 || (argc == 2 && (sscanf(argv[1], "%d", &part) != 1 || part < 1 || part > FDNN_TEST_CONV_PARTS))) {
+        fprintf(stderr, "usage: test_conv [PART]  (PART 1-%d; none: every part)\n", FDNN_TEST_CONV_PARTS);
+        return 2;
+    }
+    cudnnHandle_t h;
+    CHECK_OK(cudnnCreate(&h));
+    isa_count = fdnn_test_isa_count();
+    for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+        if (part && sections[i].part != part)
+            continue;
+        double t0 = seconds_now();
+        sections[i].run(h);
+        printf("test_conv: section %s (part %d) %.1f s\n", sections[i].name, sections[i].part, seconds_now() - t0);
+    }
     CHECK_OK(cudnnDestroy(h));
     return fdnn_test_finish("test_conv");
 }

@@ -358,7 +358,8 @@ store_row(void *arg, size_t item)
     float alpha = (float)cx->e->alpha, beta = (float)cx->e->beta;
     const int64_t *ws = p->w.strides;
     float *dw = (float *)cx->e->out + (g * gm->kg + k) * ws[0];
-    const float *t0 = cx->t + (size_t)(g * per) * gm->t_floats;
+    /* (no partials when alpha is 0: cx->t is NULL and never read) */
+    const float *t0 = cx->t != NULL ? cx->t + (size_t)(g * per) * gm->t_floats : NULL;
     for (int64_t c = 0; c < gm->cg; c++)
         for (int64_t r = 0; r < R; r++)
             for (int64_t s = 0; s < S; s++) {

@@ -52,18 +52,20 @@ export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export FREEDNN_NUM_THREADS=1
 # One harness: replay its committed crash inputs, then fuzz.  Prints its
-# report and leaves "failed" in $artifacts/status on a finding.
+# report; $artifacts/status stays behind on a finding, and on anything that
+# ends the harness's run before its last line (so that counts as a failure).
 fuzz_one() {
   local h=$1
   local exe="$build/tests/fuzz/fuzz_$h"
   local corpus="$build/fuzz-corpus/$h"
   local artifacts="$build/fuzz-artifacts/$h"
   mkdir -p "$corpus" "$artifacts"
-  rm -f "$artifacts/status"
+  local failed=0
+  echo unfinished >"$artifacts/status"
   # Committed crash inputs first: each must now run clean.
   if [ -d "$here/crashes/$h" ] && [ -n "$(ls -A "$here/crashes/$h")" ]; then
     "$exe" -runs=0 "$here/crashes/$h" >"$artifacts/replay.log" 2>&1 ||
-      { echo "fuzz: $h: a committed crash input fails again:"; tail -40 "$artifacts/replay.log"; echo failed >"$artifacts/status"; }
+      { failed=1; echo "fuzz: $h: a committed crash input fails again:"; tail -40 "$artifacts/replay.log"; }
   fi
   echo "== fuzz_$h: ${FDNN_FUZZ_RUNS:+${FDNN_FUZZ_RUNS} inputs from seed ${FDNN_FUZZ_SEED:-1}, at most }${seconds}s"
   # -timeout: one input running a second is a finding (the harness budgets
@@ -74,12 +76,13 @@ fuzz_one() {
   if ! "$exe" "$corpus" "$here/corpus/$h" -dict="$here/fuzz.dict" -max_total_time="$seconds" \
         -timeout=10 -rss_limit_mb=2048 -max_len=1024 -print_final_stats=1 "${jobs[@]}" \
         -artifact_prefix="$artifacts/" >"$artifacts/fuzz.log" 2>&1; then
+    failed=1
     echo "fuzz: $h found a crash; input(s) in $artifacts:"
     ls "$artifacts"
-    grep -A30 "ERROR\|runtime error\|deadly signal\|which no input may cause" "$artifacts/fuzz.log" | head -60
-    echo failed >"$artifacts/status"
+    grep -A30 "ERROR\|runtime error\|deadly signal\|which no input may cause" "$artifacts/fuzz.log" | head -60 || true
   fi
   grep -aE "stat::number_of_executed_units|cov:.*ft:" "$artifacts/fuzz.log" | tail -2 || true
+  [ "$failed" = 1 ] || rm -f "$artifacts/status"
 }
 
 # The harnesses run side by side, FDNN_FUZZ_PARALLEL at a time (default:

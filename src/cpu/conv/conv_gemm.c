@@ -173,27 +173,27 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
             pl->one_by_one = false;
     pl->pack_w = !filter_is_canonical(p);
 
-    /* Forward 1x1 with x usable in place: the whole image is one panel.
-     * Panels bound the im2col buffer, which this never needs; a 28x28 image
-     * cut in two panels of 392 made two short GEMMs of two row tiles each,
-     * which balanced poorly over threads (res3 1x1 512 -> 128 at mb=1, 2
-     * threads: 25% faster whole; 1 thread and mb=32 unchanged). */
+    /* 1x1 with x usable in place (forward reads it as B, backward data
+     * writes dx there): panels bound the im2col buffer, which these never
+     * need, so images are cut only where whole ones measured slower.
+     * Forward: always whole; a 28x28 image cut in two panels of 392 made
+     * two short GEMMs of two row tiles each, which balanced poorly over
+     * threads (res3 1x1 512 -> 128 at mb=1, 2 threads: 25% faster whole;
+     * 1 thread and mb=32 unchanged).  Backward data: whole where an image
+     * is at most two panels: res3 / res4 1x1 at 28x28 (Cg = 512), one GEMM
+     * of 784 columns on the 14x32 tile instead of two of 392 on the 6x49
+     * tile (512 -> 128: 0.80-0.94x the time, 512 -> 256: 0.94-0.98x); at
+     * 56x56 (four panels of 784) whole images measured no faster. */
     mat_t probe;
-    pl->x_whole = v != FDNN_CONV_GEMM_EXPLICIT && p->dir == FDNN_CONV_FWD && pl->one_by_one &&
-                  slice_mat(&p->x, 0, 0, pl->cg, 0, pl->osp, &probe);
-    if (v == FDNN_CONV_GEMM_EXPLICIT || pl->x_whole) {
+    bool x_in_place = v != FDNN_CONV_GEMM_EXPLICIT && pl->one_by_one &&
+                      slice_mat(&p->x, 0, 0, pl->cg, 0, pl->osp, &probe);
+    int64_t t = (int64_t)PANEL_BYTES / (pl->crs * (int64_t)pl->es);
+    t = t < 64 ? 64 : t - t % 64;
+    pl->x_whole = x_in_place && p->dir == FDNN_CONV_FWD;
+    bool dx_whole = x_in_place && p->dir == FDNN_CONV_BWD_DATA && pl->osp <= 2 * t;
+    if (v == FDNN_CONV_GEMM_EXPLICIT || pl->x_whole || dx_whole) {
         pl->tile = pl->osp;
     } else {
-        int64_t t = (int64_t)PANEL_BYTES / (pl->crs * (int64_t)pl->es);
-        t = t < 64 ? 64 : t - t % 64;
-        /* Backward data 1x1 with dx written in place (the panel bounds an
-         * im2col buffer it never uses): an image of at most two panels is
-         * one.  res3 / res4 1x1 at 28x28 (Cg = 512): one GEMM of 784
-         * columns on the 14x32 tile instead of two of 392 on the 6x49 tile
-         * (512 -> 128: 0.80-0.94x the time, 512 -> 256: 0.94-0.98x); at
-         * 56x56 (four panels of 784) whole images measured no faster. */
-        bool dx_whole = p->dir == FDNN_CONV_BWD_DATA && pl->one_by_one && pl->osp <= 2 * t &&
-                        slice_mat(&p->x, 0, 0, pl->cg, 0, pl->osp, &probe);
         /* Images of 7m x 7n positions (ResNet's 56x56 .. 7x7): panels of a
          * multiple of 49 that divides them, for the GEMM core's 6x49 tile
          * (784 = 4 x 196, not 4 x 192 + 16). */
@@ -204,7 +204,7 @@ make_plan(const fdnn_conv_problem_t *p, fdnn_conv_gemm_variant_t v, plan_t *pl)
                     best = d;
             t = best > 0 ? best : t;
         }
-        pl->tile = t < pl->osp && !dx_whole ? t : pl->osp;
+        pl->tile = t < pl->osp ? t : pl->osp;
     }
     int64_t chunks = p->n < MAX_CHUNKS ? p->n : MAX_CHUNKS;
     if (p->dir == FDNN_CONV_BWD_FILTER) {

@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 CONV_RE = re.compile(r"^(\S+)\s+mb=(\d+)\s+(fwd|bwd_d|bwd_w)\s+algo=(\S+)\s+([\d.]+) ms\s+([\d.]+) GFLOP/s"
-                     r".*?onednn\s+([\d.]+) ms ratio ([\d.]+)")
+                     r"(?:.*?onednn\s+([\d.]+) ms ratio ([\d.]+))?")
 RNN_RE = re.compile(r"^(\S.*?)\s+threads=(\d+)\s+FP32\s+([\d.]+) ms.*?BF16\s+([\d.]+) ms"
                     r".*?bf16-speedup ([\d.]+)x(?:\s+(oneDNN|PyTorch)-FP32\s+([\d.]+) ms.*?(onednn|torch)-ratio ([\d.]+)x)?")
 NET_RE = re.compile(r"^(\S+) (train|infer) mb=(\d+) threads=(\d+) FreeDNN ([\d.]+) ms PyTorch ([\d.]+) ms "
@@ -53,7 +53,9 @@ def conv_cells(path):
             m = CONV_RE.match(line)
             if m:
                 key = (m.group(1), int(m.group(2)), m.group(3))
-                runs.setdefault(key, []).append((float(m.group(5)), float(m.group(7)), float(m.group(6))))
+                # no oneDNN side (HALF runs): its time is NaN
+                theirs = float(m.group(7)) if m.group(7) else float("nan")
+                runs.setdefault(key, []).append((float(m.group(5)), theirs, float(m.group(6))))
     cells = {}
     for key, rs in runs.items():
         cells[key] = tuple(statistics.median(r[i] for r in rs) for i in range(3))
@@ -321,6 +323,12 @@ def report(out, doc):
                          f"{fmt(bo / b if b else None, 1.0)} | {h:.1f} | {fmt(f / h if h else None, 0.9)} |")
         lines.append("")
 
+    # Memory-bound ops: bench-ops prints its own tables (bars: faster than
+    # oneDNN, >= 70% of the stream triad).
+    ops = os.path.join(out, "ops.txt")
+    if os.path.exists(ops):
+        lines += ["### Memory-bound operations (faster than oneDNN, >= 70% of the stream triad)", ""]
+        lines += [l.replace("### ", "#### ") for l in read(ops)] + [""]
     for name in ("ops.txt", "int8_t1.txt", "fashion_mnist.txt"):
         if os.path.exists(os.path.join(out, name)):
             lines.append(f"Raw: `{name}`.")

@@ -21,6 +21,7 @@
 
 #include "core/fail.h"
 #include "core/handle.h"
+#include "cpu/conv/conv_direct_blocked.h"
 #include "cpu/conv/conv_wgrad_small.h"
 #include "freednn.h"
 #include "ref/conv_ref.h"
@@ -59,6 +60,11 @@ static const shape_t shapes[] = {
     S2("odd asym", 1, 3, 2, 1, 11, 5, 2, 4, 0, 3, 3, 1, 1, 2, CUDNN_CROSS_CORRELATION),
     S2("1-D as H=1", 2, 3, 4, 1, 1, 17, 1, 5, 0, 2, 1, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("big batch", 11, 2, 3, 1, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* Padding, stride and dilation of 2^30 / 2^20 rows around a 2x1 image
+     * (a fuzzer's): the blocked direct solver's padded copy would be 17 GB,
+     * so it declines and the formula loops run; every algorithm answers
+     * without a large workspace or scratch (test_far_padding_scratch). */
+    S2("far padding", 2, 2, 1, 1, 2, 1, 2, 1, 1 << 30, 0, 1 << 30, 1, 1 << 20, 1, CUDNN_CONVOLUTION),
     /* Small images: backward filter's rows path with groups, 1x1 and
      * strided. */
     S2("small images batched 1x1 groups", 20, 4, 6, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
@@ -1379,6 +1385,66 @@ test_direct_bwd_data_path(void)
     }
 }
 
+/* A padding, stride and dilation far beyond the tensor (a fuzzer's input,
+ * "far padding" in shapes[]): the blocked direct solver's padded copy of x
+ * would be 17 GB, so it declines with its reason, and every algorithm of
+ * every direction then runs on a fresh handle with a small workspace and
+ * scratch (the formula loops and the GEMM need little).  Control: the same
+ * tiny image with a padding of 1 runs on the blocked kernels. */
+static void
+test_far_padding_scratch(void)
+{
+    for (int far = 1; far >= 0; far--) {
+        const int in[2] = {2, 1}, ker[2] = {2, 1}, pad[2] = {far ? 1 << 30 : 1, 0},
+                  str[2] = {far ? 1 << 30 : 1, 1}, dil[2] = {far ? 1 << 20 : 1, 1};
+        descs_t d;
+        fft_descs(&d, 2, 2, 2, 1, in, ker, pad, str, dil);
+        int xd[4] = {2, 2, 2, 1}, wd[4] = {1, 2, 2, 1}, yd[4];
+        CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
+        operand_t x, w, y;
+        operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+        operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
+        operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+        fdnn_rng_t rng;
+        fdnn_rng_seed(&rng, 3);
+        fill(&x, 4, &rng, true);
+        fill(&w, 4, &rng, true);
+        fill(&y, 4, &rng, true);
+        fdnn_conv_problem_t p;
+        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, d.x, d.w, d.conv, d.y, &p));
+        cudnnHandle_t h;
+        CHECK_OK(cudnnCreate(&h));
+        fdnn_conv_exec_t e = {.handle = h, .p = &p, .x_in = x.buf, .w_in = w.buf, .out = y.buf, .alpha = 1};
+        fdnn_fail_clear();
+        cudnnStatus_t st = fdnn_conv_direct_blocked_execute(&e);
+        CHECK_MSG(st == (far ? CUDNN_STATUS_NOT_SUPPORTED : CUDNN_STATUS_SUCCESS),
+                  "far padding %d: blocked direct forward %s", far, cudnnGetErrorString(st));
+        CHECK_MSG(!far || strstr(fdnn_fail_reason(), "far beyond the tensor") != NULL,
+                  "far padding: reason \"%s\"", fdnn_fail_reason());
+        CHECK_OK(cudnnDestroy(h));
+        for (int dir = 0; far && dir < 3; dir++)
+            for (int algo = 0; algo < algo_count(dir); algo++) {
+                CHECK_OK(cudnnCreate(&h));
+                size_t wsb = 0;
+                if (ws_size(h, dir, &d, algo, &wsb) == CUDNN_STATUS_SUCCESS) {
+                    CHECK_MSG(wsb < (1u << 20), "far padding dir %d algo %d: workspace %zu bytes", dir, algo, wsb);
+                    void *ws = wsb < (1u << 20) ? malloc(wsb + 1) : NULL;
+                    st = ws != NULL ? run(h, dir, &d, algo, &x, &w, &y, ws, wsb, 1, 0, 4) : CUDNN_STATUS_SUCCESS;
+                    CHECK_MSG(st == CUDNN_STATUS_SUCCESS || st == CUDNN_STATUS_NOT_SUPPORTED,
+                              "far padding dir %d algo %d: %s", dir, algo, cudnnGetErrorString(st));
+                    CHECK_MSG(h->scratch_bytes < (64u << 20), "far padding dir %d algo %d: %zu bytes of scratch",
+                              dir, algo, h->scratch_bytes);
+                    free(ws);
+                }
+                CHECK_OK(cudnnDestroy(h));
+            }
+        operand_free(&x);
+        operand_free(&w);
+        operand_free(&y);
+        descs_free(&d);
+    }
+}
+
 /* The heuristic lists the fused WINOGRAD first (forward and backward data)
  * for 3x3 stride-1 FLOAT layers with >= 16 channels per group and >= 96
  * 4x4 tiles over the batch (src/cpu/conv/conv_list.c), and not for few
@@ -1830,6 +1896,7 @@ section_limits(cudnnHandle_t h)
     test_winograd_bias_activation(h);
     test_winograd_heuristic(h);
     test_direct_bwd_data_path();
+    test_far_padding_scratch();
 }
 
 /* The sections of this test, each in one of FDNN_TEST_CONV_PARTS parts:

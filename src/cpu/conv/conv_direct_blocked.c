@@ -16,6 +16,15 @@
 
 /* Sizes beyond this many floats are refused (no size_t overflow below). */
 #define MAX_FLOATS ((double)(1ull << 58))
+/* The reordered filter and padded image are private copies of the
+ * operands: a few times their size on network layers (channels rounded up
+ * to KB, rows padded to the tile).  Past COPY_FLOOR_FLOATS (16 MiB) they
+ * may be at most COPY_RATIO times the filter plus one image of x and y;
+ * beyond that (a padding or dilation far larger than the tensor, which
+ * only the padding would fill) the solver declines and the formula loops,
+ * which need no scratch, run instead. */
+#define COPY_FLOOR_FLOATS ((double)(1u << 22))
+#define COPY_RATIO 64.0
 
 typedef struct plan {
     int64_t g, cg, kg;
@@ -84,6 +93,13 @@ make_layout(const fdnn_conv_problem_t *p, plan_t *pl)
     double inf = (double)pl->g * (double)pl->ncb * (double)pl->cin * (double)pl->dp * (double)pl->hp * (double)pl->wp;
     if (wf + inf > MAX_FLOATS)
         return FDNN_NOT_SUPPORTED("direct convolution: reordered operands of %.3g floats are too large", wf + inf);
+    double operands = (double)p->k * (double)pl->cg * (double)pl->taps +
+                      (double)p->c * (double)p->in[0] * (double)p->in[1] * (double)p->in[2] +
+                      (double)p->k * (double)p->out[0] * (double)p->out[1] * (double)p->out[2];
+    if (wf + inf > COPY_FLOOR_FLOATS && wf + inf > COPY_RATIO * operands)
+        return FDNN_NOT_SUPPORTED("direct convolution: reordered operands of %.3g floats for %.3g floats of "
+                                  "filter and image (padding or dilation far beyond the tensor)",
+                                  wf + inf, operands);
     pl->w_floats = (size_t)wf;
     pl->in_floats = (size_t)inf;
     return CUDNN_STATUS_SUCCESS;

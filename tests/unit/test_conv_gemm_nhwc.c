@@ -15,8 +15,9 @@
  *     pool's threshold;
  *   - workspace 0 (the zero-workspace algorithms stay so);
  *   - the rows path (forward and backward data, conv_gemm_nhwc_rows.h)
- *     takes exactly the stride-1, in-place shapes with a reduction of at
- *     most 512 channels. */
+ *     takes exactly the shapes with a reduction of at most 512 channels,
+ *     backward data only those with dx in place (stride 1); forward on
+ *     strided or irregular x runs it by lines of output positions. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,12 @@ static const shape_t shapes[] = {
     {"3-D strided", 3, 2, 3, 4, 1, {3, 4, 5}, 1, 0, true, {2, 1, 2}, 0},
     {"stride 1 irregular", 2, 2, 5, 3, 1, {1, 4, 4}, 0, 0, true, {1, 1, 1}, 3},
     {"stride 2 pool", 2, 2, 64, 96, 1, {1, 27, 29}, 0, 0, true, {1, 2, 2}, 0},
+    /* Forward's rows path on lines of 28 or 42 output positions (whole
+     * kernel row tiles at MR 6, 7, 8 and 14; fewer, and the level's MR would
+     * pad them by more than a sixth: the gather and the driver run). */
+    {"rows lines stride 2", 2, 2, 20, 24, 1, {1, 9, 56}, 0, 0, true, {1, 2, 2}, 0},
+    {"rows lines groups gaps", 2, 3, 2 * 10, 2 * 13, 2, {1, 7, 84}, 3, 1, false, {1, 3, 2}, 0},
+    {"rows lines 3-D", 3, 2, 7, 9, 1, {3, 2, 28}, 1, 0, true, {2, 1, 1}, 5},
     /* Backward filter in place (conv_gemm_nhwc_wgrad.h): three k blocks,
      * Kg > Cg (T transposed into dW), a partial strip of the large operand
      * read from its packed copy; and Cg > Kg with gaps and groups. */
@@ -360,7 +367,7 @@ test_rows_applicability(void)
             fdnn_conv_problem_t p;
             CHECK_OK(fdnn_conv_problem_from_desc((fdnn_conv_dir_t)d, pb.xd, pb.wd, pb.cd, pb.yd, &p));
             int depth = d == FDNN_CONV_FWD ? pb.cg : s->k / s->g;
-            bool want = d != FDNN_CONV_BWD_FILTER && !strided && depth <= 512;
+            bool want = d != FDNN_CONV_BWD_FILTER && (d == FDNN_CONV_FWD || !strided) && depth <= 512;
             bool got = fdnn_conv_gemm_nhwc_rows_applicable(&p) == CUDNN_STATUS_SUCCESS;
             CHECK_MSG(got == want, "%s %s: rows path %s", s->name, dir_name[d], got ? "accepted" : "declined");
         }

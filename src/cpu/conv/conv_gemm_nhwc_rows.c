@@ -47,8 +47,8 @@ fdnn_conv_gemm_nhwc_rows_applicable(const fdnn_conv_problem_t *p)
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     size_t ldx, ldy, ldw;
-    if (!fdnn_conv_gemm_nhwc_lds(p, &ldx, &ldy, &ldw))
-        return FDNN_NOT_SUPPORTED("the batch 1x1 rows path needs x read in place (stride 1, uniform positions)");
+    if (!fdnn_conv_gemm_nhwc_lds(p, &ldx, &ldy, &ldw) && p->dir != FDNN_CONV_FWD)
+        return FDNN_NOT_SUPPORTED("the batch 1x1 rows path needs dx written in place (stride 1, uniform positions)");
     size_t k, n;
     rows_shape(p, &k, &n);
     if (k > ROWS_MAX_K)
@@ -66,6 +66,14 @@ typedef struct rows_ctx {
     float *c;
     size_t ldc;
     size_t m, n, k, task_rows;
+    /* Lines (forward, x not in place): C's rows in lines of `ow` output
+     * positions, task t the lines [t * task_lines, ..); line l's A rows
+     * from line_a(l), lda apart (x's W stride times the conv's).  ow 0:
+     * the rows are A's uniformly. */
+    size_t ow, task_lines, lines;
+    const float *x;            /* x, group offset included */
+    int64_t oh, od;            /* output lines per depth slice, depth slices */
+    int64_t sn, sd, sh;        /* x's element strides to the next image, depth and line a position reads */
     const float *bias; /* n entries or NULL */
     bool relu, stream;
     float alpha, beta;
@@ -92,6 +100,42 @@ rows_task(void *arg, size_t t)
 #if defined(__x86_64__) || defined(__i386__)
     if (r->stream)
         _mm_sfence(); /* the streamed rows are visible before the task reports done */
+#endif
+}
+
+/* Output line l (n, od, oh) of a lines problem: its first A row in x. */
+static const float *
+line_a(const rows_ctx_t *r, size_t l)
+{
+    int64_t oh = (int64_t)l % r->oh, od = (int64_t)l / r->oh % r->od, n = (int64_t)l / (r->oh * r->od);
+    return r->x + n * r->sn + od * r->sd + oh * r->sh;
+}
+
+/* Lines task t: as rows_task, each line's rows in runs of at most MR
+ * (a kernel call never spans two lines: their A rows are not lda apart). */
+static void
+lines_task(void *arg, size_t t)
+{
+    const rows_ctx_t *r = arg;
+    const fdnn_sgemm_tile_t *tl = &r->tile;
+    size_t mr = tl->mr, nr = tl->nr, ow = r->ow;
+    size_t l0 = t * r->task_lines, l1 = l0 + r->task_lines < r->lines ? l0 + r->task_lines : r->lines;
+    for (size_t j = 0; j < r->n; j += nr) {
+        size_t ncols = r->n - j < nr ? r->n - j : nr;
+        fdnn_f32_gemm_arows_ukernel_fn kern = 2 * ncols <= nr && tl->arows_half != NULL ? tl->arows_half : tl->arows;
+        fdnn_f32_gemm_epilogue_t ep = {r->alpha, r->beta, NULL, r->bias != NULL ? r->bias + j : NULL, r->relu,
+                                       r->stream};
+        for (size_t l = l0; l < l1; l++) {
+            const float *a = line_a(r, l);
+            float *c = r->c + l * ow * r->ldc + j;
+            for (size_t i = 0; i < ow; i += mr)
+                kern(ow - i < mr ? ow - i : mr, ncols, r->k, a + i * r->lda, r->lda, r->b + j * r->k, nr,
+                     c + i * r->ldc, r->ldc, &ep);
+        }
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    if (r->stream)
+        _mm_sfence();
 #endif
 }
 
@@ -141,11 +185,25 @@ fdnn_conv_gemm_nhwc_rows_execute(const fdnn_conv_exec_t *e)
     if (r.tile.arows == NULL || r.alpha == 0 || r.m == 0)
         return fdnn_conv_gemm_nhwc_execute(e); /* the driver packs A, or skips the product */
     size_t ldx, ldy, ldw;
-    fdnn_conv_gemm_nhwc_lds(p, &ldx, &ldy, &ldw);
+    bool in_place = fdnn_conv_gemm_nhwc_lds(p, &ldx, &ldy, &ldw);
     size_t mr = r.tile.mr, nr = r.tile.nr;
     size_t rows_fit = ROWS_TASK_BYTES / (r.k * sizeof(float)) / mr * mr;
     r.task_rows = rows_fit > mr ? rows_fit : mr;
     size_t tasks = (r.m + r.task_rows - 1) / r.task_rows;
+    if (!in_place) { /* forward on strided or irregular x: lines (rows_applicable) */
+        r.ow = (size_t)p->out[2];
+        if ((r.ow + mr - 1) / mr * mr * 6 > 7 * r.ow)
+            return fdnn_conv_gemm_nhwc_execute(e); /* short lines would run mostly empty kernel rows */
+        r.lines = r.m / r.ow;
+        r.task_lines = r.task_rows / r.ow > 1 ? r.task_rows / r.ow : 1;
+        tasks = (r.lines + r.task_lines - 1) / r.task_lines;
+        r.oh = p->out[1];
+        r.od = p->out[0];
+        r.sn = p->x.strides[0];
+        r.sd = p->stride[0] * p->x.strides[2];
+        r.sh = p->stride[1] * p->x.strides[3];
+        ldx = (size_t)(p->stride[2] * p->x.strides[4]);
+    }
     size_t b_bytes = (r.n + nr - 1) / nr * nr * r.k * sizeof(float);
     float *bpack = fdnn_handle_scratch(e->handle, b_bytes);
     if (bpack == NULL)
@@ -159,9 +217,10 @@ fdnn_conv_gemm_nhwc_rows_execute(const fdnn_conv_exec_t *e)
         size_t xc = (size_t)g * cg, yc = (size_t)g * kg;
         pack_filter(&r, fwd, (const float *)e->w_in + (size_t)g * kg * ldw, ldw, bpack);
         r.a = fwd ? (const float *)e->x_in + xc : (const float *)e->y_in + yc;
+        r.x = (const float *)e->x_in + xc;
         r.c = (float *)e->out + (fwd ? yc : xc);
         r.bias = fwd && e->bias != NULL ? (const float *)e->bias + yc : NULL;
-        fdnn_parallelize_1d(e->pool, rows_task, &r, tasks, 0);
+        fdnn_parallelize_1d(e->pool, r.ow > 0 ? lines_task : rows_task, &r, tasks, 0);
     }
     return CUDNN_STATUS_SUCCESS;
 }

@@ -85,7 +85,7 @@ bool fdnn_cpu_has_ext(fdnn_isa_ext_t ext);
 typedef struct fdnn_sgemm_tile {
     fdnn_f32_gemm_ukernel_fn ukernel, ukernel_half;
     fdnn_f32_gemm_arows_ukernel_fn arows, arows_half;
-    fdnn_f32_gemm_arows_pf_ukernel_fn arows_pf; /* arows with a prefetch hint, or NULL */
+    fdnn_f32_gemm_arows_pf_ukernel_fn arows_pf, arows_half_pf; /* arows(_half) with a prefetch share, or NULL */
     fdnn_f32_pack_t_fn pack_t;
     fdnn_f32_pack_n_fn pack_n, pack_b;
     size_t mr, nr;

@@ -203,19 +203,22 @@ typedef struct arows_pair {
     fdnn_f32_gemm_arows_ukernel_fn arows;
     fdnn_f32_gemm_ukernel_fn packed;
     const char *name;
+    fdnn_f32_gemm_arows_pf_ukernel_fn arows_pf; /* its prefetching twin, or NULL */
 } arows_pair_t;
 
 static const arows_pair_t arows_list[] = {
-    {FDNN_ISA_AVX2, 6, 16, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_6x16__avx2), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_6x16__avx2), "6x16__avx2"},
-    {FDNN_ISA_AVX2, 6, 8, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_6x8__avx2), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_6x8__avx2), "6x8__avx2"},
+    {FDNN_ISA_AVX2, 6, 16, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_6x16__avx2), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_6x16__avx2), "6x16__avx2",
+     FDNN_X86_ONLY(fdnn_f32_gemm_arows_pf_ukernel_6x16__avx2)},
+    {FDNN_ISA_AVX2, 6, 8, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_6x8__avx2), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_6x8__avx2), "6x8__avx2",
+     FDNN_X86_ONLY(fdnn_f32_gemm_arows_pf_ukernel_6x8__avx2)},
     {FDNN_ISA_AVX512, 14, 32, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_14x32__avx512), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_14x32__avx512),
-     "14x32__avx512"},
+     "14x32__avx512", FDNN_X86_ONLY(fdnn_f32_gemm_arows_pf_ukernel_14x32__avx512)},
     {FDNN_ISA_AVX512, 14, 16, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_14x16__avx512), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_14x16__avx512),
-     "14x16__avx512"},
+     "14x16__avx512", FDNN_X86_ONLY(fdnn_f32_gemm_arows_pf_ukernel_14x16__avx512)},
     {FDNN_ISA_AVX512, 8, 48, FDNN_X86_ONLY(fdnn_f32_gemm_arows_ukernel_8x48__avx512), FDNN_X86_ONLY(fdnn_f32_gemm_ukernel_8x48__avx512),
-     "8x48__avx512"},
+     "8x48__avx512", FDNN_X86_ONLY(fdnn_f32_gemm_arows_pf_ukernel_8x48__avx512)},
     {FDNN_ISA_NEON, 8, 12, FDNN_ARM64_ONLY(fdnn_f32_gemm_arows_ukernel_8x12__neon), FDNN_ARM64_ONLY(fdnn_f32_gemm_ukernel_8x12__neon),
-     "8x12__neon"},
+     "8x12__neon", NULL},
 };
 
 static void
@@ -247,6 +250,27 @@ test_arows(void)
             k->arows(mr, nr, kc, arows, lda, b, NR, c2, ldc, &ep);
             CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0, "arows %s mr=%zu nr=%zu kc=%zu differs from packed",
                       k->name, mr, nr, kc);
+            /* The prefetching twin gives the same bits, for no lines, fewer
+             * lines than k steps, more (several per step), and a share
+             * starting mid-row whose lines run past A's end (a prefetch
+             * reads nothing).  C starts from the same values each time. */
+            if (k->arows_pf != NULL) {
+                static const size_t counts[] = {0, 3, 40, 1000};
+                float *c0 = galloc(nc * sizeof(float)), *c3 = galloc(nc * sizeof(float));
+                for (size_t i = 0; i < nc; i++)
+                    c0[i] = (float)fdnn_rng_uniform(&rng, -1, 1);
+                for (size_t q = 0; q < 4; q++) {
+                    memcpy(c1, c0, nc * sizeof(float));
+                    memcpy(c3, c0, nc * sizeof(float));
+                    k->arows(mr, nr, kc, arows, lda, b, NR, c1, ldc, &ep);
+                    fdnn_gemm_pf_share_t pf = {(const char *)arows, (kc * 4 + 63) / 64 + 1, lda * 4, q, counts[q]};
+                    k->arows_pf(mr, nr, kc, arows, lda, b, NR, c3, ldc, &ep, &pf);
+                    CHECK_MSG(memcmp(c1, c3, nc * sizeof(float)) == 0, "arows_pf %s mr=%zu nr=%zu kc=%zu lines=%zu",
+                              k->name, mr, nr, kc, counts[q]);
+                }
+                fdnn_guarded_free(c0);
+                fdnn_guarded_free(c3);
+            }
             fdnn_guarded_free(arows);
             fdnn_guarded_free(apack);
             fdnn_guarded_free(b);

@@ -85,7 +85,12 @@ bool fdnn_cpu_has_ext(fdnn_isa_ext_t ext);
 typedef struct fdnn_sgemm_tile {
     fdnn_f32_gemm_ukernel_fn ukernel, ukernel_half;
     fdnn_f32_gemm_arows_ukernel_fn arows, arows_half;
-    fdnn_f32_gemm_arows_pf_ukernel_fn arows_pf; /* arows with a prefetch hint, or NULL */
+    fdnn_f32_gemm_arows_pf_ukernel_fn arows_pf; /* arows with the driver's prefetch hint (args.next), or NULL */
+    /* arows(_half) prefetching a share their caller names (the NHWC 1x1
+     * rows path: the next tile's rows of A), or NULL.  The same kinds of
+     * kernels as arows_pf, kept apart because the driver's hint was
+     * measured on the 6x49 tile only. */
+    fdnn_f32_gemm_arows_pf_ukernel_fn arows_ahead, arows_half_ahead;
     fdnn_f32_pack_t_fn pack_t;
     fdnn_f32_pack_n_fn pack_n, pack_b;
     size_t mr, nr;

@@ -11,6 +11,7 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
     if (args->n <= 8 && !args->trans_a) {
         t.ukernel = fdnn_f32_gemm_ukernel_6x8__avx2;
         t.arows = fdnn_f32_gemm_arows_ukernel_6x8__avx2;
+        t.arows_ahead = fdnn_f32_gemm_arows_pf_ukernel_6x8__avx2;
         t.mr = 6;
         t.nr = 8;
     } else if (args->n <= 8) {
@@ -24,6 +25,7 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
     } else {
         t.ukernel = fdnn_f32_gemm_ukernel_6x16__avx2;
         t.arows = fdnn_f32_gemm_arows_ukernel_6x16__avx2;
+        t.arows_ahead = fdnn_f32_gemm_arows_pf_ukernel_6x16__avx2;
         t.mr = 6;
         t.nr = 16;
     }

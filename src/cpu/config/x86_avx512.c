@@ -59,6 +59,7 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
     } else if (n <= 16 && !args->trans_a) { /* A read in place: 14 rows suffice */
         t.ukernel = fdnn_f32_gemm_ukernel_14x16__avx512;
         t.arows = fdnn_f32_gemm_arows_ukernel_14x16__avx512;
+        t.arows_ahead = fdnn_f32_gemm_arows_pf_ukernel_14x16__avx512;
         t.mr = 14;
         t.nr = 16;
     } else if (n <= 16) {
@@ -68,6 +69,7 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
     } else if (m <= 8 || padded_area(m, n, 8, 48) < padded_area(m, n, 14, 32) * 0.97) {
         t.ukernel = fdnn_f32_gemm_ukernel_8x48__avx512;
         t.arows = fdnn_f32_gemm_arows_ukernel_8x48__avx512;
+        t.arows_ahead = fdnn_f32_gemm_arows_pf_ukernel_8x48__avx512;
         t.mr = 8;
         t.nr = 48;
         t.kc = KC_L2;
@@ -77,6 +79,8 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
         /* n = 196 = 6 x 32 + 4: the last strip at half the cost */
         t.ukernel_half = fdnn_f32_gemm_ukernel_14x16__avx512;
         t.arows_half = fdnn_f32_gemm_arows_ukernel_14x16__avx512;
+        t.arows_ahead = fdnn_f32_gemm_arows_pf_ukernel_14x32__avx512;
+        t.arows_half_ahead = fdnn_f32_gemm_arows_pf_ukernel_14x16__avx512;
         t.mr = 14;
         t.nr = 32;
         t.kc = KC_L2;

@@ -7,6 +7,7 @@
 #include "cpu/kernels/gemm_vec_f32_avx512.h"
 
 #define UKERNEL fdnn_f32_gemm_arows_ukernel_14x16__avx512
+#define UKERNEL_PF fdnn_f32_gemm_arows_pf_ukernel_14x16__avx512
 #define MR 14
 #define NV 1
 #define A_IN_PLACE 1

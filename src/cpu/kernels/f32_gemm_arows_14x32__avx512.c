@@ -6,6 +6,7 @@
 #include "cpu/kernels/gemm_vec_f32_avx512.h"
 
 #define UKERNEL fdnn_f32_gemm_arows_ukernel_14x32__avx512
+#define UKERNEL_PF fdnn_f32_gemm_arows_pf_ukernel_14x32__avx512
 #define MR 14
 #define NV 2
 #define A_IN_PLACE 1

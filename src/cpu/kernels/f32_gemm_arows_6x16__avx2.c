@@ -6,6 +6,7 @@
 #include "cpu/kernels/gemm_vec_f32_avx2.h"
 
 #define UKERNEL fdnn_f32_gemm_arows_ukernel_6x16__avx2
+#define UKERNEL_PF fdnn_f32_gemm_arows_pf_ukernel_6x16__avx2
 #define MR 6
 #define NV 2
 #define A_IN_PLACE 1

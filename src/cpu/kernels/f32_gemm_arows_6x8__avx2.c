@@ -5,6 +5,7 @@
 #include "cpu/kernels/gemm_vec_f32_avx2.h"
 
 #define UKERNEL fdnn_f32_gemm_arows_ukernel_6x8__avx2
+#define UKERNEL_PF fdnn_f32_gemm_arows_pf_ukernel_6x8__avx2
 #define MR 6
 #define NV 1
 #define A_IN_PLACE 1

@@ -5,6 +5,7 @@
 #include "cpu/kernels/gemm_vec_f32_avx512.h"
 
 #define UKERNEL fdnn_f32_gemm_arows_ukernel_8x48__avx512
+#define UKERNEL_PF fdnn_f32_gemm_arows_pf_ukernel_8x48__avx512
 #define MR 8
 #define NV 3
 #define A_IN_PLACE 1

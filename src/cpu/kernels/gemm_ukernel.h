@@ -155,6 +155,23 @@ typedef void (*fdnn_f32_gemm_arows_pf_ukernel_fn)(size_t mr, size_t nr, size_t k
 void fdnn_f32_gemm_arows_pf_ukernel_6x49__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
     const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep,
     const fdnn_gemm_pf_share_t *pf);
+/* The twins of the arows kernels above (gemm_ukernel_simd.inc): the share
+ * into L2, ceil(count / kc) lines per k step. */
+void fdnn_f32_gemm_arows_pf_ukernel_14x32__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep,
+    const fdnn_gemm_pf_share_t *pf);
+void fdnn_f32_gemm_arows_pf_ukernel_8x48__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep,
+    const fdnn_gemm_pf_share_t *pf);
+void fdnn_f32_gemm_arows_pf_ukernel_14x16__avx512(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep,
+    const fdnn_gemm_pf_share_t *pf);
+void fdnn_f32_gemm_arows_pf_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep,
+    const fdnn_gemm_pf_share_t *pf);
+void fdnn_f32_gemm_arows_pf_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const float *a, size_t lda,
+    const float *b, size_t b_stride, float *c, size_t ldc, const fdnn_f32_gemm_epilogue_t *ep,
+    const fdnn_gemm_pf_share_t *pf);
 /* fdnn_f32_pack_n_fn for width 49 into that layout. */
 void fdnn_f32_pack_b49__avx512(size_t rows, size_t cols, const float *src, size_t src_ld, float *dst,
                                size_t width);

@@ -1778,6 +1778,12 @@ section_determinism(cudnnHandle_t h)
      * blocks of 24"): 4 blocks over 1, 2 and 3 threads. */
     test_thread_determinism(h, (shape_t)S2("determinism rows dy 1x1 blocks of 24", 7, 24, 1340, 1, 7, 7, 1, 1, 0, 0,
                                            1, 1, 1, 1, CUDNN_CROSS_CORRELATION));
+    /* Backward filter's wide path (272 positions) with its image chunks in
+     * parallel (3 chunks, 2 and 3 threads): the chunks' partial filters
+     * (180 x 216 = 38880 elements) are summed in 10 blocks of
+     * SUM_PARTIALS_EL, the last partial, each by any thread. */
+    test_thread_determinism(h, (shape_t)S2("determinism wide partial sums", 3, 24, 180, 1, 17, 16, 3, 3, 1, 1, 1, 1,
+                                           1, 1, CUDNN_CROSS_CORRELATION));
     /* Strided: the direct backward data's image chunks run in parallel
      * (9 images) or one image with every step parallel (N=1). */
     test_thread_determinism(h, (shape_t)S2("determinism s2", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 2, 2, 1, 1,

@@ -98,6 +98,10 @@ static const shape_t shapes[] = {
      * phase of four and takes the im2col panels instead. */
     S2("wide s2 groups", 2, 6, 40, 2, 34, 33, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
     S2("wide s2/3 dilated", 1, 3, 5, 1, 40, 41, 3, 3, 1, 2, 2, 3, 1, 2, CUDNN_CROSS_CORRELATION),
+    /* Channels-last x fills the band in blocks of 16 channels
+     * (phase_fill_cl): 2 groups of 20 channels, a full and a partial block
+     * each, padding on both sides. */
+    S2("wide s2 channel blocks", 2, 40, 8, 2, 33, 32, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("wide long rows", 1, 2, 3, 1, 3, 530, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("wide 1x1 s2 padded", 1, 4, 5, 1, 40, 40, 1, 1, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     /* Winograd edges: padding 0, 2 and 3 (backward data pads by r-1-pad,

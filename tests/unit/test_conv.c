@@ -104,6 +104,10 @@ static const shape_t shapes[] = {
      * phase of four and takes the im2col panels instead. */
     S2("wide s2 groups", 2, 6, 40, 2, 34, 33, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
     S2("wide s2/3 dilated", 1, 3, 5, 1, 40, 41, 3, 3, 1, 2, 2, 3, 1, 2, CUDNN_CROSS_CORRELATION),
+    /* Channels-last x fills the band in blocks of 16 channels
+     * (phase_fill_cl): 2 groups of 20 channels, a full and a partial block
+     * each, padding on both sides. */
+    S2("wide s2 channel blocks", 2, 40, 8, 2, 33, 32, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("wide long rows", 1, 2, 3, 1, 3, 530, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("wide 1x1 s2 padded", 1, 4, 5, 1, 40, 40, 1, 1, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
     /* Winograd edges: padding 0, 2 and 3 (backward data pads by r-1-pad,
@@ -1844,6 +1848,12 @@ section_determinism(cudnnHandle_t h)
      * blocks of 24"): 4 blocks over 1, 2 and 3 threads. */
     test_thread_determinism(h, (shape_t)S2("determinism rows dy 1x1 blocks of 24", 7, 24, 1340, 1, 7, 7, 1, 1, 0, 0,
                                            1, 1, 1, 1, CUDNN_CROSS_CORRELATION));
+    /* Backward filter's wide path (272 positions) with its image chunks in
+     * parallel (3 chunks, 2 and 3 threads): the chunks' partial filters
+     * (40 x 216 = 8640 elements) are summed in 3 blocks of SUM_PARTIALS_EL,
+     * the last partial, each by any thread. */
+    test_thread_determinism(h, (shape_t)S2("determinism wide partial sums", 3, 24, 40, 1, 17, 16, 3, 3, 1, 1, 1, 1,
+                                           1, 1, CUDNN_CROSS_CORRELATION));
     /* Strided: the direct backward data's image chunks run in parallel
      * (9 images) or one image with every step parallel (N=1). */
     test_thread_determinism(h, (shape_t)S2("determinism s2", 9, 16, 24, 1, 17, 13, 3, 3, 1, 1, 2, 2, 1, 1,

@@ -241,7 +241,7 @@ fdnn_conv_gemm_nhwc_rows_execute(const fdnn_conv_exec_t *e)
         size_t xc = (size_t)g * cg, yc = (size_t)g * kg;
         pack_filter(&r, fwd, (const float *)e->w_in + (size_t)g * kg * ldw, ldw, bpack);
         r.a = fwd ? (const float *)e->x_in + xc : (const float *)e->y_in + yc;
-        r.x = (const float *)e->x_in + xc;
+        r.x = fwd ? (const float *)e->x_in + xc : NULL; /* backward data has no x (x_in NULL) */
         r.c = (float *)e->out + (fwd ? yc : xc);
         r.bias = fwd && e->bias != NULL ? (const float *)e->bias + yc : NULL;
         fdnn_parallelize_1d(e->pool, r.ow > 0 ? lines_task : rows_task, &r, tasks, 0);

@@ -753,6 +753,22 @@ fft_descs(descs_t *d, int nsp, int n, int c, int k, const int *in, const int *ke
     CHECK_OK(cudnnSetTensorNdDescriptor(d->y, CUDNN_DATA_FLOAT, nb, yd, ys));
 }
 
+/* Dense NCHW FP32 operands of the 2-D problem d (fft_descs'), dims read
+ * from its descriptors. */
+static void
+nchw_operands(const descs_t *d, operand_t *x, operand_t *w, operand_t *y)
+{
+    int xd[4], wd[4], yd[4], st[4], nb;
+    cudnnDataType_t dt;
+    cudnnTensorFormat_t f;
+    CHECK_OK(cudnnGetTensorNdDescriptor(d->x, 4, &dt, &nb, xd, st));
+    CHECK_OK(cudnnGetFilterNdDescriptor(d->w, 4, &dt, &f, &nb, wd));
+    CHECK_OK(cudnnGetTensorNdDescriptor(d->y, 4, &dt, &nb, yd, st));
+    operand_init(x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    operand_init(w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
+    operand_init(y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+}
+
 static void
 descs_free(descs_t *d)
 {
@@ -867,11 +883,8 @@ test_fft_api(cudnnHandle_t h)
     const int in[2] = {12, 10}, ker[2] = {3, 3}, pad[2] = {1, 1}, one[2] = {1, 1};
     descs_t d;
     fft_descs(&d, 2, 2, 3, 4, in, ker, pad, one, one);
-    int xd[4] = {2, 3, 12, 10}, wd[4] = {4, 3, 3, 3}, yd[4] = {2, 4, 12, 10};
     operand_t x, w, y;
-    operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
-    operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
-    operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    nchw_operands(&d, &x, &w, &y);
     fdnn_rng_t rng;
     fdnn_rng_seed(&rng, 11);
     fill(&x, 4, &rng, true);
@@ -961,11 +974,8 @@ test_fft_bias_activation(cudnnHandle_t h)
     const int in[2] = {11, 9}, ker[2] = {3, 3}, pad[2] = {1, 1}, one[2] = {1, 1};
     descs_t d;
     fft_descs(&d, 2, 2, 3, 4, in, ker, pad, one, one);
-    int xd[4] = {2, 3, 11, 9}, wd[4] = {4, 3, 3, 3}, yd[4] = {2, 4, 11, 9};
     operand_t x, w, y;
-    operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
-    operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
-    operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+    nchw_operands(&d, &x, &w, &y);
     fdnn_rng_t rng;
     fdnn_rng_seed(&rng, 21);
     fill(&x, 4, &rng, true);
@@ -1358,12 +1368,8 @@ test_direct_bwd_data_path(void)
                   str[2] = {cases[i].str, cases[i].str}, one[2] = {1, 1};
         descs_t d;
         fft_descs(&d, 2, 2, c, 20, in, ker, pad, str, one);
-        int xd[4] = {2, c, 25, 24}, wd[4] = {20, c, kr, kr}, yd[4];
-        CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
         operand_t x, w, y;
-        operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
-        operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
-        operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+        nchw_operands(&d, &x, &w, &y);
         fdnn_rng_t rng;
         fdnn_rng_seed(&rng, 5);
         fill(&w, 4, &rng, true);
@@ -1403,12 +1409,8 @@ test_far_padding_scratch(void)
                   str[2] = {far ? 1 << 30 : 1, 1}, dil[2] = {far ? 1 << 20 : 1, 1};
         descs_t d;
         fft_descs(&d, 2, 2, 2, 1, in, ker, pad, str, dil);
-        int xd[4] = {2, 2, 2, 1}, wd[4] = {1, 2, 2, 1}, yd[4];
-        CHECK_OK(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, 4, yd));
         operand_t x, w, y;
-        operand_init(&x, 4, xd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
-        operand_init(&w, 4, wd, L_NCHW, true, CUDNN_TENSOR_NCHW, 4);
-        operand_init(&y, 4, yd, L_NCHW, false, CUDNN_TENSOR_NCHW, 4);
+        nchw_operands(&d, &x, &w, &y);
         fdnn_rng_t rng;
         fdnn_rng_seed(&rng, 3);
         fill(&x, 4, &rng, true);

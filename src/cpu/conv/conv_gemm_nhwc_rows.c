@@ -71,7 +71,6 @@ typedef struct rows_ctx {
      * from line_a(l), lda apart (x's W stride times the conv's).  ow 0:
      * the rows are A's uniformly. */
     size_t ow, task_lines, lines;
-    const float *x;            /* x, group offset included */
     int64_t oh, od;            /* output lines per depth slice, depth slices */
     int64_t sn, sd, sh;        /* x's element strides to the next image, depth and line a position reads */
     const float *bias; /* n entries or NULL */
@@ -132,7 +131,7 @@ static const float *
 line_a(const rows_ctx_t *r, size_t l)
 {
     int64_t oh = (int64_t)l % r->oh, od = (int64_t)l / r->oh % r->od, n = (int64_t)l / (r->oh * r->od);
-    return r->x + n * r->sn + od * r->sd + oh * r->sh;
+    return r->a + n * r->sn + od * r->sd + oh * r->sh; /* a: x, group offset included */
 }
 
 /* Lines task t: as rows_task, each line's rows in runs of at most MR
@@ -241,7 +240,6 @@ fdnn_conv_gemm_nhwc_rows_execute(const fdnn_conv_exec_t *e)
         size_t xc = (size_t)g * cg, yc = (size_t)g * kg;
         pack_filter(&r, fwd, (const float *)e->w_in + (size_t)g * kg * ldw, ldw, bpack);
         r.a = fwd ? (const float *)e->x_in + xc : (const float *)e->y_in + yc;
-        r.x = fwd ? (const float *)e->x_in + xc : NULL; /* backward data has no x (x_in NULL) */
         r.c = (float *)e->out + (fwd ? yc : xc);
         r.bias = fwd && e->bias != NULL ? (const float *)e->bias + yc : NULL;
         fdnn_parallelize_1d(e->pool, r.ow > 0 ? lines_task : rows_task, &r, tasks, 0);

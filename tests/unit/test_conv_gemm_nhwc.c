@@ -69,6 +69,11 @@ static const shape_t shapes[] = {
      * read from its packed copy; and Cg > Kg with gaps and groups. */
     {"wgrad blocks", 2, 2, 40, 70, 1, {1, 23, 29}, 0, 0, true, {0}, 0},
     {"wgrad groups gaps", 2, 3, 2 * 45, 2 * 18, 2, {1, 19, 21}, 3, 1, false, {0}, 0},
+    /* A large operand of 32 columns: AVX-512 reads it in place in one 32-wide
+     * strip rather than packing all of it as a partial 48-wide one
+     * (b_strips_in_place); Cg > Kg, and Kg > Cg with gaps. */
+    {"wgrad 32 wide", 2, 2, 32, 16, 1, {1, 23, 29}, 0, 0, true, {0}, 0},
+    {"wgrad 32 wide transposed gaps", 2, 3, 12, 32, 1, {1, 13, 17}, 2, 3, true, {0}, 0},
     /* Over 512 channels: backward filter declines the in-place path and
      * runs the general GEMM driver; so does forward's rows path
      * (conv_gemm_nhwc_rows.h), while backward data runs it over 19 column

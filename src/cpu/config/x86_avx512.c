@@ -30,6 +30,18 @@ use_49(const fdnn_sgemm_args_t *args)
     return (double)((n + 48) / 49 * 49) <= 1.05 * (double)n32;
 }
 
+/* With B read in place by 48-wide strips (b_strips_in_place), a last
+ * partial strip is copied: more than a quarter of B's columns where 32-wide
+ * strips would leave none is a copy 14x32 avoids (n = 32: all of B; 1x1
+ * backward filter 32 -> 16 channels at 112x112, 1 thread: 1.5x faster).
+ * A smaller share (n = 512: 32 columns) measured no better with 14x32. */
+static bool
+b_pack_avoidable(const fdnn_sgemm_args_t *args)
+{
+    size_t n = args->n;
+    return args->b_strips_in_place && n % 32 == 0 && n % 48 * 4 > n;
+}
+
 /* The k block of the wide tiles (14x32, 8x48): 768, so a transformer's
  * hidden size (768) is one block and a product with a deep k makes a
  * quarter of the passes over C (each block reads and writes all of C, from
@@ -66,7 +78,8 @@ sgemm_tile(const fdnn_sgemm_args_t *args)
         t.ukernel = fdnn_f32_gemm_ukernel_28x16__avx512;
         t.mr = 28;
         t.nr = 16;
-    } else if (m <= 8 || padded_area(m, n, 8, 48) < padded_area(m, n, 14, 32) * 0.97) {
+    } else if (!b_pack_avoidable(args) &&
+               (m <= 8 || padded_area(m, n, 8, 48) < padded_area(m, n, 14, 32) * 0.97)) {
         t.ukernel = fdnn_f32_gemm_ukernel_8x48__avx512;
         t.arows = fdnn_f32_gemm_arows_ukernel_8x48__avx512;
         t.arows_ahead = fdnn_f32_gemm_arows_pf_ukernel_8x48__avx512;

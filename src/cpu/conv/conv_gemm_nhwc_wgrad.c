@@ -147,7 +147,7 @@ blend_row(void *arg, size_t k)
 static fdnn_sgemm_tile_t
 wgrad_tile(fdnn_isa_t isa, size_t ns, size_t nl, size_t rows)
 {
-    fdnn_sgemm_args_t shape = {.trans_a = true, .m = ns, .n = nl, .k = rows, .alpha = 1};
+    fdnn_sgemm_args_t shape = {.trans_a = true, .m = ns, .n = nl, .k = rows, .alpha = 1, .b_strips_in_place = true};
     return fdnn_isa_config(isa)->sgemm_tile(&shape);
 }
 

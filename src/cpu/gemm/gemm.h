@@ -77,6 +77,11 @@ typedef struct fdnn_sgemm_args {
      * that support it (the 6x49 tile) prefetch their share during their k
      * loop, the others ignore it. */
     fdnn_gemm_prefetch_t next;
+    /* Optional hint for the tile choice only (no effect on C): the caller
+     * reads B in place in strips of the tile's nr columns and packs a last
+     * partial strip (conv_gemm_nhwc_wgrad.c), so a tile whose nr leaves
+     * none saves a copy of those columns of B. */
+    bool b_strips_in_place;
 } fdnn_sgemm_args_t;
 
 /* Bytes of scratch that fdnn_sgemm needs to run without allocating. */

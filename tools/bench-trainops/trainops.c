@@ -5,7 +5,8 @@
  * Usage: bench-trainops LAYOUT(nchw|nhwc) [reps [SET [OP [C]]]]
  *   SET: step (default: one shape per op kind of the step: BN (+ReLU) forward
  *        and backward, the residual add, ReLU, max pooling), bn (every
- *        ResNet-50 batch-norm shape, and max pooling) or pool (global
+ *        ResNet-50 batch-norm shape, and max pooling), mbv2 (MobileNet
+ *        v2's batch norms, forward training and backward) or pool (global
  *        average pooling of ResNet-50 and MobileNet v2, max pooling, the
  *        residual add through cudnnOpTensor and ReLU backward at the shapes
  *        of the per-node gap list);
@@ -191,6 +192,12 @@ static const shape_t BN_SET[] = {
     {"bnbwd", 1024, 14, 14},      {"bnbwd_relu", 512, 7, 7},    {"bnbwd", 2048, 7, 7},
     {"maxpool_fwd", 64, 112, 112}, {"maxpool_bwd", 64, 112, 112},
 };
+/* MobileNet v2's batch norms (no fused activation: ReLU6 follows). */
+static const shape_t MBV2_SET[] = {
+    {"bnfwd", 32, 112, 112}, {"bnfwd", 96, 112, 112}, {"bnfwd", 16, 112, 112}, {"bnfwd", 144, 56, 56},
+    {"bnfwd", 384, 14, 14},  {"bnfwd", 960, 7, 7},    {"bnbwd", 32, 112, 112}, {"bnbwd", 96, 112, 112},
+    {"bnbwd", 16, 112, 112}, {"bnbwd", 144, 56, 56},  {"bnbwd", 384, 14, 14},  {"bnbwd", 960, 7, 7},
+};
 static const shape_t POOL_SET[] = {
     {"gap_fwd", 2048, 7, 7},      {"gap_bwd", 2048, 7, 7},     {"gap_fwd", 1280, 7, 7},
     {"gap_bwd", 1280, 7, 7},      {"maxpool_fwd", 64, 112, 112}, {"maxpool_bwd", 64, 112, 112},
@@ -219,8 +226,11 @@ main(int argc, char **argv)
     } else if (!strcmp(set, "pool")) {
         shapes = POOL_SET;
         count = sizeof(POOL_SET) / sizeof(POOL_SET[0]);
+    } else if (!strcmp(set, "mbv2")) {
+        shapes = MBV2_SET;
+        count = sizeof(MBV2_SET) / sizeof(MBV2_SET[0]);
     } else if (strcmp(set, "step") != 0) {
-        fprintf(stderr, "bench-trainops: unknown set '%s' (step, bn or pool)\n", set);
+        fprintf(stderr, "bench-trainops: unknown set '%s' (step, bn, mbv2 or pool)\n", set);
         return 2;
     }
     CK(cudnnCreate(&H));

@@ -13,15 +13,21 @@
  * are added into S, which holds every group's sums.  G^T S G goes to dw
  * once at the end, through alpha and beta.
  *
- * Threads: up to 3 and S of up to ROWS_MAX_S_BYTES, one task per range of
- * the 6 transform rows runs the whole call for its e (rows_task: its
- * operands and sums stay in one core's cache, no barrier per block; the
- * patches are gathered by every task); otherwise, inside each block the
- * transforms run in parallel over channels and the products over e.  Each
- * S element is written by one task with a fixed order of summation (tiles
- * in order within a block, blocks in order), and the kernels compute each
- * transformed element the same way whatever the row range, so the result
- * does not depend on the thread count.
+ * Threads, the first applicable of `schedules`: where the batch has at
+ * least 2 x CHUNK_MIN_BLOCKS blocks (res2, res3), the blocks are cut into
+ * 12, 6, 4 or 2 chunks by the shape (chunk_task: each chunk's transforms
+ * and products with its own S, no patch gathered twice, no barrier; the
+ * chunks' S then added in chunk order).  Otherwise up to 3 threads and S
+ * of up to ROWS_MAX_S_BYTES, one task per range of the 6 transform rows
+ * runs the whole call for its e (rows_task: its operands and sums stay in
+ * one core's cache, no barrier per block; the patches are gathered by
+ * every task); otherwise, inside each block the transforms run in parallel
+ * over channels and the products over e.  Each S element is written by
+ * one task with a fixed order of summation (tiles in order within a
+ * block, blocks in order, chunks in order), the chunks are a function of
+ * the shape, and the kernels compute each transformed element the same
+ * way whatever the row range, so the result does not depend on the thread
+ * count.
  *
  * Error: the transformed operands are up to ~10x the magnitude of x and
  * dy (B^T, A of F(4,3)), and G^T has 1/N_j fractions; the sums over N*H*W

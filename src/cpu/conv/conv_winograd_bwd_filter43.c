@@ -57,8 +57,8 @@
 #define ROWS_MAX_S_BYTES ((size_t)16 << 20)
 
 /* Tile chunks (chunk_task): the blocks cut into `chunks` runs, each one
- * task with its own S, X and D; the chunks' S added in chunk order by
- * finish_task.  The count is a function of the shape only (the bits depend
+ * task with its own S (X and D: scratch of the running task); the chunks'
+ * S added in chunk order by sum_task.  The count is a function of the shape only (the bits depend
  * on it, so it cannot follow the thread count): the largest of 12, 6, 4, 2
  * that leaves each chunk CHUNK_MIN_BLOCKS blocks and all the chunks'
  * buffers within CHUNKS_MAX_BYTES, else 1 (no chunks: the row tasks or the
@@ -294,9 +294,10 @@ rows_task(void *arg, size_t r)
 }
 
 /* Chunk ci of w->chunks: blocks [ci B / chunks, (ci + 1) B / chunks) of
- * every group, in order, with the chunk's own S, X and D (every transform
- * row, every e): no patch gathered twice, no operand crossing cores, no
- * barrier until finish_task adds the chunks' S in chunk order. */
+ * every group, in order, into the chunk's own S (every transform row,
+ * every e): no patch gathered twice, no operand crossing cores, no
+ * barrier until sum_task adds the chunks' S in chunk order.  The first
+ * block of each group sets S, the others add (as the other schedules). */
 static void
 chunk_task(void *arg, size_t ci)
 {
@@ -422,7 +423,8 @@ steps_applicable(const plan43_t *w, size_t threads)
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* The schedules, the first applicable one runs (the last always applies).
+/* The schedules, the first applicable one runs (the last always applies;
+ * a declined one leaves its reason, as conv_depthwise_cb.c's).
  * Tile chunks where the plan has them (a function of the shape, as the
  * bits are: their sums are grouped by chunk); otherwise up to 3 threads
  * and S of up to ROWS_MAX_S_BYTES one step of row tasks (rows_task: no

@@ -11,7 +11,7 @@ for r in $(seq 1 "$n"); do
     b=$BASE; [ $who = new ] && b=$NEW
     echo "# round $r $who t$t $lay $(date -u +%H:%M:%S) $(uptime | sed 's/.*load/load/')"
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=$t FREEDNN_BENCH_CPU_TIME=$cpu \
-      "$b" --threads "$t" --iters 5 --dir bwd_w --layout "$lay" --file bench/results/2026-12-05-wgw2t/shapes.txt |
+      "$b" --threads "$t" --iters 5 --dir bwd_w --layout "$lay" --file "${SHAPES:-bench/results/2026-12-05-wgw2t/shapes.txt}" |
       grep -v '^#' | sed "s/^/$who /"
   done
 done

@@ -14,8 +14,9 @@
  *     one shows as NaN);
  *   - 1, 2, 3 and 4 threads bitwise identical per ISA level (up to 3: one
  *     task per range of transform rows, 6 / 3 + 3 / 2 + 2 + 2; 4: the
- *     per-block steps over channels and e), shapes whose tile count is
- *     not a multiple of the block (64) and cin not of 16 among them;
+ *     per-block steps over channels and e; shapes of 12+ blocks: tile
+ *     chunks, fewer and more chunks than threads), shapes whose tile count
+ *     is not a multiple of the block (64) and cin not of 16 among them;
  *   - the workspace the size query reports is enough (a guarded
  *     allocation of exactly that size);
  *   - the _v7 heuristic lists it first where conv_list.c says it wins and
@@ -62,6 +63,12 @@ static const shape_t shapes[] = {
     /* G^T S G in runs of 256 input channels (finish_task): 2 x 261 per
      * group, the second run 5 channels in one 16-lane row */
     {"finish runs groups", 1, 522, 6, 2, 5, 6, 1, false, 0, false, true},
+    /* tile chunks (run_chunks: blocks cut into 12, 6, 4 or 2 runs, each
+     * with its own S, added in chunk order): 19 x 15 x 16 tiles = 72
+     * blocks (the last of 16 tiles), 12 chunks of 6; 4 x 16 x 16 tiles
+     * = 16 blocks, 2 chunks of 8, groups, NHWC with gaps */
+    {"chunks 12", 19, 3, 2, 1, 58, 62, 1, false, 0, false, false},
+    {"chunks 2 NHWC groups", 4, 6, 4, 2, 61, 63, 1, true, 1, false, true},
 };
 #define NSHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))
 

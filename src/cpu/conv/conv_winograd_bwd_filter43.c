@@ -13,15 +13,21 @@
  * are added into S, which holds every group's sums.  G^T S G goes to dw
  * once at the end, through alpha and beta.
  *
- * Threads: up to 3 and S of up to ROWS_MAX_S_BYTES, one task per range of
- * the 6 transform rows runs the whole call for its e (rows_task: its
- * operands and sums stay in one core's cache, no barrier per block; the
- * patches are gathered by every task); otherwise, inside each block the
- * transforms run in parallel over channels and the products over e.  Each
- * S element is written by one task with a fixed order of summation (tiles
- * in order within a block, blocks in order), and the kernels compute each
- * transformed element the same way whatever the row range, so the result
- * does not depend on the thread count.
+ * Threads, the first applicable of `schedules`: where the batch has at
+ * least 2 x CHUNK_MIN_BLOCKS blocks (res2, res3), the blocks are cut into
+ * 12, 6, 4 or 2 chunks by the shape (chunk_task: each chunk's transforms
+ * and products with its own S, no patch gathered twice, no barrier; the
+ * chunks' S then added in chunk order).  Otherwise up to 3 threads and S
+ * of up to ROWS_MAX_S_BYTES, one task per range of the 6 transform rows
+ * runs the whole call for its e (rows_task: its operands and sums stay in
+ * one core's cache, no barrier per block; the patches are gathered by
+ * every task); otherwise, inside each block the transforms run in parallel
+ * over channels and the products over e.  Each S element is written by
+ * one task with a fixed order of summation (tiles in order within a
+ * block, blocks in order, chunks in order), the chunks are a function of
+ * the shape, and the kernels compute each transformed element the same
+ * way whatever the row range, so the result does not depend on the thread
+ * count.
  *
  * Error: the transformed operands are up to ~10x the magnitude of x and
  * dy (B^T, A of F(4,3)), and G^T has 1/N_j fractions; the sums over N*H*W
@@ -35,6 +41,7 @@
 #include "core/handle.h"
 #include "core/memory.h"
 #include "core/tensor.h"
+#include "cpu/attn/attn_slots.h"
 #include "cpu/config/config.h"
 #include "cpu/conv/conv_winograd_engine.h"
 #include "cpu/conv/conv_winograd_prof.h"
@@ -49,10 +56,22 @@
  * thread: measured 2x slower on res4-res5 with one competing process). */
 #define ROWS_MAX_S_BYTES ((size_t)16 << 20)
 
+/* Tile chunks (chunk_task): the blocks cut into `chunks` runs, each one
+ * task with its own S (X and D: scratch of the running task); the chunks'
+ * S added in chunk order by sum_task.  The count is a function of the shape only (the bits depend
+ * on it, so it cannot follow the thread count): the largest of 12, 6, 4, 2
+ * that leaves each chunk CHUNK_MIN_BLOCKS blocks and all the chunks'
+ * buffers within CHUNKS_MAX_BYTES, else 1 (no chunks: the row tasks or the
+ * per-block steps).  12 and 6 spread evenly over 1, 2, 3, 4 and 6
+ * threads. */
+#define CHUNK_MIN_BLOCKS 6
+#define CHUNKS_MAX_BYTES ((size_t)32 << 20)
+
 typedef struct plan43 {
     fdnn_wino_bwdf_t g;
     int64_t gtiles, blocks; /* tiles over the batch, blocks of TB of them */
-    size_t s_bytes, x_bytes, d_bytes, total;
+    int64_t chunks;         /* tile chunks, each with its own S, X, D (1: none) */
+    size_t s_bytes, x_bytes, d_bytes, chunk_bytes, total;
     double total_d;
 } plan43_t;
 
@@ -88,7 +107,15 @@ make_plan(const fdnn_conv_problem_t *p, plan43_t *w)
     w->s_bytes = fdnn_align_up((size_t)s);
     w->x_bytes = fdnn_align_up((size_t)x);
     w->d_bytes = fdnn_align_up((size_t)d);
-    w->total = w->s_bytes + w->x_bytes + w->d_bytes;
+    w->chunk_bytes = w->s_bytes + w->x_bytes + w->d_bytes;
+    static const int64_t counts[] = {12, 6, 4, 2};
+    w->chunks = 1;
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+        if (w->blocks >= counts[i] * CHUNK_MIN_BLOCKS && w->chunk_bytes <= CHUNKS_MAX_BYTES / (size_t)counts[i]) {
+            w->chunks = counts[i];
+            break;
+        }
+    w->total = (size_t)w->chunks * w->chunk_bytes;
 }
 
 cudnnStatus_t
@@ -106,7 +133,9 @@ typedef struct ctx43 {
     const fdnn_conv_exec_t *e;
     const plan43_t *w;
     const fdnn_wino_bwdf_kernels_t *kern;
-    float *s, *x, *d;
+    float *s, *x, *d;  /* chunk 0's; chunk i's lie i * chunk_floats further */
+    size_t chunk_floats;
+    fdnn_attn_slots_t *slots; /* run_chunks: the X and D regions in use */
     int64_t grp, tb;
     int row_tasks; /* run_rows: tasks, each owning a range of transform rows */
     bool first;
@@ -264,6 +293,155 @@ rows_task(void *arg, size_t r)
         }
 }
 
+/* Chunk ci of w->chunks: blocks [ci B / chunks, (ci + 1) B / chunks) of
+ * every group, in order, into the chunk's own S (every transform row,
+ * every e): no patch gathered twice, no operand crossing cores, no
+ * barrier until sum_task adds the chunks' S in chunk order.  The first
+ * block of each group sets S, the others add (as the other schedules). */
+static void
+chunk_task(void *arg, size_t ci)
+{
+    const ctx43_t *c = arg;
+    const fdnn_wino_bwdf_t *g = &c->w->g;
+    int64_t nb = c->w->blocks, nc = c->w->chunks;
+    int64_t b0 = (int64_t)ci * nb / nc, b1 = ((int64_t)ci + 1) * nb / nc;
+    /* S is the chunk's own; X and D, scratch rewritten per block, those of
+     * a slot claimed for the task (the same few stay in the caches: by
+     * chunk, one thread walked 12 x 1.2 MB of them on res2) */
+    size_t slot = fdnn_attn_slot_claim(c->slots, ci);
+    float *s = c->s + ci * c->chunk_floats, *x = c->x + slot * c->chunk_floats, *d = c->d + slot * c->chunk_floats;
+    fdnn_wino_bwdf_block_t blk;
+    for (int64_t grp = 0; grp < g->groups; grp++)
+        for (int64_t b = b0; b < b1; b++) {
+            int64_t gt0 = b * TB, tb = c->w->gtiles - gt0 < TB ? c->w->gtiles - gt0 : TB;
+            WPROF_BEGIN(t_x);
+            block_table(g, gt0, tb, &blk);
+            for (int64_t i0 = 0; i0 < g->cp; i0 += FDNN_WINO_BWDF_CPAD)
+                c->kern->x_channels(g, &blk, grp, i0, 0, 6, x);
+            WPROF_END(t_x, WPROF_B_X);
+            WPROF_BEGIN(t_dy);
+            for (int64_t k = 0; k < g->cout; k++)
+                c->kern->dy_channel(g, &blk, grp, k, 0, 6, d);
+            WPROF_END(t_dy, WPROF_B_DY);
+            WPROF_BEGIN(t_prod);
+            for (int64_t e = 0; e < NN; e++)
+                c->kern->product(g, grp, e, 0, g->cout, tb, d, x, s, b == b0);
+            WPROF_END(t_prod, WPROF_B_PRODUCT);
+        }
+    fdnn_attn_slot_release(c->slots, slot);
+}
+
+/* Run i of SUM_RUN floats of S: chunk 0's S += chunk 1's, += chunk 2's,
+ * ... in chunk order (contiguous runs the prefetchers follow: adding the
+ * chunks inside finish_task, 36 rows x chunks of a few hundred bytes per
+ * output channel, cost res3 1.6 ms of ~20 at one thread). */
+#define SUM_RUN 4096
+static void
+sum_task(void *arg, size_t i)
+{
+    const ctx43_t *c = arg;
+    size_t n = (size_t)NN * (size_t)(c->w->g.groups * c->w->g.cout) * (size_t)c->w->g.cp;
+    size_t l0 = i * SUM_RUN, l1 = l0 + SUM_RUN < n ? l0 + SUM_RUN : n;
+    float *dst = c->s;
+    for (size_t l = l0; l < l1; l += 16) {
+        size_t m = l1 - l < 16 ? l1 - l : 16;
+        float acc[16];
+        for (size_t j = 0; j < m; j++)
+            acc[j] = dst[l + j];
+        for (int64_t ci = 1; ci < c->w->chunks; ci++) {
+            const float *src = c->s + (size_t)ci * c->chunk_floats + l;
+            for (size_t j = 0; j < m; j++)
+                acc[j] += src[j];
+        }
+        for (size_t j = 0; j < m; j++)
+            dst[l + j] = acc[j];
+    }
+}
+
+static void
+run_chunks(ctx43_t *c, size_t threads)
+{
+    (void)threads;
+    fdnn_attn_slots_t slots;
+    fdnn_attn_slots_init(&slots, c->e->pool, (size_t)c->w->chunks);
+    c->slots = &slots;
+    fdnn_parallelize_1d(c->e->pool, chunk_task, c, (size_t)c->w->chunks, 0);
+    c->slots = NULL;
+    size_t n = (size_t)NN * (size_t)(c->w->g.groups * c->w->g.cout) * (size_t)c->w->g.cp;
+    fdnn_parallelize_1d(c->e->pool, sum_task, c, (n + SUM_RUN - 1) / SUM_RUN, 0);
+}
+
+static void
+run_rows(ctx43_t *c, size_t threads)
+{
+    c->row_tasks = (int)threads;
+    fdnn_parallelize_1d(c->e->pool, rows_task, c, threads, 0);
+}
+
+static void
+run_steps(ctx43_t *c, size_t threads)
+{
+    (void)threads;
+    const plan43_t *w = c->w;
+    for (int64_t grp = 0; grp < w->g.groups; grp++)
+        for (int64_t blk = 0; blk < w->blocks; blk++) {
+            int64_t gt0 = blk * TB;
+            c->grp = grp;
+            c->tb = w->gtiles - gt0 < TB ? w->gtiles - gt0 : TB;
+            c->first = blk == 0;
+            block_table(&w->g, gt0, c->tb, &c->blk);
+            fdnn_parallelize_1d(c->e->pool, x_task, c, (size_t)(w->g.cp / FDNN_WINO_BWDF_CPAD), 0);
+            fdnn_parallelize_1d(c->e->pool, dy_task, c, (size_t)w->g.cout, 0);
+            fdnn_parallelize_1d(c->e->pool, product_task, c, NN, 0);
+        }
+}
+
+static cudnnStatus_t
+chunks_applicable(const plan43_t *w, size_t threads)
+{
+    (void)threads;
+    if (w->chunks < 2)
+        return FDNN_NOT_SUPPORTED("Winograd 4x4 backward filter by tile chunks: %lld blocks, %zu bytes per chunk",
+                                  (long long)w->blocks, w->chunk_bytes);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+rows_applicable(const plan43_t *w, size_t threads)
+{
+    if (threads > 3)
+        return FDNN_NOT_SUPPORTED("Winograd 4x4 backward filter by rows: %zu threads", threads);
+    if (w->s_bytes > ROWS_MAX_S_BYTES)
+        return FDNN_NOT_SUPPORTED("Winograd 4x4 backward filter by rows: S is %zu bytes", w->s_bytes);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t
+steps_applicable(const plan43_t *w, size_t threads)
+{
+    (void)w, (void)threads;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The schedules, the first applicable one runs (the last always applies;
+ * a declined one leaves its reason, as conv_depthwise_cb.c's).
+ * Tile chunks where the plan has them (a function of the shape, as the
+ * bits are: their sums are grouped by chunk); otherwise up to 3 threads
+ * and S of up to ROWS_MAX_S_BYTES one step of row tasks (rows_task: no
+ * barrier per block, no operand crossing cores; 6 rows split 6, 3 + 3,
+ * 2 + 2 + 2), else per block three steps over channels and e (more items
+ * than rows).  Rows and steps compute every element the same way, so
+ * without chunks too the result does not depend on the thread count. */
+static const struct schedule43 {
+    const char *name;
+    cudnnStatus_t (*applicable)(const plan43_t *w, size_t threads);
+    void (*run)(ctx43_t *c, size_t threads);
+} schedules[] = {
+    {"chunks", chunks_applicable, run_chunks},
+    {"rows", rows_applicable, run_rows},
+    {"steps", steps_applicable, run_steps},
+};
+
 cudnnStatus_t
 fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
 {
@@ -276,36 +454,24 @@ fdnn_wino_bwdf43_execute(const fdnn_conv_exec_t *e)
     w.g.x = e->x_in;
     w.g.dy = e->y_in;
     char *ws = e->workspace;
-    ctx43_t c = {e, &w, fdnn_isa_config(e->handle->isa)->wino_bwdf, (float *)ws, (float *)(ws + w.s_bytes),
-                 (float *)(ws + w.s_bytes + w.x_bytes), 0, 0, 0, true, {0}};
-    /* Up to 3 threads and S of up to ROWS_MAX_S_BYTES: one step of row
-     * tasks (rows_task: no barrier per block, no operand crossing cores;
-     * 6 rows split 6, 3 + 3, 2 + 2 + 2).  Otherwise: per block, three
-     * steps over channels and e (more items than rows).  Both compute
-     * every element the same way, so the result does not depend on the
-     * thread count. */
-    size_t threads = fdnn_pool_threads(e->pool);
+    ctx43_t c = {e,
+                 &w,
+                 fdnn_isa_config(e->handle->isa)->wino_bwdf,
+                 (float *)ws,
+                 (float *)(ws + w.s_bytes),
+                 (float *)(ws + w.s_bytes + w.x_bytes),
+                 w.chunk_bytes / sizeof(float),
+                 NULL,
+                 0,
+                 0,
+                 0,
+                 true,
+                 {0}};
+    size_t threads = fdnn_pool_threads(e->pool), si = 0;
+    while (schedules[si].applicable(&w, threads) != CUDNN_STATUS_SUCCESS)
+        si++;
     WPROF_BEGIN(t_call);
-    if (threads <= 3 && w.s_bytes <= ROWS_MAX_S_BYTES) {
-        c.row_tasks = (int)threads;
-        fdnn_parallelize_1d(e->pool, rows_task, &c, threads, 0);
-        WPROF_BEGIN(t_fin);
-        fdnn_parallelize_1d(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout), 0);
-        WPROF_END(t_fin, WPROF_B_FINISH);
-        WPROF_END(t_call, WPROF_B_CALL);
-        return CUDNN_STATUS_SUCCESS;
-    }
-    for (int64_t grp = 0; grp < w.g.groups; grp++)
-        for (int64_t blk = 0; blk < w.blocks; blk++) {
-            int64_t gt0 = blk * TB;
-            c.grp = grp;
-            c.tb = w.gtiles - gt0 < TB ? w.gtiles - gt0 : TB;
-            c.first = blk == 0;
-            block_table(&w.g, gt0, c.tb, &c.blk);
-            fdnn_parallelize_1d(e->pool, x_task, &c, (size_t)(w.g.cp / FDNN_WINO_BWDF_CPAD), 0);
-            fdnn_parallelize_1d(e->pool, dy_task, &c, (size_t)w.g.cout, 0);
-            fdnn_parallelize_1d(e->pool, product_task, &c, NN, 0);
-        }
+    schedules[si].run(&c, threads);
     WPROF_BEGIN(t_fin);
     fdnn_parallelize_1d(e->pool, finish_task, &c, (size_t)(w.g.groups * w.g.cout), 0);
     WPROF_END(t_fin, WPROF_B_FINISH);

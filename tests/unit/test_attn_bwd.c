@@ -286,7 +286,7 @@ run_case(const cfg_t *c, const char *name)
         first[i] = malloc(sizes[i] * 4 + 4);
     float *dw_set = malloc(r.nw * 4 + 4);
     for (int i = 0; i < fdnn_test_isa_count(); i++)
-        for (int th = 1; th <= 3; th++) { /* 3: more threads than cores and than some tasks (attn_slots.h) */
+        for (int th = 1; th <= 3; th++) { /* 3: more threads than cores and than some tasks (core/pool_slots.h) */
             const char *isa = fdnn_test_isa_name(i);
             CHECK_OK(freednnSetIsa(handle, isa));
             CHECK_OK(freednnSetNumThreads(handle, th));

@@ -245,7 +245,7 @@ run_case(const cfg_t *c, const char *name)
     fdnn_ref_attn_forward(&r.ref, w, q, res, k, v, want, written);
     float *first = malloc(no * sizeof(float));
     for (int i = 0; i < fdnn_test_isa_count(); i++)
-        for (int th = 1; th <= 3; th++) { /* 3: more threads than cores and than some tasks (attn_slots.h) */
+        for (int th = 1; th <= 3; th++) { /* 3: more threads than cores and than some tasks (core/pool_slots.h) */
             CHECK_OK(freednnSetIsa(handle, fdnn_test_isa_name(i)));
             CHECK_OK(freednnSetNumThreads(handle, th));
             size_workspace_for_isa(&r);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cpu/attn/attn_bwd.h"
-#include "cpu/attn/attn_slots.h"
+#include "core/pool_slots.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/tensor/convert_row.h"
 

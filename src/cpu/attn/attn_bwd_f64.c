@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cpu/attn/attn_bwd.h"
-#include "cpu/attn/attn_slots.h"
+#include "core/pool_slots.h"
 #include "cpu/gemm/gemm.h"
 
 #define REAL double

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cpu/attn/attn.h"
-#include "cpu/attn/attn_slots.h"
+#include "core/pool_slots.h"
 #include "cpu/config/config.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/sgemm_bpack.h"

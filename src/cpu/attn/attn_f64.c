@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cpu/attn/attn.h"
-#include "cpu/attn/attn_slots.h"
+#include "core/pool_slots.h"
 #include "cpu/gemm/gemm.h"
 
 #define REAL double

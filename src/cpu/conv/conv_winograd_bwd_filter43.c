@@ -41,7 +41,7 @@
 #include "core/handle.h"
 #include "core/memory.h"
 #include "core/tensor.h"
-#include "cpu/attn/attn_slots.h"
+#include "core/pool_slots.h"
 #include "cpu/config/config.h"
 #include "cpu/conv/conv_winograd_engine.h"
 #include "cpu/conv/conv_winograd_prof.h"
@@ -135,7 +135,7 @@ typedef struct ctx43 {
     const fdnn_wino_bwdf_kernels_t *kern;
     float *s, *x, *d;  /* chunk 0's; chunk i's lie i * chunk_floats further */
     size_t chunk_floats;
-    fdnn_attn_slots_t *slots; /* run_chunks: the X and D regions in use */
+    fdnn_pool_slots_t *slots; /* run_chunks: the X and D regions in use */
     int64_t grp, tb;
     int row_tasks; /* run_rows: tasks, each owning a range of transform rows */
     bool first;
@@ -308,7 +308,7 @@ chunk_task(void *arg, size_t ci)
     /* S is the chunk's own; X and D, scratch rewritten per block, those of
      * a slot claimed for the task (the same few stay in the caches: by
      * chunk, one thread walked 12 x 1.2 MB of them on res2) */
-    size_t slot = fdnn_attn_slot_claim(c->slots, ci);
+    size_t slot = fdnn_pool_slot_claim(c->slots, ci);
     float *s = c->s + ci * c->chunk_floats, *x = c->x + slot * c->chunk_floats, *d = c->d + slot * c->chunk_floats;
     fdnn_wino_bwdf_block_t blk;
     for (int64_t grp = 0; grp < g->groups; grp++)
@@ -328,7 +328,7 @@ chunk_task(void *arg, size_t ci)
                 c->kern->product(g, grp, e, 0, g->cout, tb, d, x, s, b == b0);
             WPROF_END(t_prod, WPROF_B_PRODUCT);
         }
-    fdnn_attn_slot_release(c->slots, slot);
+    fdnn_pool_slot_release(c->slots, slot);
 }
 
 /* Run i of SUM_RUN floats of S: chunk 0's S += chunk 1's, += chunk 2's,
@@ -362,8 +362,8 @@ static void
 run_chunks(ctx43_t *c, size_t threads)
 {
     (void)threads;
-    fdnn_attn_slots_t slots;
-    fdnn_attn_slots_init(&slots, c->e->pool, (size_t)c->w->chunks);
+    fdnn_pool_slots_t slots;
+    fdnn_pool_slots_init(&slots, c->e->pool, (size_t)c->w->chunks);
     c->slots = &slots;
     fdnn_parallelize_1d(c->e->pool, chunk_task, c, (size_t)c->w->chunks, 0);
     c->slots = NULL;

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Scratch regions of the attention tasks, one per running thread.
+ * Scratch regions claimed per running pool task: a step of many tasks
+ * whose scratch the workspace holds once per task keeps reusing the same
+ * few regions, one per running thread, so they stay in the threads'
+ * caches.  Users: the attention tasks (below, where it was measured) and
+ * the Winograd backward filter's tile chunks (conv_winograd_bwd_filter43.c).
  *
- * The forward and backward run one pool task per (sequence, head), and the
+ * The attention forward and backward run one pool task per (sequence, head), and the
  * workspace holds one scratch region per task (scores or dP block, GEMM
  * packing, the packed K_h^T).  Indexed by task, a call on one thread walks
  * through all of them (h8 e512 L128 n8: 64 regions, ~6 MiB), so every task
@@ -18,36 +22,36 @@
  * always free when a task claims: the claim never waits for another task.
  * What a task computes does not depend on which region it gets (it writes
  * every scratch element before reading it), so results stay the same for
- * any thread count.  More threads than FDNN_ATTN_SLOTS_MAX: each task uses
+ * any thread count.  More threads than FDNN_POOL_SLOTS_MAX: each task uses
  * its own region, as before (the workspace holds one per task either way). */
-#ifndef FDNN_CPU_ATTN_SLOTS_H
-#define FDNN_CPU_ATTN_SLOTS_H
+#ifndef FDNN_CORE_POOL_SLOTS_H
+#define FDNN_CORE_POOL_SLOTS_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 
 #include "core/pool.h"
 
-#define FDNN_ATTN_SLOTS_MAX 64
+#define FDNN_POOL_SLOTS_MAX 64
 
-typedef struct fdnn_attn_slots {
-    atomic_int busy[FDNN_ATTN_SLOTS_MAX];
+typedef struct fdnn_pool_slots {
+    atomic_int busy[FDNN_POOL_SLOTS_MAX];
     int n; /* regions in use; 0: region = task index */
-} fdnn_attn_slots_t;
+} fdnn_pool_slots_t;
 
 static inline void
-fdnn_attn_slots_init(fdnn_attn_slots_t *s, fdnn_pool_t pool, size_t tasks)
+fdnn_pool_slots_init(fdnn_pool_slots_t *s, fdnn_pool_t pool, size_t tasks)
 {
     size_t t = fdnn_pool_threads(pool);
     t = t < tasks ? t : tasks;
-    s->n = t <= FDNN_ATTN_SLOTS_MAX ? (int)t : 0;
+    s->n = t <= FDNN_POOL_SLOTS_MAX ? (int)t : 0;
     for (int i = 0; i < s->n; i++)
         atomic_init(&s->busy[i], 0);
 }
 
 /* The region of `task`: a free one of the n, now marked busy. */
 static inline size_t
-fdnn_attn_slot_claim(fdnn_attn_slots_t *s, size_t task)
+fdnn_pool_slot_claim(fdnn_pool_slots_t *s, size_t task)
 {
     if (s->n == 0)
         return task;
@@ -58,10 +62,10 @@ fdnn_attn_slot_claim(fdnn_attn_slots_t *s, size_t task)
 }
 
 static inline void
-fdnn_attn_slot_release(fdnn_attn_slots_t *s, size_t slot)
+fdnn_pool_slot_release(fdnn_pool_slots_t *s, size_t slot)
 {
     if (s->n > 0)
         atomic_store_explicit(&s->busy[slot], 0, memory_order_release);
 }
 
-#endif /* FDNN_CPU_ATTN_SLOTS_H */
+#endif /* FDNN_CORE_POOL_SLOTS_H */

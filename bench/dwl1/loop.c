@@ -19,7 +19,9 @@ int main(int argc, char **argv) {
     int n, c, oh, ow; cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &n, &c, &oh, &ow);
     cudnnSetTensor4dDescriptor(yd, f, CUDNN_DATA_FLOAT, n, c, oh, ow);
     size_t xs = (size_t)N*C*H*H, ys = (size_t)n*c*oh*ow, ws = (size_t)C*9;
-    float *x = malloc(xs*4), *y = malloc(ys*4), *w = malloc(ws*4);
+    /* 256-byte aligned, as cudaMalloc and freednn-bench give (malloc: 16
+     * bytes past a line, every vector on two lines). */
+    float *x = aligned_alloc(256, (xs*4 + 255) / 256 * 256), *y = aligned_alloc(256, (ys*4 + 255) / 256 * 256), *w = aligned_alloc(256, (ws*4 + 255) / 256 * 256);
     for (size_t i = 0; i < xs; i++) x[i] = (float)(i % 13) * 0.1f;
     for (size_t i = 0; i < ys; i++) y[i] = (float)(i % 7) * 0.1f;
     for (size_t i = 0; i < ws; i++) w[i] = (float)(i % 5) * 0.1f;

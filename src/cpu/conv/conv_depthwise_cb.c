@@ -79,10 +79,11 @@
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
 /* Forward and backward data in place: tasks per problem at least (bands
- * of rows below it), and the L1 data cache assumed when the probe found
- * none. */
+ * of rows below it), and the L1 data and L2 caches assumed when the probe
+ * found none. */
 #define IN_PLACE_MIN_TASKS 8
 #define IN_PLACE_L1_DEFAULT (32 * 1024)
+#define IN_PLACE_L2_DEFAULT (512 * 1024)
 #define CHUNKS_PER_THREAD 4
 /* Backward filter: bytes of one image's x and dy per range of blocks (a
  * quarter of a 1 MB L2 with room for the rest, Zen 4/5; measured: 512_14
@@ -824,16 +825,23 @@ strips_pay(const fdnn_conv_problem_t *p)
  * many as keep the data rows of one output row (reach rows of W
  * positions) in half of L1, so that the next rows of the band find two of
  * their three rows there (measured: 576 and 384 channels at 14x14 1.25x
- * faster than rows over every block); every block where a block's rows
+ * faster than rows over every block).  Every block where a block's rows
  * would not stay anyway: its positions C*4 bytes apart fall into
  * l1_sets(t) sets of L1_WAYS lines, fewer than half of its rows' lines
- * (512 channels at 14x14: 2 sets for 42 lines; no gain measured). */
+ * (512 channels at 14x14: 2 sets for 42 lines; no gain measured); and
+ * where one image's data and output exceed L2: a group then streams a
+ * thin slice of every position from memory, which the prefetchers follow
+ * poorly (measured at 32 images: 144 channels at 56x56 1.3-1.85x
+ * slower, 192 at 28x28 1.1-1.2x). */
 static int64_t
 in_place_group(const cb_job_t *j)
 {
     const fdnn_conv_problem_t *p = j->p;
     int64_t reach = (j->kh - 1) * p->dil[1] + 1, lines = reach * j->data_w;
     if (lines > l1_sets(j->bwd_data ? &p->y : &p->x) * L1_WAYS / 2)
+        return j->blocks;
+    size_t l2 = fdnn_cpu_l2_bytes() != 0 ? fdnn_cpu_l2_bytes() : IN_PLACE_L2_DEFAULT;
+    if ((double)(j->data_h * j->data_w + j->out_h * j->out_w) * (double)p->g * sizeof(float) > (double)l2)
         return j->blocks;
     size_t l1 = fdnn_cpu_l1d_bytes() != 0 ? fdnn_cpu_l1d_bytes() : IN_PLACE_L1_DEFAULT;
     int64_t g = (int64_t)(l1 / 2) / (lines * BLK * (int64_t)sizeof(float));

@@ -8,7 +8,7 @@
  * other layouts are transposed, a group of channel blocks at a time, into a
  * scratch view [block][H][W][16] (and the output back).
  *
- * Forward and backward data compute one output row at a time.  Along each
+ * Forward and backward data compute output rows.  Along each
  * spatial dimension, output position o and tap q read data position
  *
  *   forward        i = o*stride - pad + q*dil          (valid: 0 <= i < in)
@@ -20,9 +20,13 @@
  * border position its own; backward data with stride s has one family of
  * runs per phase o % s, over which the output advances by s.  A row's H
  * taps are found per row.  Each (row, run) is one kernel call over every
- * channel block of the task, with the valid taps in q order: every output
+ * channel block of the task, with the valid taps in q order, consecutive
+ * rows whose taps are the same (rows_alike) in one call: every output
  * element is one sum in an order fixed by the problem, whatever the thread
- * count.
+ * count or the schedule.  In place (channels innermost) a task is (image,
+ * group of blocks, band of rows), its rows in order, the group small
+ * enough that one output row's data rows stay in L1 for the next rows
+ * (in_place_group).
  *
  * Backward filter: per channel block the 16 channels' sums of each tap
  * over every image, row and run in order (runs as forward), the task being

@@ -1664,7 +1664,7 @@ section_depthwise(cudnnHandle_t h)
          * 2, 7 channels in its last block), 4 bands of 5 rows, the rows of
          * a band that read the same taps in one kernel call; stride 2 and
          * dilation 2 (calls of rows 2 data rows apart, groups of one
-         * block, a last one of 2 channels, 2 bands of 7 rows). */
+         * block, a last one of 2 channels, bands of 6, 6 and 1 rows). */
         S2("dw cb groups 71ch 20x40", 1, 71, 71, 71, 20, 40, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
         S2("dw cb groups s2 dil2", 2, 34, 34, 34, 25, 45, 3, 3, 2, 2, 2, 2, 2, 2, CUDNN_CROSS_CORRELATION),
     };

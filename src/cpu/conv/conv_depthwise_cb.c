@@ -83,8 +83,8 @@
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
 /* Forward and backward data in place: tasks per problem at least (bands
- * of rows below it), and the L1 data and L2 caches assumed when the probe
- * found none. */
+ * of rows below it: two or three threads get several each), and the L1
+ * data and L2 caches assumed when the probe found none. */
 #define IN_PLACE_MIN_TASKS 8
 #define IN_PLACE_L1_DEFAULT (32 * 1024)
 #define IN_PLACE_L2_DEFAULT (512 * 1024)
@@ -949,7 +949,9 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
         j.groups = ceil_div(j.blocks, j.group);
         j.bands = p->n * j.groups >= IN_PLACE_MIN_TASKS ? 1 : ceil_div(IN_PLACE_MIN_TASKS, p->n * j.groups);
         j.bands = j.bands < j.out_h ? j.bands : j.out_h;
-        j.band_rows = ceil_div(j.out_h, j.bands);
+        /* Rows per band rounded down (14 rows in 8 bands: 14 of one row,
+         * not 7 of two, which two threads would share 4 : 3). */
+        j.band_rows = j.out_h / j.bands;
         j.bands = ceil_div(j.out_h, j.band_rows);
         j.tasks = (size_t)(p->n * j.groups * j.bands);
     } else if (j.gather) {

@@ -159,11 +159,12 @@ typedef struct cb_job {
      * in place (run_chunk). */
     bool gather;
     /* In place: a band's rows with the same taps in one kernel call
-     * (compute_rows), where one image's data and output fit L2.  The call
-     * takes each run over all its rows, so the border columns' runs read
-     * a column of every row: from L2 a pass each; from memory (32 images
-     * of 128 channels at 56x56) they made the layer 1.15-1.4x slower. */
-    bool band_calls;
+     * (compute_rows), at most call_rows of them: rows whose data and
+     * output take half of L2.  A call takes each run over all its rows, so
+     * the border columns' runs read a column of every row after the
+     * interior's run: from L2, not from memory (unbounded, 32 images of
+     * 128 channels at 56x56 measured 1.15-1.4x slower). */
+    int64_t call_rows;
     size_t seg_bytes;
     size_t tasks, chunks;
 } cb_job_t;
@@ -298,9 +299,13 @@ compute_rows(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, in
     const fdnn_conv_problem_t *p = j->p;
     int64_t qh[MAX_TAPS], ih[MAX_TAPS];
     const float *src[MAX_TAPS], *wt[MAX_TAPS];
-    int64_t nh = row_taps(j, oh, qh, ih);
-    for (int64_t r = 0; r < j->nruns; r++) {
-        const run_t *run = &j->runs[r];
+    int64_t nh = row_taps(j, oh, qh, ih), longest = 0;
+    /* The longest run first (the interior: it streams the rows in, the
+     * border columns' runs then find them in cache). */
+    for (int64_t r = 1; r < j->nruns; r++)
+        longest = j->runs[r].count > j->runs[longest].count ? r : longest;
+    for (int64_t k = 0; k < j->nruns; k++) {
+        const run_t *run = &j->runs[(longest + k) % j->nruns];
         size_t taps = 0;
         for (int64_t a = 0; a < nh; a++)
             for (int64_t q = 0; q < j->kw; q++)
@@ -778,7 +783,7 @@ run_chunk(void *arg, size_t chunk)
             int64_t tail = b0 + nb == j->blocks ? j->tail : BLK;
             view_t d = user_view(dt, dsrc, n, b0), o = user_view(ot, e->out, n, b0);
             while (oh < oh1) {
-                int64_t rstep = 0, rows = j->band_calls ? rows_alike(j, oh, oh1, &rstep) : 1;
+                int64_t rstep = 0, rows = rows_alike(j, oh, oh1 - oh < j->call_rows ? oh1 : oh + j->call_rows, &rstep);
                 /* The prefetch hint of the band's last row: the next
                  * image's top rows only where a task is a whole image. */
                 compute_rows(j, &d, &o, oh, rows, rstep, b0, nb, tail, alpha, beta,
@@ -958,7 +963,10 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
         j.group = 1;
     } else if (j.in_place && !j.gather) {
         j.group = in_place_group(&j);
-        j.band_calls = image_in_l2(&j);
+        size_t l2 = fdnn_cpu_l2_bytes() != 0 ? fdnn_cpu_l2_bytes() : IN_PLACE_L2_DEFAULT;
+        int64_t row_bytes = (p->stride[1] * j.data_w + j.out_w) * j.group * BLK * (int64_t)sizeof(float);
+        j.call_rows = (int64_t)(l2 / 2) / row_bytes;
+        j.call_rows = j.call_rows < 1 ? 1 : j.call_rows;
         j.groups = ceil_div(j.blocks, j.group);
         j.bands = p->n * j.groups >= IN_PLACE_MIN_TASKS ? 1 : ceil_div(IN_PLACE_MIN_TASKS, p->n * j.groups);
         j.bands = j.bands < j.out_h ? j.bands : j.out_h;

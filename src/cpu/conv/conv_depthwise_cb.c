@@ -65,6 +65,7 @@
 
 #define BLK FDNN_DWCB_BLOCK
 #define MAX_TAPS 64
+_Static_assert(MAX_TAPS <= FDNN_DWCB_MAX_TAPS, "a rows call holds every tap of a row");
 #define MAX_KW 32
 /* NCHW problems whose output planes have up to NCHW_MAX_OUT_PLANE
  * positions take this path (transposed a group of blocks at a time): 7x7

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Alternated A/B of the tight loop (bench/dwl1/loop.c) on NHWC mb=1
+# Alternated A/B of the tight loop (bench/results/2026-12-05-dwl1/loop.c) on NHWC mb=1
 # depthwise 3x3 layers, 1 thread, thread CPU time (min of 7 rounds per
 # run), base and new alternated ROUNDS times; prints "shape dir base new".
 # usage: ab_loop.sh BASE_BIN NEW_BIN ROUNDS ITERS [N]

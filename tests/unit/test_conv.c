@@ -1658,15 +1658,12 @@ section_depthwise(cudnnHandle_t h)
         S2("dw cb 9 images 37ch s2", 9, 37, 37, 37, 50, 47, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("dw cb N=2 100ch 4 bands", 2, 100, 100, 100, 24, 200, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
         S2("dw cb N=3 bands dil2", 3, 20, 20, 20, 45, 41, 3, 3, 2, 2, 1, 1, 2, 2, CUDNN_CROSS_CORRELATION),
-        /* NHWC forward / backward data in place by groups of blocks and
-         * bands of rows (conv_depthwise_cb.c, in_place_group): rows of 40
-         * positions, groups of 3 blocks with 48 KB of L1 (a last group of
-         * 2, 7 channels in its last block), 4 bands of 5 rows, the rows of
-         * a band that read the same taps in one kernel call; stride 2 and
-         * dilation 2 (calls of rows 2 data rows apart, groups of one
-         * block, a last one of 2 channels, bands of 6, 6 and 1 rows). */
-        S2("dw cb groups 71ch 20x40", 1, 71, 71, 71, 20, 40, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
-        S2("dw cb groups s2 dil2", 2, 34, 34, 34, 25, 45, 3, 3, 2, 2, 2, 2, 2, 2, CUDNN_CROSS_CORRELATION),
+        /* The generic tile's border columns over 8, 4, 2 and 1 blocks
+         * (8 full blocks and an 8-channel last one; dwconv_cb_simd.inc,
+         * cb_rest) and its epilogue with and without alpha / beta / bias;
+         * stride 2 with dilation 2 on 2 blocks and a 2-channel tail. */
+        S2("dw cb border tiles 136ch", 1, 136, 136, 136, 12, 20, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw cb s2 dil2 34ch", 2, 34, 34, 34, 25, 45, 3, 3, 2, 2, 2, 2, 2, 2, CUDNN_CROSS_CORRELATION),
     };
     for (size_t i = 0; i < sizeof(depthwise) / sizeof(depthwise[0]); i++) {
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
@@ -1882,10 +1879,6 @@ section_determinism(cudnnHandle_t h)
     test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC", 3, 48, 48, 48, 20, 19, 3, 3, 1, 1, 1, 1, 1, 1,
                                                   CUDNN_CROSS_CORRELATION), L_NHWC);
     test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC s2 N=1", 1, 80, 80, 80, 30, 29, 3, 3, 1, 1, 2, 2,
-                                                  1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
-    /* NHWC forward / backward data by groups of blocks and bands of rows
-     * (2 groups x 4 bands: 8 tasks in 4, 8 and 8 chunks). */
-    test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC groups", 1, 71, 71, 71, 20, 40, 3, 3, 1, 1, 1, 1,
                                                   1, 1, CUDNN_CROSS_CORRELATION), L_NHWC);
     /* 1024 channels: strips of 5 output rows at one thread, 12 at two. */
     test_thread_determinism_layout(h, (shape_t)S2("determinism dw NHWC 1024ch strips", 1, 1024, 1024, 1024, 21, 9, 3, 3,

@@ -8,7 +8,7 @@
  * other layouts are transposed, a group of channel blocks at a time, into a
  * scratch view [block][H][W][16] (and the output back).
  *
- * Forward and backward data compute output rows.  Along each
+ * Forward and backward data compute one output row at a time.  Along each
  * spatial dimension, output position o and tap q read data position
  *
  *   forward        i = o*stride - pad + q*dil          (valid: 0 <= i < in)
@@ -20,13 +20,9 @@
  * border position its own; backward data with stride s has one family of
  * runs per phase o % s, over which the output advances by s.  A row's H
  * taps are found per row.  Each (row, run) is one kernel call over every
- * channel block of the task, with the valid taps in q order, consecutive
- * rows whose taps are the same (rows_alike) in one call: every output
+ * channel block of the task, with the valid taps in q order: every output
  * element is one sum in an order fixed by the problem, whatever the thread
- * count or the schedule.  In place (channels innermost) a task is (image,
- * group of blocks, band of rows), its rows in order, the group small
- * enough that one output row's data rows stay in L1 for the next rows
- * (in_place_group).
+ * count.
  *
  * Backward filter: per channel block the 16 channels' sums of each tap
  * over every image, row and run in order (runs as forward), the task being
@@ -65,7 +61,6 @@
 
 #define BLK FDNN_DWCB_BLOCK
 #define MAX_TAPS 64
-_Static_assert(MAX_TAPS <= FDNN_DWCB_MAX_TAPS, "a rows call holds every tap of a row");
 #define MAX_KW 32
 /* NCHW problems whose output planes have up to NCHW_MAX_OUT_PLANE
  * positions take this path (transposed a group of blocks at a time): 7x7
@@ -83,12 +78,6 @@ _Static_assert(MAX_TAPS <= FDNN_DWCB_MAX_TAPS, "a rows call holds every tap of a
 #define NCHW_SMALL_PLANE 196
 /* Floats of scratch views per task (input and output together). */
 #define GROUP_FLOATS 16384
-/* Forward and backward data in place: tasks per problem at least (bands
- * of rows below it: two or three threads get several each), and the L1
- * data and L2 caches assumed when the probe found none. */
-#define IN_PLACE_MIN_TASKS 8
-#define IN_PLACE_L1_DEFAULT (32 * 1024)
-#define IN_PLACE_L2_DEFAULT (512 * 1024)
 #define CHUNKS_PER_THREAD 4
 /* Backward filter: bytes of one image's x and dy per range of blocks (a
  * quarter of a 1 MB L2 with room for the rest, Zen 4/5; measured: 512_14
@@ -159,13 +148,6 @@ typedef struct cb_job {
      * gathered a group of blocks at a time into a slot, the output written
      * in place (run_chunk). */
     bool gather;
-    /* In place: a band's rows with the same taps in one kernel call
-     * (compute_rows), at most call_rows of them: rows whose data and
-     * output take half of L2.  A call takes each run over all its rows, so
-     * the border columns' runs read a column of every row after the
-     * interior's run: from L2, not from memory (unbounded, 32 images of
-     * 128 channels at 56x56 measured 1.15-1.4x slower). */
-    int64_t call_rows;
     size_t seg_bytes;
     size_t tasks, chunks;
 } cb_job_t;
@@ -292,21 +274,16 @@ prefetch_rows(const cb_job_t *j, const view_t *d, int64_t oh, const int64_t *ih,
  * tensor (in place) whose next rows the kernels may prefetch (more_images:
  * an image follows this one in the task order). */
 static void
-compute_rows(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int64_t rows, int64_t rstep,
-             int64_t b0, int64_t blocks, int64_t tail, float alpha, float beta, const float *bias, bool relu, bool pf,
-             bool more_images)
+compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int64_t b0, int64_t blocks,
+            int64_t tail, float alpha, float beta, const float *bias, bool relu, bool pf, bool more_images)
 {
     const float *wpack = j->wpack + b0 * j->kh * j->kw * BLK;
     const fdnn_conv_problem_t *p = j->p;
     int64_t qh[MAX_TAPS], ih[MAX_TAPS];
     const float *src[MAX_TAPS], *wt[MAX_TAPS];
-    int64_t nh = row_taps(j, oh, qh, ih), longest = 0;
-    /* The longest run first (the interior: it streams the rows in, the
-     * border columns' runs then find them in cache). */
-    for (int64_t r = 1; r < j->nruns; r++)
-        longest = j->runs[r].count > j->runs[longest].count ? r : longest;
-    for (int64_t k = 0; k < j->nruns; k++) {
-        const run_t *run = &j->runs[(longest + k) % j->nruns];
+    int64_t nh = row_taps(j, oh, qh, ih);
+    for (int64_t r = 0; r < j->nruns; r++) {
+        const run_t *run = &j->runs[r];
         size_t taps = 0;
         for (int64_t a = 0; a < nh; a++)
             for (int64_t q = 0; q < j->kw; q++)
@@ -337,46 +314,11 @@ compute_rows(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, in
              * stride divides dil). */
             .rows_of_3 = j->kw == 3 && run->mask == 7u && (!j->bwd_data || p->dil[2] % p->stride[2] == 0),
             .tap_step = j->bwd_data ? -(p->dil[2] / p->stride[2]) * d->ps : p->dil[2] * d->ps,
-            .rows = (size_t)rows,
-            .src_rstep = rstep * d->rs,
-            .out_rstep = o->rs,
         };
         if (pf)
             prefetch_rows(j, d, oh, ih, nh, more_images, &args);
         j->rows_fn(&args);
     }
-}
-
-/* One output row (compute_rows of one row). */
-static void
-compute_row(const cb_job_t *j, const view_t *d, const view_t *o, int64_t oh, int64_t b0, int64_t blocks,
-            int64_t tail, float alpha, float beta, const float *bias, bool relu, bool pf, bool more_images)
-{
-    compute_rows(j, d, o, oh, 1, 0, b0, blocks, tail, alpha, beta, bias, relu, pf, more_images);
-}
-
-/* How many output rows from oh (before oh1) read the same H taps, each
- * row's data rows `*rstep` below the one before (1 when only row oh):
- * such a band is one compute_rows call. */
-static int64_t
-rows_alike(const cb_job_t *j, int64_t oh, int64_t oh1, int64_t *rstep)
-{
-    int64_t q0[MAX_TAPS], i0[MAX_TAPS], q[MAX_TAPS], in[MAX_TAPS];
-    int64_t n0 = row_taps(j, oh, q0, i0), r = 1;
-    *rstep = 0;
-    for (; oh + r < oh1; r++) {
-        int64_t nn = row_taps(j, oh + r, q, in);
-        if (nn != n0 || n0 == 0)
-            break;
-        if (r == 1)
-            *rstep = in[0] - i0[0];
-        bool same = *rstep > 0;
-        for (int64_t a = 0; a < nn && same; a++)
-            same = q[a] == q0[a] && in[a] == i0[a] + r * *rstep;
-        if (!same)
-            break;
-    }
-    return r;
 }
 
 /* The zero row of taps outside the image (dwconv_cb.h). */
@@ -773,25 +715,11 @@ run_chunk(void *arg, size_t chunk)
         return;
     }
     if (j->in_place) {
-        /* Tasks are (image, group of blocks, band of rows); a band's rows
-         * in order, rows that read the same taps in one call, so that the
-         * data rows one row reads are still in L1 for the next. */
+        /* Tasks are (image, output row). */
         for (size_t task = first; task < last; task++) {
-            int64_t n = (int64_t)task / (j->groups * j->bands), rest = (int64_t)task % (j->groups * j->bands);
-            int64_t b0 = rest / j->bands * j->group, oh = rest % j->bands * j->band_rows;
-            int64_t oh1 = oh + j->band_rows < j->out_h ? oh + j->band_rows : j->out_h;
-            int64_t nb = j->blocks - b0 < j->group ? j->blocks - b0 : j->group;
-            int64_t tail = b0 + nb == j->blocks ? j->tail : BLK;
-            view_t d = user_view(dt, dsrc, n, b0), o = user_view(ot, e->out, n, b0);
-            while (oh < oh1) {
-                int64_t rstep = 0, rows = rows_alike(j, oh, oh1 - oh < j->call_rows ? oh1 : oh + j->call_rows, &rstep);
-                /* The prefetch hint of the band's last row: the next
-                 * image's top rows only where a task is a whole image. */
-                compute_rows(j, &d, &o, oh, rows, rstep, b0, nb, tail, alpha, beta,
-                             bias != NULL ? bias + b0 * BLK : NULL, e->relu, true,
-                             n + 1 < p->n && j->groups == 1 && j->bands == 1);
-                oh += rows;
-            }
+            int64_t n = (int64_t)task / j->out_h, oh = (int64_t)task % j->out_h;
+            view_t d = user_view(dt, dsrc, n, 0), o = user_view(ot, e->out, n, 0);
+            compute_row(j, &d, &o, oh, 0, j->blocks, j->tail, alpha, beta, bias, e->relu, true, n + 1 < p->n);
         }
         return;
     }
@@ -835,39 +763,6 @@ strips_pay(const fdnn_conv_problem_t *p)
     if (p->stride[1] != 1 || p->stride[2] != 1)
         return false;
     return l1_sets(&p->x) == 1 && p->ker[1] * p->in[2] > L1_WAYS;
-}
-
-/* Blocks per task of forward and backward data in place (run_chunk): as
- * many as keep the data rows of one output row (reach rows of W
- * positions) in half of L1, so that the next rows of the band find two of
- * their three rows there (measured: 576 and 384 channels at 14x14 1.25x
- * faster than rows over every block).  Every block where a block's rows
- * would not stay anyway: its positions C*4 bytes apart fall into
- * l1_sets(t) sets of L1_WAYS lines, fewer than half of its rows' lines
- * (512 channels at 14x14: 2 sets for 42 lines; no gain measured); and
- * where one image's data and output exceed L2: a group then streams a
- * thin slice of every position from memory, which the prefetchers follow
- * poorly (measured at 32 images: 144 channels at 56x56 1.3-1.85x
- * slower, 192 at 28x28 1.1-1.2x). */
-static bool
-image_in_l2(const cb_job_t *j)
-{
-    size_t l2 = fdnn_cpu_l2_bytes() != 0 ? fdnn_cpu_l2_bytes() : IN_PLACE_L2_DEFAULT;
-    return (double)(j->data_h * j->data_w + j->out_h * j->out_w) * (double)j->p->g * sizeof(float) <= (double)l2;
-}
-
-static int64_t
-in_place_group(const cb_job_t *j)
-{
-    const fdnn_conv_problem_t *p = j->p;
-    int64_t reach = (j->kh - 1) * p->dil[1] + 1, lines = reach * j->data_w;
-    if (lines > l1_sets(j->bwd_data ? &p->y : &p->x) * L1_WAYS / 2)
-        return j->blocks;
-    if (!image_in_l2(j))
-        return j->blocks;
-    size_t l1 = fdnn_cpu_l1d_bytes() != 0 ? fdnn_cpu_l1d_bytes() : IN_PLACE_L1_DEFAULT;
-    int64_t g = (int64_t)(l1 / 2) / (lines * BLK * (int64_t)sizeof(float));
-    return g < 1 ? 1 : g > j->blocks ? j->blocks : g;
 }
 
 /* Bands of output rows per image for backward filter by images: one for
@@ -963,19 +858,7 @@ fdnn_conv_dwcb_execute(const fdnn_conv_exec_t *e)
         j.tasks = (size_t)j.blocks;
         j.group = 1;
     } else if (j.in_place && !j.gather) {
-        j.group = in_place_group(&j);
-        size_t l2 = fdnn_cpu_l2_bytes() != 0 ? fdnn_cpu_l2_bytes() : IN_PLACE_L2_DEFAULT;
-        int64_t row_bytes = (p->stride[1] * j.data_w + j.out_w) * j.group * BLK * (int64_t)sizeof(float);
-        j.call_rows = (int64_t)(l2 / 2) / row_bytes;
-        j.call_rows = j.call_rows < 1 ? 1 : j.call_rows;
-        j.groups = ceil_div(j.blocks, j.group);
-        j.bands = p->n * j.groups >= IN_PLACE_MIN_TASKS ? 1 : ceil_div(IN_PLACE_MIN_TASKS, p->n * j.groups);
-        j.bands = j.bands < j.out_h ? j.bands : j.out_h;
-        /* Rows per band rounded down (14 rows in 8 bands: 14 of one row,
-         * not 7 of two, which two threads would share 4 : 3). */
-        j.band_rows = j.out_h / j.bands;
-        j.bands = ceil_div(j.out_h, j.band_rows);
-        j.tasks = (size_t)(p->n * j.groups * j.bands);
+        j.tasks = (size_t)(p->n * j.out_h);
     } else if (j.gather) {
         int64_t per_block = j.data_h * j.data_w * BLK;
         j.group = GROUP_FLOATS / per_block;

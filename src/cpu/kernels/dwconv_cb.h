@@ -41,7 +41,6 @@
 #include <stdint.h>
 
 #define FDNN_DWCB_BLOCK 16
-#define FDNN_DWCB_MAX_TAPS 64 /* taps of one rows call at most */
 
 typedef struct fdnn_f32_dwcb_rows_args {
     const float *const *src; /* taps entries: position 0 of block 0 */
@@ -64,13 +63,6 @@ typedef struct fdnn_f32_dwcb_rows_args {
      * they arrive from memory while this row computes; the results are the
      * same either way. */
     int64_t pf_rows, pf_off[2];
-    /* Rows of the call (0 or 1: one): row i reads src[t] + i*src_rstep
-     * and writes out + i*out_rstep, rows in order; every row as above
-     * (the same taps, runs and epilogue), the prefetch hint for every row
-     * but the last.  One call for a band of rows whose taps are the same
-     * (conv_depthwise_cb.c) costs one call's set-up, not one per row. */
-    size_t rows;
-    int64_t src_rstep, out_rstep;
 } fdnn_f32_dwcb_rows_args_t;
 
 typedef struct fdnn_f32_dwcb_grad_args {

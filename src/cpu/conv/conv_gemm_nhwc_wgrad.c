@@ -8,6 +8,7 @@
 #include "core/memory.h"
 #include "cpu/config/config.h"
 #include "cpu/conv/conv_gemm_nhwc_wgrad.h"
+#include "cpu/conv/conv_partials.h"
 #include "cpu/gemm/gemm.h"
 
 /* Positions per k block, at most: equal blocks to a multiple of 8.  A B
@@ -103,27 +104,6 @@ wgrad_task(void *arg, size_t c)
     }
 }
 
-/* T_0 += T_1, += T_2, ... in chunk order, over runs of SUM_RUN elements. */
-#define SUM_RUN 4096
-
-typedef struct sum_ctx {
-    float *t;
-    size_t t_elems, elems, chunks;
-} sum_ctx_t;
-
-static void
-sum_run(void *arg, size_t r)
-{
-    const sum_ctx_t *s = arg;
-    size_t e0 = r * SUM_RUN, e1 = e0 + SUM_RUN < s->elems ? e0 + SUM_RUN : s->elems;
-    float *t0 = s->t;
-    for (size_t c = 1; c < s->chunks; c++) {
-        const float *tc = s->t + c * s->t_elems;
-        for (size_t e = e0; e < e1; e++)
-            t0[e] += tc[e];
-    }
-}
-
 /* dW_g from T: alpha T (or T^T) + beta dW_g, one filter row per item. */
 typedef struct blend_ctx {
     const float *t;
@@ -216,7 +196,6 @@ fdnn_conv_gemm_nhwc_wgrad(const fdnn_conv_exec_t *e, const float *x, size_t ldx,
     w.t = (float *)scratch;
     w.t_elems = fdnn_align_up(w.ns * w.nl * sizeof(float)) / sizeof(float);
     w.lanes = scratch + chunks * w.t_elems * sizeof(float);
-    sum_ctx_t sc = {w.t, w.t_elems, w.ns * w.nl, chunks};
     float *dw = e->out;
     for (int64_t g = 0; g < p->g; g++) {
         const float *xg = x + (size_t)g * cg, *dyg = dy + (size_t)g * kg;
@@ -225,8 +204,7 @@ fdnn_conv_gemm_nhwc_wgrad(const fdnn_conv_exec_t *e, const float *x, size_t ldx,
         w.l = transposed ? dyg : xg;
         w.ldl = transposed ? ldy : ldx;
         fdnn_parallelize_1d(e->pool, wgrad_task, &w, chunks, 0);
-        if (chunks > 1)
-            fdnn_parallelize_1d(e->pool, sum_run, &sc, (sc.elems + SUM_RUN - 1) / SUM_RUN, 0);
+        fdnn_conv_sum_partials_f32(e->pool, w.t, w.t_elems, w.ns * w.nl, chunks); /* T_0 += T_1, ... */
         blend_ctx_t b = {w.t, dw + (size_t)g * kg * ldw, ldw, cg, kg, w.nl, transposed, (float)e->alpha,
                          (float)e->beta};
         fdnn_parallelize_1d(e->pool, blend_row, &b, kg, 0);

@@ -43,6 +43,7 @@
 #include "core/tensor.h"
 #include "core/pool_slots.h"
 #include "cpu/config/config.h"
+#include "cpu/conv/conv_partials.h"
 #include "cpu/conv/conv_winograd_engine.h"
 #include "cpu/conv/conv_winograd_prof.h"
 
@@ -58,7 +59,7 @@
 
 /* Tile chunks (chunk_task): the blocks cut into `chunks` runs, each one
  * task with its own S (X and D: scratch of the running task); the chunks'
- * S added in chunk order by sum_task.  The count is a function of the shape only (the bits depend
+ * S added in chunk order (conv_partials.h).  The count is a function of the shape only (the bits depend
  * on it, so it cannot follow the thread count): the largest of 12, 6, 4, 2
  * that leaves each chunk CHUNK_MIN_BLOCKS blocks and all the chunks'
  * buffers within CHUNKS_MAX_BYTES, else 1 (no chunks: the row tasks or the
@@ -296,7 +297,7 @@ rows_task(void *arg, size_t r)
 /* Chunk ci of w->chunks: blocks [ci B / chunks, (ci + 1) B / chunks) of
  * every group, in order, into the chunk's own S (every transform row,
  * every e): no patch gathered twice, no operand crossing cores, no
- * barrier until sum_task adds the chunks' S in chunk order.  The first
+ * barrier until run_chunks adds the chunks' S in chunk order.  The first
  * block of each group sets S, the others add (as the other schedules). */
 static void
 chunk_task(void *arg, size_t ci)
@@ -331,33 +332,6 @@ chunk_task(void *arg, size_t ci)
     fdnn_pool_slot_release(c->slots, slot);
 }
 
-/* Run i of SUM_RUN floats of S: chunk 0's S += chunk 1's, += chunk 2's,
- * ... in chunk order (contiguous runs the prefetchers follow: adding the
- * chunks inside finish_task, 36 rows x chunks of a few hundred bytes per
- * output channel, cost res3 1.6 ms of ~20 at one thread). */
-#define SUM_RUN 4096
-static void
-sum_task(void *arg, size_t i)
-{
-    const ctx43_t *c = arg;
-    size_t n = (size_t)NN * (size_t)(c->w->g.groups * c->w->g.cout) * (size_t)c->w->g.cp;
-    size_t l0 = i * SUM_RUN, l1 = l0 + SUM_RUN < n ? l0 + SUM_RUN : n;
-    float *dst = c->s;
-    for (size_t l = l0; l < l1; l += 16) {
-        size_t m = l1 - l < 16 ? l1 - l : 16;
-        float acc[16];
-        for (size_t j = 0; j < m; j++)
-            acc[j] = dst[l + j];
-        for (int64_t ci = 1; ci < c->w->chunks; ci++) {
-            const float *src = c->s + (size_t)ci * c->chunk_floats + l;
-            for (size_t j = 0; j < m; j++)
-                acc[j] += src[j];
-        }
-        for (size_t j = 0; j < m; j++)
-            dst[l + j] = acc[j];
-    }
-}
-
 static void
 run_chunks(ctx43_t *c, size_t threads)
 {
@@ -367,8 +341,12 @@ run_chunks(ctx43_t *c, size_t threads)
     c->slots = &slots;
     fdnn_parallelize_1d(c->e->pool, chunk_task, c, (size_t)c->w->chunks, 0);
     c->slots = NULL;
+    /* The chunks' S added in chunk order, in contiguous runs the
+     * prefetchers follow (adding them inside finish_task, 36 rows x chunks
+     * of a few hundred bytes per output channel, cost res3 1.6 ms of ~20
+     * at one thread). */
     size_t n = (size_t)NN * (size_t)(c->w->g.groups * c->w->g.cout) * (size_t)c->w->g.cp;
-    fdnn_parallelize_1d(c->e->pool, sum_task, c, (n + SUM_RUN - 1) / SUM_RUN, 0);
+    fdnn_conv_sum_partials_f32(c->e->pool, c->s, c->chunk_floats, n, (size_t)c->w->chunks);
 }
 
 static void

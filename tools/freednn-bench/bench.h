@@ -54,4 +54,12 @@ double bench_onednn_bf16(const bench_problem_t *p, int dir, int threads, int ite
  * (its inputs produced a few layers earlier).  No-op when unset. */
 void bench_flush_caches(void);
 
+/* Before either library's timed runs: a pause long enough for the other
+ * library's idle worker threads to stop spinning and sleep (GNU OpenMP's
+ * default wait spins for milliseconds after a parallel region; FreeDNN's
+ * pool lingers 1 ms), so neither side is timed while the other still holds
+ * a core.  Each side's own runs stay back to back.  FREEDNN_BENCH_SETTLE_MS
+ * sets it (default 30; 0: none). */
+void bench_settle(void);
+
 #endif /* FDNN_BENCH_CONV_H */

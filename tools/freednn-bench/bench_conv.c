@@ -99,6 +99,21 @@ now_ms(void)
 }
 
 void
+bench_settle(void)
+{
+    static long ms = -1;
+    if (ms < 0) {
+        const char *v = getenv("FREEDNN_BENCH_SETTLE_MS");
+        ms = v != NULL ? atol(v) : 30;
+        if (ms < 0)
+            ms = 0;
+    }
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (ms > 0 && nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+void
 bench_flush_caches(void)
 {
     static float *buf;
@@ -289,6 +304,7 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
     float one = 1, zero = 0;
     double t[64];
     int iters = o->iters < 64 ? o->iters : 64;
+    bench_settle();
     for (int i = -1; i < iters; i++) {
         bench_flush_caches();
         double t0 = now_ms();

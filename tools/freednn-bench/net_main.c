@@ -69,6 +69,7 @@
 #include <unistd.h>
 
 #include "core/cpu.h"
+#include "bench.h"
 #include "net.h"
 
 #ifndef FDNN_NET_TORCH_SCRIPT
@@ -249,11 +250,14 @@ run_pairs(const net_t *net, const net_run_t *run, net_child_t *dn, pairs_t *p, d
         while (n < run->iters) {
             double f = 0, o = 0;
             bool dn_first = n % 2 == 1, paired = dn->alive;
-            if (paired && dn_first && !net_child_step(dn, &o))
+            /* bench_settle before each step: the other side's idle threads
+             * stop spinning first (bench.h). */
+            if (paired && dn_first && (bench_settle(), !net_child_step(dn, &o)))
                 paired = false;
+            bench_settle();
             if (!net_child_step(&ch, &f))
                 break;
-            if (paired && !dn_first && !net_child_step(dn, &o))
+            if (paired && !dn_first && (bench_settle(), !net_child_step(dn, &o)))
                 paired = false;
             p->ours[n] = f;
             n++;

@@ -274,6 +274,7 @@ run_onednn(const bench_problem_t *p, int dir, int threads, int iters, const floa
      * tensors stay in oneDNN's layouts). */
     const char *conv_only = getenv("FREEDNN_BENCH_DNNL_CONV_ONLY");
     bool only = conv_only != NULL && conv_only[0] == '1';
+    bench_settle();
     for (int i = -1; i < iters; i++) {
         bench_flush_caches();
         double t0 = 0, t1 = 0;

@@ -361,6 +361,31 @@ fdnn_conv_is_zero_workspace_fallback(fdnn_conv_dir_t dir, int algo)
  * faster there at every size. */
 #define DIRECT_MIN_POSITIONS 128
 
+/* Output positions (over the batch) below which the direct solver gives way
+ * to the channels-last implicit GEMM (conv_gemm_nhwc_krsc.h) on
+ * channels-last problems with a KRSC filter: the direct solver reorders
+ * that filter with a strided gather on every call, which few positions do
+ * not amortise; the GEMM reads it in place.  1-thread CPU time, ms, GEMM
+ * (algo 0) / direct (algo 3), two alternated runs each (2026-12-06,
+ * bench/results/2026-12-06-nhwcinf/crossover_t1.txt):
+ *
+ *   positions  layer (filter)            GEMM        direct
+ *          49  res5 3x3 512, mb=1 (9.4 MB)  1.04-1.23  3.86-3.94
+ *          49  res5 3x3 s2 512, mb=1        1.04-1.10  3.94
+ *         196  res4 3x3 256, mb=1 (2.4 MB)  1.22-1.37  1.44
+ *         196  res4 3x3 s2 256, mb=1        1.09-1.28  1.71
+ *         196  res5 3x3 512, mb=4           4.38-4.55  6.79-7.42
+ *         392  res5 3x3 512, mb=8           8.99-9.36  10.7-12.5
+ *         392  res5 3x3 s2 512, mb=8        9.16-9.97  11.9-12.4
+ *         392  res4 3x3 256, mb=2           2.33-2.47  2.45-3.07
+ *         784  res3 3x3 128, mb=1 (0.6 MB)  1.37-1.46  1.27-1.76
+ *         784  res4 3x3 256, mb=4           4.56-4.67  4.52-5.42
+ *         784  res5 3x3 512, mb=16          19.1-20.6  20.6-21.1
+ *        1568  res5 3x3 s2 512, mb=32       38.6-41.9  38.7-44.0
+ *
+ * From 784 positions on they are even; the direct solver is kept there. */
+#define KRSC_DIRECT_MIN_POSITIONS 512
+
 /* Measured with tools/freednn-bench on the ResNet-50 layers (1 thread, side
  * by side): the blocked direct kernels beat the im2col GEMM on spatial
  * filters (7x7 stride-2 stem, 3x3, 3x3 stride 2: no im2col pass through
@@ -394,8 +419,10 @@ fdnn_conv_prefers_direct(const fdnn_conv_problem_t *p)
                2 * (double)fdnn_conv_out_spatial(p) * strides >= (double)fdnn_conv_in_spatial(p) &&
                (repacked || (double)p->n * (double)fdnn_conv_in_spatial(p) / strides >= DIRECT_MIN_POSITIONS);
     }
-    return p->dir == FDNN_CONV_FWD &&
-           (repacked || (double)p->n * (double)fdnn_conv_out_spatial(p) >= DIRECT_MIN_POSITIONS);
+    double positions = (double)p->n * (double)fdnn_conv_out_spatial(p);
+    if (p->dir == FDNN_CONV_FWD && fdnn_conv_gemm_nhwc_krsc_applicable(p) == CUDNN_STATUS_SUCCESS)
+        return positions >= KRSC_DIRECT_MIN_POSITIONS;
+    return p->dir == FDNN_CONV_FWD && (repacked || positions >= DIRECT_MIN_POSITIONS);
 }
 
 cudnnStatus_t

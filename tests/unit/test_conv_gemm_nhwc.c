@@ -17,7 +17,9 @@
  *   - the rows path (forward and backward data, conv_gemm_nhwc_rows.h)
  *     takes exactly the shapes with a reduction of at most 512 channels,
  *     backward data only those with dx in place (stride 1); forward on
- *     strided or irregular x runs it by lines of output positions. */
+ *     strided or irregular x runs it by lines of output positions.
+ *   (Forward problems of at most 64 output positions run the KRSC solver,
+ *   listed ahead of these, the section at the end.) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,6 +457,10 @@ static const kshape_t kshapes[] = {
     {"flip dilation", 2, 3, 16, 33, 1, {1, 8, 9}, {1, 3, 2}, {0, 2, 1}, {1, 1, 2}, {1, 2, 3}, true, 0, 1, 0},
     {"3-D", 3, 2, 9, 8, 1, {3, 4, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 1, 0, 0},
     {"1x1 padded", 2, 2, 20, 12, 1, {1, 5, 6}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    /* unpadded 1x1 over at most 64 positions (res5's at mb=1): this solver,
+     * ahead of the batch 1x1 GEMMs; strided, odd channels, gaps */
+    {"1x1 49 positions", 2, 1, 40, 24, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    {"1x1 stride 2 gaps", 2, 2, 33, 17, 1, {1, 9, 9}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}, false, 2, 1, 3},
     /* 1600-value filter rows: with a 1 MiB L2, panels of 160 positions
      * over images of 240 (a panel crosses an image) */
     {"panels", 2, 2, 64, 20, 1, {1, 16, 15}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
@@ -655,9 +661,15 @@ test_krsc(cudnnHandle_t h)
         kprob_init(&pb, s, false, 300 + (uint64_t)si);
         fdnn_conv_problem_t p;
         CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, pb.xd, pb.wd, pb.cd, pb.yd, &p));
-        /* the solver that runs IMPLICIT_GEMM here: the 1x1 ones decline */
+        /* the solver that runs IMPLICIT_GEMM here (listed first) */
         CHECK_MSG(fdnn_conv_gemm_nhwc_krsc_applicable(&p) == CUDNN_STATUS_SUCCESS, "%s: declined", s->name);
-        CHECK_MSG(fdnn_conv_gemm_nhwc_applicable(&p) != CUDNN_STATUS_SUCCESS, "%s: the 1x1 GEMM accepts", s->name);
+        /* over 64 positions it leaves unpadded 1x1 filters to the batch 1x1 GEMMs */
+        if (s->ker[0] * s->ker[1] * s->ker[2] == 1 && s->pad[1] == 0 && s->pad[2] == 0) {
+            fdnn_conv_problem_t more = p;
+            more.n = 65;
+            CHECK_MSG(fdnn_conv_gemm_nhwc_krsc_applicable(&more) == CUDNN_STATUS_NOT_SUPPORTED,
+                      "%s at mb=65: accepted", s->name);
+        }
         size_t ws = 99;
         CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, pb.xd, pb.wd, pb.cd, pb.yd,
                                                          CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &ws));

@@ -18,6 +18,17 @@
  * transposes of the im2col would run mostly empty (the RGB stem, depthwise
  * layers: the per-image engine and the direct solvers take those). */
 #define MIN_CHANNELS 8
+/* Unpadded 1x1 filters over more output positions (over the batch) than
+ * this are declined: the batch 1x1 GEMMs (conv_gemm_nhwc.h, listed next)
+ * read x in place and pack W^T; under it the filter is the far larger
+ * operand and reading it in place wins.  1-thread CPU time, min of 3
+ * alternated runs, batch 1x1 GEMM / this solver (ms, 2026-12-06,
+ * bench/results/2026-12-06-nhwcinf/res5_1x1_ab.txt): 49 positions (res5
+ * at mb=1) 512 -> 2048: 0.64 / 0.54, 1024 -> 2048 stride 2: 1.40 / 1.06,
+ * 2048 -> 512: 0.64 / 0.51; 98 (mb=2): 1.04 / 1.07, 2.13 / 1.99,
+ * 1.00 / 1.03; 196 (res4 at mb=1) 256 -> 1024: 0.48 / 0.54,
+ * 1024 -> 256: 0.51 / 0.52, 1024 -> 512: 0.94 / 0.99. */
+#define MAX_1X1_POSITIONS 64
 /* The fewest positions of a panel (one transpose block). */
 #define MIN_PANEL 16
 /* Larger im2col panels than this many floats are refused (no size_t
@@ -64,6 +75,12 @@ fdnn_conv_gemm_nhwc_krsc_applicable(const fdnn_conv_problem_t *p)
     if (fdnn_conv_cg(p) < MIN_CHANNELS)
         return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM needs %d or more input channels per group, "
                                   "not %lld", MIN_CHANNELS, (long long)fdnn_conv_cg(p));
+    double positions = (double)p->n * (double)fdnn_conv_out_spatial(p);
+    if (fdnn_conv_taps(p) == 1 && p->pad[0] == 0 && p->pad[1] == 0 && p->pad[2] == 0 &&
+        positions > MAX_1X1_POSITIONS)
+        return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM takes unpadded 1x1 filters over at most %d "
+                                  "output positions, not %.0f (the batch 1x1 GEMMs take the others)",
+                                  MAX_1X1_POSITIONS, positions);
     if ((double)fdnn_conv_cg(p) * (double)fdnn_conv_taps(p) * MIN_PANEL > MAX_COL_FLOATS)
         return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM: filter rows of %lld values are too long",
                                   (long long)(fdnn_conv_cg(p) * fdnn_conv_taps(p)));

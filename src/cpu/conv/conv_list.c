@@ -81,6 +81,12 @@ FFT_VARIANT(FFT_TILING, true)
     {id, name, dir, algo, fdnn_conv_gemm_nhwc_applicable, fdnn_conv_gemm_nhwc_workspace, fdnn_conv_gemm_nhwc_execute}
 
 static const fdnn_conv_solver_t solvers[] = {
+    /* Channels-last forward with a KRSC filter: the filter rows read in
+     * place, the im2col per panel of positions (conv_gemm_nhwc_krsc.h);
+     * unpadded 1x1 filters only over few positions (res5 at mb=1), the
+     * 1x1 solvers below take the others. */
+    {41, "fwd_gemm_nhwc_krsc", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+     fdnn_conv_gemm_nhwc_krsc_applicable, fdnn_conv_gemm_nhwc_krsc_workspace, fdnn_conv_gemm_nhwc_krsc_execute},
     /* Forward and backward data of the narrower ones (reduction <= 512,
      * filter <= 512 KiB, stride 1) as one step over runs of positions. */
     {39, "fwd_gemm_nhwc_1x1_rows", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
@@ -90,10 +96,6 @@ static const fdnn_conv_solver_t solvers[] = {
     NHWC_1X1(35, "fwd_gemm_nhwc_1x1", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM),
     NHWC_1X1(36, "bwd_data_gemm_nhwc_1x1", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1),
     NHWC_1X1(37, "bwd_filter_gemm_nhwc_1x1", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1),
-    /* Channels-last forward with a KRSC filter: the filter rows read in
-     * place, the im2col per panel of positions (conv_gemm_nhwc_krsc.h). */
-    {41, "fwd_gemm_nhwc_krsc", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
-     fdnn_conv_gemm_nhwc_krsc_applicable, fdnn_conv_gemm_nhwc_krsc_workspace, fdnn_conv_gemm_nhwc_krsc_execute},
     /* the RGB stems' backward filter: few input channels, per-image slabs */
     {38, "bwd_filter_small_c", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
      fdnn_conv_wgrad_small_applicable, fdnn_conv_wgrad_small_workspace, fdnn_conv_wgrad_small_execute},

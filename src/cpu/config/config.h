@@ -142,8 +142,9 @@ typedef struct fdnn_isa_config {
         fdnn_f32_gemm_aptrs_ukernel_fn aptrs;
         fdnn_f32_pack_t_fn pack_t;
         size_t mr, nr, half_nr;
-        /* conv_gemm_nhwc_krsc: its im2col and output transposes (NULL:
-         * the portable one) */
+        /* conv_gemm_nhwc_krsc's im2col and output transposes, and the
+         * blocked direct solver's KRSC filter reorder (NULL: the portable
+         * one) */
         fdnn_f32_transpose_ptrs_fn transpose_ptrs;
     } conv_gemm;
     /* src/cpu/conv/conv_direct_blocked: the blocked direct kernel, its

@@ -3,7 +3,9 @@
  * pointers: the channels-last implicit GEMM's im2col (a pointer per input
  * pixel, each pixel's channels contiguous, into the [channel][position]
  * rows of its panel) and its output (a tile of C [channel][position] into
- * a pointer per output pixel of y), src/cpu/conv/conv_gemm_nhwc_krsc.c.
+ * a pointer per output pixel of y), src/cpu/conv/conv_gemm_nhwc_krsc.c;
+ * the blocked direct solver's reorder of a KRSC filter (16 output
+ * channels' rows of 16 input channels per tap), conv_direct_blocked.c.
  *
  *   dst[j][i] = src[i][j]    for i < ni, j < nj   (ni, nj <= 16)
  *

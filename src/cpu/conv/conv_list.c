@@ -383,9 +383,12 @@ fdnn_conv_is_zero_workspace_fallback(fdnn_conv_dir_t dir, int algo)
  *         784  res3 3x3 128, mb=1 (0.6 MB)  1.37-1.46  1.27-1.76
  *         784  res4 3x3 256, mb=4           4.56-4.67  4.52-5.42
  *         784  res5 3x3 512, mb=16          19.1-20.6  20.6-21.1
- *        1568  res5 3x3 s2 512, mb=32       38.6-41.9  38.7-44.0
+ *        1568  res5 3x3 s2 512, mb=32       38.0-41.9  36.8-44.0
+ *        6272  res4 3x3 s2 256, mb=32       38.5-40.1  35.1-37.8
+ *       25088  res3 3x3 s2 128, mb=32       44.8-47.2  38.7-39.7
  *
- * From 784 positions on they are even; the direct solver is kept there. */
+ * From 784 positions on they are even, at mb=32 the direct solver is
+ * faster (mb32_direct_vs_gemm.txt); it is kept from 512 on. */
 #define KRSC_DIRECT_MIN_POSITIONS 512
 
 /* Measured with tools/freednn-bench on the ResNet-50 layers (1 thread, side

@@ -103,15 +103,17 @@ typedef struct plan {
     fdnn_f32_transpose_ptrs_fn transpose;
 } plan_t;
 
-/* Positions per panel: col (crs floats per position) at most about the
- * L2 size; whole images where one fits (several when they are small), else
+/* Positions per panel: col and C (crs + Kg floats per position) at most
+ * about the L2 size (C bounded too: a padded 1x1 layer of few input and
+ * many output channels would otherwise take a C of hundreds of MB); whole
+ * images where one fits (several when they are small), else
  * runs of positions, a multiple of 49 dividing the image where there is
  * one (the GEMM core's 6x49 tile then reads the filter rows in place with
  * no idle lanes), else a multiple of 16. */
 static int64_t
 panel_positions(const plan_t *pl)
 {
-    double fit = (double)fdnn_cpu_l2_bytes() / ((double)pl->crs * sizeof(float));
+    double fit = (double)fdnn_cpu_l2_bytes() / ((double)(pl->crs + pl->kg) * sizeof(float));
     int64_t t = fit < MIN_PANEL ? MIN_PANEL : fit > (double)pl->np ? pl->np : (int64_t)fit;
     if (t >= pl->osp) {
         int64_t images = t / pl->osp;

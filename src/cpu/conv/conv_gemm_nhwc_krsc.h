@@ -15,7 +15,7 @@
  * [Kg][P] buffer that the GEMM's tile hook transposes into y (alpha, bias
  * and ReLU in the GEMM's epilogue when beta is 0; otherwise the whole
  * epilogue in the hook, y read there).  Panels are whole images or, for
- * larger images, runs of positions, so that col stays about L2-sized.
+ * larger images, runs of positions, so that col and C stay about L2-sized.
  *
  * FLOAT only; no workspace (col, C and the GEMM core's packing come from
  * the handle's scratch): it serves IMPLICIT_GEMM, listed ahead of the

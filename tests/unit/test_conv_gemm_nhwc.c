@@ -704,8 +704,8 @@ test_krsc(cudnnHandle_t h)
 }
 
 /* The heuristic on ResNet-50's channels-last 3x3 layers: the GEMM first
- * under 512 output positions (res4 / res5 at mb=1), the direct solver from
- * there (res3 at mb=1: 784). */
+ * under 64 output positions (res5 at mb=1: 49), the direct solver from
+ * there (res4 at mb=1: 196, res3: 784, res5 at mb=2: 98). */
 static void
 test_krsc_heuristic(void)
 {
@@ -714,7 +714,8 @@ test_krsc_heuristic(void)
     } cases[] = {
         {1, 512, 7, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
         {1, 512, 14, 2, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
-        {1, 256, 14, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        {1, 256, 14, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {2, 512, 7, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
         {1, 128, 28, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
         {1, 128, 56, 2, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
     };

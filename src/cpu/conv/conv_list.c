@@ -366,30 +366,27 @@ fdnn_conv_is_zero_workspace_fallback(fdnn_conv_dir_t dir, int algo)
 /* Output positions (over the batch) below which the direct solver gives way
  * to the channels-last implicit GEMM (conv_gemm_nhwc_krsc.h) on
  * channels-last problems with a KRSC filter: the direct solver reorders
- * that filter with a strided gather on every call, which few positions do
- * not amortise; the GEMM reads it in place.  1-thread CPU time, ms, GEMM
- * (algo 0) / direct (algo 3), two alternated runs each (2026-12-06,
- * bench/results/2026-12-06-nhwcinf/crossover_t1.txt):
+ * that filter on every call, which few positions do not amortise; the GEMM
+ * reads it in place, but at 2 threads it scales less (the GEMM core's two
+ * parallel steps per k block of a 49-column product).  ms, min of 3
+ * alternated runs, GEMM (algo 0) / direct (algo 3) and direct/GEMM, 1
+ * thread CPU time and 2 threads wall clock (2026-12-06,
+ * bench/results/2026-12-06-nhwcinf/crossover2_out.txt):
  *
- *   positions  layer (filter)            GEMM        direct
- *          49  res5 3x3 512, mb=1 (9.4 MB)  1.04-1.23  3.86-3.94
- *          49  res5 3x3 s2 512, mb=1        1.04-1.10  3.94
- *         196  res4 3x3 256, mb=1 (2.4 MB)  1.22-1.37  1.44
- *         196  res4 3x3 s2 256, mb=1        1.09-1.28  1.71
- *         196  res5 3x3 512, mb=4           4.38-4.55  6.79-7.42
- *         392  res5 3x3 512, mb=8           8.99-9.36  10.7-12.5
- *         392  res5 3x3 s2 512, mb=8        9.16-9.97  11.9-12.4
- *         392  res4 3x3 256, mb=2           2.33-2.47  2.45-3.07
- *         784  res3 3x3 128, mb=1 (0.6 MB)  1.37-1.46  1.27-1.76
- *         784  res4 3x3 256, mb=4           4.56-4.67  4.52-5.42
- *         784  res5 3x3 512, mb=16          19.1-20.6  20.6-21.1
- *        1568  res5 3x3 s2 512, mb=32       38.0-41.9  36.8-44.0
- *        6272  res4 3x3 s2 256, mb=32       38.5-40.1  35.1-37.8
- *       25088  res3 3x3 s2 128, mb=32       44.8-47.2  38.7-39.7
+ *   positions  layer (filter)           1 thread               2 threads
+ *          49  res5 3x3 512 (9.4 MB)     1.08 / 1.76  1.63      0.92 / 0.98  1.07
+ *          98  res5 3x3 512, mb=2        2.23 / 2.78  1.25      1.79 / 1.33  0.75
+ *          98  res5 3x3 s2 512, mb=2     2.23 / 2.89  1.30      1.77 / 1.34  0.76
+ *         196  res5 3x3 512, mb=4        4.53 / 4.88  1.08      3.50 / 2.38  0.68
+ *         196  res4 3x3 256 (2.4 MB)     1.13 / 1.08  0.95      0.95 / 0.65  0.69
+ *         196  res4 3x3 s2 256           1.16 / 1.10  0.94      0.94 / 0.73  0.78
+ *         196  VGG 3x3 512, 14x14        4.41 / 5.14  1.17      3.68 / 2.48  0.67
  *
- * From 784 positions on they are even, at mb=32 the direct solver is
- * faster (mb32_direct_vs_gemm.txt); it is kept from 512 on. */
-#define KRSC_DIRECT_MIN_POSITIONS 512
+ * (In the ResNet-50 NHWC network the res4 3x3 nodes took 5.9-6.2 ms per
+ * step on the GEMM against 6.4-6.5 direct at 1 thread, 5.1-5.5 against
+ * 3.9-4.3 at 2; threshold_net.txt.)  Under 64 positions the GEMM wins at
+ * both; from 98 on the direct solver's scaling outweighs its reorder. */
+#define KRSC_DIRECT_MIN_POSITIONS 64
 
 /* Measured with tools/freednn-bench on the ResNet-50 layers (1 thread, side
  * by side): the blocked direct kernels beat the im2col GEMM on spatial

@@ -76,6 +76,13 @@ static const shape_t shapes[] = {
     /* Backward data with dy the deeper operand: the 6x49 kernel prefetches
      * the next image's dy (next_panel), across groups and chunks. */
     S2("1x1 7x7 deep dy groups", 3, 6, 12, 2, 7, 7, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    /* One image, 1x1 on 7x7 / 14x14: backward data hands W to the GEMM
+     * core as A transposed, each row tile packing its own block of W (no
+     * W^T first), with a private B panel per thread (several row tiles:
+     * 300 input channels), and with groups (dx written in place at the
+     * group's channel offset). */
+    S2("1x1 7x7 one image wide", 1, 300, 96, 1, 7, 7, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("1x1 14x14 one image groups", 1, 180, 64, 2, 14, 14, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),
     /* 352 channels x 784 positions pass the 1 MiB panel: backward data
      * runs the image as one panel (make_plan's dx_whole), not two of 392. */
     S2("1x1 28x28 wide channels", 2, 352, 8, 1, 28, 28, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),

@@ -17,14 +17,18 @@
  *   - the rows path (forward and backward data, conv_gemm_nhwc_rows.h)
  *     takes exactly the shapes with a reduction of at most 512 channels,
  *     backward data only those with dx in place (stride 1); forward on
- *     strided or irregular x runs it by lines of output positions. */
+ *     strided or irregular x runs it by lines of output positions.
+ *   (Forward problems of at most 64 output positions run the KRSC solver,
+ *   listed ahead of these, the section at the end.) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/conv.h"
 #include "cpu/conv/conv_gemm_nhwc.h"
+#include "cpu/conv/conv_gemm_nhwc_krsc.h"
 #include "cpu/conv/conv_gemm_nhwc_rows.h"
+#include "core/conv_solver.h"
 #include "freednn.h"
 #include "ref/conv_ref.h"
 #include "testutil.h"
@@ -429,6 +433,321 @@ test_threads_bitwise(cudnnHandle_t h)
     CHECK_OK(freednnSetNumThreads(h, 1));
 }
 
+/* ---- The channels-last implicit GEMM with the KRSC filter in place
+ * (conv_gemm_nhwc_krsc.h, solver 41: fwd IMPLICIT_GEMM of spatial filters):
+ * small planes (7x7, 5x3), odd channels, groups, strides, dilation with
+ * CONVOLUTION mode, 3-D, positions and lines with gaps, panels that cross
+ * images; exact against the reference on small integers (beta 0 into a
+ * poisoned y; alpha 2, beta -1; bias + ReLU through the fused call, with
+ * and without z), every ISA level, 1 and 2 threads; 1, 2, 3 threads
+ * bitwise on real data; the heuristic's choice on ResNet-50 shapes. */
+typedef struct kshape {
+    const char *name;
+    int nsp, n, c, k, g;
+    int sp[3], ker[3], pad[3], str[3], dil[3]; /* D, H, W */
+    bool flip;
+    int xgap, ygap, yline; /* extra elements after each position of x, y; after each row of y */
+} kshape_t;
+
+static const kshape_t kshapes[] = {
+    {"7x7 3x3", 2, 1, 32, 40, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    {"5x3 odd channels", 2, 2, 19, 21, 1, {1, 5, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    {"stride 2", 2, 2, 24, 17, 1, {1, 9, 8}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}, false, 0, 0, 0},
+    {"groups gaps", 2, 2, 2 * 12, 2 * 10, 2, {1, 6, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 3, 5, 2},
+    {"flip dilation", 2, 3, 16, 33, 1, {1, 8, 9}, {1, 3, 2}, {0, 2, 1}, {1, 1, 2}, {1, 2, 3}, true, 0, 1, 0},
+    {"3-D", 3, 2, 9, 8, 1, {3, 4, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 1, 0, 0},
+    {"1x1 padded", 2, 2, 20, 12, 1, {1, 5, 6}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    /* unpadded 1x1 over at most 64 positions (res5's at mb=1): this solver,
+     * ahead of the batch 1x1 GEMMs; strided, odd channels, gaps */
+    {"1x1 49 positions", 2, 1, 40, 24, 1, {1, 7, 7}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    {"1x1 stride 2 gaps", 2, 2, 33, 17, 1, {1, 9, 9}, {1, 1, 1}, {0, 0, 0}, {1, 2, 2}, {1, 1, 1}, false, 2, 1, 3},
+    /* 1600-value filter rows: with a 1 MiB L2, panels of 160 positions
+     * over images of 240 (a panel crosses an image) */
+    {"panels", 2, 2, 64, 20, 1, {1, 16, 15}, {1, 5, 5}, {0, 2, 2}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    /* over 2^20 multiply-adds: 2 and 3 threads run */
+    {"pool", 2, 2, 64, 48, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+};
+#define NKSHAPES (int)(sizeof(kshapes) / sizeof(kshapes[0]))
+
+typedef struct kprob {
+    const kshape_t *s;
+    int cg, taps, ipos, pos, out[3];
+    int64_t xst[5], yst[5];
+    size_t xs, ys, wn, xn, yn;
+    cudnnTensorDescriptor_t xd, yd, bd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnActivationDescriptor_t ad;
+    double *xr, *wr, *fwd; /* packed NCHW / KCRS; reference result */
+    float *x, *w, *bias;
+} kprob_t;
+
+/* Channels-last strides with `gap` extra elements after each position and
+ * `line` after each row (H); returns the buffer's elements. */
+static size_t
+kset_tensor(cudnnTensorDescriptor_t d, const kshape_t *s, int c, const int *sp3, int gap, int line, int64_t *st5)
+{
+    st5[1] = 1;
+    st5[4] = c + gap;
+    st5[3] = st5[4] * sp3[2] + line;
+    st5[2] = st5[3] * sp3[1];
+    st5[0] = st5[2] * sp3[0];
+    int dims[5] = {s->n, c}, st[5] = {(int)st5[0], 1};
+    for (int i = 0; i < s->nsp; i++) {
+        dims[2 + i] = sp3[3 - s->nsp + i];
+        st[2 + i] = (int)st5[5 - s->nsp + i];
+    }
+    CHECK_OK(cudnnSetTensorNdDescriptor(d, CUDNN_DATA_FLOAT, s->nsp + 2, dims, st));
+    return (size_t)(st5[0] * s->n);
+}
+
+static void
+kprob_init(kprob_t *pb, const kshape_t *s, bool real, uint64_t seed)
+{
+    memset(pb, 0, sizeof(*pb));
+    pb->s = s;
+    pb->cg = s->c / s->g;
+    pb->taps = s->ker[0] * s->ker[1] * s->ker[2];
+    pb->ipos = s->sp[0] * s->sp[1] * s->sp[2];
+    pb->pos = 1;
+    for (int i = 0; i < 3; i++) {
+        pb->out[i] = (s->sp[i] + 2 * s->pad[i] - (s->ker[i] - 1) * s->dil[i] - 1) / s->str[i] + 1;
+        pb->pos *= pb->out[i];
+    }
+    CHECK_OK(cudnnCreateTensorDescriptor(&pb->xd));
+    CHECK_OK(cudnnCreateTensorDescriptor(&pb->yd));
+    CHECK_OK(cudnnCreateTensorDescriptor(&pb->bd));
+    CHECK_OK(cudnnCreateFilterDescriptor(&pb->wd));
+    CHECK_OK(cudnnCreateConvolutionDescriptor(&pb->cd));
+    CHECK_OK(cudnnCreateActivationDescriptor(&pb->ad));
+    CHECK_OK(cudnnSetActivationDescriptor(pb->ad, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0));
+    pb->xs = kset_tensor(pb->xd, s, s->c, s->sp, s->xgap, 0, pb->xst);
+    pb->ys = kset_tensor(pb->yd, s, s->k, pb->out, s->ygap, s->yline, pb->yst);
+    int bdims[5] = {1, s->k, 1, 1, 1}, bst[5] = {s->k, 1, 1, 1, 1};
+    CHECK_OK(cudnnSetTensorNdDescriptor(pb->bd, CUDNN_DATA_FLOAT, s->nsp + 2, bdims, bst));
+    int wdims[5] = {s->k, pb->cg};
+    for (int i = 0; i < s->nsp; i++)
+        wdims[2 + i] = s->ker[3 - s->nsp + i];
+    CHECK_OK(cudnnSetFilterNdDescriptor(pb->wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, s->nsp + 2, wdims));
+    int o = 3 - s->nsp;
+    CHECK_OK(cudnnSetConvolutionNdDescriptor(pb->cd, s->nsp, s->pad + o, s->str + o, s->dil + o,
+                                             s->flip ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
+                                             CUDNN_DATA_FLOAT));
+    CHECK_OK(cudnnSetConvolutionGroupCount(pb->cd, s->g));
+    pb->xn = (size_t)s->n * (size_t)s->c * (size_t)pb->ipos;
+    pb->yn = (size_t)s->n * (size_t)s->k * (size_t)pb->pos;
+    pb->wn = (size_t)s->k * (size_t)pb->cg * (size_t)pb->taps;
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, seed);
+    pb->xr = malloc(pb->xn * 8);
+    pb->wr = malloc(pb->wn * 8);
+    fill(&rng, pb->xr, pb->xn, real);
+    fill(&rng, pb->wr, pb->wn, real);
+    pb->x = fdnn_guarded_alloc(pb->xs * 4);
+    pb->w = fdnn_guarded_alloc(pb->wn * 4);
+    pb->bias = fdnn_guarded_alloc((size_t)s->k * 4);
+    fdnn_poison_f32(pb->x, pb->xs); /* the gaps are never read: NaN there would show */
+    for (int n = 0; n < s->n; n++)
+        for (int c = 0; c < s->c; c++)
+            for (int p = 0; p < pb->ipos; p++)
+                pb->x[at(pb->xst, s->sp, n, c, p)] =
+                    (float)pb->xr[((size_t)n * (size_t)s->c + (size_t)c) * (size_t)pb->ipos + (size_t)p];
+    for (int k = 0; k < s->k; k++) /* KCRS -> KRSC */
+        for (int c = 0; c < pb->cg; c++)
+            for (int q = 0; q < pb->taps; q++)
+                pb->w[((size_t)k * (size_t)pb->taps + (size_t)q) * (size_t)pb->cg + (size_t)c] =
+                    (float)pb->wr[((size_t)k * (size_t)pb->cg + (size_t)c) * (size_t)pb->taps + (size_t)q];
+    for (int k = 0; k < s->k; k++)
+        pb->bias[k] = (float)(k % 7 - 3); /* (not periodic in the groups' Kg) */
+    if (!real) {
+        fdnn_conv_problem_t p;
+        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, pb->xd, pb->wd, pb->cd, pb->yd, &p));
+        pb->fwd = malloc(pb->yn * 8);
+        fdnn_ref_conv_fwd(&p, pb->xr, pb->wr, pb->fwd);
+    }
+}
+
+static void
+kprob_free(kprob_t *pb)
+{
+    cudnnDestroyTensorDescriptor(pb->xd);
+    cudnnDestroyTensorDescriptor(pb->yd);
+    cudnnDestroyTensorDescriptor(pb->bd);
+    cudnnDestroyFilterDescriptor(pb->wd);
+    cudnnDestroyConvolutionDescriptor(pb->cd);
+    cudnnDestroyActivationDescriptor(pb->ad);
+    free(pb->xr);
+    free(pb->wr);
+    free(pb->fwd);
+    fdnn_guarded_free(pb->x);
+    fdnn_guarded_free(pb->w);
+    fdnn_guarded_free(pb->bias);
+}
+
+/* Modes: 0 beta 0 (y poisoned); 1 alpha 2, beta -1; 2 bias + ReLU, z not
+ * read (alpha2 0); 3 bias + ReLU with z = y, alpha2 0.5. */
+static cudnnStatus_t
+krun(cudnnHandle_t h, const kprob_t *pb, int mode, float *y)
+{
+    float alpha = mode == 1 ? 2.0f : 1.0f, beta = mode == 1 ? -1.0f : 0.0f, alpha2 = mode == 3 ? 0.5f : 0.0f;
+    cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    if (mode < 2)
+        return cudnnConvolutionForward(h, &alpha, pb->xd, pb->x, pb->wd, pb->w, pb->cd, algo, NULL, 0, &beta, pb->yd,
+                                       y);
+    return cudnnConvolutionBiasActivationForward(h, &alpha, pb->xd, pb->x, pb->wd, pb->w, pb->cd, algo, NULL, 0,
+                                                 &alpha2, pb->yd, y, pb->bd, pb->bias, pb->ad, pb->yd, y);
+}
+
+/* y's old value at (n, k, p) in the blending modes (small integers). */
+static float
+kold(int n, int k, int p)
+{
+    return (float)((n + 3 * p + k) % 7 - 3);
+}
+
+static void
+kcheck_exact(cudnnHandle_t h, const kprob_t *pb, const char *where)
+{
+    const kshape_t *s = pb->s;
+    float *y = fdnn_guarded_alloc(pb->ys * 4);
+    char *inside = calloc(pb->ys, 1);
+    for (int n = 0; n < s->n; n++)
+        for (int k = 0; k < s->k; k++)
+            for (int p = 0; p < pb->pos; p++)
+                inside[at(pb->yst, pb->out, n, k, p)] = 1;
+    for (int mode = 0; mode < 4; mode++) {
+        fdnn_poison_f32(y, pb->ys);
+        if (mode == 1 || mode == 3)
+            for (int n = 0; n < s->n; n++)
+                for (int k = 0; k < s->k; k++)
+                    for (int p = 0; p < pb->pos; p++)
+                        y[at(pb->yst, pb->out, n, k, p)] = kold(n, k, p);
+        cudnnStatus_t st = krun(h, pb, mode, y);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s mode %d: %s", where, mode, cudnnGetErrorString(st));
+        size_t bad = 0, gaps = 0;
+        double got_first = 0, want_first = 0;
+        for (int n = 0; n < s->n; n++)
+            for (int k = 0; k < s->k; k++)
+                for (int p = 0; p < pb->pos; p++) {
+                    double r = pb->fwd[((size_t)n * (size_t)s->k + (size_t)k) * (size_t)pb->pos + (size_t)p];
+                    double old = kold(n, k, p), want = r;
+                    if (mode == 1)
+                        want = 2 * r - old;
+                    if (mode >= 2) {
+                        want = r + (mode == 3 ? 0.5 * old : 0) + pb->bias[k];
+                        want = want > 0 ? want : 0;
+                    }
+                    double got = y[at(pb->yst, pb->out, n, k, p)];
+                    if (!(got == want) && bad++ == 0)
+                        got_first = got, want_first = want;
+                }
+        for (size_t j = 0; j < pb->ys; j++)
+            gaps += !inside[j] && !isnan(y[j]);
+        CHECK_MSG(bad == 0, "%s mode %d: %zu wrong (first: got %g, want %g)", where, mode, bad, got_first,
+                  want_first);
+        CHECK_MSG(gaps == 0, "%s mode %d: %zu gap elements written", where, mode, gaps);
+    }
+    free(inside);
+    fdnn_guarded_free(y);
+}
+
+static void
+test_krsc(cudnnHandle_t h)
+{
+    int isas = fdnn_test_isa_count();
+    for (int si = 0; si < NKSHAPES; si++) {
+        const kshape_t *s = &kshapes[si];
+        kprob_t pb;
+        kprob_init(&pb, s, false, 300 + (uint64_t)si);
+        fdnn_conv_problem_t p;
+        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, pb.xd, pb.wd, pb.cd, pb.yd, &p));
+        /* the solver that runs IMPLICIT_GEMM here (listed first) */
+        CHECK_MSG(fdnn_conv_gemm_nhwc_krsc_applicable(&p) == CUDNN_STATUS_SUCCESS, "%s: declined", s->name);
+        /* over 64 positions it leaves unpadded 1x1 filters to the batch 1x1 GEMMs */
+        if (s->ker[0] * s->ker[1] * s->ker[2] == 1 && s->pad[1] == 0 && s->pad[2] == 0) {
+            fdnn_conv_problem_t more = p;
+            more.n = 65;
+            CHECK_MSG(fdnn_conv_gemm_nhwc_krsc_applicable(&more) == CUDNN_STATUS_NOT_SUPPORTED,
+                      "%s at mb=65: accepted", s->name);
+        }
+        size_t ws = 99;
+        CHECK_OK(cudnnGetConvolutionForwardWorkspaceSize(h, pb.xd, pb.wd, pb.cd, pb.yd,
+                                                         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &ws));
+        CHECK(ws == 0);
+        for (int li = 0; li < isas; li++)
+            for (int threads = 1; threads <= 2; threads++) {
+                CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(li)));
+                CHECK_OK(freednnSetNumThreads(h, threads));
+                char where[160];
+                snprintf(where, sizeof(where), "krsc %s isa %s threads %d", s->name, fdnn_test_isa_name(li), threads);
+                kcheck_exact(h, &pb, where);
+            }
+        kprob_free(&pb);
+        /* real data: 1, 2 and 3 threads bitwise, at the top level */
+        CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isas - 1)));
+        kprob_init(&pb, s, true, 400 + (uint64_t)si);
+        float *one = fdnn_guarded_alloc(pb.ys * 4), *two = fdnn_guarded_alloc(pb.ys * 4);
+        fdnn_poison_f32(one, pb.ys);
+        CHECK_OK(freednnSetNumThreads(h, 1));
+        CHECK_OK(krun(h, &pb, 0, one));
+        for (int threads = 2; threads <= 3; threads++) {
+            fdnn_poison_f32(two, pb.ys);
+            CHECK_OK(freednnSetNumThreads(h, threads));
+            CHECK_OK(krun(h, &pb, 0, two));
+            CHECK_MSG(memcmp(one, two, pb.ys * 4) == 0, "krsc %s: 1 and %d threads differ", s->name, threads);
+        }
+        fdnn_guarded_free(one);
+        fdnn_guarded_free(two);
+        kprob_free(&pb);
+    }
+    CHECK_OK(freednnSetNumThreads(h, 1));
+}
+
+/* The heuristic on ResNet-50's channels-last 3x3 layers: the GEMM first
+ * under 64 output positions (res5 at mb=1: 49), the direct solver from
+ * there (res4 at mb=1: 196, res3: 784, res5 at mb=2: 98). */
+static void
+test_krsc_heuristic(void)
+{
+    const struct {
+        int n, c, hw, stride, algo;
+    } cases[] = {
+        {1, 512, 7, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        {1, 512, 14, 2, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        {1, 256, 14, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {2, 512, 7, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {1, 128, 28, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {1, 128, 56, 2, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+    };
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    CHECK_OK(cudnnCreateTensorDescriptor(&xd));
+    CHECK_OK(cudnnCreateTensorDescriptor(&yd));
+    CHECK_OK(cudnnCreateFilterDescriptor(&wd));
+    CHECK_OK(cudnnCreateConvolutionDescriptor(&cd));
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK_OK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, cases[i].c, cases[i].c, 3, 3));
+        CHECK_OK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, cases[i].n, cases[i].c,
+                                            cases[i].hw, cases[i].hw));
+        CHECK_OK(cudnnSetConvolution2dDescriptor(cd, 1, 1, cases[i].stride, cases[i].stride, 1, 1,
+                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+        int on, oc, oh, ow;
+        CHECK_OK(cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow));
+        CHECK_OK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, on, oc, oh, ow));
+        fdnn_conv_problem_t p;
+        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, xd, wd, cd, yd, &p));
+        int order[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        fdnn_conv_heuristic_order(&p, order);
+        CHECK_MSG(order[0] == cases[i].algo, "case %zu (%d channels, %dx%d, stride %d): algo %d first, want %d", i,
+                  cases[i].c, cases[i].hw, cases[i].hw, cases[i].stride, order[0], cases[i].algo);
+    }
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyFilterDescriptor(wd);
+    cudnnDestroyConvolutionDescriptor(cd);
+}
+
 int
 main(void)
 {
@@ -438,6 +757,8 @@ main(void)
     test_rows_applicability();
     test_against_reference(h);
     test_threads_bitwise(h);
+    test_krsc(h);
+    test_krsc_heuristic();
     CHECK_OK(cudnnDestroy(h));
     return fdnn_test_finish("test_conv_gemm_nhwc");
 }

@@ -91,7 +91,9 @@ run_sgemm(shape_t s, const variant_t *v, fdnn_isa_t isa)
     fdnn_ref_sgemm(&g, ref, mag);
 
     size_t need1 = fdnn_sgemm_scratch_size(&g, 1, isa), need2 = fdnn_sgemm_scratch_size(&g, 2, isa);
+    size_t need3 = fdnn_sgemm_scratch_size(&g, 3, isa);
     size_t need = need2 > need1 ? need2 : need1;
+    need = need3 > need ? need3 : need;
     void *scratch = v->user_scratch ? galloc(need) : NULL;
 
     memcpy(c1, c0, nc * sizeof(float));
@@ -129,10 +131,14 @@ run_sgemm(shape_t s, const variant_t *v, fdnn_isa_t isa)
     CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0,
               "%s m=%zu n=%zu k=%zu: 1 and 2 threads differ", fdnn_isa_name(isa), m, n, k);
     if (v->three_threads) {
-        memcpy(c2, c0, nc * sizeof(float));
-        CHECK(fdnn_sgemm(&g, pool3, isa, scratch, v->user_scratch ? need2 : 0));
-        CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0, "%s m=%zu n=%zu k=%zu: 1 and 3 threads differ",
-                  fdnn_isa_name(isa), m, n, k);
+        /* scratch for 2 of the 3 threads (narrow products: the shared B
+         * panel instead of one per thread), then for all 3 */
+        for (int full = 0; full < 2; full++) {
+            memcpy(c2, c0, nc * sizeof(float));
+            CHECK(fdnn_sgemm(&g, pool3, isa, scratch, !v->user_scratch ? 0 : full ? need3 : need2));
+            CHECK_MSG(memcmp(c1, c2, nc * sizeof(float)) == 0, "%s m=%zu n=%zu k=%zu: 1 and 3 threads differ",
+                      fdnn_isa_name(isa), m, n, k);
+        }
     }
     if (bad == 0)
         fdnn_test_passed++;
@@ -149,6 +155,8 @@ run_sgemm(shape_t s, const variant_t *v, fdnn_isa_t isa)
     fdnn_guarded_free(bcol);
 }
 
+/* (Narrow products with several row tiles, n <= NT < m, run private B
+ * panels per thread: {100, 147, 60} here, test_sgemm_private_b below.) */
 static const shape_t shapes[] = {
     {1, 1, 1},    {1, 1, 7},    {1, 17, 1},   {17, 1, 3},   {2, 3, 4},     {13, 31, 7},    {14, 32, 16},
     {15, 33, 17}, {6, 16, 9},   {7, 17, 5},   {28, 64, 33}, {29, 65, 100}, {5, 129, 3},    {64, 49, 64},
@@ -212,6 +220,28 @@ test_sgemm_blocks(void)
             variant_t v = {.trans_a = s % 2, .trans_b = s == 2, .alpha = 0.75f, .beta = 0.5f,
                            .bias_row = true, .bias_col = true, .relu = true, .pad_c = 1, .three_threads = true};
             run_sgemm(bs[s], &v, (fdnn_isa_t)level);
+        }
+    }
+}
+
+/* Narrow products (one column tile) with several row tiles: each thread
+ * packs its own B panel (gemm_driver.inc), reused across its tiles, k
+ * blocks and A panels by block number.  6x49 with row tails and two k
+ * blocks; m past one A panel (16 row tiles); 14x32 / 8x48 with two k
+ * blocks; transposed B; user scratch for 1, 2 (3 threads: the shared
+ * panel) and 3 threads. */
+static void
+test_sgemm_private_b(void)
+{
+    static const shape_t ps[] = {{200, 196, 1100}, {1200, 49, 40}, {180, 60, 1300}, {170, 100, 90}};
+    for (int level = 0; level < fdnn_test_isa_count(); level++) {
+        for (size_t s = 0; s < sizeof(ps) / sizeof(ps[0]); s++) {
+            for (int e = 0; e < 2; e++) {
+                variant_t v = {.trans_a = s == 2 && e, .trans_b = s == 3 && e, .alpha = e ? 0.5f : 1,
+                               .beta = e ? 0.25f : 0, .bias_row = e, .relu = !e, .pad_a = 3 * (size_t)e,
+                               .pad_c = (size_t)s % 2, .user_scratch = e, .three_threads = true};
+                run_sgemm(ps[s], &v, (fdnn_isa_t)level);
+            }
         }
     }
 }
@@ -413,6 +443,7 @@ main(void)
     test_sgemm_epilogues();
     test_sgemm_blocks();
     test_sgemm_streamed();
+    test_sgemm_private_b();
     test_sgemm_random();
     test_sgemm_relu_special();
     test_sgemm_tile_hook();

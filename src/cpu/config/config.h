@@ -38,6 +38,7 @@
 
 #include "cpu/kernels/dwconv_cb.h"
 #include "cpu/kernels/gemm_ukernel.h"
+#include "cpu/kernels/transpose_ptrs.h"
 #include "cpu/kernels/gemv.h"
 #include "cpu/kernels/lowp_i8_gemm.h"
 #include "cpu/kernels/s8_conv.h"
@@ -141,6 +142,10 @@ typedef struct fdnn_isa_config {
         fdnn_f32_gemm_aptrs_ukernel_fn aptrs;
         fdnn_f32_pack_t_fn pack_t;
         size_t mr, nr, half_nr;
+        /* conv_gemm_nhwc_krsc's im2col and output transposes, and the
+         * blocked direct solver's KRSC filter reorder (NULL: the portable
+         * one) */
+        fdnn_f32_transpose_ptrs_fn transpose_ptrs;
     } conv_gemm;
     /* src/cpu/conv/conv_direct_blocked: the blocked direct kernel, its
      * 16-channel pack and its largest row tile and output-channel blocks */

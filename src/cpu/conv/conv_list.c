@@ -17,6 +17,7 @@
 #include "cpu/conv/conv_fft.h"
 #include "cpu/conv/conv_gemm.h"
 #include "cpu/conv/conv_gemm_nhwc.h"
+#include "cpu/conv/conv_gemm_nhwc_krsc.h"
 #include "cpu/conv/conv_gemm_nhwc_rows.h"
 #include "cpu/conv/conv_lowp.h"
 #include "cpu/conv/conv_int8.h"
@@ -80,6 +81,12 @@ FFT_VARIANT(FFT_TILING, true)
     {id, name, dir, algo, fdnn_conv_gemm_nhwc_applicable, fdnn_conv_gemm_nhwc_workspace, fdnn_conv_gemm_nhwc_execute}
 
 static const fdnn_conv_solver_t solvers[] = {
+    /* Channels-last forward with a KRSC filter: the filter rows read in
+     * place, the im2col per panel of positions (conv_gemm_nhwc_krsc.h);
+     * unpadded 1x1 filters only over few positions (res5 at mb=1), the
+     * 1x1 solvers below take the others. */
+    {41, "fwd_gemm_nhwc_krsc", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+     fdnn_conv_gemm_nhwc_krsc_applicable, fdnn_conv_gemm_nhwc_krsc_workspace, fdnn_conv_gemm_nhwc_krsc_execute},
     /* Forward and backward data of the narrower ones (reduction <= 512,
      * filter <= 512 KiB, stride 1) as one step over runs of positions. */
     {39, "fwd_gemm_nhwc_1x1_rows", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
@@ -356,6 +363,31 @@ fdnn_conv_is_zero_workspace_fallback(fdnn_conv_dir_t dir, int algo)
  * faster there at every size. */
 #define DIRECT_MIN_POSITIONS 128
 
+/* Output positions (over the batch) below which the direct solver gives way
+ * to the channels-last implicit GEMM (conv_gemm_nhwc_krsc.h) on
+ * channels-last problems with a KRSC filter: the direct solver reorders
+ * that filter on every call, which few positions do not amortise; the GEMM
+ * reads it in place, but at 2 threads it scales less (the GEMM core's two
+ * parallel steps per k block of a 49-column product).  ms, min of 3
+ * alternated runs, GEMM (algo 0) / direct (algo 3) and direct/GEMM, 1
+ * thread CPU time and 2 threads wall clock (2026-12-06,
+ * bench/results/2026-12-06-nhwcinf/crossover2_out.txt):
+ *
+ *   positions  layer (filter)           1 thread               2 threads
+ *          49  res5 3x3 512 (9.4 MB)     1.08 / 1.76  1.63      0.92 / 0.98  1.07
+ *          98  res5 3x3 512, mb=2        2.23 / 2.78  1.25      1.79 / 1.33  0.75
+ *          98  res5 3x3 s2 512, mb=2     2.23 / 2.89  1.30      1.77 / 1.34  0.76
+ *         196  res5 3x3 512, mb=4        4.53 / 4.88  1.08      3.50 / 2.38  0.68
+ *         196  res4 3x3 256 (2.4 MB)     1.13 / 1.08  0.95      0.95 / 0.65  0.69
+ *         196  res4 3x3 s2 256           1.16 / 1.10  0.94      0.94 / 0.73  0.78
+ *         196  VGG 3x3 512, 14x14        4.41 / 5.14  1.17      3.68 / 2.48  0.67
+ *
+ * (In the ResNet-50 NHWC network the res4 3x3 nodes took 5.9-6.2 ms per
+ * step on the GEMM against 6.4-6.5 direct at 1 thread, 5.1-5.5 against
+ * 3.9-4.3 at 2; threshold_net.txt.)  Under 64 positions the GEMM wins at
+ * both; from 98 on the direct solver's scaling outweighs its reorder. */
+#define KRSC_DIRECT_MIN_POSITIONS 64
+
 /* Measured with tools/freednn-bench on the ResNet-50 layers (1 thread, side
  * by side): the blocked direct kernels beat the im2col GEMM on spatial
  * filters (7x7 stride-2 stem, 3x3, 3x3 stride 2: no im2col pass through
@@ -389,8 +421,10 @@ fdnn_conv_prefers_direct(const fdnn_conv_problem_t *p)
                2 * (double)fdnn_conv_out_spatial(p) * strides >= (double)fdnn_conv_in_spatial(p) &&
                (repacked || (double)p->n * (double)fdnn_conv_in_spatial(p) / strides >= DIRECT_MIN_POSITIONS);
     }
-    return p->dir == FDNN_CONV_FWD &&
-           (repacked || (double)p->n * (double)fdnn_conv_out_spatial(p) >= DIRECT_MIN_POSITIONS);
+    double positions = (double)p->n * (double)fdnn_conv_out_spatial(p);
+    if (p->dir == FDNN_CONV_FWD && fdnn_conv_gemm_nhwc_krsc_applicable(p) == CUDNN_STATUS_SUCCESS)
+        return positions >= KRSC_DIRECT_MIN_POSITIONS;
+    return p->dir == FDNN_CONV_FWD && (repacked || positions >= DIRECT_MIN_POSITIONS);
 }
 
 cudnnStatus_t

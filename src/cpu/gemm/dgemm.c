@@ -65,13 +65,13 @@ fdnn_dgemm_isa(const fdnn_dgemm_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa)
     d_config_t cfg = dgemm_config(isa);
     void *scratch = NULL;
     if (args->k > 0 && args->alpha != 0) {
-        scratch = fdnn_aligned_alloc(d_scratch_bytes(args, &cfg));
+        scratch = fdnn_aligned_alloc(d_scratch_bytes(args, &cfg, 1));
         if (scratch == NULL)
             return false;
     }
     if (fdnn_gemm_is_small(args->m, args->n, args->k))
         pool = NULL;
-    d_run(args, &cfg, pool, scratch);
+    d_run(args, &cfg, pool, scratch, 1);
     fdnn_aligned_free(scratch);
     return true;
 }

@@ -118,13 +118,14 @@ fdnn_sgemm_prefers_rows_of_a(const fdnn_sgemm_args_t *args, fdnn_isa_t isa)
 size_t
 fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_isa_t isa)
 {
-    (void)num_threads; /* the panels are shared: the size does not depend on it */
+    /* The panels are shared, except the private B panels of narrow
+     * products (gemm_driver.inc): one per thread where they may run. */
     if (args->m == 0 || args->n == 0 || args->k == 0 || args->alpha == 0)
         return 0;
     if (fdnn_sgemm_is_thin(args))
         return fdnn_sgemm_thin_scratch_size(args);
     s_config_t cfg = sgemm_config(isa, args);
-    size_t bytes = s_scratch_bytes(args, &cfg);
+    size_t bytes = s_scratch_bytes(args, &cfg, num_threads);
 #if !FDNN_ARCH_X86
     /* Callers that size a workspace once (attention, cudnnGet*WorkspaceSize)
      * and may then run at a lower level (freednnSetIsa) need the size to
@@ -133,7 +134,7 @@ fdnn_sgemm_scratch_size(const fdnn_sgemm_args_t *args, size_t num_threads, fdnn_
      * they were: their sizes must not change.) */
     if (fdnn_isa_config(isa)->isa != FDNN_ISA_SCALAR) {
         s_config_t low = sgemm_config(FDNN_ISA_SCALAR, args);
-        size_t low_bytes = s_scratch_bytes(args, &low);
+        size_t low_bytes = s_scratch_bytes(args, &low, num_threads);
         bytes = low_bytes > bytes ? low_bytes : bytes;
     }
 #endif
@@ -146,22 +147,32 @@ fdnn_sgemm(const fdnn_sgemm_args_t *args, fdnn_pool_t pool, fdnn_isa_t isa, void
     if (args->m == 0 || args->n == 0)
         return true;
     s_config_t cfg = sgemm_config(isa, args);
-    size_t need = fdnn_sgemm_scratch_size(args, 1, isa);
-    void *own = NULL;
-    if (need > 0 && (scratch == NULL || scratch_bytes < need)) {
-        own = fdnn_aligned_alloc(need);
-        if (own == NULL)
-            return false;
-        scratch = own;
-    }
     if (fdnn_gemm_is_small(args->m, args->n, args->k))
         pool = NULL;
+    /* Scratch with a B panel per thread runs the private panels where the
+     * shape has them; a caller's scratch sized for one thread runs the
+     * shared panel (the same C either way). */
+    size_t threads = fdnn_pool_threads(pool);
+    size_t need = fdnn_sgemm_scratch_size(args, threads, isa);
+    size_t panels = threads;
+    void *own = NULL;
+    if (need > 0 && (scratch == NULL || scratch_bytes < need)) {
+        size_t need1 = fdnn_sgemm_scratch_size(args, 1, isa);
+        if (scratch != NULL && scratch_bytes >= need1)
+            panels = 1;
+        else {
+            own = fdnn_aligned_alloc(need);
+            if (own == NULL)
+                return false;
+            scratch = own;
+        }
+    }
     if (fdnn_sgemm_is_thin(args)) {
         fdnn_sgemm_thin(args, pool, isa, scratch);
         if (args->tile_hook != NULL) /* the thin path has no tiles: the whole C is one */
             args->tile_hook(args->tile_ctx, args->c, args->ldc, 0, 0, args->m, args->n);
     } else
-        s_run(args, &cfg, pool, scratch);
+        s_run(args, &cfg, pool, scratch, panels);
     fdnn_aligned_free(own);
     return true;
 }

@@ -93,7 +93,7 @@ fdnn_sgemm_f16_scratch_size(const fdnn_sgemm_f16_args_t *args, fdnn_isa_t isa)
     if (args->m == 0 || args->n == 0 || args->k == 0 || args->alpha == 0)
         return 0;
     h_config_t cfg = f16_config(isa, args);
-    return h_scratch_bytes(args, &cfg);
+    return h_scratch_bytes(args, &cfg, 1);
 }
 
 bool
@@ -112,7 +112,7 @@ fdnn_sgemm_f16(const fdnn_sgemm_f16_args_t *args, fdnn_pool_t pool, fdnn_isa_t i
     }
     if (fdnn_gemm_is_small(args->m, args->n, args->k))
         pool = NULL;
-    h_run(args, &cfg, pool, scratch);
+    h_run(args, &cfg, pool, scratch, 1);
     fdnn_aligned_free(own);
     return true;
 }

@@ -67,7 +67,10 @@ const fdnn_isa_config_t fdnn_isa_config_neon = {
     .axpy_rows = fdnn_f32_axpy_rows__neon,
     /* packed A only: the in-place row paths of the implicit GEMM are tuned
      * for the x86 tiles and wait for a measurement on ARM hardware */
-    .conv_gemm = {.ukernel = fdnn_f32_gemm_ukernel_8x12__neon, .mr = 8, .nr = 12},
+    .conv_gemm = {.ukernel = fdnn_f32_gemm_ukernel_8x12__neon,
+                  .mr = 8,
+                  .nr = 12,
+                  .transpose_ptrs = fdnn_f32_transpose_ptrs__scalar},
     .conv_direct = {fdnn_f32_conv_direct_ukernel__neon, fdnn_f32_conv_direct_pack16__neon,
                     FDNN_NEON_CONV_DIRECT_UR, FDNN_NEON_CONV_DIRECT_NKB},
     .dwconv_rows = fdnn_f32_dwconv_rows__neon,

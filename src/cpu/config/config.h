@@ -143,8 +143,8 @@ typedef struct fdnn_isa_config {
         fdnn_f32_pack_t_fn pack_t;
         size_t mr, nr, half_nr;
         /* conv_gemm_nhwc_krsc's im2col and output transposes, and the
-         * blocked direct solver's KRSC filter reorder (NULL: the portable
-         * one) */
+         * blocked direct solver's KRSC filter reorder (every level names
+         * one; the portable one where it has none of its own) */
         fdnn_f32_transpose_ptrs_fn transpose_ptrs;
     } conv_gemm;
     /* src/cpu/conv/conv_direct_blocked: the blocked direct kernel, its

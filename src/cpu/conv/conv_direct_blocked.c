@@ -208,8 +208,6 @@ reorder_filter_krsc(const job_t *j, int64_t g, int64_t kb, int64_t cb, int64_t k
     if (j->transposed || j->dt != CUDNN_DATA_FLOAT || (cc > 1 && p->w.strides[1] != 1))
         return false;
     fdnn_f32_transpose_ptrs_fn tr = fdnn_isa_config(j->e->handle->isa)->conv_gemm.transpose_ptrs;
-    if (tr == NULL)
-        tr = fdnn_f32_transpose_ptrs__scalar;
     const float *w = j->e->w_in;
     size_t block = (size_t)(pl->cin * KB);
     for (int64_t qd = 0; qd < p->ker[0]; qd++)

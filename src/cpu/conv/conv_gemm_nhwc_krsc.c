@@ -130,8 +130,8 @@ panel_positions(const plan_t *pl)
     return t < MIN_PANEL ? MIN_PANEL : t - t % MIN_PANEL;
 }
 
-/* Element offset in t of channel c at output position pos (over the batch)
- * of p: the position's image and D, H, W. */
+/* Output position pos (over the batch) of p as its image n and its
+ * coordinates od, oh, ow. */
 static inline void
 position(const fdnn_conv_problem_t *p, int64_t pos, int64_t *n, int64_t *od, int64_t *oh, int64_t *ow)
 {
@@ -245,7 +245,6 @@ static fdnn_sgemm_args_t
 panel_args(const plan_t *pl, const fdnn_conv_exec_t *e, int64_t tw, int64_t g, const float *col, float *tmp,
            bool raw)
 {
-    const fdnn_conv_problem_t *p = pl->p;
     fdnn_sgemm_args_t a = {
         .m = (size_t)pl->kg,
         .n = (size_t)tw,
@@ -261,7 +260,6 @@ panel_args(const plan_t *pl, const fdnn_conv_exec_t *e, int64_t tw, int64_t g, c
         .bias_row = raw && e->bias != NULL ? (const float *)e->bias + g * pl->kg : NULL,
         .act = raw && e->relu ? FDNN_GEMM_ACT_RELU : FDNN_GEMM_ACT_NONE,
     };
-    (void)p;
     return a;
 }
 
@@ -280,8 +278,7 @@ fdnn_conv_gemm_nhwc_krsc_execute(const fdnn_conv_exec_t *e)
     krsc_rows(p, &pl.lda);
     pl.panel = panel_positions(&pl);
     fdnn_isa_t isa = e->handle->isa;
-    fdnn_f32_transpose_ptrs_fn tr = fdnn_isa_config(isa)->conv_gemm.transpose_ptrs;
-    pl.transpose = tr != NULL ? tr : fdnn_f32_transpose_ptrs__scalar;
+    pl.transpose = fdnn_isa_config(isa)->conv_gemm.transpose_ptrs;
     if (pl.np == 0 || pl.kg == 0)
         return CUDNN_STATUS_SUCCESS;
 

@@ -62,4 +62,11 @@ void bench_flush_caches(void);
  * sets it (default 30; 0: none). */
 void bench_settle(void);
 
+/* The median round trip, in ns, of one cache line passed between this
+ * thread and a second one (5 batches of 2000): on a virtual machine it
+ * tells which placement of the vCPUs a 2-thread time was measured in
+ * (placement.c says why that matters).  -1 with one online CPU or with
+ * FREEDNN_BENCH_PROBE=0.  It spins both threads for 1-7 ms. */
+double bench_core_roundtrip_ns(void);
+
 #endif /* FDNN_BENCH_CONV_H */

@@ -304,6 +304,8 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
     float one = 1, zero = 0;
     double t[64];
     int iters = o->iters < 64 ? o->iters : 64;
+    /* 2 threads and more: the vCPU placement this row ran in (bench.h) */
+    double rt_before = o->threads >= 2 ? bench_core_roundtrip_ns() : -1;
     bench_settle();
     for (int i = -1; i < iters; i++) {
         bench_flush_caches();
@@ -402,6 +404,8 @@ run_problem(cudnnHandle_t h, const bench_problem_t *bp, int dir, const options_t
         printf(" onednn %9.3f ms ratio %.2f", dms, dms / ms);
     if (half)
         printf(" dt=%s math=%d", dt == CUDNN_DATA_HALF ? "f16" : "bf16", o->math);
+    if (rt_before >= 0)
+        printf(" rt=%.0f,%.0f ns", rt_before, bench_core_roundtrip_ns());
     printf("\n");
     fflush(stdout);
     for (int i = 0; i < 3; i++)

@@ -250,6 +250,7 @@ run_pairs(const net_t *net, const net_run_t *run, net_child_t *dn, pairs_t *p, d
         while (n < run->iters) {
             double f = 0, o = 0;
             bool dn_first = n % 2 == 1, paired = dn->alive;
+            double rt = run->threads >= 2 ? bench_core_roundtrip_ns() : -1; /* the placement (bench.h) */
             /* bench_settle before each step: the other side's idle threads
              * stop spinning first (bench.h). */
             if (paired && dn_first && (bench_settle(), !net_child_step(dn, &o)))
@@ -264,8 +265,11 @@ run_pairs(const net_t *net, const net_run_t *run, net_child_t *dn, pairs_t *p, d
             if (paired) {
                 p->theirs[p->n] = dn_all[(*dn_count)++] = o;
                 p->ratio[p->n++] = o / f;
-                printf("# pair %d %s: FreeDNN %.1f ms, oneDNN %.1f ms, ratio %.3f (%s first)\n", n,
+                printf("# pair %d %s: FreeDNN %.1f ms, oneDNN %.1f ms, ratio %.3f (%s first)", n,
                        run->nhwc ? "NHWC" : "NCHW", f, o, o / f, dn_first ? "oneDNN" : "FreeDNN");
+                if (rt >= 0)
+                    printf(", core round trip %.0f ns", rt);
+                printf("\n");
                 fflush(stdout);
             }
         }

@@ -62,6 +62,23 @@ def conv_cells(path):
     return cells
 
 
+RT_RE = re.compile(r" rt=(\d+),(\d+) ns")
+
+
+def placement_counts(out):
+    """Per-layer rows of the 2-thread files by the vCPU placement they ran in
+    (freednn-bench's rt=A,B: both round trips < 250 ns close, both > 350 far;
+    the thresholds of the 2-core Zen 5 host, docs/performance.md session 15)."""
+    n = {"close": 0, "far": 0, "mixed": 0}
+    for p in glob.glob(os.path.join(out, "*_t2*.txt")):
+        for line in read(p):
+            m = RT_RE.search(line)
+            if m:
+                a, b = int(m.group(1)), int(m.group(2))
+                n["close" if a < 250 and b < 250 else "far" if a > 350 and b > 350 else "mixed"] += 1
+    return n
+
+
 def ratio(cell):
     return cell[1] / cell[0] if cell[0] > 0 else 0.0
 
@@ -239,6 +256,11 @@ def report(out, doc):
                       f"{good} of {len(scal)} cells at or above 1.85x; median {statistics.median(x for _, x in scal):.2f}x, "
                       f"lowest {min(x for _, x in scal):.2f}x (1-thread CPU time against 2-thread wall time: "
                       "a loaded machine lowers this).", ""]
+            pc = placement_counts(out)
+            if sum(pc.values()):
+                lines += [f"The 2-thread rows ran with the vCPUs close (core-to-core round trip < 250 ns) in "
+                          f"{pc['close']}, far apart (> 350 ns) in {pc['far']}, and mixed in {pc['mixed']}: "
+                          "a small layer runs 10-20% slower far apart (docs/performance.md, session 15).", ""]
             png = plot("threads", "1-thread time / 2-thread time", [l for l, _ in scal],
                        [("speedup", [x for _, x in scal])], bar=1.85, ylabel="speedup")
             if png:

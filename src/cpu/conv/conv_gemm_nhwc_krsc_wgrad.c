@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Channels-last backward filter into the KRSC filter in place (see
+ * conv_gemm_nhwc_krsc_wgrad.h for the contract). */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/conv_config.h"
+#include "core/fail.h"
+#include "core/handle.h"
+#include "core/memory.h"
+#include "cpu/config/config.h"
+#include "cpu/conv/conv_gemm_nhwc_krsc.h"
+#include "cpu/conv/conv_gemm_nhwc_krsc_wgrad.h"
+
+/* Input channels per group below which the solver declines: col's strips
+ * would be copies of a few floats per tap (the RGB stems and depthwise
+ * layers have their own solvers). */
+#define MIN_CHANNELS 8
+/* Positions per k block, at most: a col strip (KC x NR, 32 KiB at NR 32)
+ * stays in L1 while the dy^T tiles of the block stream from L2. */
+#define KC 256
+/* Positions per dy^T panel, at most (a multiple of KC): the packed panel
+ * (Kg x PANEL floats, 4 MiB at Kg 512) is read by every column block. */
+#define PANEL 2048
+/* A column block's C (Kg x its columns) is kept within this many bytes, so
+ * that it stays in L2 across the panel's k blocks beside the dy^T tiles. */
+#define C_BLOCK_BYTES (256 * 1024)
+/* Column blocks aimed at, where the strips allow: an even share for 1, 2,
+ * 3, 4 and 6 lanes. */
+#define TARGET_BLOCKS 12
+
+typedef struct plan {
+    const fdnn_conv_problem_t *p;
+    const fdnn_conv_exec_t *e;
+    int64_t cg, kg, ncols, osp, np; /* ncols = taps * Cg, np = positions over the batch */
+    size_t ldw;
+    int64_t mr, nr, mtiles, nstrips, spb, nblocks;
+    fdnn_f32_gemm_ukernel_fn uk;
+    /* per step: the group, the panel [p0, p0 + tw) and its packed dy^T */
+    int64_t g, p0, tw, twp; /* twp: tw rounded up to 8 (each tile's panel stride) */
+    float *apack;           /* [mtiles][twp][mr] */
+    char *lanes;            /* per lane: one col strip, KC x nr floats */
+    size_t lane_bytes;
+    atomic_llong next_block;
+} plan_t;
+
+static bool
+channels_dense(const fdnn_tensor_t *t)
+{
+    return t->dims[1] == 1 || t->strides[1] == 1;
+}
+
+cudnnStatus_t
+fdnn_conv_gemm_nhwc_krsc_wgrad_applicable(const fdnn_conv_problem_t *p)
+{
+    size_t ldw;
+    if (p->dir != FDNN_CONV_BWD_FILTER || p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_config_is_integer(p->config))
+        return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM runs FLOAT backward filter only");
+    if (!channels_dense(&p->x) || !channels_dense(&p->y))
+        return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM needs x and dy channels-last "
+                                  "(channel stride 1)");
+    if (!fdnn_conv_krsc_rows(p, &ldw))
+        return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM needs a packed KRSC (NHWC) filter");
+    if (fdnn_conv_cg(p) < MIN_CHANNELS)
+        return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM needs %d or more input channels per "
+                                  "group, not %lld",
+                                  MIN_CHANNELS, (long long)fdnn_conv_cg(p));
+    if (p->n == 0 || fdnn_conv_out_spatial(p) == 0)
+        return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM needs output positions");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t
+fdnn_conv_gemm_nhwc_krsc_wgrad_workspace(const fdnn_conv_problem_t *p, size_t *bytes)
+{
+    (void)p;
+    *bytes = 0; /* the packs live in the handle's scratch */
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Output position pos (over the batch) as its image and coordinates. */
+static inline void
+position(const fdnn_conv_problem_t *p, int64_t osp, int64_t pos, int64_t *n, int64_t *od, int64_t *oh, int64_t *ow)
+{
+    int64_t r = pos % osp;
+    *n = pos / osp;
+    *ow = r % p->out[2];
+    *oh = r / p->out[2] % p->out[1];
+    *od = r / (p->out[2] * p->out[1]);
+}
+
+/* dy^T row tile i of the panel: apack[i][t][j] = dy(p0 + t, g*Kg + i*mr + j),
+ * zero past Kg and past tw (to twp). */
+static void
+pack_dy_tile(void *arg, size_t i)
+{
+    const plan_t *pl = arg;
+    const fdnn_conv_problem_t *p = pl->p;
+    const float *dy = pl->e->y_in;
+    int64_t k0 = (int64_t)i * pl->mr, rows = pl->kg - k0 < pl->mr ? pl->kg - k0 : pl->mr;
+    float *dst = pl->apack + (int64_t)i * pl->twp * pl->mr;
+    for (int64_t t = 0; t < pl->twp; t++, dst += pl->mr) {
+        int64_t j = 0;
+        if (t < pl->tw) {
+            int64_t n, od, oh, ow;
+            position(p, pl->osp, pl->p0 + t, &n, &od, &oh, &ow);
+            memcpy(dst, dy + fdnn_conv_off5(&p->y, n, pl->g * pl->kg + k0, od, oh, ow),
+                   (size_t)rows * sizeof(float));
+            j = rows;
+        }
+        for (; j < pl->mr; j++)
+            dst[j] = 0.0f;
+    }
+}
+
+/* One run of a col strip's columns within one tap: strip columns
+ * [off, off + len) are channels [c, c + len) of tap (qd, qh, qw) as
+ * offsets in the input (dilation applied, reversed for CONVOLUTION mode). */
+typedef struct seg {
+    int64_t off, len, c, dd, dh, dw;
+} seg_t;
+
+/* col strip of columns [j0, j0 + ncols) for panel positions [k0, k0 + kc):
+ * dst[t][j] = x at the tap's pixel of position t, channel c, or 0 (padding,
+ * columns past ncols). */
+static void
+pack_col_strip(const plan_t *pl, int64_t j0, int64_t ncols, int64_t k0, int64_t kc, float *dst)
+{
+    const fdnn_conv_problem_t *p = pl->p;
+    const float *x = pl->e->x_in;
+    seg_t segs[64]; /* nr <= 64 columns: at most one run per column */
+    int nseg = 0;
+    for (int64_t j = j0; j < j0 + ncols;) {
+        int64_t q = j / pl->cg, c = j % pl->cg, len = pl->cg - c < j0 + ncols - j ? pl->cg - c : j0 + ncols - j;
+        int64_t qw = q % p->ker[2], qh = q / p->ker[2] % p->ker[1], qd = q / (p->ker[2] * p->ker[1]);
+        if (p->flip) {
+            qd = p->ker[0] - 1 - qd;
+            qh = p->ker[1] - 1 - qh;
+            qw = p->ker[2] - 1 - qw;
+        }
+        segs[nseg++] = (seg_t){j - j0, len, pl->g * pl->cg + c, qd * p->dil[0], qh * p->dil[1], qw * p->dil[2]};
+        j += len;
+    }
+    for (int64_t t = 0; t < kc; t++, dst += pl->nr) {
+        int64_t n, od, oh, ow;
+        position(p, pl->osp, pl->p0 + k0 + t, &n, &od, &oh, &ow);
+        int64_t bd = od * p->stride[0] - p->pad[0], bh = oh * p->stride[1] - p->pad[1];
+        int64_t bw = ow * p->stride[2] - p->pad[2];
+        for (int s = 0; s < nseg; s++) {
+            const seg_t *sg = &segs[s];
+            int64_t id = bd + sg->dd, ih = bh + sg->dh, iw = bw + sg->dw;
+            if (id >= 0 && id < p->in[0] && ih >= 0 && ih < p->in[1] && iw >= 0 && iw < p->in[2])
+                memcpy(dst + sg->off, x + fdnn_conv_off5(&p->x, n, sg->c, id, ih, iw), (size_t)sg->len * sizeof(float));
+            else
+                memset(dst + sg->off, 0, (size_t)sg->len * sizeof(float));
+        }
+        if (ncols < pl->nr)
+            memset(dst + ncols, 0, (size_t)(pl->nr - ncols) * sizeof(float));
+    }
+}
+
+/* A lane claims column blocks until none is left.  Per block and k block
+ * of the panel (equal lengths, multiples of 8): each strip packed once,
+ * then every dy^T row tile against it into dW (strips outer: the strip
+ * stays in L1, the block's C in L2 across the k blocks).  Every element is
+ * one fixed sequence of k blocks whichever lane runs it. */
+static void
+wgrad_lane(void *arg, size_t lane)
+{
+    plan_t *pl = arg;
+    const fdnn_conv_exec_t *e = pl->e;
+    float *strip = (float *)(pl->lanes + lane * pl->lane_bytes);
+    float *dw = (float *)e->out + (size_t)(pl->g * pl->kg) * pl->ldw;
+    int64_t kblocks = (pl->tw + KC - 1) / KC, kstep = ((pl->tw + kblocks - 1) / kblocks + 7) / 8 * 8;
+    for (;;) {
+        int64_t b = (int64_t)atomic_fetch_add_explicit(&pl->next_block, 1, memory_order_relaxed);
+        if (b >= pl->nblocks)
+            break;
+        int64_t s1 = (b + 1) * pl->spb < pl->nstrips ? (b + 1) * pl->spb : pl->nstrips;
+        for (int64_t k0 = 0; k0 < pl->tw; k0 += kstep) {
+            int64_t kc = pl->tw - k0 < kstep ? pl->tw - k0 : kstep;
+            fdnn_f32_gemm_epilogue_t ep = {(float)e->alpha, pl->p0 == 0 && k0 == 0 ? (float)e->beta : 1.0f,
+                                           NULL, NULL, false, false};
+            for (int64_t s = b * pl->spb; s < s1; s++) {
+                int64_t j0 = s * pl->nr, ncols = pl->ncols - j0 < pl->nr ? pl->ncols - j0 : pl->nr;
+                pack_col_strip(pl, j0, ncols, k0, kc, strip);
+                for (int64_t i = 0; i < pl->mtiles; i++) {
+                    int64_t r0 = i * pl->mr, rows = pl->kg - r0 < pl->mr ? pl->kg - r0 : pl->mr;
+                    pl->uk((size_t)rows, (size_t)ncols, (size_t)kc, pl->apack + (i * pl->twp + k0) * pl->mr, strip,
+                           (size_t)pl->nr, dw + (size_t)r0 * pl->ldw + (size_t)j0, pl->ldw, &ep);
+                }
+            }
+        }
+    }
+}
+
+/* alpha 0: dW = beta dW (0 where beta is 0: dW is not read). */
+static void
+scale_only(const plan_t *pl)
+{
+    const fdnn_conv_exec_t *e = pl->e;
+    float beta = (float)e->beta, *dw = e->out;
+    for (int64_t k = 0; k < pl->p->k; k++)
+        for (int64_t j = 0; j < pl->ncols; j++) {
+            float *d = dw + (size_t)k * pl->ldw + (size_t)j;
+            *d = beta == 0 ? 0.0f : beta * *d;
+        }
+}
+
+cudnnStatus_t
+fdnn_conv_gemm_nhwc_krsc_wgrad_execute(const fdnn_conv_exec_t *e)
+{
+    const fdnn_conv_problem_t *p = e->p;
+    RETURN_IF_ERROR(fdnn_conv_gemm_nhwc_krsc_wgrad_applicable(p));
+    plan_t pl = {.p = p, .e = e};
+    pl.cg = fdnn_conv_cg(p);
+    pl.kg = fdnn_conv_kg(p);
+    pl.ncols = pl.cg * fdnn_conv_taps(p);
+    pl.osp = fdnn_conv_out_spatial(p);
+    pl.np = p->n * pl.osp;
+    fdnn_conv_krsc_rows(p, &pl.ldw);
+    if (e->alpha == 0) {
+        scale_only(&pl);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    const fdnn_isa_config_t *level = fdnn_isa_config(e->handle->isa);
+    pl.uk = level->conv_gemm.ukernel;
+    pl.mr = (int64_t)level->conv_gemm.mr;
+    pl.nr = (int64_t)level->conv_gemm.nr;
+    pl.mtiles = (pl.kg + pl.mr - 1) / pl.mr;
+    pl.nstrips = (pl.ncols + pl.nr - 1) / pl.nr;
+    /* Column blocks (see C_BLOCK_BYTES, TARGET_BLOCKS): the shape only. */
+    int64_t fit = C_BLOCK_BYTES / (pl.kg * pl.nr * (int64_t)sizeof(float));
+    int64_t share = (pl.nstrips + TARGET_BLOCKS - 1) / TARGET_BLOCKS;
+    pl.spb = fit < share ? fit : share;
+    pl.spb = pl.spb < 1 ? 1 : pl.spb;
+    pl.nblocks = (pl.nstrips + pl.spb - 1) / pl.spb;
+
+    size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
+    size_t lanes = threads < (size_t)pl.nblocks ? threads : (size_t)pl.nblocks;
+    int64_t panel = pl.np < PANEL ? pl.np : PANEL;
+    size_t apack_bytes = fdnn_align_up((size_t)(pl.mtiles * pl.mr * ((panel + 7) / 8 * 8)) * sizeof(float));
+    pl.lane_bytes = fdnn_align_up((size_t)(KC * pl.nr) * sizeof(float));
+    char *base = fdnn_handle_scratch(e->handle, apack_bytes + lanes * pl.lane_bytes);
+    if (base == NULL)
+        return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */
+    pl.apack = (float *)base;
+    pl.lanes = base + apack_bytes;
+
+    for (pl.g = 0; pl.g < p->g; pl.g++) {
+        for (pl.p0 = 0; pl.p0 < pl.np; pl.p0 += PANEL) {
+            pl.tw = pl.np - pl.p0 < PANEL ? pl.np - pl.p0 : PANEL;
+            pl.twp = (pl.tw + 7) / 8 * 8;
+            fdnn_parallelize_1d(e->pool, pack_dy_tile, &pl, (size_t)pl.mtiles, 0);
+            atomic_store_explicit(&pl.next_block, 0, memory_order_relaxed);
+            fdnn_parallelize_1d(e->pool, wgrad_lane, &pl, lanes, 0);
+        }
+    }
+    return CUDNN_STATUS_SUCCESS;
+}

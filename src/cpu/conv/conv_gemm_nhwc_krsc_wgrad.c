@@ -17,9 +17,11 @@
  * would be copies of a few floats per tap (the RGB stems and depthwise
  * layers have their own solvers). */
 #define MIN_CHANNELS 8
-/* Positions per k block, at most: a col strip (KC x NR, 32 KiB at NR 32)
- * stays in L1 while the dy^T tiles of the block stream from L2. */
+/* Positions per k block, at most: KC, and no more than keep a col strip
+ * (kc x NR) within STRIP_BYTES, so that it stays in L1 while the dy^T
+ * tiles of the block stream from L2 (256 at NR 32, 168 at NR 48). */
 #define KC 256
+#define STRIP_BYTES (32 * 1024)
 /* Positions per dy^T panel, at most (a multiple of KC): the packed panel
  * (Kg x PANEL floats, 4 MiB at Kg 512) is read by every column block. */
 #define PANEL 2048
@@ -35,7 +37,7 @@ typedef struct plan {
     const fdnn_conv_exec_t *e;
     int64_t cg, kg, ncols, osp, np; /* ncols = taps * Cg, np = positions over the batch */
     size_t ldw;
-    int64_t mr, nr, mtiles, nstrips, spb, nblocks;
+    int64_t mr, nr, kc, mtiles, nstrips, spb, nblocks; /* kc: the most positions per k block */
     fdnn_f32_gemm_ukernel_fn uk;
     /* per step: the group, the panel [p0, p0 + tw) and its packed dy^T */
     int64_t g, p0, tw, twp; /* twp: tw rounded up to 8 (each tile's panel stride) */
@@ -142,21 +144,38 @@ pack_col_strip(const plan_t *pl, int64_t j0, int64_t ncols, int64_t k0, int64_t 
         segs[nseg++] = (seg_t){j - j0, len, pl->g * pl->cg + c, qd * p->dil[0], qh * p->dil[1], qw * p->dil[2]};
         j += len;
     }
+    /* positions walked in order: one division per strip, not per position */
+    int64_t n, od, oh, ow;
+    position(p, pl->osp, pl->p0 + k0, &n, &od, &oh, &ow);
     for (int64_t t = 0; t < kc; t++, dst += pl->nr) {
-        int64_t n, od, oh, ow;
-        position(p, pl->osp, pl->p0 + k0 + t, &n, &od, &oh, &ow);
         int64_t bd = od * p->stride[0] - p->pad[0], bh = oh * p->stride[1] - p->pad[1];
         int64_t bw = ow * p->stride[2] - p->pad[2];
+        const float *xn = x + n * p->x.strides[0];
         for (int s = 0; s < nseg; s++) {
             const seg_t *sg = &segs[s];
             int64_t id = bd + sg->dd, ih = bh + sg->dh, iw = bw + sg->dw;
-            if (id >= 0 && id < p->in[0] && ih >= 0 && ih < p->in[1] && iw >= 0 && iw < p->in[2])
-                memcpy(dst + sg->off, x + fdnn_conv_off5(&p->x, n, sg->c, id, ih, iw), (size_t)sg->len * sizeof(float));
-            else
-                memset(dst + sg->off, 0, (size_t)sg->len * sizeof(float));
+            float *d = dst + sg->off;
+            if (id >= 0 && id < p->in[0] && ih >= 0 && ih < p->in[1] && iw >= 0 && iw < p->in[2]) {
+                const float *src = xn + fdnn_conv_off5(&p->x, 0, sg->c, id, ih, iw);
+                for (int64_t j = 0; j < sg->len; j++)
+                    d[j] = src[j];
+            } else {
+                for (int64_t j = 0; j < sg->len; j++)
+                    d[j] = 0.0f;
+            }
         }
-        if (ncols < pl->nr)
-            memset(dst + ncols, 0, (size_t)(pl->nr - ncols) * sizeof(float));
+        for (int64_t j = ncols; j < pl->nr; j++)
+            dst[j] = 0.0f;
+        if (++ow == p->out[2]) {
+            ow = 0;
+            if (++oh == p->out[1]) {
+                oh = 0;
+                if (++od == p->out[0]) {
+                    od = 0;
+                    n++;
+                }
+            }
+        }
     }
 }
 
@@ -172,7 +191,7 @@ wgrad_lane(void *arg, size_t lane)
     const fdnn_conv_exec_t *e = pl->e;
     float *strip = (float *)(pl->lanes + lane * pl->lane_bytes);
     float *dw = (float *)e->out + (size_t)(pl->g * pl->kg) * pl->ldw;
-    int64_t kblocks = (pl->tw + KC - 1) / KC, kstep = ((pl->tw + kblocks - 1) / kblocks + 7) / 8 * 8;
+    int64_t kblocks = (pl->tw + pl->kc - 1) / pl->kc, kstep = ((pl->tw + kblocks - 1) / kblocks + 7) / 8 * 8;
     for (;;) {
         int64_t b = (int64_t)atomic_fetch_add_explicit(&pl->next_block, 1, memory_order_relaxed);
         if (b >= pl->nblocks)
@@ -224,10 +243,18 @@ fdnn_conv_gemm_nhwc_krsc_wgrad_execute(const fdnn_conv_exec_t *e)
         scale_only(&pl);
         return CUDNN_STATUS_SUCCESS;
     }
+    /* The level's tile for the product (A packed: 8x48 rather than 14x32
+     * where it pads less, e.g. Kg 128 on AVX-512: 10 tiles of 14 rows
+     * spent 9% on padding). */
     const fdnn_isa_config_t *level = fdnn_isa_config(e->handle->isa);
-    pl.uk = level->conv_gemm.ukernel;
-    pl.mr = (int64_t)level->conv_gemm.mr;
-    pl.nr = (int64_t)level->conv_gemm.nr;
+    fdnn_sgemm_args_t shape = {.trans_a = true, .m = (size_t)pl.kg, .n = (size_t)pl.ncols, .k = (size_t)pl.np,
+                               .alpha = 1};
+    fdnn_sgemm_tile_t tile = level->sgemm_tile(&shape);
+    pl.uk = tile.ukernel != NULL ? tile.ukernel : level->conv_gemm.ukernel;
+    pl.mr = (int64_t)(tile.ukernel != NULL ? tile.mr : level->conv_gemm.mr);
+    pl.nr = (int64_t)(tile.ukernel != NULL ? tile.nr : level->conv_gemm.nr);
+    pl.kc = STRIP_BYTES / (pl.nr * (int64_t)sizeof(float)) / 8 * 8;
+    pl.kc = pl.kc > KC ? KC : pl.kc < 8 ? 8 : pl.kc;
     pl.mtiles = (pl.kg + pl.mr - 1) / pl.mr;
     pl.nstrips = (pl.ncols + pl.nr - 1) / pl.nr;
     /* Column blocks (see C_BLOCK_BYTES, TARGET_BLOCKS): the shape only. */
@@ -241,7 +268,7 @@ fdnn_conv_gemm_nhwc_krsc_wgrad_execute(const fdnn_conv_exec_t *e)
     size_t lanes = threads < (size_t)pl.nblocks ? threads : (size_t)pl.nblocks;
     int64_t panel = pl.np < PANEL ? pl.np : PANEL;
     size_t apack_bytes = fdnn_align_up((size_t)(pl.mtiles * pl.mr * ((panel + 7) / 8 * 8)) * sizeof(float));
-    pl.lane_bytes = fdnn_align_up((size_t)(KC * pl.nr) * sizeof(float));
+    pl.lane_bytes = fdnn_align_up((size_t)(pl.kc * pl.nr) * sizeof(float));
     char *base = fdnn_handle_scratch(e->handle, apack_bytes + lanes * pl.lane_bytes);
     if (base == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */

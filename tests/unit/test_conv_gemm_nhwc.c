@@ -766,8 +766,8 @@ static const kshape_t wshapes[] = {
     {"flip dilation", 2, 3, 16, 33, 1, {1, 8, 9}, {1, 3, 2}, {0, 2, 1}, {1, 1, 2}, {1, 2, 3}, true, 0, 1, 0},
     {"3-D", 3, 2, 9, 8, 1, {3, 4, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 1, 0, 0},
     {"1x1 padded", 2, 2, 20, 12, 1, {1, 5, 6}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
-    /* 2700 positions: two panels, k blocks of 256 or fewer in each */
-    {"panels", 2, 3, 8, 10, 1, {1, 30, 30}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    /* 3-D, 2400 positions: two panels, k blocks of 256 or fewer in each */
+    {"panels", 3, 2, 8, 10, 1, {3, 20, 20}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
     /* over 2^20 multiply-adds: 2 and 3 threads run */
     {"pool", 2, 2, 64, 48, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
 };
@@ -838,6 +838,11 @@ test_krsc_wgrad(cudnnHandle_t h)
             CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_FILTER, pb.xd, pb.wd, pb.cd, pb.yd, &p));
             CHECK_MSG(fdnn_conv_gemm_nhwc_krsc_wgrad_applicable(&p) == CUDNN_STATUS_SUCCESS, "%s: declined",
                       s->name);
+            /* 2-D over more than 2048 positions: the per-image engine's */
+            fdnn_conv_problem_t more = p;
+            more.n = 2049;
+            CHECK_MSG((fdnn_conv_gemm_nhwc_krsc_wgrad_applicable(&more) == CUDNN_STATUS_SUCCESS) == (s->nsp == 3),
+                      "%s at mb=2049: accepted or declined wrongly", s->name);
             double *dyr = malloc(pb.yn * 8), *ref = malloc(pb.wn * 8);
             fdnn_rng_t rng;
             fdnn_rng_seed(&rng, 600 + (uint64_t)si);

@@ -23,7 +23,16 @@
 #define KC 256
 #define STRIP_BYTES (32 * 1024)
 /* Positions per dy^T panel, at most (a multiple of KC): the packed panel
- * (Kg x PANEL floats, 4 MiB at Kg 512) is read by every column block. */
+ * (Kg x PANEL floats, 4 MiB at Kg 512) is read by every column block.
+ * 2-D problems of more positions over the batch are declined: there the
+ * per-image engine (stride phases of x read in place, no col strips) ran
+ * faster, 1 thread, ResNet-50 3x3 at mb=32 (ms, base / this, 2 rounds):
+ * res3 56->28 56-82 / 79-93, res3 49-57 / 58-62, res4 stride 2 52-58 /
+ * 56-68 (its col strips re-read x from L3: 38% of the product's time),
+ * res4 46-49 / 53-57; res5 at mb=32 (1568 positions, one panel) 62-65 /
+ * 61-69 and its stride-2 layer 61-64 / 50-52 stay here, as do 3-D
+ * problems (c3d 3x3x3 64 at 16x56x56: 142 / 83; the engine has no stride
+ * phases in 3-D). */
 #define PANEL 2048
 /* A column block's C (Kg x its columns) is kept within this many bytes, so
  * that it stays in L2 across the panel's k blocks beside the dy^T tiles. */
@@ -31,6 +40,8 @@
 /* Column blocks aimed at, where the strips allow: an even share for 1, 2,
  * 3, 4 and 6 lanes. */
 #define TARGET_BLOCKS 12
+/* Strips per column block, at most (bounds the block's packing runs). */
+#define MAX_SPB 16
 
 typedef struct plan {
     const fdnn_conv_problem_t *p;
@@ -42,7 +53,7 @@ typedef struct plan {
     /* per step: the group, the panel [p0, p0 + tw) and its packed dy^T */
     int64_t g, p0, tw, twp; /* twp: tw rounded up to 8 (each tile's panel stride) */
     float *apack;           /* [mtiles][twp][mr] */
-    char *lanes;            /* per lane: one col strip, KC x nr floats */
+    char *lanes;            /* per lane: a block's col strips, spb x kc x nr floats */
     size_t lane_bytes;
     atomic_llong next_block;
 } plan_t;
@@ -68,8 +79,14 @@ fdnn_conv_gemm_nhwc_krsc_wgrad_applicable(const fdnn_conv_problem_t *p)
         return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM needs %d or more input channels per "
                                   "group, not %lld",
                                   MIN_CHANNELS, (long long)fdnn_conv_cg(p));
-    if (p->n == 0 || fdnn_conv_out_spatial(p) == 0)
+    double np = (double)p->n * (double)fdnn_conv_out_spatial(p);
+    if (np == 0)
         return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM needs output positions");
+    if (np > PANEL && p->in[0] == 1 && p->ker[0] == 1)
+        return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM takes 2-D problems of at most %d "
+                                  "positions over the batch, not %.0f (the per-image engine's stride phases ran "
+                                  "faster there: the col strips re-read x from L3)",
+                                  PANEL, np);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -116,45 +133,60 @@ pack_dy_tile(void *arg, size_t i)
     }
 }
 
-/* One run of a col strip's columns within one tap: strip columns
- * [off, off + len) are channels [c, c + len) of tap (qd, qh, qw) as
- * offsets in the input (dilation applied, reversed for CONVOLUTION mode). */
+/* One run of a block's columns within one tap and one strip: channels
+ * [c, c + len) of tap (qd, qh, qw) (offsets in the input, dilation applied,
+ * reversed for CONVOLUTION mode) go to dst + off + t * nr for position t. */
 typedef struct seg {
     int64_t off, len, c, dd, dh, dw;
 } seg_t;
 
-/* col strip of columns [j0, j0 + ncols) for panel positions [k0, k0 + kc):
- * dst[t][j] = x at the tap's pixel of position t, channel c, or 0 (padding,
- * columns past ncols). */
+/* Runs per strip, at most: one per tap it touches (Cg >= MIN_CHANNELS),
+ * plus the two partial ones at its ends. */
+#define SEGS_PER_STRIP (64 / MIN_CHANNELS + 2)
+
+/* The col strips [s0, s1) of panel positions [k0, k0 + kc), strip s at
+ * dst + (s - s0) * kc_max * nr: dst[t][j] = x at the tap's pixel of
+ * position t, channel c, or 0 (padding, columns past ncols).  Position
+ * after position, every strip of the block: each x pixel is read once per
+ * tap as one run of the block's channels (strip by strip, the block
+ * re-read x from L3 or memory once per strip: 38% of the product's time on
+ * res4's 3x3 stride 2 at mb=32). */
 static void
-pack_col_strip(const plan_t *pl, int64_t j0, int64_t ncols, int64_t k0, int64_t kc, float *dst)
+pack_col_block(const plan_t *pl, int64_t s0, int64_t s1, int64_t k0, int64_t kc, float *dst)
 {
     const fdnn_conv_problem_t *p = pl->p;
     const float *x = pl->e->x_in;
-    seg_t segs[64]; /* nr <= 64 columns: at most one run per column */
+    seg_t segs[MAX_SPB * SEGS_PER_STRIP];
     int nseg = 0;
-    for (int64_t j = j0; j < j0 + ncols;) {
-        int64_t q = j / pl->cg, c = j % pl->cg, len = pl->cg - c < j0 + ncols - j ? pl->cg - c : j0 + ncols - j;
+    int64_t j1 = s1 * pl->nr < pl->ncols ? s1 * pl->nr : pl->ncols, sstride = pl->kc * pl->nr;
+    for (int64_t j = s0 * pl->nr; j < j1;) {
+        int64_t q = j / pl->cg, c = j % pl->cg, st = j / pl->nr, end = (st + 1) * pl->nr;
+        end = end < j1 ? end : j1;
+        int64_t len = pl->cg - c < end - j ? pl->cg - c : end - j;
         int64_t qw = q % p->ker[2], qh = q / p->ker[2] % p->ker[1], qd = q / (p->ker[2] * p->ker[1]);
         if (p->flip) {
             qd = p->ker[0] - 1 - qd;
             qh = p->ker[1] - 1 - qh;
             qw = p->ker[2] - 1 - qw;
         }
-        segs[nseg++] = (seg_t){j - j0, len, pl->g * pl->cg + c, qd * p->dil[0], qh * p->dil[1], qw * p->dil[2]};
+        segs[nseg++] = (seg_t){(st - s0) * sstride + j - st * pl->nr, len, pl->g * pl->cg + c, qd * p->dil[0],
+                               qh * p->dil[1], qw * p->dil[2]};
         j += len;
     }
-    /* positions walked in order: one division per strip, not per position */
+    /* the last strip's columns past ncols */
+    int64_t tail = s1 * pl->nr - j1;
+    float *tail_dst = dst + (s1 - 1 - s0) * sstride + (pl->nr - tail);
+    /* positions walked in order: one division per block, not per position */
     int64_t n, od, oh, ow;
     position(p, pl->osp, pl->p0 + k0, &n, &od, &oh, &ow);
-    for (int64_t t = 0; t < kc; t++, dst += pl->nr) {
+    for (int64_t t = 0; t < kc; t++) {
         int64_t bd = od * p->stride[0] - p->pad[0], bh = oh * p->stride[1] - p->pad[1];
         int64_t bw = ow * p->stride[2] - p->pad[2];
         const float *xn = x + n * p->x.strides[0];
         for (int s = 0; s < nseg; s++) {
             const seg_t *sg = &segs[s];
             int64_t id = bd + sg->dd, ih = bh + sg->dh, iw = bw + sg->dw;
-            float *d = dst + sg->off;
+            float *d = dst + sg->off + t * pl->nr;
             if (id >= 0 && id < p->in[0] && ih >= 0 && ih < p->in[1] && iw >= 0 && iw < p->in[2]) {
                 const float *src = xn + fdnn_conv_off5(&p->x, 0, sg->c, id, ih, iw);
                 for (int64_t j = 0; j < sg->len; j++)
@@ -164,8 +196,8 @@ pack_col_strip(const plan_t *pl, int64_t j0, int64_t ncols, int64_t k0, int64_t 
                     d[j] = 0.0f;
             }
         }
-        for (int64_t j = ncols; j < pl->nr; j++)
-            dst[j] = 0.0f;
+        for (int64_t j = 0; j < tail; j++)
+            tail_dst[t * pl->nr + j] = 0.0f;
         if (++ow == p->out[2]) {
             ow = 0;
             if (++oh == p->out[1]) {
@@ -180,16 +212,16 @@ pack_col_strip(const plan_t *pl, int64_t j0, int64_t ncols, int64_t k0, int64_t 
 }
 
 /* A lane claims column blocks until none is left.  Per block and k block
- * of the panel (equal lengths, multiples of 8): each strip packed once,
- * then every dy^T row tile against it into dW (strips outer: the strip
- * stays in L1, the block's C in L2 across the k blocks).  Every element is
+ * of the panel (equal lengths, multiples of 8): the block's strips packed,
+ * then each strip against every dy^T row tile into dW (strips outer: the
+ * strip stays in L1, the block's C in L2 across the k blocks).  Every element is
  * one fixed sequence of k blocks whichever lane runs it. */
 static void
 wgrad_lane(void *arg, size_t lane)
 {
     plan_t *pl = arg;
     const fdnn_conv_exec_t *e = pl->e;
-    float *strip = (float *)(pl->lanes + lane * pl->lane_bytes);
+    float *strips = (float *)(pl->lanes + lane * pl->lane_bytes);
     float *dw = (float *)e->out + (size_t)(pl->g * pl->kg) * pl->ldw;
     int64_t kblocks = (pl->tw + pl->kc - 1) / pl->kc, kstep = ((pl->tw + kblocks - 1) / kblocks + 7) / 8 * 8;
     for (;;) {
@@ -201,9 +233,10 @@ wgrad_lane(void *arg, size_t lane)
             int64_t kc = pl->tw - k0 < kstep ? pl->tw - k0 : kstep;
             fdnn_f32_gemm_epilogue_t ep = {(float)e->alpha, pl->p0 == 0 && k0 == 0 ? (float)e->beta : 1.0f,
                                            NULL, NULL, false, false};
+            pack_col_block(pl, b * pl->spb, s1, k0, kc, strips);
             for (int64_t s = b * pl->spb; s < s1; s++) {
                 int64_t j0 = s * pl->nr, ncols = pl->ncols - j0 < pl->nr ? pl->ncols - j0 : pl->nr;
-                pack_col_strip(pl, j0, ncols, k0, kc, strip);
+                const float *strip = strips + (s - b * pl->spb) * pl->kc * pl->nr;
                 for (int64_t i = 0; i < pl->mtiles; i++) {
                     int64_t r0 = i * pl->mr, rows = pl->kg - r0 < pl->mr ? pl->kg - r0 : pl->mr;
                     pl->uk((size_t)rows, (size_t)ncols, (size_t)kc, pl->apack + (i * pl->twp + k0) * pl->mr, strip,
@@ -250,6 +283,8 @@ fdnn_conv_gemm_nhwc_krsc_wgrad_execute(const fdnn_conv_exec_t *e)
     fdnn_sgemm_args_t shape = {.trans_a = true, .m = (size_t)pl.kg, .n = (size_t)pl.ncols, .k = (size_t)pl.np,
                                .alpha = 1};
     fdnn_sgemm_tile_t tile = level->sgemm_tile(&shape);
+    if (tile.nr > 64)
+        tile.ukernel = NULL; /* (no level has one: SEGS_PER_STRIP assumes at most 64 columns) */
     pl.uk = tile.ukernel != NULL ? tile.ukernel : level->conv_gemm.ukernel;
     pl.mr = (int64_t)(tile.ukernel != NULL ? tile.mr : level->conv_gemm.mr);
     pl.nr = (int64_t)(tile.ukernel != NULL ? tile.nr : level->conv_gemm.nr);
@@ -261,14 +296,14 @@ fdnn_conv_gemm_nhwc_krsc_wgrad_execute(const fdnn_conv_exec_t *e)
     int64_t fit = C_BLOCK_BYTES / (pl.kg * pl.nr * (int64_t)sizeof(float));
     int64_t share = (pl.nstrips + TARGET_BLOCKS - 1) / TARGET_BLOCKS;
     pl.spb = fit < share ? fit : share;
-    pl.spb = pl.spb < 1 ? 1 : pl.spb;
+    pl.spb = pl.spb < 1 ? 1 : pl.spb > MAX_SPB ? MAX_SPB : pl.spb;
     pl.nblocks = (pl.nstrips + pl.spb - 1) / pl.spb;
 
     size_t threads = e->pool != NULL ? fdnn_pool_threads(e->pool) : 1;
     size_t lanes = threads < (size_t)pl.nblocks ? threads : (size_t)pl.nblocks;
     int64_t panel = pl.np < PANEL ? pl.np : PANEL;
     size_t apack_bytes = fdnn_align_up((size_t)(pl.mtiles * pl.mr * ((panel + 7) / 8 * 8)) * sizeof(float));
-    pl.lane_bytes = fdnn_align_up((size_t)(pl.kc * pl.nr) * sizeof(float));
+    pl.lane_bytes = fdnn_align_up((size_t)(pl.spb * pl.kc * pl.nr) * sizeof(float));
     char *base = fdnn_handle_scratch(e->handle, apack_bytes + lanes * pl.lane_bytes);
     if (base == NULL)
         return CUDNN_STATUS_ALLOC_FAILED; /* the reason is recorded by fdnn_handle_scratch */

@@ -8,10 +8,12 @@
  * over the P output positions of the batch, with dW_g the user's filter
  * rows (the microkernel's C, alpha and beta in its epilogue: no gradient
  * buffer and no transposing store).  dy^T is packed in row tiles per panel
- * of positions (MR channels of each dy pixel, a copy); col in column strips
- * per k block (NR channels of one tap of each x pixel, a copy, zeros for
- * padding).  The columns of dW_g go in blocks of whole strips whose C
- * block stays in L2 over the panel's k blocks; lanes claim blocks.
+ * of at most 2048 positions (MR channels of each dy pixel, a copy); col in
+ * column strips per column block and k block (each x pixel read once per
+ * tap as one run of the block's channels, zeros for padding).  Lanes claim
+ * column blocks, whose C stays in L2 across the panel's k blocks.  2-D
+ * problems over more than 2048 positions over the batch are declined (the
+ * per-image engine's stride phases ran faster there); 3-D ones are taken.
  *
  * Why: the per-image engine's rows path computes the gradient in (c, tap)
  * rows and then scatters it into KRSC, which on ResNet-50's res5 3x3 layer

@@ -19,7 +19,8 @@
  *     backward data only those with dx in place (stride 1); forward on
  *     strided or irregular x runs it by lines of output positions.
  *   (Forward problems of at most 64 output positions run the KRSC solver,
- *   listed ahead of these, the section at the end.) */
+ *   listed ahead of these, a section at the end; channels-last backward
+ *   filter of other filters into a KRSC dw, the last section.) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "core/conv.h"
 #include "cpu/conv/conv_gemm_nhwc.h"
 #include "cpu/conv/conv_gemm_nhwc_krsc.h"
+#include "cpu/conv/conv_gemm_nhwc_krsc_wgrad.h"
 #include "cpu/conv/conv_gemm_nhwc_rows.h"
 #include "core/conv_solver.h"
 #include "freednn.h"
@@ -748,6 +750,145 @@ test_krsc_heuristic(void)
     cudnnDestroyConvolutionDescriptor(cd);
 }
 
+/* ---- The channels-last backward filter into the KRSC filter in place
+ * (conv_gemm_nhwc_krsc_wgrad.h, solver 42: backward filter ALGO_1): short
+ * reductions (49 positions: res5 at mb=1), tails in Cg*taps (strips) and
+ * in K (row tiles), stride 2, groups with gaps, CONVOLUTION mode with
+ * dilation, 3-D, a padded 1x1 filter, more positions than a panel (two
+ * panels, k blocks per panel); exact against the reference on small
+ * integers (beta 0 into a poisoned dw; alpha 2, beta -1; alpha 0,
+ * beta 0.5), every ISA level, 1 and 2 threads; 1, 2, 3 threads bitwise on
+ * real data. */
+static const kshape_t wshapes[] = {
+    {"short k tails", 2, 1, 40, 36, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    {"stride 2", 2, 2, 24, 17, 1, {1, 9, 8}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}, false, 0, 0, 0},
+    {"groups gaps", 2, 2, 2 * 12, 2 * 10, 2, {1, 6, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 3, 5, 2},
+    {"flip dilation", 2, 3, 16, 33, 1, {1, 8, 9}, {1, 3, 2}, {0, 2, 1}, {1, 1, 2}, {1, 2, 3}, true, 0, 1, 0},
+    {"3-D", 3, 2, 9, 8, 1, {3, 4, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 1, 0, 0},
+    {"1x1 padded", 2, 2, 20, 12, 1, {1, 5, 6}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    /* 3-D, 2400 positions: two panels, k blocks of 256 or fewer in each */
+    {"panels", 3, 2, 8, 10, 1, {3, 20, 20}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    /* over 2^20 multiply-adds: 2 and 3 threads run */
+    {"pool", 2, 2, 64, 48, 1, {1, 14, 14}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+};
+#define NWSHAPES (int)(sizeof(wshapes) / sizeof(wshapes[0]))
+
+/* Modes: 0 beta 0 (dw poisoned); 1 alpha 2, beta -1; 2 alpha 0, beta 0.5. */
+static cudnnStatus_t
+wrun(cudnnHandle_t h, const kprob_t *pb, const float *dy, int mode, float *dw)
+{
+    float alpha = mode == 1 ? 2.0f : mode == 2 ? 0.0f : 1.0f, beta = mode == 1 ? -1.0f : mode == 2 ? 0.5f : 0.0f;
+    return cudnnConvolutionBackwardFilter(h, &alpha, pb->xd, pb->x, pb->yd, dy, pb->cd,
+                                          CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, NULL, 0, &beta, pb->wd, dw);
+}
+
+/* dy from doubles (poison in the gaps) */
+static float *
+wdy(const kprob_t *pb, const double *dyr)
+{
+    const kshape_t *s = pb->s;
+    float *dy = fdnn_guarded_alloc(pb->ys * 4);
+    fdnn_poison_f32(dy, pb->ys);
+    for (int n = 0; n < s->n; n++)
+        for (int k = 0; k < s->k; k++)
+            for (int p = 0; p < pb->pos; p++)
+                dy[at(pb->yst, pb->out, n, k, p)] = (float)dyr[((size_t)n * (size_t)s->k + (size_t)k) * pb->pos + p];
+    return dy;
+}
+
+static void
+wcheck_exact(cudnnHandle_t h, const kprob_t *pb, const float *dy, const double *ref, const char *where)
+{
+    float *dw = fdnn_guarded_alloc(pb->wn * 4);
+    for (int mode = 0; mode < 3; mode++) {
+        fdnn_poison_f32(dw, pb->wn);
+        if (mode > 0)
+            for (size_t i = 0; i < pb->wn; i++)
+                dw[i] = (float)((int)(i % 7) - 3);
+        cudnnStatus_t st = wrun(h, pb, dy, mode, dw);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s mode %d: %s", where, mode, cudnnGetErrorString(st));
+        size_t bad = 0;
+        double got_first = 0, want_first = 0;
+        for (int k = 0; k < pb->s->k; k++)
+            for (int c = 0; c < pb->cg; c++)
+                for (int q = 0; q < pb->taps; q++) {
+                    size_t i = ((size_t)k * (size_t)pb->taps + (size_t)q) * (size_t)pb->cg + (size_t)c; /* KRSC */
+                    double r = ref[((size_t)k * (size_t)pb->cg + (size_t)c) * (size_t)pb->taps + (size_t)q];
+                    double old = (double)((int)(i % 7) - 3);
+                    double want = mode == 0 ? r : mode == 1 ? 2 * r - old : 0.5 * old;
+                    if (!((double)dw[i] == want) && bad++ == 0)
+                        got_first = dw[i], want_first = want;
+                }
+        CHECK_MSG(bad == 0, "%s mode %d: %zu of %zu wrong (first: got %g, want %g)", where, mode, bad, pb->wn,
+                  got_first, want_first);
+    }
+    fdnn_guarded_free(dw);
+}
+
+static void
+test_krsc_wgrad(cudnnHandle_t h)
+{
+    int isas = fdnn_test_isa_count();
+    for (int si = 0; si < NWSHAPES; si++) {
+        const kshape_t *s = &wshapes[si];
+        for (int real = 0; real < 2; real++) {
+            kprob_t pb;
+            kprob_init(&pb, s, real, 500 + (uint64_t)si + 50 * (uint64_t)real);
+            fdnn_conv_problem_t p;
+            CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_FILTER, pb.xd, pb.wd, pb.cd, pb.yd, &p));
+            CHECK_MSG(fdnn_conv_gemm_nhwc_krsc_wgrad_applicable(&p) == CUDNN_STATUS_SUCCESS, "%s: declined",
+                      s->name);
+            /* 2-D over more than 2048 positions: the per-image engine's */
+            fdnn_conv_problem_t more = p;
+            more.n = 2049;
+            CHECK_MSG((fdnn_conv_gemm_nhwc_krsc_wgrad_applicable(&more) == CUDNN_STATUS_SUCCESS) == (s->nsp == 3),
+                      "%s at mb=2049: accepted or declined wrongly", s->name);
+            double *dyr = malloc(pb.yn * 8), *ref = malloc(pb.wn * 8);
+            fdnn_rng_t rng;
+            fdnn_rng_seed(&rng, 600 + (uint64_t)si);
+            fill(&rng, dyr, pb.yn, real);
+            float *dy = wdy(&pb, dyr);
+            if (!real) {
+                size_t ws = 99;
+                CHECK_OK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+                    h, pb.xd, pb.yd, pb.cd, pb.wd, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws));
+                CHECK(ws == 0);
+                fdnn_ref_conv_bwd_filter(&p, pb.xr, dyr, ref);
+                for (int li = 0; li < isas; li++)
+                    for (int threads = 1; threads <= 2; threads++) {
+                        CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(li)));
+                        CHECK_OK(freednnSetNumThreads(h, threads));
+                        char where[160];
+                        snprintf(where, sizeof(where), "krsc wgrad %s isa %s threads %d", s->name,
+                                 fdnn_test_isa_name(li), threads);
+                        wcheck_exact(h, &pb, dy, ref, where);
+                    }
+            } else {
+                /* 1, 2 and 3 threads bitwise, at the top level */
+                CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isas - 1)));
+                float *one = fdnn_guarded_alloc(pb.wn * 4), *two = fdnn_guarded_alloc(pb.wn * 4);
+                fdnn_poison_f32(one, pb.wn);
+                CHECK_OK(freednnSetNumThreads(h, 1));
+                CHECK_OK(wrun(h, &pb, dy, 0, one));
+                for (int threads = 2; threads <= 3; threads++) {
+                    fdnn_poison_f32(two, pb.wn);
+                    CHECK_OK(freednnSetNumThreads(h, threads));
+                    CHECK_OK(wrun(h, &pb, dy, 0, two));
+                    CHECK_MSG(memcmp(one, two, pb.wn * 4) == 0, "krsc wgrad %s: 1 and %d threads differ", s->name,
+                              threads);
+                }
+                fdnn_guarded_free(one);
+                fdnn_guarded_free(two);
+            }
+            fdnn_guarded_free(dy);
+            free(dyr);
+            free(ref);
+            kprob_free(&pb);
+        }
+    }
+    CHECK_OK(freednnSetNumThreads(h, 1));
+}
+
 int
 main(void)
 {
@@ -759,6 +900,7 @@ main(void)
     test_threads_bitwise(h);
     test_krsc(h);
     test_krsc_heuristic();
+    test_krsc_wgrad(h);
     CHECK_OK(cudnnDestroy(h));
     return fdnn_test_finish("test_conv_gemm_nhwc");
 }

@@ -18,6 +18,7 @@
 #include "cpu/conv/conv_gemm.h"
 #include "cpu/conv/conv_gemm_nhwc.h"
 #include "cpu/conv/conv_gemm_nhwc_krsc.h"
+#include "cpu/conv/conv_gemm_nhwc_krsc_wgrad.h"
 #include "cpu/conv/conv_gemm_nhwc_rows.h"
 #include "cpu/conv/conv_lowp.h"
 #include "cpu/conv/conv_int8.h"
@@ -99,6 +100,11 @@ static const fdnn_conv_solver_t solvers[] = {
     /* the RGB stems' backward filter: few input channels, per-image slabs */
     {38, "bwd_filter_small_c", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
      fdnn_conv_wgrad_small_applicable, fdnn_conv_wgrad_small_workspace, fdnn_conv_wgrad_small_execute},
+    /* Channels-last backward filter into a KRSC filter in place: dW_g =
+     * dy^T col with dW's rows the GEMM's C (conv_gemm_nhwc_krsc_wgrad.h). */
+    {42, "bwd_filter_gemm_nhwc_krsc", FDNN_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
+     fdnn_conv_gemm_nhwc_krsc_wgrad_applicable, fdnn_conv_gemm_nhwc_krsc_wgrad_workspace,
+     fdnn_conv_gemm_nhwc_krsc_wgrad_execute},
     {1, "fwd_implicit_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, always, ws_IMPLICIT,
      run_IMPLICIT},
     {2, "fwd_implicit_precomp_gemm", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, always,

@@ -37,11 +37,9 @@
 
 static const float zeros[16];
 
-/* The filter as the matrix W[K][taps*Cg] (KRSC: channels dense, then the
- * taps W, H, D in row-major order), rows *lda apart; dims of extent 1 may
- * carry any stride. */
-static bool
-krsc_rows(const fdnn_conv_problem_t *p, size_t *lda)
+/* (conv_gemm_nhwc_krsc.h) */
+bool
+fdnn_conv_krsc_rows(const fdnn_conv_problem_t *p, size_t *lda)
 {
     const fdnn_tensor_t *w = &p->w;
     int64_t cg = fdnn_conv_cg(p), crs = cg * fdnn_conv_taps(p);
@@ -70,7 +68,7 @@ fdnn_conv_gemm_nhwc_krsc_applicable(const fdnn_conv_problem_t *p)
         return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM runs FLOAT forward convolutions only");
     if (!channels_dense(&p->x) || !channels_dense(&p->y))
         return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM needs x and y channels-last (channel stride 1)");
-    if (!krsc_rows(p, &lda))
+    if (!fdnn_conv_krsc_rows(p, &lda))
         return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM needs a packed KRSC (NHWC) filter");
     if (fdnn_conv_cg(p) < MIN_CHANNELS)
         return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM needs %d or more input channels per group, "
@@ -275,7 +273,7 @@ fdnn_conv_gemm_nhwc_krsc_execute(const fdnn_conv_exec_t *e)
     pl.crs = pl.cg * pl.taps;
     pl.osp = fdnn_conv_out_spatial(p);
     pl.np = p->n * pl.osp;
-    krsc_rows(p, &pl.lda);
+    fdnn_conv_krsc_rows(p, &pl.lda);
     pl.panel = panel_positions(&pl);
     fdnn_isa_t isa = e->handle->isa;
     pl.transpose = fdnn_isa_config(isa)->conv_gemm.transpose_ptrs;

@@ -26,6 +26,12 @@
 
 #include "core/conv_solver.h"
 
+/* Whether p's filter is the matrix W[K][taps*Cg] (KRSC: channels dense,
+ * then the taps W, H, D in row-major order), rows *lda apart; dims of
+ * extent 1 may carry any stride.  Also read by the backward filter of
+ * conv_gemm_nhwc_krsc_wgrad.h. */
+bool fdnn_conv_krsc_rows(const fdnn_conv_problem_t *p, size_t *lda);
+
 cudnnStatus_t fdnn_conv_gemm_nhwc_krsc_applicable(const fdnn_conv_problem_t *p);
 cudnnStatus_t fdnn_conv_gemm_nhwc_krsc_workspace(const fdnn_conv_problem_t *p, size_t *bytes);
 cudnnStatus_t fdnn_conv_gemm_nhwc_krsc_execute(const fdnn_conv_exec_t *e);

@@ -83,6 +83,16 @@ static const shape_t shapes[] = {
      * group's channel offset). */
     S2("1x1 7x7 one image wide", 1, 300, 96, 1, 7, 7, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     S2("1x1 14x14 one image groups", 1, 180, 64, 2, 14, 14, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+    /* One image of at most 64 output positions with a spatial filter:
+     * backward data reads W in place as the GEMM's B (col^T = dy^T W, no
+     * W^T) and col2im reads col^T in tasks of 16 channels (w_as_b):
+     * 7x7 with 70 channels (CRS = 630, a partial strip of B; five col2im
+     * tasks, the last of 6 channels; over 2^20 multiply-adds, so 2 threads
+     * too), groups with stride 2 in CONVOLUTION mode (CRS = 180 per group),
+     * dilation 2 with padding 2 (taps off the image on every side). */
+    S2("one image 7x7 W as B", 1, 70, 48, 1, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+    S2("one image W as B s2 groups", 1, 40, 36, 2, 9, 9, 3, 3, 1, 1, 2, 2, 1, 1, CUDNN_CONVOLUTION),
+    S2("one image W as B dilated", 1, 33, 20, 1, 8, 8, 3, 3, 2, 2, 1, 1, 2, 2, CUDNN_CROSS_CORRELATION),
     /* 352 channels x 784 positions pass the 1 MiB panel: backward data
      * runs the image as one panel (make_plan's dx_whole), not two of 392. */
     S2("1x1 28x28 wide channels", 2, 352, 8, 1, 28, 28, 1, 1, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),

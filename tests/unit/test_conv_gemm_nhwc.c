@@ -28,6 +28,7 @@
 #include "core/conv.h"
 #include "cpu/conv/conv_gemm_nhwc.h"
 #include "cpu/conv/conv_gemm_nhwc_krsc.h"
+#include "cpu/conv/conv_gemm_nhwc_krsc_bwd.h"
 #include "cpu/conv/conv_gemm_nhwc_krsc_wgrad.h"
 #include "cpu/conv/conv_gemm_nhwc_rows.h"
 #include "core/conv_solver.h"
@@ -889,6 +890,179 @@ test_krsc_wgrad(cudnnHandle_t h)
     CHECK_OK(freednnSetNumThreads(h, 1));
 }
 
+/* ---- Its backward data (conv_gemm_nhwc_krsc_bwd.h, solver 43: backward
+ * data ALGO_1 of spatial filters over at most 64 output positions): odd
+ * channels, groups with gaps in dx and dy and a row gap in dy, stride 2,
+ * CONVOLUTION mode with dilation and padding on every side, 3-D, more
+ * channels than one gathered run (300 = 256 + 44); exact against the
+ * float64 reference on small integers (beta 0 into a poisoned dx; alpha 2,
+ * beta -1), the gaps untouched, every ISA level, 1 and 2 threads; 1, 2, 3
+ * threads bitwise on real data; the heuristic's choice. */
+static const kshape_t bshapes[] = {
+    {"7x7 3x3", 2, 1, 32, 40, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    {"5x3 odd channels", 2, 2, 19, 21, 1, {1, 5, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+    {"stride 2", 2, 2, 24, 17, 1, {1, 9, 8}, {1, 3, 3}, {0, 1, 1}, {1, 2, 2}, {1, 1, 1}, false, 0, 0, 0},
+    {"groups gaps", 2, 1, 2 * 12, 2 * 10, 2, {1, 6, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 3, 5, 2},
+    {"flip dilation", 2, 1, 16, 33, 1, {1, 8, 9}, {1, 3, 2}, {0, 2, 1}, {1, 1, 2}, {1, 2, 3}, true, 0, 1, 0},
+    {"3-D", 3, 1, 9, 8, 1, {3, 4, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 1, 0, 0},
+    /* over 2^20 multiply-adds: 2 and 3 threads run */
+    {"pool 300 channels", 2, 1, 300, 64, 1, {1, 7, 7}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, 0, 0, 0},
+};
+#define NBSHAPES (int)(sizeof(bshapes) / sizeof(bshapes[0]))
+
+static cudnnStatus_t
+brun(cudnnHandle_t h, const kprob_t *pb, const float *dy, bool blend, float *dx)
+{
+    float alpha = blend ? 2.0f : 1.0f, beta = blend ? -1.0f : 0.0f;
+    return cudnnConvolutionBackwardData(h, &alpha, pb->wd, pb->w, pb->yd, dy, pb->cd,
+                                        CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, NULL, 0, &beta, pb->xd, dx);
+}
+
+static void
+bcheck_exact(cudnnHandle_t h, const kprob_t *pb, const float *dy, const double *ref, const char *where)
+{
+    const kshape_t *s = pb->s;
+    float *dx = fdnn_guarded_alloc(pb->xs * 4);
+    char *inside = calloc(pb->xs, 1);
+    for (int n = 0; n < s->n; n++)
+        for (int c = 0; c < s->c; c++)
+            for (int p = 0; p < pb->ipos; p++)
+                inside[at(pb->xst, s->sp, n, c, p)] = 1;
+    for (int mode = 0; mode < 2; mode++) {
+        fdnn_poison_f32(dx, pb->xs);
+        if (mode == 1)
+            for (int n = 0; n < s->n; n++)
+                for (int c = 0; c < s->c; c++)
+                    for (int p = 0; p < pb->ipos; p++)
+                        dx[at(pb->xst, s->sp, n, c, p)] = kold(n, c, p);
+        cudnnStatus_t st = brun(h, pb, dy, mode == 1, dx);
+        CHECK_MSG(st == CUDNN_STATUS_SUCCESS, "%s mode %d: %s", where, mode, cudnnGetErrorString(st));
+        size_t bad = 0, gaps = 0;
+        double got_first = 0, want_first = 0;
+        for (int n = 0; n < s->n; n++)
+            for (int c = 0; c < s->c; c++)
+                for (int p = 0; p < pb->ipos; p++) {
+                    double r = ref[((size_t)n * (size_t)s->c + (size_t)c) * (size_t)pb->ipos + (size_t)p];
+                    double want = mode == 1 ? 2 * r - kold(n, c, p) : r;
+                    double got = dx[at(pb->xst, s->sp, n, c, p)];
+                    if (!(got == want) && bad++ == 0)
+                        got_first = got, want_first = want;
+                }
+        for (size_t j = 0; j < pb->xs; j++)
+            gaps += !inside[j] && !isnan(dx[j]);
+        CHECK_MSG(bad == 0, "%s mode %d: %zu wrong (first: got %g, want %g)", where, mode, bad, got_first,
+                  want_first);
+        CHECK_MSG(gaps == 0, "%s mode %d: %zu gap elements written", where, mode, gaps);
+    }
+    free(inside);
+    fdnn_guarded_free(dx);
+}
+
+static void
+test_krsc_bwd_data(cudnnHandle_t h)
+{
+    int isas = fdnn_test_isa_count();
+    for (int si = 0; si < NBSHAPES; si++) {
+        const kshape_t *s = &bshapes[si];
+        for (int real = 0; real < 2; real++) {
+            kprob_t pb;
+            kprob_init(&pb, s, real, 500 + (uint64_t)si + 100 * (uint64_t)real);
+            fdnn_conv_problem_t p;
+            CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_DATA, pb.xd, pb.wd, pb.cd, pb.yd, &p));
+            CHECK_MSG(fdnn_conv_gemm_nhwc_krsc_bwd_data_applicable(&p) == CUDNN_STATUS_SUCCESS, "%s: declined",
+                      s->name);
+            fdnn_conv_problem_t more = p; /* over 64 positions: the direct solver's */
+            more.n = 64 / pb.pos + 1;
+            CHECK_MSG(fdnn_conv_gemm_nhwc_krsc_bwd_data_applicable(&more) == CUDNN_STATUS_NOT_SUPPORTED,
+                      "%s at mb=%d: accepted", s->name, (int)more.n);
+            fdnn_rng_t rng;
+            fdnn_rng_seed(&rng, 700 + (uint64_t)si);
+            double *dyr = malloc(pb.yn * 8), *ref = malloc(pb.xn * 8);
+            fill(&rng, dyr, pb.yn, real);
+            fdnn_ref_conv_bwd_data(&p, dyr, pb.wr, ref);
+            float *dy = wdy(&pb, dyr);
+            if (!real) {
+                size_t ws = 99;
+                CHECK_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, pb.wd, pb.yd, pb.cd, pb.xd,
+                                                                      CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws));
+                CHECK(ws == 0);
+                for (int li = 0; li < isas; li++)
+                    for (int threads = 1; threads <= 2; threads++) {
+                        CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(li)));
+                        CHECK_OK(freednnSetNumThreads(h, threads));
+                        char where[160];
+                        snprintf(where, sizeof(where), "krsc bwd data %s isa %s threads %d", s->name,
+                                 fdnn_test_isa_name(li), threads);
+                        bcheck_exact(h, &pb, dy, ref, where);
+                    }
+            } else { /* 1, 2 and 3 threads bitwise, at the top level */
+                CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isas - 1)));
+                float *one = fdnn_guarded_alloc(pb.xs * 4), *two = fdnn_guarded_alloc(pb.xs * 4);
+                fdnn_poison_f32(one, pb.xs);
+                CHECK_OK(freednnSetNumThreads(h, 1));
+                CHECK_OK(brun(h, &pb, dy, false, one));
+                for (int threads = 2; threads <= 3; threads++) {
+                    fdnn_poison_f32(two, pb.xs);
+                    CHECK_OK(freednnSetNumThreads(h, threads));
+                    CHECK_OK(brun(h, &pb, dy, false, two));
+                    CHECK_MSG(memcmp(one, two, pb.xs * 4) == 0, "krsc bwd data %s: 1 and %d threads differ",
+                              s->name, threads);
+                }
+                fdnn_guarded_free(one);
+                fdnn_guarded_free(two);
+            }
+            fdnn_guarded_free(dy);
+            free(dyr);
+            free(ref);
+            kprob_free(&pb);
+        }
+    }
+    CHECK_OK(freednnSetNumThreads(h, 1));
+}
+
+/* The heuristic on ResNet-50's channels-last 3x3 backward data: ALGO_1
+ * (this solver) under 64 output positions (res5 at mb=1), the direct
+ * solver (ALGO_0) from there. */
+static void
+test_krsc_bwd_data_heuristic(void)
+{
+    const struct {
+        int n, c, hw, stride, algo;
+    } cases[] = {
+        {1, 512, 7, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
+        {1, 512, 14, 2, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
+        {1, 256, 14, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
+        {2, 512, 7, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
+    };
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    CHECK_OK(cudnnCreateTensorDescriptor(&xd));
+    CHECK_OK(cudnnCreateTensorDescriptor(&yd));
+    CHECK_OK(cudnnCreateFilterDescriptor(&wd));
+    CHECK_OK(cudnnCreateConvolutionDescriptor(&cd));
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK_OK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, cases[i].c, cases[i].c, 3, 3));
+        CHECK_OK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, cases[i].n, cases[i].c,
+                                            cases[i].hw, cases[i].hw));
+        CHECK_OK(cudnnSetConvolution2dDescriptor(cd, 1, 1, cases[i].stride, cases[i].stride, 1, 1,
+                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+        int on, oc, oh, ow;
+        CHECK_OK(cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow));
+        CHECK_OK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, on, oc, oh, ow));
+        fdnn_conv_problem_t p;
+        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_DATA, xd, wd, cd, yd, &p));
+        int order[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+        fdnn_conv_heuristic_order(&p, order);
+        CHECK_MSG(order[0] == cases[i].algo, "bwd data case %zu (%d channels, %dx%d, stride %d): algo %d first, "
+                  "want %d", i, cases[i].c, cases[i].hw, cases[i].hw, cases[i].stride, order[0], cases[i].algo);
+    }
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyFilterDescriptor(wd);
+    cudnnDestroyConvolutionDescriptor(cd);
+}
+
 int
 main(void)
 {
@@ -901,6 +1075,8 @@ main(void)
     test_krsc(h);
     test_krsc_heuristic();
     test_krsc_wgrad(h);
+    test_krsc_bwd_data(h);
+    test_krsc_bwd_data_heuristic();
     CHECK_OK(cudnnDestroy(h));
     return fdnn_test_finish("test_conv_gemm_nhwc");
 }

@@ -41,6 +41,20 @@
 #define FUSED_MR 14
 #define FUSED_NR 32
 
+/* Backward data of one image reads the filter in place as the GEMM's B
+ * (task_ctx_t.w_as_b) up to this many output positions: with few
+ * positions per filter element, transposing W costs as much as the
+ * product (measured at 49: res5 3x3, 7x7 planes); with many it is
+ * amortised (res4 3x3 at 14x14 runs 4 panels of 49 on the narrow tile,
+ * the transposition 20% of its product). */
+#define W_AS_B_MAX_POSITIONS 64
+/* ... and filters of at most this many taps (col2im_t_chunk lists the taps
+ * of a position that land inside the image), its col2im in tasks of
+ * COL2IM_T_CHANNELS channels (16 channels of 3x3 taps: 9 lines of col^T's
+ * row per position). */
+#define W_AS_B_MAX_TAPS 64
+#define COL2IM_T_CHANNELS 16
+
 /* Backward filter on small images (fewer than FUSED_KC_W positions each),
  * FP32, the "rows" path: the filter gradient is computed in blocks of
  * ROWS_TILES microkernel row tiles of CRS (x all of Kg), each block by one
@@ -507,6 +521,10 @@ typedef struct task_ctx {
     bool narrow; /* fused fwd / bwd data, panels of one width (dividing the image) that the
                     GEMM core's narrow tile fits (49 .. 392): the GEMM core runs each panel;
                     backward data then keeps W^T as plain rows [G][CRS][Kg] in apack */
+    bool w_as_b; /* backward data of one image with a spatial filter, the image one panel:
+                    col^T [tw][CRS] = dy^T W, the filter read in place as the GEMM's B
+                    (no W^T pass: for one image it cost as much as the product) and
+                    col2im reading col^T (col2im_t_chunk) */
     fdnn_gemm_prefetch_t next; /* the GEMM's hint: the next panel's B (next_panel) */
     /* per-row task arguments (im2col / col2im) */
     int64_t n, grp, p0, tw;

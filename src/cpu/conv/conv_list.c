@@ -19,6 +19,8 @@
 #include "cpu/conv/conv_gemm_nhwc.h"
 #include "cpu/conv/conv_gemm_nhwc_krsc.h"
 #include "cpu/conv/conv_gemm_nhwc_krsc_wgrad.h"
+
+#include "cpu/conv/conv_gemm_nhwc_krsc_bwd.h"
 #include "cpu/conv/conv_gemm_nhwc_rows.h"
 #include "cpu/conv/conv_lowp.h"
 #include "cpu/conv/conv_int8.h"
@@ -88,6 +90,11 @@ static const fdnn_conv_solver_t solvers[] = {
      * 1x1 solvers below take the others. */
     {41, "fwd_gemm_nhwc_krsc", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
      fdnn_conv_gemm_nhwc_krsc_applicable, fdnn_conv_gemm_nhwc_krsc_workspace, fdnn_conv_gemm_nhwc_krsc_execute},
+    /* Its backward data on at most 64 output positions: the filter rows in
+     * place as the GEMM's B, col2im as a gather (conv_gemm_nhwc_krsc_bwd.h). */
+    {43, "bwd_data_gemm_nhwc_krsc", FDNN_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+     fdnn_conv_gemm_nhwc_krsc_bwd_data_applicable, fdnn_conv_gemm_nhwc_krsc_bwd_data_workspace,
+     fdnn_conv_gemm_nhwc_krsc_bwd_data_execute},
     /* Forward and backward data of the narrower ones (reduction <= 512,
      * filter <= 512 KiB, stride 1) as one step over runs of positions. */
     {39, "fwd_gemm_nhwc_1x1_rows", FDNN_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
@@ -421,6 +428,11 @@ fdnn_conv_prefers_direct(const fdnn_conv_problem_t *p)
      * leave 13 lanes idle and ALGO_1 is 2-4x faster (ResNet stem 7x7 at
      * stride 2 and 1); 6 channels are already faster direct (5x5, 2x). */
     bool repacked = p->w_format != CUDNN_TENSOR_NCHW;
+    /* Channels-last with a KRSC filter over at most 64 output positions
+     * (res5 3x3 at mb=1): the GEMM reading the filter in place, which the
+     * direct solver reorders on every call (conv_gemm_nhwc_krsc_bwd.h). */
+    if (p->dir == FDNN_CONV_BWD_DATA && fdnn_conv_gemm_nhwc_krsc_bwd_data_applicable(p) == CUDNN_STATUS_SUCCESS)
+        return false;
     if (p->dir == FDNN_CONV_BWD_DATA) {
         double strides = (double)(p->stride[0] * p->stride[1] * p->stride[2]);
         return fdnn_conv_direct_blocked_bwd_data_applies(p) && fdnn_conv_cg(p) > 3 &&

@@ -82,6 +82,12 @@ typedef struct fdnn_sgemm_args {
      * partial strip (conv_gemm_nhwc_wgrad.c), so a tile whose nr leaves
      * none saves a copy of those columns of B. */
     bool b_strips_in_place;
+    /* Optional hint (no effect on C): op(B) is far larger than the caches
+     * and wanted once (one image's backward data reads the whole filter
+     * as B for a few dozen rows of A), so where the short-product rule
+     * reads B in place (m up to two row tiles, A's block in half of L2) it
+     * does so whatever B's size, instead of copying it first. */
+    bool b_read_once;
 } fdnn_sgemm_args_t;
 
 /* Bytes of scratch that fdnn_sgemm needs to run without allocating. */

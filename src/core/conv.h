@@ -165,6 +165,14 @@ fdnn_conv_off5(const fdnn_tensor_t *t, int64_t n, int64_t c, int64_t d, int64_t 
 {
     return n * t->strides[0] + c * t->strides[1] + d * t->strides[2] + h * t->strides[3] + w * t->strides[4];
 }
+/* Whether an operand view's channels are dense (channel stride 1, or one
+ * channel): channels-last data as the NHWC solvers read it (the rows of a
+ * strided or irregular view can then be gathered a position at a time). */
+static inline bool
+fdnn_conv_channels_dense(const fdnn_tensor_t *t)
+{
+    return t->dims[1] == 1 || t->strides[1] == 1;
+}
 /* Where filter tap (qd, qh, qw) of the formula is stored in p->w: reversed
  * for CONVOLUTION mode. */
 static inline int64_t

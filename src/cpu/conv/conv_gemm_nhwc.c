@@ -60,14 +60,6 @@ filter_matrix(const fdnn_tensor_t *w, size_t *ld)
     return true;
 }
 
-/* Channels dense (stride 1): the rows of a strided or irregular view can
- * be gathered (scattered) a position at a time. */
-static bool
-channels_dense(const fdnn_tensor_t *t)
-{
-    return t->dims[1] == 1 || t->strides[1] == 1;
-}
-
 /* x (dx) is read (written) in place: stride 1 and uniform positions. */
 static bool
 x_in_place(const fdnn_conv_problem_t *p, size_t *ld)
@@ -87,7 +79,7 @@ fdnn_conv_gemm_nhwc_applicable(const fdnn_conv_problem_t *p)
         if (p->ker[d] != 1 || p->pad[d] != 0)
             return FDNN_NOT_SUPPORTED("the batch 1x1 GEMM needs a 1x1 filter and no padding");
     size_t ld;
-    if (!channels_dense(&p->x) || !rows_matrix(&p->y, &ld))
+    if (!fdnn_conv_channels_dense(&p->x) || !rows_matrix(&p->y, &ld))
         return FDNN_NOT_SUPPORTED("the batch 1x1 GEMM needs x and y channels-last, y's positions uniformly strided");
     if (!filter_matrix(&p->w, &ld))
         return FDNN_NOT_SUPPORTED("the batch 1x1 GEMM needs the filter's channels dense");

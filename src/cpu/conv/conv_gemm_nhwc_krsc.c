@@ -54,19 +54,13 @@ fdnn_conv_krsc_rows(const fdnn_conv_problem_t *p, size_t *lda)
     return true;
 }
 
-static bool
-channels_dense(const fdnn_tensor_t *t)
-{
-    return t->dims[1] == 1 || t->strides[1] == 1;
-}
-
 cudnnStatus_t
 fdnn_conv_gemm_nhwc_krsc_applicable(const fdnn_conv_problem_t *p)
 {
     size_t lda;
     if (p->dir != FDNN_CONV_FWD || p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_config_is_integer(p->config))
         return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM runs FLOAT forward convolutions only");
-    if (!channels_dense(&p->x) || !channels_dense(&p->y))
+    if (!fdnn_conv_channels_dense(&p->x) || !fdnn_conv_channels_dense(&p->y))
         return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM needs x and y channels-last (channel stride 1)");
     if (!fdnn_conv_krsc_rows(p, &lda))
         return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM needs a packed KRSC (NHWC) filter");

@@ -27,19 +27,13 @@
 /* Channels of one dx pixel summed at a time (a stack buffer). */
 #define CHANNEL_RUN 256
 
-static bool
-channels_dense(const fdnn_tensor_t *t)
-{
-    return t->dims[1] == 1 || t->strides[1] == 1;
-}
-
 cudnnStatus_t
 fdnn_conv_gemm_nhwc_krsc_bwd_data_applicable(const fdnn_conv_problem_t *p)
 {
     size_t ldw;
     if (p->dir != FDNN_CONV_BWD_DATA || p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_config_is_integer(p->config))
         return FDNN_NOT_SUPPORTED("the channels-last KRSC backward data runs FLOAT backward data only");
-    if (!channels_dense(&p->x) || !channels_dense(&p->y))
+    if (!fdnn_conv_channels_dense(&p->x) || !fdnn_conv_channels_dense(&p->y))
         return FDNN_NOT_SUPPORTED("the channels-last KRSC backward data needs dx and dy channels-last "
                                   "(channel stride 1)");
     if (!fdnn_conv_krsc_rows(p, &ldw))

@@ -1671,6 +1671,20 @@ section_depthwise(cudnnHandle_t h)
          * stride 2 with dilation 2 on 2 blocks and a 2-channel tail. */
         S2("dw cb border tiles 136ch", 1, 136, 136, 136, 12, 20, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
         S2("dw cb s2 dil2 34ch", 2, 34, 34, 34, 25, 45, 3, 3, 2, 2, 2, 2, 2, 2, CUDNN_CROSS_CORRELATION),
+        /* The flat planes (conv_depthwise_flat.h: stride 1, output plane
+         * of the input's size, at least 784 positions, AVX-512): widths
+         * not a multiple of 16 (rows wrapping inside a vector), a plane
+         * ending mid-vector, 17 channels; interior 3x3 vectors and the
+         * masked border ones in CONVOLUTION mode; dilation 2 with padding 2
+         * (3x3 taps, no interior fast path), a 5x5 filter (25 taps: three
+         * gradient passes), a 2x2 dilated filter with padding 1, 3 images,
+         * and a 1-wide plane (every vector wraps). */
+        S2("dw flat 17ch 29x31", 1, 17, 17, 17, 29, 31, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw flat N=3 5ch 28x30 dil2", 3, 5, 5, 5, 28, 30, 3, 3, 2, 2, 1, 1, 2, 2, CUDNN_CROSS_CORRELATION),
+        S2("dw flat 3ch 5x5 33x27", 2, 3, 3, 3, 33, 27, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw flat 4ch 2x2 dil2 40x21", 1, 4, 4, 4, 40, 21, 2, 2, 1, 1, 1, 1, 2, 2, CUDNN_CONVOLUTION),
+        S2("dw flat 6ch 800x1", 2, 6, 6, 6, 800, 1, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw flat 20ch 56x56", 1, 20, 20, 20, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     };
     for (size_t i = 0; i < sizeof(depthwise) / sizeof(depthwise[0]); i++) {
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
@@ -1863,6 +1877,10 @@ section_determinism(cudnnHandle_t h)
      * blocks of 24"): 4 blocks over 1, 2 and 3 threads. */
     test_thread_determinism(h, (shape_t)S2("determinism rows dy 1x1 blocks of 24", 7, 24, 1340, 1, 7, 7, 1, 1, 0, 0,
                                            1, 1, 1, 1, CUDNN_CROSS_CORRELATION));
+    /* Depthwise flat planes (conv_depthwise_flat.h): backward data's 80
+     * planes in tasks of 9, backward filter's 40 channels in tasks of 4. */
+    test_thread_determinism(h, (shape_t)S2("determinism dw flat", 2, 40, 40, 40, 30, 29, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
     /* Backward filter's wide path (272 positions) with its image chunks in
      * parallel (3 chunks, 2 and 3 threads): the chunks' partial filters
      * (40 x 216 = 8640 elements) are summed in 3 blocks of SUM_PARTIALS_EL,

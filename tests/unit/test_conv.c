@@ -1603,6 +1603,8 @@ section_small_c(cudnnHandle_t h)
     }
 }
 
+static void test_depthwise_flat_inf(cudnnHandle_t h);
+
 static void
 section_depthwise(cudnnHandle_t h)
 {
@@ -1686,12 +1688,48 @@ section_depthwise(cudnnHandle_t h)
         S2("dw flat 6ch 800x1", 2, 6, 6, 6, 800, 1, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
         S2("dw flat 20ch 56x56", 1, 20, 20, 20, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     };
+    test_depthwise_flat_inf(h);
     for (size_t i = 0; i < sizeof(depthwise) / sizeof(depthwise[0]); i++) {
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
         test_shape(h, &depthwise[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, true);
         test_shape(h, &depthwise[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
     }
+}
+
+/* The flat depthwise planes' backward filter (conv_depthwise_flat.h) reads
+ * rows wrapped around inside a vector; a wrapped element must never reach a
+ * sum: with an Inf at the end of one row of x, the taps of filter column 0
+ * (which read x one column to the left, never the last column) stay
+ * finite and the others do not, at every ISA level. */
+static void
+test_depthwise_flat_inf(cudnnHandle_t h)
+{
+    shape_t s = S2("dw flat inf", 1, 2, 2, 2, 30, 30, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION);
+    descs_t d;
+    operand_t x, w, y;
+    int yd[4];
+    problem_2d(s, L_NCHW, &d, &x, &w, &y, yd);
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 5);
+    fill(&x, 4, &rng, false);
+    fill(&y, 4, &rng, false);
+    for (int c = 0; c < 2; c++)
+        ((float *)x.buf)[c * x.st[1] + 5 * x.st[2] + 29 * x.st[3]] = INFINITY;
+    for (int isa = 0; isa < isa_count; isa++) {
+        CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isa)));
+        poison(&w, 4);
+        CHECK_OK(run(h, 2, &d, 0, &x, &w, &y, NULL, 0, 1, 0, 4));
+        const float *dw = w.buf;
+        for (int c = 0; c < 2; c++)
+            for (int q = 0; q < 9; q++) {
+                bool finite = isfinite(dw[c * 9 + q]);
+                CHECK_MSG(finite == (q % 3 == 0), "dw flat inf isa %s: channel %d tap %d is %g",
+                          fdnn_test_isa_name(isa), c, q, (double)dw[c * 9 + q]);
+            }
+    }
+    CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isa_count - 1)));
+    problem_2d_free(&d, &x, &w, &y);
 }
 
 static void

@@ -54,9 +54,10 @@ typedef struct fdnn_f32_dwflat_args {
     /* Interior vectors [in0, in1): every tap's source of every lane inside
      * the plane's memory and in a row of the plane, so only the column can
      * be outside, the same for the taps of one filter column.  With a 3x3
-     * filter in one call (taps 9, t0 0, kw 3) they load unmasked, sum each
-     * filter column apart and mask the sums (rows) or dy (gradient) with
-     * the column's mask, masks[v*ld + qw] (tap (0, qw)'s). */
+     * filter in one call (taps 9, t0 0, kw 3) they load unmasked and mask
+     * each filter column's sum (rows), or load with the column's mask
+     * (gradient): masks[v*ld + qw] (tap (0, qw)'s).  Either way a
+     * wrapped-around element never reaches a sum (no 0 * Inf). */
     size_t in0, in1, kw;
     float *out;            /* rows kernel: the output plane */
     float alpha, beta;

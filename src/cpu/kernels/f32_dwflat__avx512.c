@@ -182,17 +182,17 @@ dwflat_grad_n(const fdnn_f32_dwflat_args_t *a, const int TN)
         i0 = i0 < end ? i0 : end;
         i1 = i1 > i0 ? i1 : i0;
         dwflat_grad_masked(a, a->v0, i0, acc, off, TN);
-        /* Interior: dy masked per filter column, the plane read unmasked. */
+        /* Interior: the plane read with its filter column's mask (three
+         * masks a vector, not one a tap; masking dy instead would let an
+         * Inf of the wrapped-around column turn 0 * Inf into NaN). */
         for (size_t v = i0; v < i1; v++) {
             const uint16_t *m = a->masks + v * a->ld;
             const float *s = a->src + v * FDNN_DWFLAT_VL;
-            __m512 d = _mm512_loadu_ps(a->dy + v * FDNN_DWFLAT_VL), dg[3];
-#pragma GCC unroll 3
-            for (int g = 0; g < 3; g++)
-                dg[g] = _mm512_maskz_mov_ps((__mmask16)m[g], d);
+            __m512 d = _mm512_loadu_ps(a->dy + v * FDNN_DWFLAT_VL);
+            __mmask16 kg[3] = {(__mmask16)m[0], (__mmask16)m[1], (__mmask16)m[2]};
 #pragma GCC unroll 9
             for (int t = 0; t < TN; t++)
-                acc[t] = _mm512_fmadd_ps(dg[t % 3], _mm512_loadu_ps(s + off[t]), acc[t]);
+                acc[t] = _mm512_fmadd_ps(d, _mm512_maskz_loadu_ps(kg[t % 3], s + off[t]), acc[t]);
         }
         dwflat_grad_masked(a, i1, end, acc, off, TN);
     }

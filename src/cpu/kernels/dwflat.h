@@ -55,8 +55,8 @@ typedef struct fdnn_f32_dwflat_args {
      * the plane's memory and in a row of the plane, so only the column can
      * be outside, the same for the taps of one filter column.  With a 3x3
      * filter in one call (taps 9, t0 0, kw 3) they load unmasked and mask
-     * each filter column's sum (rows), or load with the column's mask
-     * (gradient): masks[v*ld + qw] (tap (0, qw)'s).  Either way a
+     * each filter column's sum (rows), or merge-mask each FMA with the
+     * column's mask (gradient): masks[v*ld + qw] (tap (0, qw)'s).  Either way a
      * wrapped-around element never reaches a sum (no 0 * Inf). */
     size_t in0, in1, kw;
     float *out;            /* rows kernel: the output plane */

@@ -1613,6 +1613,8 @@ section_small_c(cudnnHandle_t h)
     }
 }
 
+static void test_depthwise_flat_inf(cudnnHandle_t h);
+
 static void
 section_depthwise(cudnnHandle_t h)
 {
@@ -1681,13 +1683,62 @@ section_depthwise(cudnnHandle_t h)
          * stride 2 with dilation 2 on 2 blocks and a 2-channel tail. */
         S2("dw cb border tiles 136ch", 1, 136, 136, 136, 12, 20, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
         S2("dw cb s2 dil2 34ch", 2, 34, 34, 34, 25, 45, 3, 3, 2, 2, 2, 2, 2, 2, CUDNN_CROSS_CORRELATION),
+        /* The flat planes (conv_depthwise_flat.h: stride 1, output plane
+         * of the input's size, at least 784 positions, AVX-512): widths
+         * not a multiple of 16 (rows wrapping inside a vector), a plane
+         * ending mid-vector, 17 channels; interior 3x3 vectors and the
+         * masked border ones in CONVOLUTION mode; dilation 2 with padding 2
+         * (3x3 taps, no interior fast path), a 5x5 filter (25 taps: three
+         * gradient passes), a 2x2 dilated filter with padding 1, 3 images,
+         * and a 1-wide plane (every vector wraps). */
+        S2("dw flat 17ch 29x31", 1, 17, 17, 17, 29, 31, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CONVOLUTION),
+        S2("dw flat N=3 5ch 28x30 dil2", 3, 5, 5, 5, 28, 30, 3, 3, 2, 2, 1, 1, 2, 2, CUDNN_CROSS_CORRELATION),
+        S2("dw flat 3ch 5x5 33x27", 2, 3, 3, 3, 33, 27, 5, 5, 2, 2, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
+        S2("dw flat 4ch 2x2 dil2 40x21", 1, 4, 4, 4, 40, 21, 2, 2, 1, 1, 1, 1, 2, 2, CUDNN_CONVOLUTION),
+        S2("dw flat 6ch 800x1", 2, 6, 6, 6, 800, 1, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION),
     };
+    test_depthwise_flat_inf(h);
     for (size_t i = 0; i < sizeof(depthwise) / sizeof(depthwise[0]); i++) {
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, true);
         test_shape(h, &depthwise[i], L_NHWC, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, true);
         test_shape(h, &depthwise[i], L_STRIDED, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, false);
         test_shape(h, &depthwise[i], L_NCHW, CUDNN_TENSOR_NCHW, CUDNN_DATA_DOUBLE, false);
     }
+}
+
+/* The flat depthwise planes' backward filter (conv_depthwise_flat.h) reads
+ * rows wrapped around inside a vector; a wrapped element must never reach a
+ * sum: with an Inf at the end of one row of x, the taps of filter column 0
+ * (which read x one column to the left, never the last column) stay
+ * finite and the others do not, at every ISA level. */
+static void
+test_depthwise_flat_inf(cudnnHandle_t h)
+{
+    shape_t s = S2("dw flat inf", 1, 2, 2, 2, 30, 30, 3, 3, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION);
+    descs_t d;
+    operand_t x, w, y;
+    int yd[4];
+    problem_2d(s, L_NCHW, &d, &x, &w, &y, yd);
+    fdnn_rng_t rng;
+    fdnn_rng_seed(&rng, 5);
+    fill(&x, 4, &rng, false);
+    fill(&y, 4, &rng, false);
+    for (int c = 0; c < 2; c++)
+        ((float *)x.buf)[c * x.st[1] + 5 * x.st[2] + 29 * x.st[3]] = INFINITY;
+    for (int isa = 0; isa < isa_count; isa++) {
+        CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isa)));
+        poison(&w, 4);
+        CHECK_OK(run(h, 2, &d, 0, &x, &w, &y, NULL, 0, 1, 0, 4));
+        const float *dw = w.buf;
+        for (int c = 0; c < 2; c++)
+            for (int q = 0; q < 9; q++) {
+                bool finite = isfinite(dw[c * 9 + q]);
+                CHECK_MSG(finite == (q % 3 == 0), "dw flat inf isa %s: channel %d tap %d is %g",
+                          fdnn_test_isa_name(isa), c, q, (double)dw[c * 9 + q]);
+            }
+    }
+    CHECK_OK(freednnSetIsa(h, fdnn_test_isa_name(isa_count - 1)));
+    problem_2d_free(&d, &x, &w, &y);
 }
 
 static void
@@ -1873,6 +1924,10 @@ section_determinism(cudnnHandle_t h)
      * blocks of 24"): 4 blocks over 1, 2 and 3 threads. */
     test_thread_determinism(h, (shape_t)S2("determinism rows dy 1x1 blocks of 24", 7, 24, 1340, 1, 7, 7, 1, 1, 0, 0,
                                            1, 1, 1, 1, CUDNN_CROSS_CORRELATION));
+    /* Depthwise flat planes (conv_depthwise_flat.h): backward data's 80
+     * planes in tasks of 9, backward filter's 40 channels in tasks of 4. */
+    test_thread_determinism(h, (shape_t)S2("determinism dw flat", 2, 40, 40, 40, 30, 29, 3, 3, 1, 1, 1, 1, 1, 1,
+                                           CUDNN_CROSS_CORRELATION));
     /* Backward filter's wide path (272 positions) with its image chunks in
      * parallel (3 chunks, 2 and 3 threads): the chunks' partial filters
      * (40 x 216 = 8640 elements) are summed in 3 blocks of SUM_PARTIALS_EL,

@@ -37,6 +37,7 @@
 #include "cpu/kernels/f16_pack.h"
 
 #include "cpu/kernels/dwconv_cb.h"
+#include "cpu/kernels/dwflat.h"
 #include "cpu/kernels/gemm_ukernel.h"
 #include "cpu/kernels/transpose_ptrs.h"
 #include "cpu/kernels/gemv.h"
@@ -163,6 +164,9 @@ typedef struct fdnn_isa_config {
     fdnn_f32_dwcb_pack_fn dwcb_pack;     /* NULL: the portable loops */
     fdnn_f32_dwcb_unpack_fn dwcb_unpack; /* NULL: the portable loops */
     fdnn_f32_dwcb_gather_fn dwcb_gather; /* NULL: the portable loop */
+    /* src/cpu/conv/conv_depthwise_flat: NULL where the level has no
+     * masked loads (the path declines, the others run) */
+    const fdnn_f32_dwflat_kernels_t *dwflat;
     fdnn_wino_fused_block_fn wino_fused_block;
     /* src/cpu/conv/conv_winograd_bwd_filter43: transforms and product */
     const fdnn_wino_bwdf_kernels_t *wino_bwdf;

@@ -192,6 +192,7 @@ const fdnn_isa_config_t fdnn_isa_config_avx512 = {
     .dwcb_gather = fdnn_f32_dwcb_gather__avx512,
     .dwcb_pack = fdnn_f32_dwcb_pack__avx512,
     .dwcb_unpack = fdnn_f32_dwcb_unpack__avx512,
+    .dwflat = &fdnn_f32_dwflat__avx512,
     .wino_fused_block = fdnn_wino_fused_block__avx512,
     .wino_bwdf = &fdnn_wino_bwdf_kernels__avx512,
     .sgemm_f16 = {fdnn_f16_pack_t__avx512, fdnn_f16_pack_n__avx512, fdnn_f16_pack_b49__avx512, fdnn_f16_rows__avx512,

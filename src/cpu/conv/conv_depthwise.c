@@ -35,6 +35,7 @@
 #include "core/memory.h"
 #include "cpu/conv/conv_depthwise.h"
 #include "cpu/conv/conv_depthwise_cb.h"
+#include "cpu/conv/conv_depthwise_flat.h"
 #include "cpu/kernels/dwconv.h"
 #include "cpu/config/config.h"
 
@@ -583,14 +584,52 @@ make_offsets(dw_job_t *j, int64_t *row_off, int64_t *dy_off, dw_phase_t *phases,
     j->nphases = nph;
 }
 
+static cudnnStatus_t
+dwcb_applicable(const fdnn_conv_problem_t *p, cudnnHandle_t handle)
+{
+    if (!fdnn_conv_dwcb_applies(p, handle))
+        return FDNN_NOT_SUPPORTED("dwcb: not channels innermost nor a small NCHW plane (fdnn_conv_dwcb_applies)");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t planes_execute(const fdnn_conv_exec_t *e);
+
+static cudnnStatus_t
+planes_applicable(const fdnn_conv_problem_t *p, cudnnHandle_t handle)
+{
+    (void)p, (void)handle;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The depthwise paths in order of preference, the first applicable one
+ * runs: flat NCHW planes read in place (stride-1 backward data and
+ * filter), channels innermost or small NCHW planes 16 channels per vector,
+ * then the plane buffers of this file (any problem). */
+static const struct {
+    const char *name;
+    cudnnStatus_t (*applicable)(const fdnn_conv_problem_t *p, cudnnHandle_t handle);
+    cudnnStatus_t (*execute)(const fdnn_conv_exec_t *e);
+} paths[] = {
+    {"flat", fdnn_conv_dwflat_applicable, fdnn_conv_dwflat_execute},
+    {"channel-blocked", dwcb_applicable, fdnn_conv_dwcb_execute},
+    {"planes", planes_applicable, planes_execute},
+};
+
 cudnnStatus_t
 fdnn_conv_depthwise_execute(const fdnn_conv_exec_t *e)
 {
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+        if (paths[i].applicable(e->p, e->handle) == CUDNN_STATUS_SUCCESS)
+            return paths[i].execute(e);
+        fdnn_fail_clear(); /* declined, the reason logged: the next one */
+    }
+    return FDNN_NOT_SUPPORTED("depthwise convolution: no path applies");
+}
+
+static cudnnStatus_t
+planes_execute(const fdnn_conv_exec_t *e)
+{
     const fdnn_conv_problem_t *p = e->p;
-    /* Channels innermost, or small NCHW planes: 16 channels per vector
-     * (conv_depthwise_cb.h) instead of positions. */
-    if (fdnn_conv_dwcb_applies(p, e->handle))
-        return fdnn_conv_dwcb_execute(e);
     dw_job_t j;
     memset(&j, 0, sizeof(j));
     j.e = e;

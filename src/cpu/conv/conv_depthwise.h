@@ -18,9 +18,13 @@
  *                    of x as in forward, one gradient pass per tap group
  *                    against dy; the K x taps sums are blended into dw.
  *
- * 2-D problems with one filter per channel (K/g == 1) on channels-innermost
- * tensors or output planes of up to 64 positions take the channel-blocked path of
- * conv_depthwise_cb.h instead (16 channels per vector).
+ * The paths are an ordered list (conv_depthwise.c, paths[]), the first
+ * applicable one runs: stride-1 backward data and filter on contiguous
+ * NCHW planes of at least 28x28 read in place (conv_depthwise_flat.h),
+ * then 2-D problems with one filter per channel (K/g == 1) on
+ * channels-innermost tensors or small output planes on the channel-blocked
+ * path of conv_depthwise_cb.h (16 channels per vector), then the plane
+ * buffers above (any problem).
  *
  * Every output element is one sum computed by one task, in an order fixed
  * by the problem and the ISA: results do not depend on the thread count.

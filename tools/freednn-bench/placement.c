@@ -10,6 +10,7 @@
  * modes.  Printing the round trip next to each 2-thread time lets a table
  * compare rows measured in the same placement.  See docs/performance.md,
  * "The two-thread modes of this host". */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, sysconf */
 #include "bench.h"
 
 #include <pthread.h>

@@ -706,22 +706,15 @@ test_krsc(cudnnHandle_t h)
     CHECK_OK(freednnSetNumThreads(h, 1));
 }
 
-/* The heuristic on ResNet-50's channels-last 3x3 layers: the GEMM first
- * under 64 output positions (res5 at mb=1: 49), the direct solver from
- * there (res4 at mb=1: 196, res3: 784, res5 at mb=2: 98). */
+/* A channels-last ResNet-50-like 3x3 layer (pad 1) and the algorithm the
+ * heuristic should list first for it in direction dir. */
+typedef struct heur_case {
+    int n, c, hw, stride, algo;
+} heur_case_t;
+
 static void
-test_krsc_heuristic(void)
+check_heuristic(fdnn_conv_dir_t dir, const heur_case_t *cases, size_t count)
 {
-    const struct {
-        int n, c, hw, stride, algo;
-    } cases[] = {
-        {1, 512, 7, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
-        {1, 512, 14, 2, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
-        {1, 256, 14, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
-        {2, 512, 7, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
-        {1, 128, 28, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
-        {1, 128, 56, 2, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
-    };
     cudnnTensorDescriptor_t xd, yd;
     cudnnFilterDescriptor_t wd;
     cudnnConvolutionDescriptor_t cd;
@@ -729,26 +722,43 @@ test_krsc_heuristic(void)
     CHECK_OK(cudnnCreateTensorDescriptor(&yd));
     CHECK_OK(cudnnCreateFilterDescriptor(&wd));
     CHECK_OK(cudnnCreateConvolutionDescriptor(&cd));
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        CHECK_OK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, cases[i].c, cases[i].c, 3, 3));
-        CHECK_OK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, cases[i].n, cases[i].c,
-                                            cases[i].hw, cases[i].hw));
-        CHECK_OK(cudnnSetConvolution2dDescriptor(cd, 1, 1, cases[i].stride, cases[i].stride, 1, 1,
-                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    for (size_t i = 0; i < count; i++) {
+        const heur_case_t *k = &cases[i];
+        CHECK_OK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, k->c, k->c, 3, 3));
+        CHECK_OK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, k->n, k->c, k->hw, k->hw));
+        CHECK_OK(cudnnSetConvolution2dDescriptor(cd, 1, 1, k->stride, k->stride, 1, 1, CUDNN_CROSS_CORRELATION,
+                                                 CUDNN_DATA_FLOAT));
         int on, oc, oh, ow;
         CHECK_OK(cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow));
         CHECK_OK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, on, oc, oh, ow));
         fdnn_conv_problem_t p;
-        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_FWD, xd, wd, cd, yd, &p));
-        int order[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        CHECK_OK(fdnn_conv_problem_from_desc(dir, xd, wd, cd, yd, &p));
+        int order[CUDNN_CONVOLUTION_FWD_ALGO_COUNT]; /* the longest of the three lists */
         fdnn_conv_heuristic_order(&p, order);
-        CHECK_MSG(order[0] == cases[i].algo, "case %zu (%d channels, %dx%d, stride %d): algo %d first, want %d", i,
-                  cases[i].c, cases[i].hw, cases[i].hw, cases[i].stride, order[0], cases[i].algo);
+        CHECK_MSG(order[0] == k->algo, "dir %d case %zu (%d channels, %dx%d, stride %d): algo %d first, want %d",
+                  (int)dir, i, k->c, k->hw, k->hw, k->stride, order[0], k->algo);
     }
     cudnnDestroyTensorDescriptor(xd);
     cudnnDestroyTensorDescriptor(yd);
     cudnnDestroyFilterDescriptor(wd);
     cudnnDestroyConvolutionDescriptor(cd);
+}
+
+/* The heuristic on ResNet-50's channels-last 3x3 layers: the GEMM first
+ * under 64 output positions (res5 at mb=1: 49), the direct solver from
+ * there (res4 at mb=1: 196, res3: 784, res5 at mb=2: 98). */
+static void
+test_krsc_heuristic(void)
+{
+    const heur_case_t cases[] = {
+        {1, 512, 7, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        {1, 512, 14, 2, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        {1, 256, 14, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {2, 512, 7, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {1, 128, 28, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {1, 128, 56, 2, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+    };
+    check_heuristic(FDNN_CONV_FWD, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* ---- The channels-last backward filter into the KRSC filter in place
@@ -1026,41 +1036,13 @@ test_krsc_bwd_data(cudnnHandle_t h)
 static void
 test_krsc_bwd_data_heuristic(void)
 {
-    const struct {
-        int n, c, hw, stride, algo;
-    } cases[] = {
+    const heur_case_t cases[] = {
         {1, 512, 7, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
         {1, 512, 14, 2, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
         {1, 256, 14, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
         {2, 512, 7, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
     };
-    cudnnTensorDescriptor_t xd, yd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd;
-    CHECK_OK(cudnnCreateTensorDescriptor(&xd));
-    CHECK_OK(cudnnCreateTensorDescriptor(&yd));
-    CHECK_OK(cudnnCreateFilterDescriptor(&wd));
-    CHECK_OK(cudnnCreateConvolutionDescriptor(&cd));
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        CHECK_OK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, cases[i].c, cases[i].c, 3, 3));
-        CHECK_OK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, cases[i].n, cases[i].c,
-                                            cases[i].hw, cases[i].hw));
-        CHECK_OK(cudnnSetConvolution2dDescriptor(cd, 1, 1, cases[i].stride, cases[i].stride, 1, 1,
-                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-        int on, oc, oh, ow;
-        CHECK_OK(cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow));
-        CHECK_OK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, on, oc, oh, ow));
-        fdnn_conv_problem_t p;
-        CHECK_OK(fdnn_conv_problem_from_desc(FDNN_CONV_BWD_DATA, xd, wd, cd, yd, &p));
-        int order[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-        fdnn_conv_heuristic_order(&p, order);
-        CHECK_MSG(order[0] == cases[i].algo, "bwd data case %zu (%d channels, %dx%d, stride %d): algo %d first, "
-                  "want %d", i, cases[i].c, cases[i].hw, cases[i].hw, cases[i].stride, order[0], cases[i].algo);
-    }
-    cudnnDestroyTensorDescriptor(xd);
-    cudnnDestroyTensorDescriptor(yd);
-    cudnnDestroyFilterDescriptor(wd);
-    cudnnDestroyConvolutionDescriptor(cd);
+    check_heuristic(FDNN_CONV_BWD_DATA, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 int

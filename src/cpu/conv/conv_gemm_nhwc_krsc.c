@@ -14,10 +14,6 @@
 #include "cpu/gemm/gemm.h"
 #include "cpu/kernels/transpose_ptrs.h"
 
-/* Channels per group below which the solver declines: the 16-channel
- * transposes of the im2col would run mostly empty (the RGB stem, depthwise
- * layers: the per-image engine and the direct solvers take those). */
-#define MIN_CHANNELS 8
 /* Unpadded 1x1 filters over more output positions (over the batch) than
  * this are declined: the batch 1x1 GEMMs (conv_gemm_nhwc.h, listed next)
  * read x in place and pack W^T; under it the filter is the far larger
@@ -54,19 +50,30 @@ fdnn_conv_krsc_rows(const fdnn_conv_problem_t *p, size_t *lda)
     return true;
 }
 
+/* (conv_gemm_nhwc_krsc.h) */
+cudnnStatus_t
+fdnn_conv_krsc_operands(const fdnn_conv_problem_t *p, fdnn_conv_dir_t dir, const char *who, size_t *lda)
+{
+    if (p->dir != dir || p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_config_is_integer(p->config))
+        return FDNN_NOT_SUPPORTED("the %s runs FLOAT %s only", who,
+                                  dir == FDNN_CONV_FWD         ? "forward convolutions"
+                                  : dir == FDNN_CONV_BWD_DATA ? "backward data"
+                                                              : "backward filter");
+    if (!fdnn_conv_channels_dense(&p->x) || !fdnn_conv_channels_dense(&p->y))
+        return FDNN_NOT_SUPPORTED("the %s needs x and y channels-last (channel stride 1)", who);
+    if (!fdnn_conv_krsc_rows(p, lda))
+        return FDNN_NOT_SUPPORTED("the %s needs a packed KRSC (NHWC) filter", who);
+    if (fdnn_conv_cg(p) < FDNN_CONV_KRSC_MIN_CHANNELS)
+        return FDNN_NOT_SUPPORTED("the %s needs %d or more input channels per group, not %lld", who,
+                                  FDNN_CONV_KRSC_MIN_CHANNELS, (long long)fdnn_conv_cg(p));
+    return CUDNN_STATUS_SUCCESS;
+}
+
 cudnnStatus_t
 fdnn_conv_gemm_nhwc_krsc_applicable(const fdnn_conv_problem_t *p)
 {
     size_t lda;
-    if (p->dir != FDNN_CONV_FWD || p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_config_is_integer(p->config))
-        return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM runs FLOAT forward convolutions only");
-    if (!fdnn_conv_channels_dense(&p->x) || !fdnn_conv_channels_dense(&p->y))
-        return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM needs x and y channels-last (channel stride 1)");
-    if (!fdnn_conv_krsc_rows(p, &lda))
-        return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM needs a packed KRSC (NHWC) filter");
-    if (fdnn_conv_cg(p) < MIN_CHANNELS)
-        return FDNN_NOT_SUPPORTED("the channels-last implicit GEMM needs %d or more input channels per group, "
-                                  "not %lld", MIN_CHANNELS, (long long)fdnn_conv_cg(p));
+    RETURN_IF_ERROR(fdnn_conv_krsc_operands(p, FDNN_CONV_FWD, "channels-last implicit GEMM", &lda));
     double positions = (double)p->n * (double)fdnn_conv_out_spatial(p);
     if (fdnn_conv_taps(p) == 1 && p->pad[0] == 0 && p->pad[1] == 0 && p->pad[2] == 0 &&
         positions > MAX_1X1_POSITIONS)

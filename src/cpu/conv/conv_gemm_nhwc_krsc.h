@@ -32,6 +32,17 @@
  * conv_gemm_nhwc_krsc_wgrad.h. */
 bool fdnn_conv_krsc_rows(const fdnn_conv_problem_t *p, size_t *lda);
 
+/* The operands the three KRSC solvers (forward here, backward data in
+ * conv_gemm_nhwc_krsc_bwd.h, backward filter in conv_gemm_nhwc_krsc_wgrad.h)
+ * share: direction dir, FLOAT, x and y channels-last, a packed KRSC filter
+ * (*lda: its row stride), at least FDNN_CONV_KRSC_MIN_CHANNELS channels per
+ * group (fewer leave the 16-channel transposes and strips mostly empty: the
+ * RGB stems and depthwise layers go to other solvers).  NOT_SUPPORTED with
+ * a reason that names `who` otherwise. */
+#define FDNN_CONV_KRSC_MIN_CHANNELS 8
+cudnnStatus_t fdnn_conv_krsc_operands(const fdnn_conv_problem_t *p, fdnn_conv_dir_t dir, const char *who,
+                                      size_t *lda);
+
 cudnnStatus_t fdnn_conv_gemm_nhwc_krsc_applicable(const fdnn_conv_problem_t *p);
 cudnnStatus_t fdnn_conv_gemm_nhwc_krsc_workspace(const fdnn_conv_problem_t *p, size_t *bytes);
 cudnnStatus_t fdnn_conv_gemm_nhwc_krsc_execute(const fdnn_conv_exec_t *e);

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/conv_config.h"
 #include "core/cpu.h"
 #include "core/fail.h"
 #include "core/handle.h"
@@ -13,9 +12,6 @@
 #include "cpu/conv/conv_gemm_nhwc_krsc_bwd.h"
 #include "cpu/gemm/gemm.h"
 
-/* Channels per group below which the solver declines (the direct solvers
- * and the per-image engine take those: RGB images, depthwise layers). */
-#define MIN_CHANNELS 8
 /* The most output positions over the batch: the filter is read from memory
  * once per call and meets each of them; from about 100 on, the blocked
  * direct solver's reorder of the filter is amortised and its kernels
@@ -31,19 +27,10 @@ cudnnStatus_t
 fdnn_conv_gemm_nhwc_krsc_bwd_data_applicable(const fdnn_conv_problem_t *p)
 {
     size_t ldw;
-    if (p->dir != FDNN_CONV_BWD_DATA || p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_config_is_integer(p->config))
-        return FDNN_NOT_SUPPORTED("the channels-last KRSC backward data runs FLOAT backward data only");
-    if (!fdnn_conv_channels_dense(&p->x) || !fdnn_conv_channels_dense(&p->y))
-        return FDNN_NOT_SUPPORTED("the channels-last KRSC backward data needs dx and dy channels-last "
-                                  "(channel stride 1)");
-    if (!fdnn_conv_krsc_rows(p, &ldw))
-        return FDNN_NOT_SUPPORTED("the channels-last KRSC backward data needs a packed KRSC (NHWC) filter");
+    RETURN_IF_ERROR(fdnn_conv_krsc_operands(p, FDNN_CONV_BWD_DATA, "channels-last KRSC backward data", &ldw));
     if (fdnn_conv_taps(p) == 1)
         return FDNN_NOT_SUPPORTED("the channels-last KRSC backward data takes spatial filters (the 1x1 solvers "
                                   "take 1x1)");
-    if (fdnn_conv_cg(p) < MIN_CHANNELS)
-        return FDNN_NOT_SUPPORTED("the channels-last KRSC backward data needs %d or more input channels per "
-                                  "group, not %lld", MIN_CHANNELS, (long long)fdnn_conv_cg(p));
     double positions = (double)p->n * (double)fdnn_conv_out_spatial(p);
     if (positions > MAX_POSITIONS)
         return FDNN_NOT_SUPPORTED("the channels-last KRSC backward data takes at most %d output positions over "

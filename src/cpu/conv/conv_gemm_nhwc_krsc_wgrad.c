@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/conv_config.h"
 #include "core/fail.h"
 #include "core/handle.h"
 #include "core/memory.h"
@@ -13,10 +12,6 @@
 #include "cpu/conv/conv_gemm_nhwc_krsc.h"
 #include "cpu/conv/conv_gemm_nhwc_krsc_wgrad.h"
 
-/* Input channels per group below which the solver declines: col's strips
- * would be copies of a few floats per tap (the RGB stems and depthwise
- * layers have their own solvers). */
-#define MIN_CHANNELS 8
 /* Positions per k block, at most: KC, and no more than keep a col strip
  * (kc x NR) within STRIP_BYTES, so that it stays in L1 while the dy^T
  * tiles of the block stream from L2 (256 at NR 32, 168 at NR 48). */
@@ -62,17 +57,7 @@ cudnnStatus_t
 fdnn_conv_gemm_nhwc_krsc_wgrad_applicable(const fdnn_conv_problem_t *p)
 {
     size_t ldw;
-    if (p->dir != FDNN_CONV_BWD_FILTER || p->dtype != CUDNN_DATA_FLOAT || fdnn_conv_config_is_integer(p->config))
-        return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM runs FLOAT backward filter only");
-    if (!fdnn_conv_channels_dense(&p->x) || !fdnn_conv_channels_dense(&p->y))
-        return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM needs x and dy channels-last "
-                                  "(channel stride 1)");
-    if (!fdnn_conv_krsc_rows(p, &ldw))
-        return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM needs a packed KRSC (NHWC) filter");
-    if (fdnn_conv_cg(p) < MIN_CHANNELS)
-        return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM needs %d or more input channels per "
-                                  "group, not %lld",
-                                  MIN_CHANNELS, (long long)fdnn_conv_cg(p));
+    RETURN_IF_ERROR(fdnn_conv_krsc_operands(p, FDNN_CONV_BWD_FILTER, "channels-last backward filter GEMM", &ldw));
     double np = (double)p->n * (double)fdnn_conv_out_spatial(p);
     if (np == 0)
         return FDNN_NOT_SUPPORTED("the channels-last backward filter GEMM needs output positions");
@@ -134,9 +119,9 @@ typedef struct seg {
     int64_t off, len, c, dd, dh, dw;
 } seg_t;
 
-/* Runs per strip, at most: one per tap it touches (Cg >= MIN_CHANNELS),
+/* Runs per strip, at most: one per tap it touches (Cg >= FDNN_CONV_KRSC_MIN_CHANNELS),
  * plus the two partial ones at its ends. */
-#define SEGS_PER_STRIP (64 / MIN_CHANNELS + 2)
+#define SEGS_PER_STRIP (64 / FDNN_CONV_KRSC_MIN_CHANNELS + 2)
 
 /* The col strips [s0, s1) of panel positions [k0, k0 + kc), strip s at
  * dst + (s - s0) * kc_max * nr: dst[t][j] = x at the tap's pixel of
